@@ -1,0 +1,57 @@
+"""The ``arena`` command line.
+
+Sub-commands live in :mod:`arena.commands` (one module per concern) and are attached here, so
+this file only knows their names. User mistakes (unknown game, bad player count, missing file)
+are reported as one clear line and exit code 2 — never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from referee.engine import EngineError
+
+#: Modules in arena.commands that contribute sub-commands, in help order.
+COMMAND_MODULES = ("games", "play", "bench", "tournament", "server", "client", "web")
+
+
+class ArenaGroup(click.Group):
+    """Turns the engine's own errors for bad input into clean CLI errors."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except EngineError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tabletop-arena")
+def cli() -> None:
+    """Tabletop Arena: AI bots play Black Angel and Solenia; tournaments, ratings, replays."""
+
+
+def _load_commands() -> None:
+    for name in COMMAND_MODULES:
+        module_name = f"arena.commands.{name}"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # that part of the platform is not installed in this build
+            raise
+        module.register(cli)
+
+
+_load_commands()
+
+
+def main() -> None:
+    try:
+        cli.main(prog_name="arena")
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)

@@ -1,0 +1,1 @@
+"""One module per group of ``arena`` sub-commands; each exposes ``register(group)``."""

@@ -1,0 +1,74 @@
+"""``arena bench …``: the project's benchmarks, each printing figures measured in one run.
+
+Benchmarks live in :mod:`benchmarks` and return plain dicts; this module only chooses one and
+prints its result, so the same numbers can be produced from tests or scripts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import click
+
+
+def _print(result: dict) -> None:
+    width = max(len(k) for k in result) if result else 0
+    for key, value in result.items():
+        if isinstance(value, dict | list):
+            value = json.dumps(value)
+        click.echo(f"{key:<{width}}  {value}")
+
+
+def _run(module: str, **kwargs: object) -> None:
+    try:
+        mod = importlib.import_module(f"benchmarks.{module}")
+    except ModuleNotFoundError as exc:
+        raise click.ClickException(f"benchmark {module} is not available: {exc}") from None
+    _print(mod.bench(**kwargs))
+
+
+@click.group("bench")
+def bench_group() -> None:
+    """Measure the platform (figures from one run; compare ratios, not absolute times)."""
+
+
+@bench_group.command("engine")
+@click.argument("game")
+@click.option("--seconds", default=5.0, show_default=True, help="how long to play random games")
+@click.option("--players", type=int, default=None, help="player count (default: the largest)")
+@click.option("--variant", default=None, help="variant (default: the game's default)")
+def bench_engine(game: str, seconds: float, players: int | None, variant: str | None) -> None:
+    """Random-playout decisions/s, games/s, clone and determinise cost for GAME on one core."""
+    from benchmarks.bench_engine import bench
+
+    _print(bench(game, seconds=seconds, players=players, variant=variant))
+
+
+@bench_group.command("referee")
+@click.option("--decisions", default=2000, show_default=True)
+def bench_referee(decisions: int) -> None:
+    """Referee overhead per decision vs a bare gRPC call; sandboxed bot start-up time."""
+    _run("bench_referee", decisions=decisions)
+
+
+@bench_group.command("tournament")
+def bench_tournament() -> None:
+    """Matches per minute on one and two workers, rating updates/s, scheduler time."""
+    _run("bench_tournament")
+
+
+@bench_group.command("api")
+def bench_api() -> None:
+    """GetLeaderboard and ListMatches throughput and latency vs a bare gRPC call."""
+    _run("bench_api")
+
+
+@bench_group.command("web")
+def bench_web() -> None:
+    """Leaderboard, history and match page latency vs a trivial Flask route."""
+    _run("bench_web")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(bench_group)

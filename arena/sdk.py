@@ -1,0 +1,160 @@
+"""Write a bot as one function and serve it with one call.
+
+    from arena.sdk import serve_bot
+
+    def act(observation, legal_options):
+        return legal_options[0].id
+
+    if __name__ == "__main__":
+        serve_bot(act)
+
+The referee starts ``bot.py`` with ``--address unix:/path/to/socket`` (hosted bots) or the owner
+runs it with ``--port 50061`` (remote bots); ``serve_bot`` parses that itself so a bot file needs
+no argument handling. Everything else about gRPC stays out of the contestant's way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from arena._proto import bot_pb2, bot_pb2_grpc
+from arena.grpc_util import add_health_and_reflection
+
+PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
+ADDRESS_ENV = "ARENA_BOT_ADDRESS"
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One legal option as the bot sees it."""
+
+    id: str
+    label: str
+
+
+ActFn = Callable[[dict[str, Any], list[Option]], "str | tuple[str, str]"]
+HookFn = Callable[[dict[str, Any]], None]
+
+
+class BotServicer(bot_pb2_grpc.BotServicer):
+    """Adapts a plain ``act`` function to the ``Bot`` gRPC service."""
+
+    def __init__(
+        self,
+        act: ActFn,
+        start: HookFn | None = None,
+        end: HookFn | None = None,
+        name: str = "",
+    ) -> None:
+        self._act = act
+        self._start = start
+        self._end = end
+        self._name = name
+
+    def StartMatch(self, request: bot_pb2.MatchStart, context: grpc.ServicerContext) -> bot_pb2.Ready:  # noqa: N802
+        if self._start is not None:
+            self._start(
+                {
+                    "match_id": request.match_id,
+                    "game": request.game,
+                    "variant": request.variant,
+                    "seat": request.seat,
+                    "players": request.players,
+                    "seat_names": list(request.seat_names),
+                    "decision_ms": request.time_control.decision_ms,
+                    "bank_ms": request.time_control.bank_ms,
+                }
+            )
+        return bot_pb2.Ready(protocol_version=PROTOCOL_VERSION, bot_name=self._name)
+
+    def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActReply:  # noqa: N802
+        observation = json.loads(request.observation_json) if request.observation_json else {}
+        options = [Option(o.id, o.label) for o in request.options]
+        answer = self._act(observation, options)
+        if isinstance(answer, tuple):
+            option_id, comment = answer
+        else:
+            option_id, comment = answer, ""
+        return bot_pb2.ActReply(option_id=str(option_id), comment=str(comment)[:200])
+
+    def EndMatch(self, request: bot_pb2.MatchEnd, context: grpc.ServicerContext) -> bot_pb2.Ack:  # noqa: N802
+        if self._end is not None:
+            self._end(
+                {
+                    "match_id": request.match_id,
+                    "scores": list(request.scores),
+                    "ranks": list(request.ranks),
+                    "forfeit_reason": request.forfeit_reason,
+                }
+            )
+        return bot_pb2.Ack()
+
+
+def make_server(
+    act: ActFn,
+    address: str,
+    start: HookFn | None = None,
+    end: HookFn | None = None,
+    name: str = "",
+) -> tuple[grpc.Server, int]:
+    """Build (but do not start) a gRPC server for ``act`` bound to ``address``.
+
+    Returns the server and the bound port (0 for a Unix socket). Used by ``serve_bot`` and by
+    tests and in-process bots that need the server object.
+    """
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    bot_pb2_grpc.add_BotServicer_to_server(BotServicer(act, start, end, name), server)
+    add_health_and_reflection(server, bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name)
+    port = server.add_insecure_port(address)
+    if port == 0 and not address.startswith("unix:"):
+        raise OSError(f"could not bind bot server to {address}")
+    return server, port
+
+
+def serve_bot(
+    act: ActFn,
+    start: HookFn | None = None,
+    end: HookFn | None = None,
+    name: str | None = None,
+    argv: list[str] | None = None,
+) -> None:
+    """Serve ``act`` as a ``Bot`` gRPC server until the process is stopped.
+
+    ``act(observation, legal_options)`` returns an option id, or ``(option_id, comment)``.
+    Exceptions inside ``act`` are printed to stderr and reported to the referee as an error,
+    which forfeits the seat: a bot should not hide its own bugs.
+    """
+    parser = argparse.ArgumentParser(description="Serve this bot over gRPC.")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--address", help="gRPC address, e.g. unix:/tmp/bot.sock or 127.0.0.1:50061")
+    group.add_argument("--port", type=int, help="serve on 0.0.0.0:PORT (a remote bot)")
+    args = parser.parse_args(argv)
+    if args.port is not None:
+        address = f"0.0.0.0:{args.port}"
+    else:
+        address = args.address or os.environ.get(ADDRESS_ENV) or "127.0.0.1:50061"
+    bot_name = name if name is not None else os.path.basename(os.path.dirname(os.path.abspath(sys.argv[0])))
+    try:
+        server, _ = make_server(act, address, start, end, bot_name)
+    except (OSError, RuntimeError) as exc:
+        print(f"bot: cannot serve on {address}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    server.start()
+    print(f"bot {bot_name!r} serving on {address}", file=sys.stderr, flush=True)
+    try:
+        server.wait_for_termination()
+    except KeyboardInterrupt:
+        server.stop(grace=0.5)
+    except Exception:  # pragma: no cover - surfaced to the referee as a crash
+        traceback.print_exc()
+        raise

@@ -1,0 +1,252 @@
+"""The generic conformance kit: checks any engine against the engine contract.
+
+Every engine's test suite calls :func:`check_configuration` for each (players, variant) of its
+spec. The checks are deliberately engine-agnostic, so a new game gets the same scrutiny as the
+old ones without anybody writing game-specific tests for these properties:
+
+* random playouts reach the end; options are never empty before it; every option id applies;
+* option ids within one decision are unique and every option has a label;
+* an illegal id raises :class:`IllegalAction` and leaves the state exactly as it was;
+* clone and serialise round-trip to equal states, and a clone is independent of its original;
+* seed + the list of chosen ids replays to the same states and result;
+* ``observation(seat)`` and ``spectator_view()`` are JSON-ready, and an observation does not
+  change when everything that seat cannot see is re-sampled (``determinise``): no leaks;
+* the result has one score and one competition rank per seat.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.engine import GameState, IllegalAction, Result
+from referee.rng import Rng
+
+#: A playout longer than this many decisions is treated as a game that never ends.
+DEFAULT_MAX_DECISIONS = 20_000
+
+
+class ConformanceError(AssertionError):
+    """An engine broke the contract; the message says how and where."""
+
+
+@dataclass
+class PlayoutStats:
+    games: int = 0
+    decisions: int = 0
+    longest: int = 0
+    checks: dict[str, int] = field(default_factory=dict)
+
+    def count(self, name: str) -> None:
+        self.checks[name] = self.checks.get(name, 0) + 1
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def _where(state: GameState, step: int) -> str:
+    return f"[{state.spec.name} {state.players}p {state.variant} seed={state.seed} decision {step}]"
+
+
+def check_options(state: GameState, step: int) -> list[str]:
+    opts = state.legal_options()
+    if not opts:
+        raise ConformanceError(f"{_where(state, step)} no legal options but the game is not over")
+    ids = [o.id for o in opts]
+    if len(set(ids)) != len(ids):
+        raise ConformanceError(f"{_where(state, step)} duplicate option ids: {ids}")
+    for o in opts:
+        if not isinstance(o.id, str) or not o.id or not isinstance(o.label, str) or not o.label:
+            raise ConformanceError(f"{_where(state, step)} option without id or label: {o!r}")
+    return ids
+
+
+def check_illegal_rejected(state: GameState, step: int) -> None:
+    before = _canonical(state.to_json())
+    legal = set(state.option_ids())
+    for bad in ("", "no-such-option", "\x00", "9" * 30, "../../etc/passwd"):
+        if bad in legal:
+            continue
+        try:
+            state.apply(bad)
+        except IllegalAction:
+            pass
+        else:
+            raise ConformanceError(f"{_where(state, step)} illegal id {bad!r} was accepted")
+        if _canonical(state.to_json()) != before:
+            raise ConformanceError(f"{_where(state, step)} illegal id {bad!r} changed the state")
+
+
+def check_roundtrip(state: GameState, step: int) -> None:
+    data = state.to_json()
+    text = _canonical(data)
+    copy = type(state).from_json(json.loads(text))
+    if _canonical(copy.to_json()) != text:
+        raise ConformanceError(f"{_where(state, step)} to_json/from_json does not round-trip")
+    twin = state.clone()
+    if _canonical(twin.to_json()) != text:
+        raise ConformanceError(f"{_where(state, step)} clone differs from the original")
+    # A clone must be independent: playing on it leaves the original untouched.
+    if not twin.is_over():
+        twin.apply(twin.legal_options()[-1].id)
+        if _canonical(state.to_json()) != text:
+            raise ConformanceError(f"{_where(state, step)} playing on a clone changed the original")
+    for seat in range(state.players):
+        _ = _canonical(state.observation(seat))
+    _ = _canonical(state.spectator_view())
+
+
+def check_no_leaks(state: GameState, step: int, salt: int) -> bool:
+    """Re-sample hidden information for each seat; its observation must not change.
+
+    Returns True when determinising changed something (so the check had teeth).
+    """
+    changed = False
+    full = _canonical(state.to_json())
+    for seat in range(state.players):
+        seen = _canonical(state.observation(seat))
+        for k in range(2):
+            other = state.determinise(seat, salt * 7919 + seat * 31 + k)
+            if _canonical(other.observation(seat)) != seen:
+                raise ConformanceError(
+                    f"{_where(state, step)} seat {seat}'s observation changed when only hidden "
+                    "information was re-sampled (determinise) — it leaks, or determinise "
+                    "changes what the seat can see"
+                )
+            if other.to_move() != state.to_move():
+                raise ConformanceError(f"{_where(state, step)} determinise changed whose move it is")
+            if state.to_move() == seat and other.option_ids() != state.option_ids():
+                raise ConformanceError(
+                    f"{_where(state, step)} determinise for seat {seat} changed its legal options"
+                )
+            if _canonical(other.to_json()) != full:
+                changed = True
+        if _canonical(state.to_json()) != full:
+            raise ConformanceError(f"{_where(state, step)} determinise changed the original state")
+    return changed
+
+
+def check_result(state: GameState) -> Result:
+    result = state.result()
+    n = state.players
+    if len(result.scores) != n or len(result.ranks) != n:
+        raise ConformanceError(f"{_where(state, -1)} result must have one score and rank per seat")
+    ranks = sorted(result.ranks)
+    for pos, rank in enumerate(ranks):
+        ok = rank == 1 if pos == 0 else rank in (ranks[pos - 1], pos + 1)
+        if not ok:
+            raise ConformanceError(f"{_where(state, -1)} ranks are not competition ranks: {result.ranks}")
+    _ = _canonical(result.to_json())
+    return result
+
+
+def random_playout(
+    cls: type[GameState],
+    players: int,
+    variant: str,
+    seed: int,
+    *,
+    deep_every: int = 0,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    stats: PlayoutStats | None = None,
+) -> tuple[GameState, list[str]]:
+    """Play uniformly random options to the end, checking the contract along the way.
+
+    ``deep_every``: run the expensive checks (illegal ids, round-trips, leaks) on every n-th
+    decision (0 = never). Option sanity is checked at every decision.
+    """
+    stats = stats or PlayoutStats()
+    state = cls.new(players, seed, variant)
+    chooser = Rng(seed ^ 0xC0FFEE)
+    ids: list[str] = []
+    step = 0
+    while not state.is_over():
+        if step >= max_decisions:
+            raise ConformanceError(f"{_where(state, step)} game did not end in {max_decisions} decisions")
+        seat = state.to_move()
+        if seat is None or not 0 <= seat < players:
+            raise ConformanceError(f"{_where(state, step)} to_move() returned {seat!r}")
+        options = check_options(state, step)
+        if deep_every and step % deep_every == 0:
+            check_illegal_rejected(state, step)
+            check_roundtrip(state, step)
+            if check_no_leaks(state, step, seed + step):
+                stats.count("determinise-changed")
+            stats.count("deep")
+        choice = options[chooser.below(len(options))]
+        events = state.apply(choice)
+        if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
+            raise ConformanceError(f"{_where(state, step)} apply() must return a list of str")
+        ids.append(choice)
+        step += 1
+    if state.legal_options():
+        raise ConformanceError(f"{_where(state, step)} legal options offered after the end")
+    try:
+        state.apply(ids[-1] if ids else "x")
+    except IllegalAction:
+        pass
+    else:
+        raise ConformanceError(f"{_where(state, step)} an option was accepted after the end")
+    check_result(state)
+    stats.games += 1
+    stats.decisions += step
+    stats.longest = max(stats.longest, step)
+    return state, ids
+
+
+def check_replay(cls: type[GameState], players: int, variant: str, seed: int, ids: list[str], final: GameState) -> None:
+    """Seed + ids must replay to the same final state and result."""
+    state = cls.new(players, seed, variant)
+    for step, option_id in enumerate(ids):
+        try:
+            state.apply(option_id)
+        except IllegalAction as exc:
+            raise ConformanceError(f"{_where(state, step)} replay diverged: {exc}") from None
+    if _canonical(state.to_json()) != _canonical(final.to_json()):
+        raise ConformanceError(f"{_where(state, len(ids))} replay reached a different state")
+    if state.result().to_json() != final.result().to_json():
+        raise ConformanceError(f"{_where(state, len(ids))} replay reached a different result")
+
+
+def check_configuration(
+    cls: type[GameState],
+    players: int,
+    variant: str,
+    games: int,
+    *,
+    seed0: int = 1,
+    deep_games: int = 3,
+    deep_every: int = 7,
+) -> PlayoutStats:
+    """Run the whole kit for one configuration; raise :class:`ConformanceError` on a breach.
+
+    ``games`` random games are played; the first ``deep_games`` of them also get the expensive
+    checks every ``deep_every`` decisions and a full replay check.
+    """
+    stats = PlayoutStats()
+    checked_spec = cls.spec.check(players, variant)
+    if checked_spec != variant:
+        raise ConformanceError(f"spec.check({players}, {variant!r}) returned {checked_spec!r}")
+    for g in range(games):
+        seed = seed0 + g
+        deep = g < deep_games
+        final, ids = random_playout(cls, players, variant, seed, deep_every=deep_every if deep else 0, stats=stats)
+        if deep:
+            check_replay(cls, players, variant, seed, ids, final)
+            check_roundtrip_final(final)
+    return stats
+
+
+def check_roundtrip_final(state: GameState) -> None:
+    text = _canonical(state.to_json())
+    if _canonical(type(state).from_json(json.loads(text)).to_json()) != text:
+        raise ConformanceError(f"{_where(state, -1)} final state does not round-trip")
+    if _canonical(state.clone().result().to_json()) != _canonical(state.result().to_json()):
+        raise ConformanceError(f"{_where(state, -1)} clone of a finished game has another result")
+
+
+def configurations(cls: type[GameState]) -> list[tuple[int, str]]:
+    """Every (players, variant) a game supports, for pytest parametrisation."""
+    return list(cls.spec.configurations)

@@ -1,0 +1,63 @@
+"""A small deterministic random generator whose whole state is one integer.
+
+Why not :mod:`random`: its state is 625 words (slow to clone, bulky to serialise) and its
+``shuffle``/``randrange`` algorithms are not promised to stay the same across Python versions.
+A match must replay identically from its seed forever, so engines use this instead.
+The generator is SplitMix64; ``below`` uses rejection sampling so every value is unbiased.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+class Rng:
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int = 0) -> None:
+        self.state = seed & _MASK
+
+    def next64(self) -> int:
+        self.state = z = (self.state + _GAMMA) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``."""
+        if n <= 0:
+            raise ValueError("below() needs n > 0")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next64()
+            if x < limit:
+                return x % n
+
+    def randint(self, a: int, b: int) -> int:
+        """A uniform integer in ``[a, b]`` (both ends included)."""
+        return a + self.below(b - a + 1)
+
+    def choice(self, seq: Sequence[T]) -> T:
+        return seq[self.below(len(seq))]
+
+    def shuffle(self, seq: MutableSequence[T]) -> None:
+        """Fisher-Yates, in place."""
+        for i in range(len(seq) - 1, 0, -1):
+            j = self.below(i + 1)
+            seq[i], seq[j] = seq[j], seq[i]
+
+    def random(self) -> float:
+        return (self.next64() >> 11) * (1.0 / (1 << 53))
+
+    def fork(self, salt: int) -> Rng:
+        """A new independent generator derived from this one's state and ``salt``."""
+        return Rng(self.state ^ ((salt * _GAMMA) & _MASK) ^ 0x5DEECE66D)
+
+    def copy(self) -> Rng:
+        return Rng(self.state)

@@ -1,0 +1,34 @@
+"""Shared pytest set-up: the ``--full`` switch and the toy game used by referee tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee import registry
+from tests.toy_game import ToyState
+
+registry.register(ToyState)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full",
+        action="store_true",
+        default=False,
+        help="run the long forms: 200 games per configuration, 200-seed bot matches, soak tests",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("full"):
+        return
+    skip = pytest.mark.skip(reason="long form: run with --full")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def full_run(request: pytest.FixtureRequest) -> bool:
+    """True under ``--full``: tests scale their game counts with it."""
+    return bool(request.config.getoption("full"))
