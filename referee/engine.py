@@ -179,6 +179,13 @@ class GameState(abc.ABC):
         Automata moves that follow are applied here too and reported in the returned lines.
         """
 
+    def opening_events(self) -> list[str]:
+        """Event lines of what happened during set-up (an automaton's opening move, say).
+
+        The referee puts them at the head of the replay log, before the first decision's lines.
+        """
+        return []
+
     def decision_prompt(self) -> str:
         """A short text naming the current decision (e.g. "choose a slot for the card")."""
         return ""

@@ -58,7 +58,7 @@ def _arrow_path(a: dict[str, Any]) -> tuple[int, ...]:
 
 
 ARROW_IDS = tuple(a["id"] for a in PLAYER_BOARD["arrows"])
-ARROW_COLOUR = tuple(-1 if a["colour"] == "black" else COLOUR_INDEX[a["colour"]] for a in PLAYER_BOARD["arrows"])
+ARROW_BLACK = tuple(a["colour"] == "black" for a in PLAYER_BOARD["arrows"])
 ARROW_PATH = tuple(_arrow_path(a) for a in PLAYER_BOARD["arrows"])
 START_CELLS = tuple(PLAYER_BOARD["starting_cells"]["cells"])
 START = PLAYER_BOARD["start"]

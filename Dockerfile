@@ -1,0 +1,31 @@
+# One image for every role of the deployment (see docker-compose.yml): the Arena gRPC server,
+# Celery workers, beat and the website all run `arena <command>` from the same code, so a
+# match is refereed by exactly the engine version the server accepted the bot with.
+FROM python:3.11-slim
+
+# bubblewrap: the bot sandbox; procps: `ps` for debugging a worker.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap procps \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /opt/arena
+COPY pyproject.toml setup.py README.md ./
+COPY protos ./protos
+COPY arena ./arena
+COPY referee ./referee
+COPY web ./web
+COPY sample_bots ./sample_bots
+COPY benchmarks ./benchmarks
+# The build compiles protos/ into arena/_proto (setup.py hook).
+RUN pip install --no-cache-dir . \
+    && python -c "import arena._proto.bot_pb2, referee.registry"
+
+# Sandboxed bots run as unprivileged uids; the shared data volume (uploaded bots, beat state).
+RUN useradd --system --uid 10001 --home /var/lib/arena arena \
+    && mkdir -p /var/lib/arena && chown arena /var/lib/arena
+ENV ARENA_DATA_DIR=/var/lib/arena \
+    PYTHONUNBUFFERED=1
+VOLUME ["/var/lib/arena"]
+
+ENTRYPOINT ["arena"]
+CMD ["--help"]

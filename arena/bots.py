@@ -1,0 +1,111 @@
+"""Registering bots and their versions.
+
+A bot is (owner, name, game); every upload with different content is a new version. A new
+version starts from its predecessor's *current* mu with sigma reset to the starting sigma: the
+code is probably about as strong as before, but we are no longer sure, so it is provisional
+again and the ladder plays it first (highest sigma). The starting point is stored on the
+version (``initial_mu``/``initial_sigma``) so a rebuild from history reproduces it exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena import ratings
+from arena.db.models import Bot, BotVersion, Rating
+from referee import registry
+from referee.engine import ConfigError
+
+_REMOTE = re.compile(r"^[\w.\-]+:\d+$|^\[[0-9a-fA-F:]+\]:\d+$")
+
+
+class BotError(ConfigError):
+    """A bot that cannot be registered (missing bot.py, unknown game …)."""
+
+
+def source_digest(source: str) -> tuple[str, str]:
+    """(kind, digest) of a bot source: a folder with ``bot.py`` or a ``host:port`` address."""
+    path = Path(source)
+    if path.is_dir():
+        if not (path / "bot.py").is_file():
+            raise BotError(f"{source}: a hosted bot is a folder containing bot.py; none found")
+        h = hashlib.sha256()
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            if "__pycache__" in file.parts or file.suffix == ".pyc":
+                continue
+            h.update(str(file.relative_to(path)).encode())
+            h.update(b"\0")
+            h.update(file.read_bytes())
+        return "hosted", h.hexdigest()
+    if _REMOTE.match(source):
+        return "remote", hashlib.sha256(source.encode()).hexdigest()
+    raise BotError(f"{source}: not a bot folder (with bot.py) nor a host:port address")
+
+
+def register_version(
+    session: Session, game: str, source: str, name: str | None = None, owner: str = "local"
+) -> BotVersion:
+    """The version of bot ``name`` for ``source``: the latest one if the content is unchanged,
+    else a new version (inheriting the predecessor's mu). Also creates its rating row."""
+    registry.get_spec(game)  # unknown game -> ConfigError with the list of games
+    kind, digest = source_digest(source)
+    if kind == "hosted":
+        source = str(Path(source).resolve())
+    name = name or (Path(source).name if kind == "hosted" else source)
+    bot = session.scalar(
+        select(Bot).where(Bot.owner == owner, Bot.name == name, Bot.game == game)
+    )
+    if bot is None:
+        bot = Bot(owner=owner, name=name, game=game, active=True)
+        session.add(bot)
+        session.flush()
+    latest = bot.latest_version
+    if latest is not None and latest.digest == digest and latest.source == source:
+        return latest
+    start = ratings.initial_skill()
+    if latest is not None:
+        prev = session.get(Rating, (latest.id, game))
+        if prev is not None:
+            start = ratings.Skill(prev.mu, ratings.SIGMA0)
+    version = BotVersion(
+        bot=bot,
+        number=(latest.number + 1) if latest else 1,
+        kind=kind,
+        source=source,
+        digest=digest,
+        initial_mu=start.mu,
+        initial_sigma=start.sigma,
+        predecessor_id=latest.id if latest else None,
+    )
+    session.add(version)
+    session.flush()
+    session.add(
+        Rating(
+            bot_version_id=version.id,
+            game=game,
+            mu=start.mu,
+            sigma=start.sigma,
+            provisional=ratings.is_provisional(start.sigma),
+            games_played=0,
+            distinct_opponents=0,
+            opponent_counts={},
+            seat_counts={},
+            player_counts={},
+        )
+    )
+    session.flush()
+    return version
+
+
+def latest_versions(session: Session, game: str, active_only: bool = True) -> list[BotVersion]:
+    """The newest version of every (active) bot of ``game`` — the ladder's population."""
+    query = select(Bot).where(Bot.game == game)
+    if active_only:
+        query = query.where(Bot.active.is_(True))
+    bots = session.scalars(query.order_by(Bot.id)).all()
+    return [b.latest_version for b in bots if b.latest_version is not None]

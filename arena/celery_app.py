@@ -1,0 +1,90 @@
+"""The Celery application: Redis from ``ARENA_BROKER_URL``, or in-process without it.
+
+* ``ARENA_BROKER_URL`` (e.g. ``redis://redis:6379/0``) is both the broker and the result
+  backend. Without it, :func:`has_broker` is False and :mod:`arena.tasks` runs the very same
+  task functions in a thread pool of this process (``task_always_eager`` is set too, so a stray
+  ``.delay()`` never tries to reach a broker that is not there).
+* At-least-once: ``task_acks_late`` + ``task_reject_on_worker_lost`` — a task is acknowledged
+  only after it finished, so a worker killed mid-match leaves the message unacknowledged and
+  Redis hands it out again once ``visibility_timeout`` (``ARENA_VISIBILITY_TIMEOUT``, default
+  1800 s, longer than any match) has passed. ``worker_prefetch_multiplier = 1`` so a busy worker
+  does not sit on queued matches that an idle one could play.
+* Redis restarts: the worker retries the broker connection forever; messages lost with a
+  non-persistent Redis are re-sent from the database by the sweeper (``arena.tasks.sweep``,
+  run by beat, and by ``arena tournament`` while it waits).
+* Beat: ``ladder-tick`` every ``ARENA_LADDER_TICK`` seconds (default 10) and ``sweep`` every
+  30 s.
+* ``ARENA_EXTRA_GAMES`` (``module:Class,…``) registers extra engines in every process that
+  loads this app — the tests use it to give real worker processes the toy game.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from celery import Celery
+from celery.signals import worker_process_init
+
+BROKER_ENV = "ARENA_BROKER_URL"
+EXTRA_GAMES_ENV = "ARENA_EXTRA_GAMES"
+
+
+def broker_url() -> str | None:
+    return os.environ.get(BROKER_ENV) or None
+
+
+def has_broker() -> bool:
+    return broker_url() is not None
+
+
+def register_extra_games() -> None:
+    from referee import registry
+
+    for target in filter(None, (os.environ.get(EXTRA_GAMES_ENV) or "").split(",")):
+        module_name, _, attr = target.strip().partition(":")
+        registry.register(getattr(importlib.import_module(module_name), attr))
+
+
+def make_app() -> Celery:
+    url = broker_url()
+    app = Celery("arena", include=["arena.tasks"])
+    app.conf.update(
+        broker_url=url or "memory://",
+        result_backend=url,
+        task_always_eager=url is None,
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_default_queue="arena",
+        result_expires=3600,
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,
+        broker_transport_options={
+            "visibility_timeout": int(os.environ.get("ARENA_VISIBILITY_TIMEOUT", "1800")),
+        },
+        worker_hijack_root_logger=False,
+        beat_schedule={
+            "ladder-tick": {
+                "task": "arena.tasks.ladder_tick_all",
+                "schedule": float(os.environ.get("ARENA_LADDER_TICK", "10")),
+            },
+            "sweep": {"task": "arena.tasks.sweep", "schedule": 30.0},
+        },
+    )
+    return app
+
+
+register_extra_games()
+app = make_app()
+
+
+@worker_process_init.connect
+def _fresh_connections(**_: object) -> None:
+    """A forked pool process must not share the parent's database connections."""
+    from arena.db import dispose_all
+
+    dispose_all()

@@ -1,0 +1,211 @@
+"""``arena register|submit|bots|leaderboard|watch``: a bot author's commands against a server.
+
+Every command takes ``--server host:port`` (default ``$ARENA_SERVER`` or localhost:50051) and
+reads the API token from ``$ARENA_TOKEN`` or ``~/.config/tabletop-arena/token`` (written by
+``arena register``). Server refusals are printed as one line with the gRPC status, never as a
+traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import grpc
+
+from arena._proto import arena_pb2
+from arena.client import DEFAULT_SERVER, SERVER_ENV, ArenaClient, load_token, save_token, token_file
+
+_STATUS_NAMES = {v: k for k, v in arena_pb2.VersionStatus.items()}
+
+
+def _server_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--server",
+        default=lambda: os.environ.get(SERVER_ENV, DEFAULT_SERVER),
+        show_default=DEFAULT_SERVER,
+        help="Arena server as host:port.",
+    )(fn)
+
+
+def _grpc_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn a gRPC failure into one clear line and exit code 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            details = exc.details() if hasattr(exc, "details") else str(exc)
+            if code == grpc.StatusCode.UNAVAILABLE:
+                server = kwargs.get("server", "")
+                raise click.ClickException(f"cannot reach the arena server at {server}: {details}") from None
+            name = code.name if code is not None else "ERROR"
+            raise click.ClickException(f"{name}: {details}") from None
+        except (FileNotFoundError, OSError) as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return wrapper
+
+
+def _need_token() -> str:
+    token = load_token()
+    if not token:
+        raise click.ClickException(
+            f"no API token: run `arena register NAME` first, or set ARENA_TOKEN (looked in {token_file()})"
+        )
+    return token
+
+
+def version_status_name(status: int) -> str:
+    return _STATUS_NAMES.get(status, "UNKNOWN").removeprefix("VERSION_STATUS_").lower()
+
+
+def _echo_version(v: arena_pb2.BotVersion) -> None:
+    click.echo(f"  version {v.number}: {version_status_name(v.status)}")
+    if v.status == arena_pb2.VERSION_STATUS_REFUSED:
+        click.secho(f"  refused ({v.refusal.kind}): {v.refusal.message}", fg="red")
+        if v.refusal.log_tail:
+            click.echo("  --- last lines of the bot's stderr ---")
+            for line in v.refusal.log_tail.splitlines():
+                click.echo(f"  | {line}")
+
+
+@click.command("register")
+@click.argument("name")
+@_server_option
+@click.option("--no-save", is_flag=True, help="Print the token but do not write the token file.")
+@_grpc_errors
+def register_command(name: str, server: str, no_save: bool) -> None:
+    """Create a user NAME and save its API token (shown only once)."""
+    with ArenaClient(server) as client:
+        reply = client.register(name)
+    click.echo(f"registered user {reply.user.name!r} (id {reply.user.id}, role {reply.user.role})")
+    click.echo(f"API token (shown only now): {reply.token}")
+    if not no_save:
+        path = save_token(reply.token)
+        click.echo(f"saved to {path}")
+
+
+@click.command("submit")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--game", required=True, help="Game the bot plays, e.g. solenia.")
+@click.option("--name", required=True, help="Bot name; a new name creates a bot, a known one adds a version.")
+@click.option("--no-wait", is_flag=True, help="Return at once instead of waiting for qualification.")
+@_server_option
+@_grpc_errors
+def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str) -> None:
+    """Upload a bot (a folder with bot.py, or a .tar.gz/.zip of one) as a new version."""
+    with ArenaClient(server, _need_token()) as client:
+        reply = client.submit(path, game=game, name=name, wait=not no_wait)
+    bot, version = reply.bot.bot, reply.version
+    click.echo(f"bot {bot.name!r} (id {bot.id}, {bot.game}): version {version.number} uploaded")
+    _echo_version(version)
+    if version.status == arena_pb2.VERSION_STATUS_QUALIFYING:
+        click.echo("  qualification is running; check later with `arena bots`")
+    if version.status == arena_pb2.VERSION_STATUS_REFUSED:
+        raise SystemExit(1)
+
+
+@click.command("bots")
+@click.option("--game", default="", help="Only bots of this game.")
+@click.option("--all", "all_bots", is_flag=True, help="Every user's bots, not only yours.")
+@_server_option
+@_grpc_errors
+def bots_command(game: str, all_bots: bool, server: str) -> None:
+    """List your bots (or everyone's with --all) and the state of their newest version."""
+    token = None if all_bots else _need_token()
+    with ArenaClient(server, token) as client:
+        bots = client.bots(game=game, mine=not all_bots)
+        if not bots:
+            click.echo("no bots")
+            return
+        for bot in bots:
+            state = "active" if bot.active else "inactive"
+            click.secho(
+                f"{bot.id:>5}  {bot.name:<24} {bot.game:<12} owner {bot.owner:<16} {state}, "
+                f"playing version {bot.active_version or '-'} of {bot.versions}",
+                bold=True,
+            )
+            detail = client.bot(bot.id)
+            if detail.versions:
+                _echo_version(detail.versions[0])
+
+
+@click.command("leaderboard")
+@click.argument("game")
+@click.option("--limit", default=50, show_default=True, help="Rows to show.")
+@_server_option
+@_grpc_errors
+def leaderboard_command(game: str, limit: int, server: str) -> None:
+    """Show GAME's leaderboard (sorted by mu - 3*sigma)."""
+    with ArenaClient(server) as client:
+        board = client.leaderboard(game, limit)
+    if not board.rows:
+        click.echo(f"no rated bots for {game} yet")
+        return
+    click.echo(f"{'#':>3}  {'bot':<28} {'owner':<16} {'mu':>7} {'sigma':>6} {'mu-3s':>7} {'games':>6}")
+    for row in board.rows:
+        click.echo(
+            f"{row.rank:>3}  {row.bot:<28} {row.owner:<16} {row.mu:>7.2f} {row.sigma:>6.2f} "
+            f"{row.conservative:>7.2f} {row.matches:>6}"
+        )
+
+
+@click.command("watch")
+@click.argument("match_id")
+@click.option("--json", "as_json", is_flag=True, help="Print each event as one JSON line.")
+@_server_option
+@_grpc_errors
+def watch_command(match_id: str, as_json: bool, server: str) -> None:
+    """Follow a match live; for a finished match, print its result."""
+    with ArenaClient(server) as client:
+        for event in client.watch(match_id):
+            if event.kind == arena_pb2.MATCH_EVENT_KIND_LIVE:
+                data = json.loads(event.event_json)
+                if as_json:
+                    click.echo(json.dumps(data))
+                else:
+                    _echo_live(data)
+            elif event.kind == arena_pb2.MATCH_EVENT_KIND_RECORD:
+                record = json.loads(event.record_json) if event.record_json else {}
+                if as_json:
+                    click.echo(json.dumps({"record": record}))
+                else:
+                    _echo_result(record)
+
+
+def _echo_live(data: dict[str, Any]) -> None:
+    kind = data.get("type")
+    if kind == "start":
+        names = ", ".join(s.get("name", "?") for s in data.get("seats", []))
+        click.secho(f"match {data.get('match_id')}: {data.get('game')} ({data.get('variant')}) — {names}", bold=True)
+    elif kind == "decision":
+        forced = "  (played for a forfeited seat)" if data.get("forced") else ""
+        click.echo(f"[{data.get('n', '?'):>4}] seat {data.get('seat', '?')}: {data.get('option', '')}{forced}")
+        for line in data.get("events") or []:
+            click.echo(f"         {line}")
+    elif kind == "forfeit":
+        click.secho(f"seat {data.get('seat')} forfeits ({data.get('reason')}): {data.get('message')}", fg="red")
+
+
+def _echo_result(record: dict[str, Any]) -> None:
+    result = record.get("result") or {}
+    names = [s.get("name", f"seat {i}") if isinstance(s, dict) else str(s) for i, s in enumerate(record.get("seats", []))]
+    click.secho("match over", bold=True)
+    for i, (score, rank) in enumerate(zip(result.get("scores", []), result.get("ranks", []), strict=False)):
+        name = names[i] if i < len(names) else f"seat {i}"
+        click.echo(f"  {rank}. {name}: {score:g}")
+    for forfeit in record.get("forfeits") or []:
+        click.secho(f"  forfeit: {forfeit}", fg="red")
+
+
+def register(group: click.Group) -> None:
+    for command in (register_command, submit_command, bots_command, leaderboard_command, watch_command):
+        group.add_command(command)

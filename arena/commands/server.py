@@ -1,0 +1,63 @@
+"""``arena serve``: run the Arena gRPC server; ``arena organiser NAME``: grant the organiser role.
+
+``organiser`` is an operator's command run on the server machine (it writes the database
+directly): no gRPC call can make anyone an organiser, so a stolen user token cannot either.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import click
+
+from arena.server.errors import ApiError
+
+
+@click.command("serve")
+@click.option("--port", default=50051, show_default=True, help="TCP port to listen on.")
+@click.option("--host", default="[::]", show_default=True, help="Interface to listen on.")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where uploaded bots are stored (default: $ARENA_DATA_DIR, $ARENA_HOME or ~/.local/share/tabletop-arena).",
+)
+@click.option("--unsafe-no-sandbox", is_flag=True, help="Run qualification matches without bubblewrap (development only).")
+def serve_command(port: int, host: str, data_dir: Path | None, unsafe_no_sandbox: bool) -> None:
+    """Serve the Arena gRPC API (with health checking and reflection) until Ctrl-C."""
+    from arena.db import database_url
+    from arena.server.app import serve
+    from arena.server.config import ServerConfig
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = ServerConfig()
+    if data_dir is not None:
+        config.data_dir = data_dir
+    if unsafe_no_sandbox:
+        config.sandbox = False
+    click.echo(f"arena server on {host}:{port}; database {database_url()}; bots in {config.bots_dir}", err=True)
+    try:
+        serve(port=port, host=host, config=config)
+    except OSError as exc:
+        raise click.ClickException(f"cannot serve on {host}:{port}: {exc}") from None
+
+
+@click.command("organiser")
+@click.argument("name")
+@click.option("--revoke", is_flag=True, help="Make NAME a plain user again.")
+def organiser_command(name: str, revoke: bool) -> None:
+    """Let user NAME create tournaments and run ladders (server-side, writes the database)."""
+    from arena.db.accounts import ROLE_ORGANISER, ROLE_USER
+    from arena.server.accounts import set_role
+
+    try:
+        user = set_role(name, ROLE_USER if revoke else ROLE_ORGANISER)
+    except ApiError as exc:
+        raise click.ClickException(exc.message) from None
+    click.echo(f"user {user.name!r} is now {'an organiser' if user.role == ROLE_ORGANISER else 'a plain user'}")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(serve_command)
+    group.add_command(organiser_command)

@@ -1,0 +1,491 @@
+"""``arena tournament``, ``worker``, ``beat``, ``ladder``, ``ratings rebuild`` and ``demo``.
+
+With ``ARENA_BROKER_URL`` set, matches go to Redis and are played by ``arena worker``
+processes (``--workers W`` on ``arena tournament`` starts W of them for its duration); without
+it, the same tasks run in a thread pool inside the command (``--workers W`` matches at once).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from referee import registry
+from referee.engine import ConfigError
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
+
+
+# --- shared helpers ---------------------------------------------------------------------------
+
+
+def _spec(game: str):  # noqa: ANN202
+    import arena.celery_app  # noqa: F401 - registers ARENA_EXTRA_GAMES engines
+
+    try:
+        return registry.get_spec(game)
+    except ImportError as exc:
+        raise click.ClickException(f"the {game} engine cannot be loaded: {exc}") from None
+
+
+def _sandbox_or_fail(unsafe: bool) -> bool:
+    if unsafe:
+        click.secho("warning: bots run WITHOUT a sandbox (--unsafe-no-sandbox)", fg="yellow", err=True)
+        return False
+    if shutil.which("bwrap") is None:
+        raise click.ClickException(
+            "bubblewrap (bwrap) is not installed, so bots cannot be sandboxed; install it "
+            "(apt install bubblewrap) or, for bots you trust, pass --unsafe-no-sandbox"
+        )
+    return True
+
+
+def _parse_bots(specs: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``--bot PATH`` or ``--bot NAME=PATH``; the same folder twice becomes two named bots."""
+    out: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    for spec in specs:
+        name, sep, source = spec.partition("=")
+        if not sep:
+            source = spec
+            path = Path(source)
+            name = path.resolve().name if path.is_dir() else source
+        if source and Path(source).is_dir() is False and ":" not in source:
+            raise click.BadParameter(
+                f"{source}: not a folder with bot.py nor a host:port address", param_hint="--bot"
+            )
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            name = f"{name}-{seen[name]}"
+        out.append((name, source))
+    return out
+
+
+def _register(game: str, bots: list[tuple[str, str]]) -> list[int]:
+    from arena.bots import register_version
+    from arena.db import session_scope
+
+    ids = []
+    with session_scope() as s:
+        for name, source in bots:
+            ids.append(register_version(s, game, source, name=name).id)
+    return ids
+
+
+def _print_leaderboard(game: str, version_ids: list[int] | None = None) -> None:
+    from arena.db import session_scope
+    from arena.tournaments import format_leaderboard, leaderboard
+
+    with session_scope() as s:
+        rows = leaderboard(s, game, version_ids)
+    click.secho(f"\nLeaderboard — {game} (sorted by mu − 3·sigma)", bold=True)
+    click.echo(format_leaderboard(rows))
+
+
+def _spawn_workers(n: int) -> list[subprocess.Popen]:
+    cmd = [sys.executable, "-m", "arena", "worker", "--loglevel", "warning"]
+    return [
+        subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL) for _ in range(n)
+    ]
+
+
+def _stop_workers(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+def _workers_alive() -> bool:
+    from arena.celery_app import app
+
+    try:
+        return bool(app.control.ping(timeout=2.0))
+    except Exception:  # noqa: BLE001 - broker down: the progress loop reports that
+        return False
+
+
+def run_tournament(
+    game: str,
+    bots: list[tuple[str, str]],
+    players: int | None,
+    rounds: int,
+    workers: int | None,
+    variant: str | None,
+    seed: int,
+    decision_ms: int | None,
+    bank_ms: int | None,
+    sandbox: bool,
+    name: str = "",
+    quiet: bool = False,
+) -> int:
+    """Register the bots, create and run the tournament, return its id (the CLI's main job)."""
+    from arena import tasks, tournaments
+    from arena.celery_app import has_broker
+    from arena.db import Tournament, session_scope
+    from arena.schedule import ScheduleError
+
+    spec = _spec(game)
+    if players is None:
+        counts = [c for c in spec.player_counts if c >= 2]
+        if not counts:
+            raise click.ClickException(f"{game} has no multi-player configuration")
+        players = 2 if 2 in counts else counts[0]
+    if (decision_ms is None) != (bank_ms is None):
+        tc = spec.time_control
+        decision_ms = decision_ms or tc.decision_ms
+        bank_ms = bank_ms if bank_ms is not None else tc.bank_ms
+    version_ids = _register(game, bots)
+    try:
+        with session_scope() as s:
+            t = tournaments.create_tournament(
+                s, game, version_ids, players, rounds, variant, seed,
+                decision_ms, bank_ms, sandbox, name,
+            )
+            tid, total = t.id, t.matches_total
+    except ScheduleError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not quiet:
+        click.echo(
+            f"tournament {tid}: {game} ({t.variant}), {len(version_ids)} bots, "
+            f"{players} seats, {rounds} round(s), {total} matches"
+        )
+    procs: list[subprocess.Popen] = []
+    if has_broker():
+        if workers:
+            procs = _spawn_workers(workers)
+        elif not _workers_alive():
+            click.secho(
+                "warning: no `arena worker` answered; matches wait in Redis until one starts",
+                fg="yellow", err=True,
+            )
+        try:
+            tasks.schedule_tournament.delay(tid)
+        except Exception as exc:  # noqa: BLE001 - kombu's connection errors vary by transport
+            _stop_workers(procs)
+            raise click.ClickException(
+                f"cannot reach the broker ({' '.join(str(exc).split())}); tournament {tid} is "
+                "stored and its matches "
+                "will be sent by `arena beat` once Redis is back"
+            ) from None
+    else:
+        tasks.set_local_workers(workers or max(1, os.cpu_count() or 1))
+        tasks.schedule_tournament(tid)
+    try:
+        _follow(tid, total, quiet)
+    except KeyboardInterrupt:
+        if has_broker():
+            click.echo(f"\nstopped following tournament {tid}; the workers go on playing it")
+        else:
+            tasks.cancel_local()
+            click.echo(f"\ntournament {tid} interrupted; matches not started stay pending")
+        raise
+    finally:
+        _stop_workers(procs)
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        failed = sum(1 for m in t.matches if m.status == "failed")
+        forfeits = sum(len(m.forfeits or []) for m in t.matches)
+    if not quiet:
+        click.echo(f"tournament {tid} finished: {total - failed} played, {failed} failed, "
+                   f"{forfeits} forfeit(s)")
+        _print_leaderboard(game, version_ids)
+    return tid
+
+
+def _follow(tid: int, total: int, quiet: bool) -> None:
+    """Progress bar (done/total, ETA) until the tournament is done; re-sends lost matches."""
+    from arena import tasks
+    from arena.db import Tournament, session_scope
+
+    last_sweep = time.monotonic()
+    sweep_every = float(os.environ.get("ARENA_SWEEP_EVERY", "15"))
+    with click.progressbar(
+        length=total, label="matches", show_eta=True, show_pos=True, file=None if not quiet else open(os.devnull, "w")  # noqa: SIM115
+    ) as bar:
+        shown = 0
+        while True:
+            try:
+                with session_scope() as s:
+                    t = s.get(Tournament, tid)
+                    done, status = t.matches_done, t.status
+            except Exception:  # noqa: BLE001 - database briefly unavailable: try again
+                time.sleep(1)
+                continue
+            if done > shown:
+                bar.update(done - shown)
+                shown = done
+            if status == "done":
+                return
+            if time.monotonic() - last_sweep > sweep_every:
+                last_sweep = time.monotonic()
+                try:
+                    tasks.sweep(tid)
+                except Exception as exc:  # noqa: BLE001 - broker down; the next sweep retries
+                    click.echo(f"\n(could not re-send matches yet: {exc})", err=True)
+            time.sleep(0.3)
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+@click.command("tournament")
+@click.argument("game")
+@click.option("--bot", "bot_specs", multiple=True, required=True, metavar="[NAME=]PATH",
+              help="A bot folder (with bot.py) or host:port; repeat for every entrant.")
+@click.option("--players", "-k", type=click.IntRange(2, 8), default=None,
+              help="Seats per table (default: 2 where the game allows it).")
+@click.option("--rounds", "-r", type=click.IntRange(1, 1000), default=1, show_default=True,
+              help="Rounds; with 2 seats one round is a double round-robin.")
+@click.option("--workers", "-w", type=click.IntRange(0, 64), default=None,
+              help="Matches at once (no broker) or worker processes to start (with Redis).")
+@click.option("--variant", default=None, help="Game variant (default: the game's default).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--decision-ms", type=click.IntRange(1), default=None, help="Per-decision limit.")
+@click.option("--bank-ms", type=click.IntRange(0), default=None, help="Time bank per seat.")
+@click.option("--name", default="", help="A name for the tournament.")
+@click.option("--unsafe-no-sandbox", is_flag=True, help="Run bots without bubblewrap (trusted bots only).")
+def tournament_command(game, bot_specs, players, rounds, workers, variant, seed, decision_ms,
+                       bank_ms, name, unsafe_no_sandbox) -> None:  # noqa: ANN001
+    """Run a round-robin of the given bots at GAME and print the leaderboard."""
+    sandbox = _sandbox_or_fail(unsafe_no_sandbox)
+    run_tournament(game, _parse_bots(bot_specs), players, rounds, workers, variant, seed,
+                   decision_ms, bank_ms, sandbox, name)
+
+
+@click.command("worker")
+@click.option("--concurrency", "-c", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Matches played at once by this worker (1 = solo pool, in-process).")
+@click.option("--loglevel", default="info", show_default=True)
+@click.option("--beat", is_flag=True, help="Also run the beat scheduler (only ONE process may).")
+def worker_command(concurrency: int, loglevel: str, beat: bool) -> None:
+    """Start a Celery worker that plays matches from Redis (needs ARENA_BROKER_URL)."""
+    from arena.celery_app import BROKER_ENV, app, has_broker
+    from arena.db import init_db
+
+    if not has_broker():
+        raise click.ClickException(
+            f"arena worker needs {BROKER_ENV} (e.g. redis://localhost:6379/0); without a broker "
+            "`arena tournament` plays the matches itself"
+        )
+    init_db()
+    argv = ["worker", f"--concurrency={concurrency}", "--loglevel", loglevel, "-Q", "arena",
+            "-n", os.environ.get("ARENA_WORKER_NAME") or f"arena-{os.getpid()}@%h",
+            "--without-gossip", "--without-mingle"]
+    argv.append("--pool=solo" if concurrency == 1 else "--pool=prefork")
+    if beat:
+        argv.append("--beat")
+    app.worker_main(argv)
+
+
+@click.command("beat")
+@click.option("--loglevel", default="info", show_default=True)
+@click.option("--schedule-file", default=None, help="Where beat keeps its state.")
+def beat_command(loglevel: str, schedule_file: str | None) -> None:
+    """Run Celery beat: ladder ticks and the sweeper (exactly one per deployment)."""
+    from arena.celery_app import BROKER_ENV, app, has_broker
+
+    if not has_broker():
+        raise click.ClickException(f"arena beat needs {BROKER_ENV}")
+    argv = ["beat", "--loglevel", loglevel]
+    if schedule_file:
+        Path(schedule_file).parent.mkdir(parents=True, exist_ok=True)
+        argv += ["--schedule", schedule_file]
+    app.start(argv)
+
+
+@click.command("ladder")
+@click.argument("game")
+@click.option("--bot", "bot_specs", multiple=True, metavar="[NAME=]PATH",
+              help="Register (a new version of) a bot first; repeat.")
+@click.option("--queue", type=click.IntRange(1, 1000), default=4, show_default=True,
+              help="Matches kept queued.")
+@click.option("--matches", type=click.IntRange(0), default=0, show_default=True,
+              help="Stop after this many ladder matches (0: run until Ctrl+C).")
+@click.option("--variant", default=None)
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
+              help="Matches at once when there is no broker.")
+@click.option("--decision-ms", type=click.IntRange(1), default=None)
+@click.option("--bank-ms", type=click.IntRange(0), default=None)
+@click.option("--disable", is_flag=True, help="Stop the ladder of GAME (queued matches finish).")
+@click.option("--unsafe-no-sandbox", is_flag=True)
+def ladder_command(game, bot_specs, queue, matches, variant, workers, decision_ms, bank_ms,
+                   disable, unsafe_no_sandbox) -> None:  # noqa: ANN001
+    """Run the ladder of GAME: keep matches queued, choosing the most informative tables."""
+    from sqlalchemy import func, select
+
+    from arena import ladder, tasks
+    from arena.celery_app import has_broker
+    from arena.db import Ladder, Match, session_scope
+
+    _spec(game)
+    if disable:
+        with session_scope() as s:
+            row = s.get(Ladder, game)
+            if row is not None:
+                row.enabled = False
+        click.echo(f"ladder of {game} disabled")
+        return
+    sandbox = _sandbox_or_fail(unsafe_no_sandbox)
+    if bot_specs:
+        _register(game, _parse_bots(bot_specs))
+    with session_scope() as s:
+        ladder.ensure_ladder(s, game, variant, queue, decision_ms, bank_ms, sandbox)
+
+    def played() -> int:
+        with session_scope() as s:
+            return s.scalar(select(func.count()).select_from(Match).where(
+                Match.game == game, Match.kind == "ladder", Match.status.in_(("done", "failed"))))
+
+    if not has_broker():
+        tasks.set_local_workers(workers or max(1, os.cpu_count() or 1))
+    start = played()
+    click.echo(f"ladder of {game} running (queue {queue}); Ctrl+C stops this process")
+    shown = -1
+    last_sweep = time.monotonic()
+    sweep_every = float(os.environ.get("ARENA_SWEEP_EVERY", "15"))
+    try:
+        while True:
+            try:
+                tasks.ladder_tick(game)
+                if time.monotonic() - last_sweep > sweep_every or shown < 0:
+                    last_sweep = time.monotonic()
+                    tasks.sweep(game=game, kind="ladder")  # also resumes an interrupted queue
+            except Exception as exc:  # noqa: BLE001 - broker down: matches wait in the database
+                click.echo(f"(cannot reach the broker yet: {' '.join(str(exc).split())})", err=True)
+            n = played() - start
+            if n != shown:
+                click.echo(f"ladder matches played: {n}")
+                shown = n
+            if matches and n >= matches:
+                break
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        if not has_broker():
+            tasks.cancel_local()  # queued matches stay pending for the next `arena ladder`
+    if matches and not has_broker():
+        with session_scope() as s:
+            s.get(Ladder, game).enabled = False  # the queue left behind is played by no one
+        tasks.wait_local()
+    _print_leaderboard(game)
+
+
+@click.group("ratings")
+def ratings_group() -> None:
+    """TrueSkill ratings."""
+
+
+@ratings_group.command("rebuild")
+@click.argument("game")
+@click.option("--write", is_flag=True, help="Overwrite the stored ratings with the rebuilt ones.")
+def ratings_rebuild(game: str, write: bool) -> None:
+    """Recompute every GAME rating from the match history and compare with the stored ones."""
+    from arena import ratings
+    from arena.db import session_scope
+    from arena.recording import _lock_game
+
+    _spec(game)
+    with session_scope() as s:
+        _lock_game(s, game)  # no result is recorded while we read (and maybe write)
+        rebuilt = ratings.rebuild(s, game)
+        problems = ratings.compare_with_stored(s, game)
+        if problems and write:
+            changed = ratings.write_rebuilt(s, game)
+            click.echo(f"rewrote {changed} rating(s) from the history")
+            return
+    if problems:
+        for line in problems:
+            click.echo(line)
+        raise click.ClickException(f"{len(problems)} rating(s) differ from the rebuild "
+                                   "(run with --write to replace them)")
+    click.echo(f"{game}: {len(rebuilt)} rating(s) rebuilt from the history; all identical "
+               "to the stored ones")
+
+
+@click.command("demo")
+@click.option("--no-web", is_flag=True, help="Do not serve the website afterwards.")
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--rounds", type=click.IntRange(1, 20), default=2, show_default=True)
+def demo_command(no_web: bool, port: int, host: str, rounds: int) -> None:
+    """Register the sample bots, play a round-robin of every game, print the leaderboards."""
+    os.environ.pop("ARENA_BROKER_URL", None)  # embedded defaults: in-process, no Redis
+    from arena.db import database_url
+
+    sandbox = shutil.which("bwrap") is not None
+    if not sandbox:
+        click.secho("warning: bubblewrap not found; running the shipped sample bots (trusted "
+                    "code) without a sandbox", fg="yellow", err=True)
+    click.echo(f"database: {database_url()}")
+    played = []
+    for game in registry.game_names():
+        if game == "toy":
+            continue
+        try:
+            spec = registry.get_spec(game)
+        except ImportError as exc:
+            click.echo(f"{game}: engine not available ({exc}); skipped")
+            continue
+        counts = [c for c in spec.player_counts if c >= 2]
+        if not counts:
+            continue
+        bots = _demo_bots(game, 4)
+        # A duel round-robin, then a free-for-all at the largest table of up to 4 seats.
+        tables = sorted({min(counts), max(c for c in counts if c <= 4)})
+        for players in tables:
+            click.secho(f"\n== {spec.title}: {len(bots)} bots, {players} seats ==", bold=True)
+            try:
+                run_tournament(game, bots, players, rounds, None, None, 0, None, None, sandbox,
+                               name=f"demo {game} {players}p")
+            except ConfigError as exc:
+                click.echo(f"{game}: {exc}; skipped")
+        played.append(game)
+    if not played:
+        raise click.ClickException("no game engine could be loaded")
+    if no_web:
+        return
+    if importlib.util.find_spec("web.app") is None:
+        click.echo("\n(the website is not installed in this build)")
+        return
+    from web.app import create_app
+
+    if not hasattr(importlib.import_module("web.app"), "create_app"):
+        return
+    click.echo(f"\nwebsite on http://{host}:{port}/  (Ctrl+C stops it)")
+    try:
+        create_app(None).run(host=host, port=port, threaded=True)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _demo_bots(game: str, count: int) -> list[tuple[str, str]]:
+    """The game's greedy bot if shipped, and random bots to make ``count`` entrants."""
+    random_bot = str(SAMPLE_BOTS / "random_bot")
+    bots = []
+    greedy = SAMPLE_BOTS / f"{game}_greedy"
+    if (greedy / "bot.py").is_file():
+        bots.append((f"{game}_greedy", str(greedy)))
+    n = 1
+    while len(bots) < count:
+        bots.append(("random_bot" if n == 1 else f"random_bot-{n}", random_bot))
+        n += 1
+    return bots
+
+
+def register(group: click.Group) -> None:
+    for command in (tournament_command, worker_command, beat_command, ladder_command,
+                    ratings_group, demo_command):
+        group.add_command(command)

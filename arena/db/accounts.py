@@ -1,0 +1,61 @@
+"""Tables of the Arena gRPC API: users with hashed API tokens, and bot submissions.
+
+Kept apart from :mod:`arena.db.models` (the platform's core tables) because only the API
+server writes them. Why a ``bot_submissions`` table beside ``bot_versions``: a submission must
+qualify before it may play, and the scheduler picks a bot's newest ``BotVersion``; so a
+``BotVersion`` row is created only once a submission has qualified, and a refused or still
+qualifying upload never reaches a tournament. The submission keeps why it was refused (kind,
+message, the bot's crash-log tail) for ``arena bots`` and ``GetVersionStatus``.
+
+``bots.owner`` holds the owning user's name.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from arena.db.models import Base, utcnow
+
+ROLE_USER = "user"
+ROLE_ORGANISER = "organiser"
+
+QUALIFYING = "qualifying"
+QUALIFIED = "qualified"
+REFUSED = "refused"
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    role: Mapped[str] = mapped_column(String(20), default=ROLE_USER)
+    #: SHA-256 of the API token (see arena.server.auth); the token itself is never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Submission(Base):
+    __tablename__ = "bot_submissions"
+    __table_args__ = (UniqueConstraint("bot_id", "number", name="uq_bot_submissions_bot_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    #: The version number this submission becomes (the BotVersion gets the same number).
+    number: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(10))  # hosted | remote
+    source: Mapped[str] = mapped_column(String(500))  # folder with bot.py | host:port
+    digest: Mapped[str] = mapped_column(String(64), default="")
+    status: Mapped[str] = mapped_column(String(20), default=QUALIFYING)
+    refusal_kind: Mapped[str | None] = mapped_column(String(30), nullable=True)
+    refusal_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    log_tail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    match_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    #: The qualification match record (not in ``matches``: the candidate is no BotVersion yet).
+    record: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

@@ -1,0 +1,301 @@
+"""The platform's tables (SQLAlchemy 2 declarative models).
+
+Table names and the columns other parts read (web/, arena/server) are a contract: keep them stable.
+
+* ``bots`` (:class:`Bot`) — a named bot of one owner for one game. ``active`` bots take part in
+  the ladder.
+* ``bot_versions`` (:class:`BotVersion`) — every upload is a new version (``number`` 1, 2, …).
+  ``source`` is a folder holding ``bot.py`` (``kind="hosted"``) or ``host:port``
+  (``kind="remote"``). ``initial_mu``/``initial_sigma`` are the rating the version started with
+  (a new version inherits its predecessor's mu with sigma reset), stored so a rebuild from history
+  starts from exactly the same point.
+* ``tournaments`` (:class:`Tournament`) and ``tournament_entries`` (:class:`TournamentEntry`) — a
+  round-robin: its bots, settings and progress (``matches_done``/``matches_total``; see
+  :meth:`Tournament.progress` for the ETA the CLI and the web show).
+* ``matches`` (:class:`Match`) — one game: game, variant, seed, seats, status
+  (``pending`` → ``running`` → ``done`` | ``failed``), timings, result, forfeits and the full match
+  record (``record``, the runner's ``MatchRecord.to_json()``) for replays. ``rating_seq`` is the
+  position in which the match was rated within its game: the order a rebuild replays.
+* ``match_seats`` (:class:`MatchSeat`) — who sat where, the rank/score/forfeit, and the rating
+  before and after the match.
+* ``ratings`` (:class:`Rating`) — the current TrueSkill rating per bot version and game, with
+  games played, opponents met (``opponent_counts``), seats taken and player counts (for the
+  ladder's quotas and for showing how well founded a rating is).
+* ``rating_history`` (:class:`RatingHistory`) — one row per bot version per rated match.
+* ``rating_locks`` (:class:`RatingLock`) — one row per game; recording a result locks it, which
+  serialises every rating update of that game (see :mod:`arena.recording`).
+* ``ladders`` (:class:`Ladder`) — continuous matchmaking settings per game.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every arena table (``Base.metadata`` is what Alembic compares)."""
+
+
+class Bot(Base):
+    __tablename__ = "bots"
+    __table_args__ = (UniqueConstraint("owner", "name", "game", name="uq_bots_owner_name_game"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner: Mapped[str] = mapped_column(String(100), default="local")
+    name: Mapped[str] = mapped_column(String(100))
+    game: Mapped[str] = mapped_column(String(50), index=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    versions: Mapped[list[BotVersion]] = relationship(
+        back_populates="bot", order_by="BotVersion.number", foreign_keys="BotVersion.bot_id"
+    )
+
+    @property
+    def latest_version(self) -> BotVersion | None:
+        return self.versions[-1] if self.versions else None
+
+
+class BotVersion(Base):
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "number", name="uq_bot_versions_bot_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(10), default="hosted")  # hosted | remote
+    source: Mapped[str] = mapped_column(String(500))
+    digest: Mapped[str] = mapped_column(String(64), default="")
+    initial_mu: Mapped[float] = mapped_column(Float)
+    initial_sigma: Mapped[float] = mapped_column(Float)
+    predecessor_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    bot: Mapped[Bot] = relationship(back_populates="versions", foreign_keys=[bot_id])
+    rating: Mapped[Rating | None] = relationship(back_populates="version", uselist=False)
+
+    @property
+    def label(self) -> str:
+        """``name v2`` — how leaderboards and match pages name a version."""
+        return f"{self.bot.name} v{self.number}"
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    game: Mapped[str] = mapped_column(String(50), index=True)
+    variant: Mapped[str] = mapped_column(String(50))
+    players: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int] = mapped_column(Integer, default=1)
+    seed: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(20), default="scheduled")  # scheduled|running|done|failed
+    matches_total: Mapped[int] = mapped_column(Integer, default=0)
+    matches_done: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    entries: Mapped[list[TournamentEntry]] = relationship(
+        back_populates="tournament", order_by="TournamentEntry.position"
+    )
+    matches: Mapped[list[Match]] = relationship(back_populates="tournament")
+
+    def progress(self, now: datetime | None = None) -> dict[str, Any]:
+        """Done/total, fraction and an ETA in seconds (None until one match is done).
+
+        The ETA is the mean time per finished match so far times the matches left: cheap, and
+        honest about parallel workers because it is measured on the wall clock.
+        """
+        now = now or utcnow()
+        total, done = self.matches_total, self.matches_done
+        eta = None
+        if self.started_at and done and total > done:
+            elapsed = (now - self.started_at).total_seconds()
+            eta = elapsed / done * (total - done)
+        elif total and done >= total:
+            eta = 0.0
+        return {
+            "done": done,
+            "total": total,
+            "fraction": (done / total) if total else 1.0,
+            "eta_seconds": eta,
+            "status": self.status,
+        }
+
+
+class TournamentEntry(Base):
+    __tablename__ = "tournament_entries"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="entries")
+    version: Mapped[BotVersion] = relationship()
+
+
+class Match(Base):
+    __tablename__ = "matches"
+    __table_args__ = (
+        UniqueConstraint("game", "rating_seq", name="uq_matches_game_rating_seq"),
+        Index("ix_matches_status", "status"),
+        # web/ match history: keyset pages on (created_at, id), all games or one (0003_web).
+        Index("ix_matches_created", "created_at", "id"),
+        Index("ix_matches_game_created", "game", "created_at", "id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # uuid hex, = record match_id
+    game: Mapped[str] = mapped_column(String(50), index=True)
+    variant: Mapped[str] = mapped_column(String(50))
+    players: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20), default="adhoc")  # tournament | ladder | adhoc
+    tournament_id: Mapped[int | None] = mapped_column(
+        ForeignKey("tournaments.id"), nullable=True, index=True
+    )
+    round: Mapped[int] = mapped_column(Integer, default=0)
+    table: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    decision_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    bank_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    sandbox: Mapped[bool] = mapped_column(Boolean, default=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_until: Mapped[float | None] = mapped_column(Float, nullable=True)  # unix time
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    queued_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    result: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    forfeits: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    timings: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    record: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    rating_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+    tournament: Mapped[Tournament | None] = relationship(back_populates="matches")
+    seats: Mapped[list[MatchSeat]] = relationship(
+        back_populates="match", order_by="MatchSeat.seat", cascade="all, delete-orphan"
+    )
+
+    def lease_expired(self, now: float | None = None) -> bool:
+        return self.lease_until is None or self.lease_until < (now or time.time())
+
+
+class MatchSeat(Base):
+    __tablename__ = "match_seats"
+    # web/ match history "forfeit" filter: forfeits are rare, found by range scan (0003_web).
+    __table_args__ = (Index("ix_match_seats_forfeit", "forfeit"),)
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    rank: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    forfeit: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    mu_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sigma_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    mu_after: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sigma_after: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+    match: Mapped[Match] = relationship(back_populates="seats")
+    version: Mapped[BotVersion] = relationship()
+
+
+class Rating(Base):
+    __tablename__ = "ratings"
+
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(50), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    provisional: Mapped[bool] = mapped_column(Boolean, default=True)
+    games_played: Mapped[int] = mapped_column(Integer, default=0)
+    distinct_opponents: Mapped[int] = mapped_column(Integer, default=0)
+    #: {opponent bot_version_id (str): games together}
+    opponent_counts: Mapped[dict] = mapped_column(JSON, default=dict)
+    #: {players (str): {seat (str): games}} — the ladder's seat quotas
+    seat_counts: Mapped[dict] = mapped_column(JSON, default=dict)
+    #: {players (str): games} — the ladder's player-count quotas
+    player_counts: Mapped[dict] = mapped_column(JSON, default=dict)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    version: Mapped[BotVersion] = relationship(back_populates="rating")
+
+    @property
+    def conservative(self) -> float:
+        """mu − 3·sigma: the leaderboard's sort key (a rating the bot very probably exceeds)."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def opponent_spread(self) -> float:
+        """How evenly the games are spread over opponents: 1.0 = perfectly even, 0 = one opponent.
+
+        The normalised entropy of ``opponent_counts``; the web shows it beside games played so
+        a reader can judge how well founded a rating is.
+        """
+        counts = [c for c in (self.opponent_counts or {}).values() if c > 0]
+        if len(counts) < 2:
+            return 0.0
+        total = sum(counts)
+        entropy = -sum(c / total * math.log(c / total) for c in counts)
+        return entropy / math.log(len(counts))
+
+
+class RatingHistory(Base):
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_version_seq", "bot_version_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    game: Mapped[str] = mapped_column(String(50), index=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class RatingLock(Base):
+    __tablename__ = "rating_locks"
+
+    game: Mapped[str] = mapped_column(String(50), primary_key=True)
+    last_seq: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Ladder(Base):
+    __tablename__ = "ladders"
+
+    game: Mapped[str] = mapped_column(String(50), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(50))
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    queue_target: Mapped[int] = mapped_column(Integer, default=4)
+    decision_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    bank_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    sandbox: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: {players (str): ladder matches created} — the player-count quota
+    player_counts: Mapped[dict] = mapped_column(JSON, default=dict)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

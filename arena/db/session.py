@@ -1,0 +1,163 @@
+"""Engines and sessions: where the database is, and how every process opens it.
+
+Where the data lives (``database_url``):
+
+* ``ARENA_DATABASE_URL`` when set — e.g. ``postgresql+psycopg2://arena@db/arena`` for a deployment
+  with several machines (workers, web, gRPC server all point at the same PostgreSQL);
+* otherwise an embedded SQLite file at ``$ARENA_HOME/arena.sqlite3`` when ``ARENA_HOME`` is set,
+  else ``${XDG_DATA_HOME:-~/.local/share}/tabletop-arena/arena.sqlite3``. A per-user path (not
+  ``./arena.sqlite3``) so that ``arena demo`` run from any folder finds the same ratings.
+
+SQLite is opened in WAL mode (the web can read while a worker writes) with a long busy timeout,
+and every write transaction starts with ``BEGIN IMMEDIATE`` so two worker processes recording
+results queue up for the write lock instead of failing half-way with "database is locked".
+
+Every process calls :func:`init_db` once on start: it applies the Alembic migrations (the schema
+is never created any other way), guarded by a lock so concurrently starting workers don't race.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.orm import Session, sessionmaker
+
+DATABASE_ENV = "ARENA_DATABASE_URL"
+HOME_ENV = "ARENA_HOME"
+
+_engines: dict[str, Engine] = {}
+_makers: dict[str, sessionmaker[Session]] = {}
+_upgraded: set[str] = set()
+_lock = threading.Lock()
+
+
+def default_sqlite_path() -> Path:
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home).expanduser() / "arena.sqlite3"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data).expanduser() / "tabletop-arena" / "arena.sqlite3"
+
+
+def database_url(url: str | None = None) -> str:
+    """The URL to use: the argument, else ``ARENA_DATABASE_URL``, else the SQLite default."""
+    if url:
+        return url
+    env = os.environ.get(DATABASE_ENV)
+    if env:
+        return env
+    return f"sqlite:///{default_sqlite_path()}"
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def _make_engine(url: str) -> Engine:
+    if is_sqlite(url):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
+            # Take transaction control away from pysqlite so BEGIN IMMEDIATE below is honoured.
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=60000")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn) -> None:  # noqa: ANN001
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+def get_engine(url: str | None = None) -> Engine:
+    """The process-wide engine for ``url`` (created once, after the schema is upgraded)."""
+    url = database_url(url)
+    with _lock:
+        engine = _engines.get(url)
+        if engine is None:
+            engine = _engines[url] = _make_engine(url)
+    if url not in _upgraded:
+        init_db(url)
+    return engine
+
+
+def get_sessionmaker(url: str | None = None) -> sessionmaker[Session]:
+    url = database_url(url)
+    engine = get_engine(url)
+    with _lock:
+        maker = _makers.get(url)
+        if maker is None:
+            maker = _makers[url] = sessionmaker(engine, expire_on_commit=False)
+    return maker
+
+
+@contextmanager
+def session_scope(url: str | None = None) -> Iterator[Session]:
+    """One unit of work: commit on success, roll back on any error, always close."""
+    session = get_sessionmaker(url)()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def init_db(url: str | None = None) -> None:
+    """Bring the schema up to date with Alembic (idempotent; safe from many processes at once)."""
+    from arena.migrations import upgrade
+
+    url = database_url(url)
+    if url in _upgraded:
+        return
+    with _lock:
+        engine = _engines.get(url) or _engines.setdefault(url, _make_engine(url))
+    if is_sqlite(url):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        lock_path = f"{path}.migrate.lock" if path and path != ":memory:" else None
+        if lock_path:
+            with open(lock_path, "a") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                try:
+                    upgrade(engine)
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+        else:
+            upgrade(engine)
+    else:
+        with engine.connect() as conn:
+            # A transaction-level advisory lock: concurrent starters wait, then find head reached.
+            conn.execute(text("SELECT pg_advisory_lock(731001)"))
+            try:
+                upgrade(engine)
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(731001)"))
+                conn.commit()
+    _upgraded.add(url)
+
+
+def dispose_all() -> None:
+    """Forget every engine (tests switching databases; forked worker processes)."""
+    with _lock:
+        for engine in _engines.values():
+            engine.dispose()
+        _engines.clear()
+        _makers.clear()
+        _upgraded.clear()

@@ -1,0 +1,225 @@
+"""The ladder: continuous matchmaking per game that keeps a queue of matches filled.
+
+How a table is chosen (:func:`plan_table`), and why:
+
+1. **Player count** — among the counts the game allows (2+ players, in the ladder's variant),
+   the one with the fewest ladder matches so far, so a game playable by 2-5 gets each count
+   fairly (counts kept in ``ladders.player_counts``).
+2. **Anchor** — the bot whose rating is least certain (highest sigma; fewest matches already
+   queued first, so the queue spreads over bots). A new version (sigma reset) is played first.
+3. **Opponents** — among the bots closest in mu to the anchor, the combination with the highest
+   TrueSkill *match quality* (the draw probability of the table: the most informative game),
+   slightly favouring uncertain bots and penalising opponents already queued or met often.
+4. **Seats** — the permutation that gives each bot the seat it has taken least often at this
+   player count (``ratings.seat_counts``), so over time every bot gets every seat.
+
+A new version keeps its predecessor's mu with sigma reset (:mod:`arena.bots`) and is provisional
+until sigma falls below :data:`arena.ratings.PROVISIONAL_SIGMA`; games played and opponents met
+are updated with every result (:mod:`arena.recording`).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from itertools import combinations, permutations
+
+import trueskill
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena import bots, ratings, recording
+from arena.db.models import Ladder, Match, Rating, utcnow
+from referee import registry
+from referee.engine import ConfigError
+
+
+@dataclass
+class Candidate:
+    """A bot version as the matchmaker sees it."""
+
+    version_id: int
+    mu: float
+    sigma: float
+    games: int = 0
+    seat_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    opponent_counts: dict[str, int] = field(default_factory=dict)
+    pending: int = 0  # ladder matches already queued for it
+
+
+def ladder_counts(game: str, variant: str | None) -> list[int]:
+    """Player counts (2+) the ladder plays for ``game`` in ``variant``."""
+    spec = registry.get_spec(game)
+    out = []
+    for players in spec.player_counts:
+        if players < 2:
+            continue
+        try:
+            spec.check(players, variant)
+        except ConfigError:
+            continue
+        out.append(players)
+    return out
+
+
+def choose_player_count(allowed: list[int], played: dict[str, int], available: int) -> int | None:
+    """The allowed count (≤ available bots) with the fewest ladder matches; ties: the larger."""
+    usable = [c for c in allowed if c <= available]
+    if not usable:
+        return None
+    return min(usable, key=lambda c: (played.get(str(c), 0), -c))
+
+
+def choose_seats(table: list[Candidate], players: int, rng: random.Random) -> list[Candidate]:
+    """Seat order minimising how often each bot has already had its seat (k ≤ 5: ≤ 120 tries)."""
+    key = str(players)
+    best: list[Candidate] = table
+    best_cost: tuple[int, float] | None = None
+    for order in permutations(table):
+        cost = sum(c.seat_counts.get(key, {}).get(str(seat), 0) for seat, c in enumerate(order))
+        score = (cost, rng.random())
+        if best_cost is None or score < best_cost:
+            best, best_cost = list(order), score
+    return best
+
+
+def plan_table(
+    game: str, candidates: list[Candidate], players: int, rng: random.Random
+) -> list[Candidate]:
+    """The bots of one new table, in seat order (see the module docstring)."""
+    if len(candidates) < players:
+        raise ValueError(f"{players} seats need {players} bots; only {len(candidates)} available")
+    env = ratings.environment(game)
+    anchor = min(candidates, key=lambda c: (c.pending, -c.sigma, c.games, rng.random()))
+    others = [c for c in candidates if c is not anchor]
+    others.sort(key=lambda c: (abs(c.mu - anchor.mu), rng.random()))
+    pool = others[: max(players + 3, 2 * (players - 1))]
+    best: tuple[float, list[Candidate]] | None = None
+    for combo in combinations(pool, players - 1):
+        table = [anchor, *combo]
+        quality = env.quality([(trueskill.Rating(c.mu, c.sigma),) for c in table])
+        met = sum(anchor.opponent_counts.get(str(c.version_id), 0) for c in combo)
+        score = (
+            quality
+            + 0.02 * sum(c.sigma for c in combo) / ratings.SIGMA0
+            - 0.1 * sum(c.pending for c in combo)
+            - 0.02 * met / max(1, anchor.games)
+        )
+        if best is None or score > best[0]:
+            best = (score, table)
+    assert best is not None
+    return choose_seats(best[1], players, rng)
+
+
+# --- the ladder in the database ---------------------------------------------------------------
+
+
+def ensure_ladder(
+    session: Session,
+    game: str,
+    variant: str | None = None,
+    queue_target: int = 4,
+    decision_ms: int | None = None,
+    bank_ms: int | None = None,
+    sandbox: bool = True,
+) -> Ladder:
+    """Create or update (and enable) the ladder of ``game``."""
+    spec = registry.get_spec(game)
+    variant = variant or spec.default_variant
+    if not ladder_counts(game, variant):
+        raise ConfigError(f"{game} variant {variant!r} has no multi-player configuration to ladder")
+    ladder = session.get(Ladder, game)
+    if ladder is None:
+        ladder = Ladder(game=game, player_counts={})
+        session.add(ladder)
+    ladder.variant = variant
+    ladder.enabled = True
+    ladder.queue_target = queue_target
+    ladder.decision_ms, ladder.bank_ms, ladder.sandbox = decision_ms, bank_ms, sandbox
+    ladder.updated_at = utcnow()
+    session.flush()
+    return ladder
+
+
+def queued_ladder_matches(session: Session, game: str) -> list[Match]:
+    return list(
+        session.scalars(
+            select(Match).where(
+                Match.game == game, Match.kind == "ladder", Match.status.in_(("pending", "running"))
+            )
+        )
+    )
+
+
+def tick(session: Session, game: str, rng: random.Random | None = None) -> list[str]:
+    """Top the ladder's queue up to its target; returns the ids of the new matches (flushed,
+    not committed — the caller commits and then enqueues them)."""
+    # Row lock: two ticks of one game (beat + `arena ladder`) never both fill the same gap.
+    ladder = session.get(Ladder, game, with_for_update=True)
+    if ladder is None or not ladder.enabled:
+        return []
+    rng = rng or random.Random()
+    queued = queued_ladder_matches(session, game)
+    missing = ladder.queue_target - len(queued)
+    if missing <= 0:
+        return []
+    versions = bots.latest_versions(session, game)
+    rows = {
+        r.bot_version_id: r
+        for r in session.scalars(
+            select(Rating).where(Rating.game == game, Rating.bot_version_id.in_([v.id for v in versions]))
+        )
+    }
+    candidates = {
+        v.id: Candidate(
+            version_id=v.id,
+            mu=rows[v.id].mu,
+            sigma=rows[v.id].sigma,
+            games=rows[v.id].games_played,
+            seat_counts={k: dict(s) for k, s in (rows[v.id].seat_counts or {}).items()},
+            opponent_counts=dict(rows[v.id].opponent_counts or {}),
+        )
+        for v in versions
+        if v.id in rows
+    }
+    # Matches already queued count as played for the quotas, so one tick does not queue the
+    # same table again and again.
+    if queued:
+        players_of = {m.id: m.players for m in queued}
+        for m in queued:
+            for s in m.seats:
+                cand = candidates.get(s.bot_version_id)
+                if cand is not None:
+                    cand.pending += 1
+                    per = cand.seat_counts.setdefault(str(players_of[m.id]), {})
+                    per[str(s.seat)] = per.get(str(s.seat), 0) + 1
+    allowed = ladder_counts(game, ladder.variant)
+    created: list[str] = []
+    counts = dict(ladder.player_counts or {})
+    for _ in range(missing):
+        players = choose_player_count(allowed, counts, len(candidates))
+        if players is None:
+            break
+        table = plan_table(game, list(candidates.values()), players, rng)
+        variant = registry.get_spec(game).check(players, ladder.variant)
+        match = recording.create_match(
+            session,
+            game,
+            variant,
+            [c.version_id for c in table],
+            seed=rng.getrandbits(31),
+            kind="ladder",
+            decision_ms=ladder.decision_ms,
+            bank_ms=ladder.bank_ms,
+            sandbox=ladder.sandbox,
+        )
+        created.append(match.id)
+        counts[str(players)] = counts.get(str(players), 0) + 1
+        for seat, cand in enumerate(table):
+            cand.pending += 1
+            per = cand.seat_counts.setdefault(str(players), {})
+            per[str(seat)] = per.get(str(seat), 0) + 1
+    ladder.player_counts = counts
+    ladder.updated_at = utcnow()
+    session.flush()
+    return created

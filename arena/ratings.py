@@ -1,0 +1,203 @@
+"""TrueSkill per game: free-for-all with ranks and ties, forfeits last, and exact rebuilds.
+
+Choices, and why:
+
+* **One TrueSkill environment per game** (mu 25, sigma 25/3, beta sigma/2, tau sigma/100 — the
+  package defaults, which the rating scale of the leaderboard is read against).
+* **Draw probability** (:data:`DRAW_PROBABILITY`): TrueSkill turns it into the *draw margin*, the
+  performance gap below which two seats count as tied. Our engines break ties with the
+  rulebook's tie-breakers, so shared ranks are rare; a high value would make every narrow win
+  look like a draw and slow learning, while 0 makes a real tie impossible to express (the
+  package divides by a zero margin). 2 % matches "rare but possible" for Black Angel and
+  Solenia; the toy test game ties far more often (several seats can share the high card), so it
+  gets 10 %. Unknown games get :data:`DEFAULT_DRAW_PROBABILITY`.
+* **Guard against floating-point failures**: the fast float backend is used first; when the
+  package raises ``FloatingPointError`` (it does on extreme ratings, e.g. a 300-point gap with a
+  tiny sigma) or returns a non-finite value, the same update is recomputed with the ``mpmath``
+  backend. The choice depends only on the inputs, so a rebuild takes the same path and produces
+  bit-identical floats.
+* **Forfeits last**: a seat that forfeited is ranked behind every seat that did not, all
+  forfeiting seats tied among themselves, whatever the engine's score says
+  (:func:`effective_ranks`). The match runner already does this; we enforce it again because a
+  rating is the wrong place to trust anyone else's bookkeeping.
+* **Leaderboard key** mu − 3·sigma (:func:`conservative`); a version is *provisional* while its
+  sigma is above :data:`PROVISIONAL_SIGMA`.
+
+Rebuild: :func:`rebuild` replays every rated match of a game in ``rating_seq`` order from each
+version's stored initial rating, and :func:`compare_with_stored` checks it against the ``ratings``
+table — equality is exact (``==`` on floats), not approximate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import trueskill
+
+MU0 = 25.0
+SIGMA0 = MU0 / 3
+#: Below this sigma a version is no longer provisional (about 1/3 of the starting uncertainty).
+PROVISIONAL_SIGMA = 3.0
+DEFAULT_DRAW_PROBABILITY = 0.02
+DRAW_PROBABILITY: dict[str, float] = {
+    "black_angel": 0.02,
+    "solenia": 0.02,
+    "toy": 0.10,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A rating as two plain floats (what the database stores)."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        return conservative(self.mu, self.sigma)
+
+
+def conservative(mu: float, sigma: float) -> float:
+    return mu - 3 * sigma
+
+
+def is_provisional(sigma: float) -> bool:
+    return sigma > PROVISIONAL_SIGMA
+
+
+def draw_probability(game: str) -> float:
+    return DRAW_PROBABILITY.get(game, DEFAULT_DRAW_PROBABILITY)
+
+
+@cache
+def environment(game: str, backend: str | None = None) -> trueskill.TrueSkill:
+    """The TrueSkill environment of ``game`` (``backend`` None = float, or ``"mpmath"``)."""
+    return trueskill.TrueSkill(
+        mu=MU0,
+        sigma=SIGMA0,
+        beta=SIGMA0 / 2,
+        tau=SIGMA0 / 100,
+        draw_probability=draw_probability(game),
+        backend=backend,
+    )
+
+
+def initial_skill() -> Skill:
+    return Skill(MU0, SIGMA0)
+
+
+def effective_ranks(ranks: Sequence[int], forfeited: Sequence[int] = ()) -> list[int]:
+    """Competition ranks (1 = best, ties shared) with every forfeited seat tied last.
+
+    The non-forfeited seats keep their order and ties; they are re-ranked 1.. among themselves.
+    """
+    lost = set(forfeited)
+    playing = [s for s in range(len(ranks)) if s not in lost]
+    out = [0] * len(ranks)
+    ordered = sorted(playing, key=lambda s: ranks[s])
+    for pos, seat in enumerate(ordered):
+        if pos and ranks[seat] == ranks[ordered[pos - 1]]:
+            out[seat] = out[ordered[pos - 1]]
+        else:
+            out[seat] = pos + 1
+    for seat in lost:
+        out[seat] = len(playing) + 1
+    return out
+
+
+def rate(game: str, skills: Sequence[Skill], ranks: Sequence[int]) -> list[Skill]:
+    """One free-for-all update: seat ``i`` had ``skills[i]`` and finished at ``ranks[i]``.
+
+    Each seat is a one-player team; ranks are competition ranks (lower is better, equal = tie).
+    """
+    if len(skills) != len(ranks) or len(skills) < 2:
+        raise ValueError("a rated match needs at least two seats, one rank per seat")
+    teams = [(trueskill.Rating(mu=s.mu, sigma=s.sigma),) for s in skills]
+    try:
+        new = environment(game).rate(teams, ranks=list(ranks))
+        out = [Skill(float(t[0].mu), float(t[0].sigma)) for t in new]
+        if all(math.isfinite(s.mu) and math.isfinite(s.sigma) and s.sigma > 0 for s in out):
+            return out
+    except FloatingPointError:
+        pass
+    new = environment(game, "mpmath").rate(teams, ranks=list(ranks))
+    return [Skill(float(t[0].mu), float(t[0].sigma)) for t in new]
+
+
+# --- rebuilding from the match history -------------------------------------------------------
+
+
+def rebuild(session, game: str) -> dict[int, Skill]:  # noqa: ANN001 - a SQLAlchemy Session
+    """Every rating of ``game`` recomputed from the history: ``{bot_version_id: Skill}``.
+
+    Starts each version at its stored initial rating and applies the rated matches in
+    ``rating_seq`` order — the order in which they were recorded — with the same seats, ranks and
+    forfeits, through the same :func:`rate`.
+    """
+    from sqlalchemy import select
+
+    from arena.db.models import Bot, BotVersion, Match
+
+    versions = session.execute(
+        select(BotVersion.id, BotVersion.initial_mu, BotVersion.initial_sigma)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(Bot.game == game)
+    ).all()
+    skills = {vid: Skill(mu, sigma) for vid, mu, sigma in versions}
+    matches = session.scalars(
+        select(Match)
+        .where(Match.game == game, Match.rating_seq.is_not(None))
+        .order_by(Match.rating_seq)
+    ).all()
+    for match in matches:
+        seats = sorted(match.seats, key=lambda s: s.seat)
+        ids = [s.bot_version_id for s in seats]
+        ranks = [s.rank for s in seats]
+        new = rate(game, [skills[v] for v in ids], ranks)
+        for vid, skill in zip(ids, new, strict=True):
+            skills[vid] = skill
+    return skills
+
+
+def compare_with_stored(session, game: str) -> list[str]:  # noqa: ANN001
+    """Differences between :func:`rebuild` and the ``ratings`` table (empty list = identical)."""
+    from sqlalchemy import select
+
+    from arena.db.models import Rating
+
+    rebuilt = rebuild(session, game)
+    stored = {r.bot_version_id: r for r in session.scalars(select(Rating).where(Rating.game == game))}
+    problems = []
+    for vid, skill in sorted(rebuilt.items()):
+        row = stored.get(vid)
+        if row is None:
+            problems.append(f"version {vid}: no stored rating")
+        elif (row.mu, row.sigma) != (skill.mu, skill.sigma):
+            problems.append(
+                f"version {vid}: stored mu={row.mu!r} sigma={row.sigma!r}, "
+                f"rebuilt mu={skill.mu!r} sigma={skill.sigma!r}"
+            )
+    for vid in sorted(set(stored) - set(rebuilt)):
+        problems.append(f"version {vid}: stored rating for a version of another game")
+    return problems
+
+
+def write_rebuilt(session, game: str) -> int:  # noqa: ANN001
+    """Overwrite the stored mu/sigma with the rebuilt values; returns how many rows changed."""
+    from sqlalchemy import select
+
+    from arena.db.models import Rating
+
+    changed = 0
+    rebuilt = rebuild(session, game)
+    for row in session.scalars(select(Rating).where(Rating.game == game)):
+        skill = rebuilt.get(row.bot_version_id)
+        if skill and (row.mu, row.sigma) != (skill.mu, skill.sigma):
+            row.mu, row.sigma = skill.mu, skill.sigma
+            row.provisional = is_provisional(skill.sigma)
+            changed += 1
+    return changed

@@ -1,0 +1,89 @@
+"""Users and who is calling: registration, token checks, the organiser role."""
+
+from __future__ import annotations
+
+import re
+
+import grpc
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from arena.db import session_scope
+from arena.db.accounts import ROLE_ORGANISER, ROLE_USER, User
+from arena.server.auth import hash_token, new_token, token_from_metadata
+from arena.server.errors import ApiError, denied, invalid, not_found
+
+USER_NAME = re.compile(r"^[A-Za-z0-9_-]{3,32}$")
+ROLES = (ROLE_USER, ROLE_ORGANISER)
+
+
+def check_user_name(name: str) -> str:
+    if not USER_NAME.match(name or ""):
+        raise invalid(f"user name {name[:40]!r} is not valid: use 3-32 letters, digits, '_' or '-'")
+    return name
+
+
+def register_user(name: str, url: str | None = None) -> tuple[User, str]:
+    """Create a user; returns it with its token (the only moment the token exists in clear)."""
+    check_user_name(name)
+    token = new_token()
+    try:
+        with session_scope(url) as s:
+            if s.scalar(select(User.id).where(User.name == name)) is not None:
+                raise ApiError(grpc.StatusCode.ALREADY_EXISTS, f"user name {name!r} is taken")
+            user = User(name=name, role=ROLE_USER, token_hash=hash_token(token))
+            s.add(user)
+            s.flush()
+            s.expunge(user)
+    except IntegrityError:
+        raise ApiError(grpc.StatusCode.ALREADY_EXISTS, f"user name {name!r} is taken") from None
+    return user, token
+
+
+def find_user(session: Session, token: str | None) -> User | None:
+    if not token:
+        return None
+    return session.scalar(select(User).where(User.token_hash == hash_token(token)))
+
+
+def caller(context: grpc.ServicerContext, url: str | None = None, required: bool = True) -> User | None:
+    """The user whose token the call carries; UNAUTHENTICATED when it is required and absent/wrong."""
+    token = token_from_metadata(context.invocation_metadata())
+    if token is None:
+        if not required:
+            return None
+        raise ApiError(
+            grpc.StatusCode.UNAUTHENTICATED,
+            "this call needs an API token: send metadata 'authorization: Bearer <token>' "
+            "(get a token with `arena register NAME`)",
+        )
+    with session_scope(url) as s:
+        user = find_user(s, token)
+        if user is not None:
+            s.expunge(user)
+    if user is None:
+        raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "the API token is not valid (unknown or revoked)")
+    return user
+
+
+def require_organiser(user: User) -> None:
+    if user.role != ROLE_ORGANISER:
+        raise denied(
+            f"user {user.name!r} is not an organiser; only organisers run tournaments and ladders "
+            "(the server operator grants it with `arena organiser NAME`)"
+        )
+
+
+def set_role(name: str, role: str, url: str | None = None) -> User:
+    """Give a user a role (the server operator's command, not a gRPC call)."""
+    if role not in ROLES:
+        raise invalid(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+    with session_scope(url) as s:
+        user = s.scalar(select(User).where(User.name == name))
+        if user is None:
+            raise not_found(f"no user named {name!r}")
+        user.role = role
+        s.flush()
+        s.expunge(user)
+    return user

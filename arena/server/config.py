@@ -1,0 +1,68 @@
+"""Settings of one Arena server: where uploaded bots live, upload caps, qualification.
+
+Where uploaded bots are stored — the *data directory*:
+
+* ``ARENA_DATA_DIR`` when set;
+* else ``ARENA_HOME`` when set (the folder that also holds the default SQLite database);
+* else ``${XDG_DATA_HOME:-~/.local/share}/tabletop-arena``.
+
+Each version of a hosted bot is unpacked into ``<data dir>/bots/<bot id>/v<number>/`` and never
+changed afterwards (a match replays against exactly the code that played it). Several machines
+(server and workers) must see the same data directory, e.g. a shared volume.
+
+The database is not set here: the server, the workers and the web all find it the same way,
+through ``ARENA_DATABASE_URL`` (see :mod:`arena.db.session`), so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.uploads import MiB, UploadLimits
+from referee.engine import TimeControl
+
+DATA_DIR_ENV = "ARENA_DATA_DIR"
+SANDBOX_ENV = "ARENA_SANDBOX"
+
+
+def default_data_dir() -> Path:
+    explicit = os.environ.get(DATA_DIR_ENV) or os.environ.get("ARENA_HOME")
+    if explicit:
+        return Path(explicit).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data).expanduser() / "tabletop-arena"
+
+
+def _sandbox_default() -> bool:
+    """Sandboxing is on unless ``ARENA_SANDBOX=0`` says otherwise (development machines)."""
+    return os.environ.get(SANDBOX_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+@dataclass
+class ServerConfig:
+    data_dir: Path = field(default_factory=default_data_dir)
+    limits: UploadLimits = field(default_factory=UploadLimits)
+    #: Run bots in bubblewrap during qualification.
+    sandbox: bool = field(default_factory=_sandbox_default)
+    #: Time control of qualification matches; None uses the game's own.
+    qualification_time_control: TimeControl | None = None
+    qualification_seed: int = 20261129
+    #: How long a bot may take from launch (or dial) to answering StartMatch.
+    qualification_startup_ms: int = 10000
+    #: Qualification matches run in this many background threads of the server.
+    qualification_workers: int = 2
+    #: How long a ``wait=true`` submission may block before returning QUALIFYING.
+    qualification_wait_s: float = 600.0
+    #: gRPC server threads (every live WatchMatch stream holds one).
+    max_workers: int = 32
+
+    @property
+    def bots_dir(self) -> Path:
+        return self.data_dir / "bots"
+
+    @property
+    def max_message_bytes(self) -> int:
+        """Largest request accepted: the archive cap plus room for the other fields."""
+        return self.limits.max_archive_bytes + MiB

@@ -1,0 +1,85 @@
+"""One way for every handler to refuse a call: raise :class:`ApiError`, get a gRPC status.
+
+Handlers stay plain functions that raise; :func:`handle` turns an ApiError into the status and
+message the client sees, a user mistake reported by the engine (ConfigError) into
+INVALID_ARGUMENT, and anything unexpected into INTERNAL with the details only in the server log,
+so the server keeps serving and a client never sees a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import grpc
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from referee.engine import EngineError
+
+log = logging.getLogger("arena.server")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ApiError(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def invalid(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, message)
+
+
+def not_found(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.NOT_FOUND, message)
+
+
+def denied(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.PERMISSION_DENIED, message)
+
+
+def _status_of(exc: BaseException) -> tuple[grpc.StatusCode, str]:
+    if isinstance(exc, ApiError):
+        return exc.code, exc.message
+    if isinstance(exc, EngineError):
+        return grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+    if isinstance(exc, IntegrityError):
+        # Two calls raced for the same new name or number; the loser's transaction rolled back.
+        return grpc.StatusCode.ABORTED, "a concurrent call changed the same thing first; try again"
+    if isinstance(exc, OperationalError):
+        log.warning("database unavailable: %s", exc)
+        return grpc.StatusCode.UNAVAILABLE, "the database is busy or unreachable; try again shortly"
+    log.exception("unexpected error in an Arena call")
+    return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); the server log has the details"
+
+
+def handle(fn: F) -> F:
+    """Wrap a unary handler ``fn(self, request, context)``."""
+
+    @functools.wraps(fn)
+    def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            return fn(self, request, context)
+        except Exception as exc:  # noqa: BLE001 - mapped to a status, see module docstring
+            code, message = _status_of(exc)
+            context.abort(code, message)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def handle_stream(fn: F) -> F:
+    """Wrap a server-streaming handler (a generator)."""
+
+    @functools.wraps(fn)
+    def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            yield from fn(self, request, context)
+        except Exception as exc:  # noqa: BLE001
+            code, message = _status_of(exc)
+            context.abort(code, message)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,189 @@
+"""Live match events: the match runner publishes each decision, watchers stream them.
+
+A match may run in a Celery worker on another machine while the watcher's stream is served by
+the Arena server, so with a broker (``ARENA_BROKER_URL=redis://...``) events go through Redis:
+each event is appended to a per-match list (so a watcher who joins late gets the backlog) and
+announced on a pub/sub channel (so it arrives as it happens). Without a broker every part runs
+in one process and an in-memory feed does the same job.
+
+An event is a JSON-ready dict with a ``seq`` number; the end of a match is a final
+``{"end": true}`` marker, after which the watcher fetches the full record from the database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+BROKER_ENV = "ARENA_BROKER_URL"
+#: How long Redis keeps a match's backlog after its last event.
+BACKLOG_TTL_S = 6 * 3600
+END = {"end": True}
+
+
+class LiveBus(Protocol):
+    def publish(self, match_id: str, event: dict[str, Any]) -> None: ...
+
+    def watch(self, match_id: str, poll_s: float = 0.5) -> Iterator[dict[str, Any] | None]:
+        """Every event of the match from the first, then new ones as they come.
+
+        Yields ``None`` whenever ``poll_s`` passes without an event, so the caller can check
+        whether its client has gone or the match ended without a marker (a killed worker).
+        Stops after the end marker (which it does not yield).
+        """
+        ...
+
+
+class _Feed:
+    __slots__ = ("events", "done", "cond")
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.done = False
+        self.cond = threading.Condition()
+
+
+class InProcessBus:
+    """Events kept in memory for the last ``keep`` matches: one process, no broker."""
+
+    def __init__(self, keep: int = 2000) -> None:
+        self._feeds: OrderedDict[str, _Feed] = OrderedDict()
+        self._lock = threading.Lock()
+        self._keep = keep
+
+    def _feed(self, match_id: str) -> _Feed:
+        with self._lock:
+            feed = self._feeds.get(match_id)
+            if feed is None:
+                feed = self._feeds[match_id] = _Feed()
+                while len(self._feeds) > self._keep:
+                    self._feeds.popitem(last=False)
+            return feed
+
+    def publish(self, match_id: str, event: dict[str, Any]) -> None:
+        feed = self._feed(match_id)
+        with feed.cond:
+            if event.get("end"):
+                feed.done = True
+            else:
+                feed.events.append(event)
+            feed.cond.notify_all()
+
+    def watch(self, match_id: str, poll_s: float = 0.5) -> Iterator[dict[str, Any] | None]:
+        feed = self._feed(match_id)
+        sent = 0
+        while True:
+            with feed.cond:
+                if sent >= len(feed.events) and not feed.done:
+                    feed.cond.wait(poll_s)
+                new = feed.events[sent:]
+                done = feed.done
+            sent += len(new)
+            yield from new
+            if done and not new:
+                return
+            if not new:
+                yield None
+
+
+class RedisBus:
+    """Events through Redis: a list per match for the backlog, a channel for new events."""
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self._redis = redis.Redis.from_url(url)
+
+    @staticmethod
+    def _keys(match_id: str) -> tuple[str, str]:
+        return f"arena:live:{match_id}:events", f"arena:live:{match_id}"
+
+    def publish(self, match_id: str, event: dict[str, Any]) -> None:
+        backlog, channel = self._keys(match_id)
+        data = json.dumps(event, separators=(",", ":"))
+        pipe = self._redis.pipeline()
+        pipe.rpush(backlog, data)
+        pipe.expire(backlog, BACKLOG_TTL_S)
+        pipe.publish(channel, data)
+        pipe.execute()
+
+    def watch(self, match_id: str, poll_s: float = 0.5) -> Iterator[dict[str, Any] | None]:
+        backlog, channel = self._keys(match_id)
+        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        # Subscribe before reading the backlog so nothing published in between is lost;
+        # duplicates are dropped by sequence number.
+        pubsub.subscribe(channel)
+        try:
+            next_seq = 0
+            for raw in self._redis.lrange(backlog, 0, -1):
+                event = json.loads(raw)
+                if event.get("end"):
+                    return
+                if event.get("seq", next_seq) >= next_seq:
+                    next_seq = int(event.get("seq", next_seq)) + 1
+                    yield event
+            while True:
+                message = pubsub.get_message(timeout=poll_s)
+                if message is None:
+                    yield None
+                    continue
+                event = json.loads(message["data"])
+                if event.get("end"):
+                    return
+                seq = int(event.get("seq", next_seq))
+                if seq < next_seq:
+                    continue
+                if seq > next_seq:
+                    # Missed some (a reconnect): catch up from the backlog.
+                    for raw in self._redis.lrange(backlog, next_seq, seq - 1):
+                        yield json.loads(raw)
+                next_seq = seq + 1
+                yield event
+        finally:
+            pubsub.close()
+
+
+_in_process = InProcessBus()
+_buses: dict[str, RedisBus] = {}
+_buses_lock = threading.Lock()
+
+
+def get_bus(url: str | None = None) -> LiveBus:
+    """The bus for this deployment: Redis when the broker URL is a Redis URL, else in-process."""
+    url = url if url is not None else os.environ.get(BROKER_ENV, "")
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        with _buses_lock:
+            if url not in _buses:
+                _buses[url] = RedisBus(url)
+            return _buses[url]
+    return _in_process
+
+
+def publisher(match_id: str, bus: LiveBus | None = None) -> tuple[Callable[[dict[str, Any]], None], Callable[[], None]]:
+    """An ``on_event`` callback for ``run_match`` that numbers events, and a ``finish`` to call at the end.
+
+    Publishing must never break a match: a broker hiccup loses live events (the record is still
+    stored), it does not forfeit anyone.
+    """
+    bus = bus or get_bus()
+    counter = {"seq": 0}
+
+    def on_event(event: dict[str, Any]) -> None:
+        payload = {**event, "seq": counter["seq"]}
+        counter["seq"] += 1
+        try:
+            bus.publish(match_id, payload)
+        except Exception:  # noqa: BLE001 - see docstring
+            pass
+
+    def finish() -> None:
+        try:
+            bus.publish(match_id, {**END, "seq": counter["seq"]})
+        except Exception:  # noqa: BLE001
+            pass
+
+    return on_event, finish

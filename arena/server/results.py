@@ -1,0 +1,161 @@
+"""Read-only queries behind the results calls: leaderboard, rating history, match lists.
+
+These are the calls many clients poll, so each is a fixed small number of indexed queries:
+the leaderboard reads one row per rated version of the game and keeps each bot's newest; match
+lists page by keyset (created_at, id) rather than OFFSET, so page 1,000 costs what page 1 does,
+and never load the (large) match records.
+"""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import func, literal, select, tuple_
+from sqlalchemy.orm import Session, selectinload
+
+from arena._proto import arena_pb2 as pb
+from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
+from arena.server import convert
+from arena.server.errors import invalid, not_found
+from arena.server.submissions import check_game, get_bot
+
+MAX_LEADERBOARD = 1000
+DEFAULT_PAGE = 50
+MAX_PAGE = 500
+MATCH_STATUSES = ("pending", "running", "done", "failed")
+
+
+def leaderboard(session: Session, game: str, limit: int) -> pb.Leaderboard:
+    """Active bots of ``game``, each by its newest (playing) version, best mu - 3 sigma first."""
+    check_game(game)
+    limit = min(limit or 100, MAX_LEADERBOARD)
+    newest = (
+        select(BotVersion.bot_id, func.max(BotVersion.number).label("number"))
+        .group_by(BotVersion.bot_id)
+        .subquery()
+    )
+    conservative = (Rating.mu - 3 * Rating.sigma).label("conservative")
+    rows = session.execute(
+        select(Bot.id, Bot.name, Bot.owner, BotVersion.number, Rating.mu, Rating.sigma, Rating.games_played, conservative)
+        .join(newest, newest.c.bot_id == Bot.id)
+        .join(BotVersion, (BotVersion.bot_id == Bot.id) & (BotVersion.number == newest.c.number))
+        .join(Rating, (Rating.bot_version_id == BotVersion.id) & (Rating.game == game))
+        .where(Bot.game == game, Bot.active.is_(True))
+        .order_by(conservative.desc(), Bot.id)
+        .limit(limit)
+    ).all()
+    return pb.Leaderboard(
+        game=game,
+        rows=[
+            pb.LeaderboardRow(
+                rank=i + 1, bot_id=r[0], bot=f"{r[1]} v{r[3]}", owner=r[2], mu=r[4], sigma=r[5],
+                conservative=r[7], matches=r[6],
+            )
+            for i, r in enumerate(rows)
+        ],
+    )
+
+
+def rating_history(session: Session, bot_id: int) -> pb.RatingHistory:
+    bot = get_bot(session, bot_id)
+    rows = session.execute(
+        select(RatingHistory.match_id, RatingHistory.mu, RatingHistory.sigma, RatingHistory.created_at, BotVersion.number)
+        .join(BotVersion, BotVersion.id == RatingHistory.bot_version_id)
+        .where(BotVersion.bot_id == bot.id, RatingHistory.game == bot.game)
+        .order_by(RatingHistory.seq)
+    ).all()
+    return pb.RatingHistory(
+        bot_id=bot.id,
+        game=bot.game,
+        points=[
+            pb.RatingPoint(match_id=r[0], mu=r[1], sigma=r[2], at=convert.timestamp(r[3]), version=r[4])
+            for r in rows
+        ],
+    )
+
+
+_SUMMARY_COLUMNS = (
+    Match.id, Match.game, Match.variant, Match.status, Match.tournament_id,
+    Match.created_at, Match.finished_at, Match.forfeits,
+)
+
+
+def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMatchesReply:
+    """One page of match summaries: two Core queries (the page, then its seats), no ORM objects,
+    because building hundreds of ORM instances per page cost more than the queries."""
+    size = min(request.page_size or DEFAULT_PAGE, MAX_PAGE)
+    query = select(*_SUMMARY_COLUMNS)
+    if request.game:
+        query = query.where(Match.game == check_game(request.game))
+    if request.status:
+        if request.status not in MATCH_STATUSES:
+            raise invalid(f"unknown match status {request.status!r}; use one of {', '.join(MATCH_STATUSES)}")
+        query = query.where(Match.status == request.status)
+    if request.tournament_id:
+        query = query.where(Match.tournament_id == request.tournament_id)
+    if request.bot_id:
+        seats = (
+            select(MatchSeat.match_id)
+            .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+            .where(BotVersion.bot_id == request.bot_id)
+        )
+        query = query.where(Match.id.in_(seats))
+    if request.page_token:
+        try:
+            when, last_id = convert.read_page_token(request.page_token)
+        except (ValueError, UnicodeDecodeError):
+            raise invalid("page_token is not one this server handed out; start again without it") from None
+        # A row-value comparison, so the database walks the (created_at, id) index from there.
+        query = query.where(tuple_(Match.created_at, Match.id) < tuple_(literal(when), literal(last_id)))
+    rows = session.execute(query.order_by(Match.created_at.desc(), Match.id.desc()).limit(size + 1)).all()
+    more = len(rows) > size
+    rows = rows[:size]
+    seats_of: dict[str, list[pb.MatchSeat]] = {r.id: [] for r in rows}
+    if rows:
+        seat_rows = session.execute(
+            select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.score, MatchSeat.rank, MatchSeat.forfeit,
+                   BotVersion.bot_id, BotVersion.number, Bot.name)
+            .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .where(MatchSeat.match_id.in_(list(seats_of)))
+            .order_by(MatchSeat.match_id, MatchSeat.seat)
+        ).all()
+        for r in seat_rows:
+            seats_of[r.match_id].append(
+                pb.MatchSeat(seat=r.seat, bot_id=r.bot_id, bot=r.name, version=r.number,
+                             score=r.score or 0.0, rank=r.rank or 0, forfeit_reason=r.forfeit or "")
+            )
+    reply = pb.ListMatchesReply(
+        matches=[
+            pb.MatchSummary(
+                id=r.id, game=r.game, variant=r.variant, status=r.status, tournament_id=r.tournament_id or 0,
+                seats=convert.with_forfeit_reasons(seats_of[r.id], r.forfeits),
+                created_at=convert.timestamp(r.created_at), finished_at=convert.timestamp(r.finished_at),
+            )
+            for r in rows
+        ]
+    )
+    if more:
+        reply.next_page_token = convert.page_token(rows[-1].created_at, rows[-1].id)
+    return reply
+
+
+def get_match(session: Session, match_id: str) -> tuple[Match, pb.Match]:
+    if not match_id or len(match_id) > 64:
+        raise invalid("match_id is required (the id ListMatches shows)")
+    match = session.scalar(
+        select(Match)
+        .where(Match.id == match_id)
+        .options(selectinload(Match.seats).selectinload(MatchSeat.version).selectinload(BotVersion.bot))
+    )
+    if match is None:
+        raise not_found(f"no match with id {match_id!r}")
+    return match, pb.Match(summary=convert.match_summary(match), record_json=record_json(match))
+
+
+def record_json(match: Match) -> str:
+    if match.record:
+        return json.dumps(match.record, ensure_ascii=False)
+    if match.status == "failed":
+        return json.dumps({"match_id": match.id, "status": "failed", "error": match.error or ""})
+    return ""

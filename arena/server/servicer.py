@@ -1,0 +1,183 @@
+"""The Arena gRPC service: each method checks the caller, then hands over to one module.
+
+Authentication is per call: methods that change something call :func:`accounts.caller`
+first, so a missing or wrong token is refused before anything else is looked at.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import grpc
+from sqlalchemy import func, select
+
+from arena._proto import arena_pb2 as pb
+from arena._proto import arena_pb2_grpc
+from arena.db import Bot, BotVersion, session_scope
+from arena.db.accounts import Submission
+from arena.server import accounts, convert, results, tournaments, watch
+from arena.server.config import ServerConfig
+from arena.server.errors import handle, handle_stream, invalid
+from arena.server.live import LiveBus, get_bus
+from arena.server.submissions import Submissions, get_bot, get_owned_bot, playing_version_id
+
+
+class ArenaServicer(arena_pb2_grpc.ArenaServicer):
+    def __init__(self, config: ServerConfig, bus: LiveBus | None = None) -> None:
+        self.config = config
+        self.url: str | None = None  # the database of arena.db: ARENA_DATABASE_URL or its default
+        self.bus = bus or get_bus()
+        self.submissions = Submissions(config)
+
+    def close(self) -> None:
+        self.submissions.close()
+
+    # --- accounts ----------------------------------------------------------------------------
+    @handle
+    def Register(self, request: pb.RegisterRequest, context: grpc.ServicerContext) -> pb.RegisterReply:  # noqa: N802
+        user, token = accounts.register_user(request.name, self.url)
+        return pb.RegisterReply(user=convert.user(user), token=token)
+
+    @handle
+    def WhoAmI(self, request: pb.WhoAmIRequest, context: grpc.ServicerContext) -> pb.User:  # noqa: N802
+        return convert.user(accounts.caller(context, self.url))
+
+    # --- bots -------------------------------------------------------------------------------
+    @handle
+    def SubmitBot(self, request: pb.SubmitBotRequest, context: grpc.ServicerContext) -> pb.SubmitBotReply:  # noqa: N802
+        user = accounts.caller(context, self.url)
+        sub_id = self.submissions.submit_hosted(user, request.name, request.game, request.archive, request.wait)
+        return self._submission_reply(sub_id)
+
+    @handle
+    def RegisterRemoteBot(self, request: pb.RegisterRemoteBotRequest, context: grpc.ServicerContext) -> pb.SubmitBotReply:  # noqa: N802
+        user = accounts.caller(context, self.url)
+        sub_id = self.submissions.submit_remote(user, request.name, request.game, request.address, request.wait)
+        return self._submission_reply(sub_id)
+
+    def _submission_reply(self, sub_id: int) -> pb.SubmitBotReply:
+        with session_scope(self.url) as s:
+            sub = s.get(Submission, sub_id)
+            detail = self._bot_detail(s, s.get(Bot, sub.bot_id))
+            number = sub.number
+        version = next(v for v in detail.versions if v.number == number)
+        return pb.SubmitBotReply(bot=detail, version=version)
+
+    def _bot_detail(self, session, bot: Bot) -> pb.BotDetail:  # noqa: ANN001
+        subs = session.scalars(
+            select(Submission).where(Submission.bot_id == bot.id).order_by(Submission.number.desc())
+        ).all()
+        playing = playing_version_id(session, bot)
+        playing_number = next((s.number for s in subs if s.bot_version_id == playing), 0) if playing else 0
+        return pb.BotDetail(
+            bot=convert.bot(bot, playing_number, len(subs)),
+            versions=[convert.version(s, playing) for s in subs],
+        )
+
+    @handle
+    def ListBots(self, request: pb.ListBotsRequest, context: grpc.ServicerContext) -> pb.ListBotsReply:  # noqa: N802
+        owner = request.owner
+        if request.mine:
+            owner = accounts.caller(context, self.url).name
+        with session_scope(self.url) as s:
+            query = select(Bot).order_by(Bot.game, Bot.name)
+            if request.game:
+                query = query.where(Bot.game == request.game)
+            if owner:
+                query = query.where(Bot.owner == owner)
+            bots = s.scalars(query).all()
+            ids = [b.id for b in bots]
+            counts = dict(
+                s.execute(
+                    select(Submission.bot_id, func.count()).where(Submission.bot_id.in_(ids)).group_by(Submission.bot_id)
+                ).all()
+            ) if ids else {}
+            playing = dict(
+                s.execute(
+                    select(BotVersion.bot_id, func.max(BotVersion.number)).where(BotVersion.bot_id.in_(ids)).group_by(BotVersion.bot_id)
+                ).all()
+            ) if ids else {}
+            return pb.ListBotsReply(bots=[convert.bot(b, playing.get(b.id, 0), counts.get(b.id, 0)) for b in bots])
+
+    @handle
+    def GetBot(self, request: pb.GetBotRequest, context: grpc.ServicerContext) -> pb.BotDetail:  # noqa: N802
+        with session_scope(self.url) as s:
+            return self._bot_detail(s, get_bot(s, request.bot_id))
+
+    @handle
+    def GetVersionStatus(self, request: pb.GetVersionStatusRequest, context: grpc.ServicerContext) -> pb.BotVersion:  # noqa: N802
+        with session_scope(self.url) as s:
+            bot = get_bot(s, request.bot_id)
+            sub = self.submissions.find_submission(s, bot.id, request.number)
+            version = convert.version(sub, playing_version_id(s, bot))
+            if sub.record:
+                version.qualification_record_json = json.dumps(sub.record, ensure_ascii=False)
+            return version
+
+    @handle
+    def DeactivateBot(self, request: pb.DeactivateBotRequest, context: grpc.ServicerContext) -> pb.BotDetail:  # noqa: N802
+        user = accounts.caller(context, self.url)
+        with session_scope(self.url) as s:
+            bot = get_owned_bot(s, request.bot_id, user)
+            bot.active = False
+            s.flush()
+            return self._bot_detail(s, bot)
+
+    # --- tournaments --------------------------------------------------------------------------------
+    @handle
+    def CreateTournament(self, request: pb.CreateTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        user = accounts.caller(context, self.url)
+        accounts.require_organiser(user)
+        return tournaments.create_round_robin(self.url, request, sandbox=self.config.sandbox)
+
+    @handle
+    def StartLadder(self, request: pb.StartLadderRequest, context: grpc.ServicerContext) -> pb.Ladder:  # noqa: N802
+        user = accounts.caller(context, self.url)
+        accounts.require_organiser(user)
+        return tournaments.start_ladder(self.url, request, sandbox=self.config.sandbox)
+
+    @handle
+    def StopLadder(self, request: pb.StopLadderRequest, context: grpc.ServicerContext) -> pb.Ladder:  # noqa: N802
+        user = accounts.caller(context, self.url)
+        accounts.require_organiser(user)
+        return tournaments.stop_ladder(self.url, request.game)
+
+    @handle
+    def GetLadder(self, request: pb.GetLadderRequest, context: grpc.ServicerContext) -> pb.Ladder:  # noqa: N802
+        return tournaments.get_ladder(self.url, request.game)
+
+    @handle
+    def GetTournament(self, request: pb.GetTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        if request.tournament_id <= 0:
+            raise invalid("tournament_id must be a positive tournament id")
+        return tournaments.get_tournament(self.url, request.tournament_id)
+
+    @handle
+    def ListTournaments(self, request: pb.ListTournamentsRequest, context: grpc.ServicerContext) -> pb.ListTournamentsReply:  # noqa: N802
+        return tournaments.list_tournaments(self.url, request.game)
+
+    # --- results ------------------------------------------------------------------------------------
+    @handle
+    def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context: grpc.ServicerContext) -> pb.Leaderboard:  # noqa: N802
+        with session_scope(self.url) as s:
+            return results.leaderboard(s, request.game, request.limit)
+
+    @handle
+    def GetRatingHistory(self, request: pb.GetRatingHistoryRequest, context: grpc.ServicerContext) -> pb.RatingHistory:  # noqa: N802
+        with session_scope(self.url) as s:
+            return results.rating_history(s, request.bot_id)
+
+    @handle
+    def ListMatches(self, request: pb.ListMatchesRequest, context: grpc.ServicerContext) -> pb.ListMatchesReply:  # noqa: N802
+        with session_scope(self.url) as s:
+            return results.list_matches(s, request)
+
+    @handle
+    def GetMatch(self, request: pb.GetMatchRequest, context: grpc.ServicerContext) -> pb.Match:  # noqa: N802
+        with session_scope(self.url) as s:
+            return results.get_match(s, request.match_id)[1]
+
+    @handle_stream
+    def WatchMatch(self, request: pb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[pb.MatchEvent]:  # noqa: N802
+        yield from watch.watch(self.url, self.bus, request.match_id, context)

@@ -1,0 +1,147 @@
+"""Tournament and ladder calls: thin wrappers over the platform's scheduling (arena.tasks,
+arena.ladder), plus the progress figures clients poll."""
+
+from __future__ import annotations
+
+import secrets
+
+import grpc
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena import bots, ladder, tasks
+from arena import tournaments as arena_tournaments
+from arena._proto import arena_pb2 as pb
+from arena.db import Ladder, Match, Tournament, session_scope, utcnow
+from arena.schedule import ScheduleError
+from arena.server import convert
+from arena.server.errors import ApiError, invalid, not_found
+from arena.server.submissions import check_game, get_bot
+
+
+def _match_counts(session: Session, *where) -> dict[str, int]:  # noqa: ANN002
+    return dict(session.execute(select(Match.status, func.count()).where(*where).group_by(Match.status)).all())
+
+
+def tournament_message(session: Session, t: Tournament) -> pb.Tournament:
+    counts = _match_counts(session, Match.tournament_id == t.id)
+    progress = t.progress()
+    eta = progress.get("eta_seconds")
+    return pb.Tournament(
+        id=t.id, name=t.name, game=t.game, variant=t.variant, kind="round_robin", status=t.status,
+        players=t.players, rounds=t.rounds, matches_total=t.matches_total,
+        matches_done=counts.get("done", 0), matches_running=counts.get("running", 0),
+        matches_failed=counts.get("failed", 0), eta_seconds=-1.0 if eta is None else float(eta),
+        created_at=convert.timestamp(t.created_at),
+        bot_ids=sorted({e.version.bot_id for e in t.entries}),
+    )
+
+
+def get_tournament(url: str | None, tournament_id: int) -> pb.Tournament:
+    with session_scope(url) as s:
+        t = s.get(Tournament, tournament_id)
+        if t is None:
+            raise not_found(f"no tournament with id {tournament_id}")
+        return tournament_message(s, t)
+
+
+def list_tournaments(url: str | None, game: str) -> pb.ListTournamentsReply:
+    with session_scope(url) as s:
+        query = select(Tournament).order_by(Tournament.id.desc())
+        if game:
+            query = query.where(Tournament.game == check_game(game))
+        return pb.ListTournamentsReply(tournaments=[tournament_message(s, t) for t in s.scalars(query)])
+
+
+def ladder_message(session: Session, ladder: Ladder | None, game: str) -> pb.Ladder:
+    counts = _match_counts(session, Match.game == game, Match.kind == "ladder")
+    return pb.Ladder(
+        game=game, variant=ladder.variant if ladder else "", enabled=bool(ladder and ladder.enabled),
+        matches_pending=counts.get("pending", 0), matches_running=counts.get("running", 0),
+        matches_done=counts.get("done", 0), matches_failed=counts.get("failed", 0),
+    )
+
+
+def get_ladder(url: str | None, game: str) -> pb.Ladder:
+    check_game(game)
+    with session_scope(url) as s:
+        return ladder_message(s, s.get(Ladder, game), game)
+
+
+def _time_control(decision_ms: int, bank_ms: int) -> tuple[int | None, int | None]:
+    if bool(decision_ms) != bool(bank_ms) and not decision_ms:
+        raise invalid("bank_ms given without decision_ms")
+    return (decision_ms or None), (bank_ms if decision_ms else None)
+
+
+MAX_ROUNDS = 100
+
+
+def _entrants(session: Session, game: str, bot_ids: list[int]) -> list[int]:
+    """The playing version of each bot (all active bots of the game when none are named)."""
+    if not bot_ids:
+        return [v.id for v in bots.latest_versions(session, game)]
+    if len(set(bot_ids)) != len(bot_ids):
+        raise invalid("a bot is named twice in bot_ids")
+    version_ids = []
+    for bot_id in bot_ids:
+        bot = get_bot(session, bot_id)
+        if bot.game != game:
+            raise invalid(f"bot {bot_id} ({bot.name!r}) plays {bot.game}, not {game}")
+        version = bot.latest_version
+        if not bot.active or version is None:
+            raise invalid(f"bot {bot_id} ({bot.name!r}) has no active qualified version")
+        version_ids.append(version.id)
+    return version_ids
+
+
+def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, sandbox: bool) -> pb.Tournament:
+    check_game(request.game)
+    if request.players < 2:
+        raise invalid("players (seats per table) must be at least 2")
+    rounds = request.rounds or 1
+    if rounds > MAX_ROUNDS:
+        raise invalid(f"rounds must be at most {MAX_ROUNDS}")
+    decision_ms, bank_ms = _time_control(request.decision_ms, request.bank_ms)
+    with session_scope(url) as s:
+        version_ids = _entrants(s, request.game, list(request.bot_ids))
+        if len(version_ids) < request.players:
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"{request.players}-seat tables need at least {request.players} bots with an active version; "
+                f"{len(version_ids)} available",
+            )
+        try:
+            t = arena_tournaments.create_tournament(
+                s, request.game, version_ids, request.players, rounds=rounds,
+                variant=request.variant or None, seed=secrets.randbits(31),
+                decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
+                name=request.name[:200],
+            )
+        except ScheduleError as exc:
+            raise invalid(str(exc)) from None
+        tournament_id = t.id
+    tasks.schedule_tournament.delay(tournament_id)
+    return get_tournament(url, tournament_id)
+
+
+def start_ladder(url: str | None, request: pb.StartLadderRequest, sandbox: bool) -> pb.Ladder:
+    check_game(request.game)
+    decision_ms, bank_ms = _time_control(request.decision_ms, request.bank_ms)
+    with session_scope(url) as s:
+        ladder.ensure_ladder(
+            s, request.game, request.variant or None, decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox
+        )
+    tasks.ladder_tick.delay(request.game)
+    return get_ladder(url, request.game)
+
+
+def stop_ladder(url: str | None, game: str) -> pb.Ladder:
+    check_game(game)
+    with session_scope(url) as s:
+        row = s.get(Ladder, game)
+        if row is None or not row.enabled:
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, f"no ladder is running for {game}")
+        row.enabled = False
+        row.updated_at = utcnow()
+    return get_ladder(url, game)

@@ -1,0 +1,77 @@
+"""WatchMatch: stream a match's events while it is played, then its whole record.
+
+The events come from :mod:`arena.server.live` (Redis or in-process); the record comes from the
+database once the worker has stored it. A match that ends without an end marker reaching us (a
+worker killed mid-match and the match replayed elsewhere, a broker restart) is still noticed,
+because the stream checks the match's status in the database between events.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import grpc
+
+from arena._proto import arena_pb2 as pb
+from arena.db import Match, session_scope
+from arena.server import results
+from arena.server.errors import invalid, not_found
+from arena.server.live import LiveBus
+
+FINISHED = ("done", "failed")
+#: Seconds between database checks while no event arrives.
+STATUS_POLL_S = 1.0
+#: After the end marker, how long to wait for the worker to store the record.
+RECORD_WAIT_S = 30.0
+
+
+def _status(url: str | None, match_id: str) -> str | None:
+    with session_scope(url) as s:
+        return s.scalar(Match.__table__.select().with_only_columns(Match.status).where(Match.id == match_id))
+
+
+def _record_event(url: str | None, match_id: str) -> pb.MatchEvent:
+    with session_scope(url) as s:
+        _, match = results.get_match(s, match_id)
+    return pb.MatchEvent(kind=pb.MATCH_EVENT_KIND_RECORD, record_json=match.record_json)
+
+
+def watch(
+    url: str | None, bus: LiveBus, match_id: str, context: grpc.ServicerContext
+) -> Iterator[pb.MatchEvent]:
+    if not match_id or len(match_id) > 64:
+        raise invalid("match_id is required (the id ListMatches shows)")
+    status = _status(url, match_id)
+    if status is None:
+        raise not_found(f"no match with id {match_id!r}")
+    if status in FINISHED:
+        yield _record_event(url, match_id)
+        return
+    last_check = time.monotonic()
+    stored = False
+    for event in bus.watch(match_id, poll_s=0.25):
+        if not context.is_active():
+            return
+        if event is not None:
+            seq = int(event.get("seq", 0))
+            yield pb.MatchEvent(
+                kind=pb.MATCH_EVENT_KIND_LIVE, seq=seq,
+                event_json=json.dumps({k: v for k, v in event.items() if k != "seq"}, ensure_ascii=False),
+            )
+            if event.get("type") == "end":
+                break
+        if time.monotonic() - last_check >= STATUS_POLL_S:
+            last_check = time.monotonic()
+            if _status(url, match_id) in FINISHED:
+                stored = True
+                break
+    # The end event (or marker) may arrive before the worker has stored the record.
+    deadline = time.monotonic() + (0.0 if stored else RECORD_WAIT_S)
+    while context.is_active():
+        if _status(url, match_id) in FINISHED or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
+    if context.is_active():
+        yield _record_event(url, match_id)

@@ -1,0 +1,315 @@
+"""The Celery tasks, and the same work run in-process when there is no broker.
+
+* ``play_match(match_id)`` — claim the match (lease), play it with the match runner while a
+  heartbeat keeps the lease fresh, record the result and update the ratings in one serialised
+  transaction (:func:`arena.recording.record_result`). Idempotent: a match already done is
+  skipped, and recording counts a result at most once. A match held by another live worker is
+  retried after its lease. Infrastructure errors release the match for another attempt.
+* ``record_result(match_id, record)`` — recording alone (for results produced elsewhere).
+* ``schedule_tournament(tournament_id)`` — start a tournament and enqueue its pending matches.
+* ``ladder_tick(game)`` / ``ladder_tick_all()`` — top up ladder queues (Celery beat).
+* ``sweep()`` — re-send matches whose message was lost (a Redis restart without persistence)
+  or whose worker died (lease expired). Run by beat and by ``arena tournament`` while waiting.
+
+:func:`enqueue` is the one way matches are handed out: to Redis when ``ARENA_BROKER_URL`` is
+set, otherwise to a thread pool in this process (``set_local_workers``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import and_, func, or_, select, update
+
+from arena import ladder, recording, tournaments
+from arena.celery_app import app, has_broker
+from arena.db import Ladder, Match, Tournament, session_scope, utcnow
+from arena.server import live
+from referee.engine import ConfigError, TimeControl
+
+log = logging.getLogger(__name__)
+
+#: A pending match re-sent when its message seems lost is given this long to be picked up first.
+REQUEUE_GRACE = float(os.environ.get("ARENA_REQUEUE_GRACE", "10"))
+#: Whatever the queue looks like, a match pending this long is re-sent (duplicates are no-ops).
+REQUEUE_AFTER = float(os.environ.get("ARENA_REQUEUE_AFTER", "600"))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # recorded | duplicate | done | failed | missing | busy | pending
+    retry_in: float | None = None
+
+
+class _Heartbeat(threading.Thread):
+    """Renews the match lease while the match is played."""
+
+    def __init__(self, match_id: str, worker: str) -> None:
+        super().__init__(daemon=True, name=f"lease-{match_id[:8]}")
+        self.match_id, self.worker = match_id, worker
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(recording.LEASE_SECONDS / 3):
+            try:
+                with session_scope() as s:
+                    recording.renew(s, self.match_id, self.worker)
+            except Exception:  # noqa: BLE001 - a missed renewal only risks a duplicate play
+                log.warning("could not renew the lease of match %s", self.match_id, exc_info=True)
+
+
+def _match_config(match_id: str):  # noqa: ANN202 - referee.match.MatchConfig
+    from referee.match import MatchConfig, SeatSpec
+
+    with session_scope() as s:
+        m = s.get(Match, match_id)
+        seats = [SeatSpec(seat.version.label, seat.version.source) for seat in m.seats]
+        tc = TimeControl(m.decision_ms, m.bank_ms) if m.decision_ms else None
+        return MatchConfig(
+            game=m.game,
+            seats=seats,
+            seed=m.seed,
+            variant=m.variant,
+            match_id=m.id,
+            time_control=tc,
+            sandbox=m.sandbox,
+        )
+
+
+def _record_dict(record) -> dict:  # noqa: ANN001 - referee.record.MatchRecord
+    if hasattr(record, "to_dict"):
+        return record.to_dict()
+    data = record.to_json()
+    return json.loads(data) if isinstance(data, str) else data
+
+
+def play_match_now(match_id: str) -> Outcome:
+    """Play and record one match in this process (the body of the ``play_match`` task)."""
+    from referee.match import run_match
+
+    worker = f"{recording.worker_name()}:{threading.get_ident()}"
+    with session_scope() as s:
+        claim = recording.claim(s, match_id, worker)
+    if claim.outcome == "busy":
+        return Outcome("busy", max(1.0, (claim.lease_until or 0) - time.time() + 1))
+    if claim.outcome != "claimed":
+        return Outcome(claim.outcome)
+    heartbeat = _Heartbeat(match_id, worker)
+    heartbeat.start()
+    try:
+        try:
+            # Live events for WatchMatch (Redis pub/sub with a broker, in-process otherwise).
+            on_event, end_live = live.publisher(match_id)
+            record = run_match(_match_config(match_id), on_event=on_event)
+        except ConfigError as exc:  # the match can never be played as configured
+            with session_scope() as s:
+                recording.fail(s, match_id, f"{type(exc).__name__}: {exc}")
+            return Outcome("failed")
+        except Exception as exc:  # noqa: BLE001 - infrastructure trouble: let it be tried again
+            log.exception("match %s failed to run", match_id)
+            with session_scope() as s:
+                status = recording.release(s, match_id, worker, f"{type(exc).__name__}: {exc}")
+            return Outcome(status, 5.0 if status == "pending" else None)
+    finally:
+        heartbeat.stopped.set()
+    with session_scope() as s:
+        counted = recording.record_result(s, match_id, _record_dict(record))
+    end_live()  # after the record is stored: a watcher then finds it in the database
+    return Outcome("recorded" if counted else "duplicate")
+
+
+@app.task(
+    name="arena.tasks.play_match",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    ignore_result=True,
+)
+def play_match(self, match_id: str) -> str:  # noqa: ANN001
+    outcome = play_match_now(match_id)
+    if outcome.retry_in is not None:
+        raise self.retry(countdown=outcome.retry_in)
+    return outcome.status
+
+
+@app.task(name="arena.tasks.record_result", acks_late=True, reject_on_worker_lost=True)
+def record_result(match_id: str, record: dict) -> bool:
+    with session_scope() as s:
+        return recording.record_result(s, match_id, record)
+
+
+@app.task(name="arena.tasks.schedule_tournament", acks_late=True, reject_on_worker_lost=True)
+def schedule_tournament(tournament_id: int) -> int:
+    """Mark the tournament running and enqueue every match not yet played."""
+    with session_scope() as s:
+        t = s.get(Tournament, tournament_id)
+        if t is None:
+            return 0
+        tournaments.start(s, t)
+        ids = list(
+            s.scalars(
+                select(Match.id)
+                .where(Match.tournament_id == tournament_id, Match.status == "pending")
+                .order_by(Match.round, Match.table)
+            )
+        )
+    enqueue(ids)
+    return len(ids)
+
+
+@app.task(name="arena.tasks.ladder_tick", acks_late=True)
+def ladder_tick(game: str) -> int:
+    with session_scope() as s:
+        ids = ladder.tick(s, game)
+    enqueue(ids)
+    return len(ids)
+
+
+@app.task(name="arena.tasks.ladder_tick_all", acks_late=True)
+def ladder_tick_all() -> int:
+    with session_scope() as s:
+        games = list(s.scalars(select(Ladder.game).where(Ladder.enabled.is_(True))))
+    return sum(ladder_tick(game) for game in games)
+
+
+@app.task(name="arena.tasks.sweep", acks_late=True)
+def sweep(tournament_id: int | None = None, game: str | None = None, kind: str | None = None) -> int:
+    """Re-send matches that would otherwise never be played (optionally only one tournament, or
+    one game's matches of one kind). Returns how many were re-sent."""
+    now = time.time()
+    grace = utcnow() - timedelta(seconds=REQUEUE_GRACE)
+    long_ago = utcnow() - timedelta(seconds=REQUEUE_AFTER)
+    with session_scope() as s:
+        scope = []
+        if tournament_id is not None:
+            scope.append(Match.tournament_id == tournament_id)
+        if game is not None:
+            scope.append(Match.game == game)
+        if kind is not None:
+            scope.append(Match.kind == kind)
+        orphaned = list(
+            s.scalars(
+                select(Match.id).where(
+                    *scope,
+                    Match.status == "running",
+                    or_(Match.lease_until.is_(None), Match.lease_until < now),
+                )
+            )
+        )
+        pending = s.execute(
+            select(Match.id, Match.queued_at).where(*scope, Match.status == "pending")
+        ).all()
+        all_count = s.scalar(
+            select(func.count()).select_from(Match).where(Match.status == "pending")
+        )
+    if has_broker():
+        # Fewer messages waiting than matches pending: some messages were lost (or are held by
+        # a worker right now; re-sending those only costs a no-op duplicate).
+        waiting = _broker_queue_length()
+        lost = waiting is not None and waiting < all_count
+        resend = [
+            mid
+            for mid, queued in pending
+            if queued is None or queued < long_ago or (lost and queued < grace)
+        ]
+    else:
+        resend = [mid for mid, _ in pending if mid not in _local_submitted]
+    ids = orphaned + resend
+    if ids:
+        log.info("re-sending %d matches (%d with an expired lease)", len(ids), len(orphaned))
+        enqueue(ids)
+    return len(ids)
+
+
+def _broker_queue_length() -> int | None:
+    try:
+        with app.connection_for_write() as conn:
+            client = conn.default_channel.client
+            return int(client.llen(app.conf.task_default_queue))
+    except Exception:  # noqa: BLE001 - broker unreachable now: decide on the next sweep
+        return None
+
+
+# --- handing matches out ----------------------------------------------------------------------
+
+_local_pool: ThreadPoolExecutor | None = None
+_local_workers = max(1, os.cpu_count() or 1)
+_local_submitted: set[str] = set()
+_local_lock = threading.Lock()
+
+
+def set_local_workers(n: int) -> None:
+    """How many matches this process plays at once when there is no broker."""
+    global _local_pool, _local_workers
+    with _local_lock:
+        if _local_pool is not None and n != _local_workers:
+            _local_pool.shutdown(wait=True)
+            _local_pool = None
+        _local_workers = max(1, n)
+
+
+def _run_local(match_id: str) -> None:
+    try:
+        while True:
+            outcome = play_match_now(match_id)
+            if outcome.retry_in is None:
+                return
+            time.sleep(min(outcome.retry_in, 5.0))
+    except Exception:  # noqa: BLE001 - keep the pool alive; the sweeper will try again
+        log.exception("in-process match %s crashed", match_id)
+    finally:
+        with _local_lock:
+            _local_submitted.discard(match_id)
+
+
+def enqueue(match_ids: list[str]) -> None:
+    """Hand matches to the workers (Redis) or to this process's pool (no broker)."""
+    if not match_ids:
+        return
+    with session_scope() as s:
+        s.execute(
+            update(Match)
+            .where(and_(Match.id.in_(match_ids), Match.status.in_(("pending", "running"))))
+            .values(queued_at=utcnow())
+            .execution_options(synchronize_session=False)
+        )
+    if has_broker():
+        for mid in match_ids:
+            play_match.apply_async(args=[mid])
+        return
+    global _local_pool
+    with _local_lock:
+        if _local_pool is None:
+            _local_pool = ThreadPoolExecutor(_local_workers, thread_name_prefix="arena-match")
+        for mid in match_ids:
+            if mid in _local_submitted:
+                continue
+            _local_submitted.add(mid)
+            _local_pool.submit(_run_local, mid)
+
+
+def cancel_local() -> None:
+    """Drop the matches queued in this process (Ctrl+C); the ones being played finish."""
+    global _local_pool
+    with _local_lock:
+        if _local_pool is not None:
+            _local_pool.shutdown(wait=False, cancel_futures=True)
+            _local_pool = None
+        _local_submitted.clear()
+
+
+def wait_local() -> None:
+    """Block until the in-process pool is idle (used by the CLI without a broker)."""
+    while True:
+        with _local_lock:
+            if not _local_submitted:
+                return
+        time.sleep(0.1)

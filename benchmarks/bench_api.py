@@ -1,0 +1,170 @@
+"""Arena API throughput and latency: GetLeaderboard and ListMatches against a bare unary call.
+
+Set-up: a fresh SQLite database with 1,000 bots (one rated version each) and 100,000 finished
+two-seat matches (with small records), an in-process Arena server on a real TCP socket, and a
+client in the same process. Each call is measured for ``seconds`` by one client (latency
+p50/p99 and requests/s) and then by ``threads`` concurrent clients (requests/s). The bare
+unary call is the health check on the same server: the difference is what the Arena's own work
+costs (database query, message building), the rest is gRPC and Python.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from sqlalchemy import insert
+
+GAME = "solenia"
+
+
+def populate(bots: int, matches: int, seed: int = 1) -> None:
+    """Fill the (fresh) database of ``ARENA_DATABASE_URL`` with bots, ratings and matches."""
+    from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, get_engine, utcnow
+    from arena.db.accounts import Submission, User
+
+    rng = random.Random(seed)
+    now = utcnow()
+    engine = get_engine()
+    with engine.begin() as conn:
+        conn.execute(insert(User), [{"id": 1, "name": "bench", "role": "user", "token_hash": "0" * 64, "created_at": now}])
+        conn.execute(insert(Bot), [
+            {"id": i, "owner": "bench", "name": f"bot{i:04d}", "game": GAME, "active": True, "created_at": now}
+            for i in range(1, bots + 1)
+        ])
+        conn.execute(insert(BotVersion), [
+            {"id": i, "bot_id": i, "number": 1, "kind": "hosted", "source": f"/bots/{i}/v1", "digest": "",
+             "initial_mu": 25.0, "initial_sigma": 25 / 3, "created_at": now}
+            for i in range(1, bots + 1)
+        ])
+        conn.execute(insert(Submission), [
+            {"id": i, "bot_id": i, "number": 1, "kind": "hosted", "source": f"/bots/{i}/v1", "digest": "",
+             "status": "qualified", "bot_version_id": i, "created_at": now}
+            for i in range(1, bots + 1)
+        ])
+        conn.execute(insert(Rating), [
+            {"bot_version_id": i, "game": GAME, "mu": rng.gauss(25, 4), "sigma": rng.uniform(1, 8),
+             "provisional": False, "games_played": 200, "distinct_opponents": 150, "opponent_counts": {},
+             "seat_counts": {}, "player_counts": {}, "updated_at": now}
+            for i in range(1, bots + 1)
+        ])
+        batch = 10_000
+        for start in range(0, matches, batch):
+            rows, seats = [], []
+            for n in range(start, min(matches, start + batch)):
+                mid = f"{n:032x}"
+                a, b = rng.sample(range(1, bots + 1), 2)
+                when = now - timedelta(seconds=matches - n)
+                rows.append({
+                    "id": mid, "game": GAME, "variant": "base", "players": 2, "seed": n, "kind": "ladder",
+                    "tournament_id": None, "round": 0, "table": 0, "status": "done", "sandbox": True,
+                    "attempts": 1, "created_at": when, "finished_at": when,
+                    "result": {"scores": [3.0, 1.0], "ranks": [1, 2]}, "forfeits": [],
+                    "record": {"match_id": mid, "seed": n, "decisions": [{"n": 0, "seat": 0, "option": "x"}]},
+                    "rating_seq": n + 1,
+                })
+                seats += [
+                    {"match_id": mid, "seat": 0, "bot_version_id": a, "rank": 1, "score": 3.0},
+                    {"match_id": mid, "seat": 1, "bot_version_id": b, "rank": 2, "score": 1.0},
+                ]
+            conn.execute(insert(Match), rows)
+            conn.execute(insert(MatchSeat), seats)
+
+
+def _measure(call: Callable[[], object], seconds: float) -> dict[str, float]:
+    call()  # warm-up
+    latencies = []
+    end = time.perf_counter() + seconds
+    while (t0 := time.perf_counter()) < end:
+        call()
+        latencies.append(time.perf_counter() - t0)
+    latencies.sort()
+    return {
+        "rps": round(len(latencies) / sum(latencies), 1),
+        "p50_ms": round(statistics.median(latencies) * 1000, 3),
+        "p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000, 3),
+        "calls": len(latencies),
+    }
+
+
+def _concurrent(call: Callable[[], object], seconds: float, threads: int) -> float:
+    counts = [0] * threads
+    stop = time.perf_counter() + seconds
+
+    def loop(i: int) -> None:
+        while time.perf_counter() < stop:
+            call()
+            counts[i] += 1
+
+    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    t0 = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return round(sum(counts) / (time.perf_counter() - t0), 1)
+
+
+def bench(bots: int = 1000, matches: int = 100_000, seconds: float = 3.0, threads: int = 8) -> dict:
+    from arena._proto import arena_pb2 as pb
+    from arena._proto import arena_pb2_grpc
+    from arena.db import dispose_all
+    from arena.server.app import start_server
+    from arena.server.config import ServerConfig
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-api-"))
+    saved = os.environ.get("ARENA_DATABASE_URL")
+    os.environ["ARENA_DATABASE_URL"] = f"sqlite:///{tmp / 'arena.sqlite3'}"
+    result: dict = {"bots": bots, "matches": matches, "database": "sqlite (WAL)", "threads": threads}
+    try:
+        t0 = time.perf_counter()
+        populate(bots, matches)
+        result["populate_s"] = round(time.perf_counter() - t0, 1)
+        running = start_server(ServerConfig(data_dir=tmp / "data"), "127.0.0.1:0")
+        channel = grpc.insecure_channel(running.address)
+        try:
+            arena = arena_pb2_grpc.ArenaStub(channel)
+            health = health_pb2_grpc.HealthStub(channel)
+            deep = arena.ListMatches(pb.ListMatchesRequest(page_size=50))
+            for _ in range(199):  # page 200 (rows 10,000-10,050): keyset paging costs what page 1 does
+                deep = arena.ListMatches(pb.ListMatchesRequest(page_size=50, page_token=deep.next_page_token))
+            calls: dict[str, Callable[[], object]] = {
+                "bare_unary_health_check": lambda: health.Check(health_pb2.HealthCheckRequest()),
+                "get_leaderboard_top100": lambda: arena.GetLeaderboard(pb.GetLeaderboardRequest(game=GAME, limit=100)),
+                "list_matches_page1_50": lambda: arena.ListMatches(pb.ListMatchesRequest(page_size=50)),
+                "list_matches_page200_50": lambda: arena.ListMatches(
+                    pb.ListMatchesRequest(page_size=50, page_token=deep.next_page_token)),
+                "list_matches_by_bot_50": lambda: arena.ListMatches(pb.ListMatchesRequest(bot_id=17, page_size=50)),
+            }
+            for name, call in calls.items():
+                figures = _measure(call, seconds)
+                figures["rps_concurrent"] = _concurrent(call, seconds, threads)
+                result[name] = figures
+            bare = result["bare_unary_health_check"]["p50_ms"]
+            for name in list(calls)[1:]:
+                result[name]["p50_vs_bare"] = round(result[name]["p50_ms"] / bare, 1)
+        finally:
+            channel.close()
+            running.stop(grace=0)
+    finally:
+        dispose_all()
+        if saved is None:
+            os.environ.pop("ARENA_DATABASE_URL", None)
+        else:
+            os.environ["ARENA_DATABASE_URL"] = saved
+    return result
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(bench(), indent=2))

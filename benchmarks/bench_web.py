@@ -1,0 +1,402 @@
+"""Website latency with a big database: 1,000 bots and 100,000 finished matches.
+
+Measures p50/p95 of the leaderboard, the match history (first page, a deep keyset page, a bot's
+matches, a game filter) and the match page (a different, never-cached match every request),
+next to a trivial Flask route in the same run and process, so the figures can be read as
+"n times a do-nothing request" on any machine. Requests go through the WSGI test client (no
+sockets): what is measured is the app — queries plus templates.
+
+The database is generated once (bulk inserts through SQLAlchemy Core, ~1 minute) and kept in
+``$ARENA_BENCH_DIR`` (default: the temp folder) for the next run. Matches are real games of the
+toy engine (tests/toy_game.py, registered here): 60 distinct seeded playouts, each stored under
+many match ids, so every match page replays a real record.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+BOTS = 1_000
+MATCHES = 100_000
+TOURNAMENTS = 20
+SAMPLES = 200
+SCHEMA_TAG = "v3"
+GAMES = ("toy", "toy_dice")
+
+
+def _register_toy() -> None:
+    root = Path(__file__).resolve().parents[1]
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from referee import registry
+    from referee.engine import GameSpec
+    from tests.toy_game import ToyState
+
+    class ToyDice(ToyState):
+        """The toy game under a second name, so the site has two games of 500 bots each."""
+
+        spec = GameSpec(
+            name="toy_dice",
+            title="Toy High Card (dice)",
+            configurations=ToyState.spec.configurations,
+            default_variant="dice",
+            time_control=ToyState.spec.time_control,
+        )
+        __slots__ = ()
+
+    registry.register(ToyState)
+    registry.register(ToyDice)
+
+
+def _records(game: str, variant: str, count: int) -> list[dict[str, Any]]:
+    """Real playouts of the toy engine as match records (random but seeded choices)."""
+    from referee import registry
+    from referee.record import Decision, MatchRecord, SeatTotals
+    from referee.rng import Rng
+
+    out = []
+    for i in range(count):
+        players = 2 + i % 3
+        seed = 1000 + i
+        state = registry.new_game(game, players, seed, variant)
+        rng = Rng(seed)
+        rec = MatchRecord(
+            match_id="",
+            game=game,
+            variant=variant,
+            players=players,
+            seed=seed,
+            time_control={"decision_ms": 2000, "bank_ms": 5000},
+            seats=[{"name": f"seat {s}", "kind": "hosted"} for s in range(players)],
+        )
+        totals = [SeatTotals(seat=s) for s in range(players)]
+        n = 0
+        while not state.is_over():
+            seat = state.to_move()
+            opts = state.legal_options()
+            choice = opts[rng.below(len(opts))].id
+            events = state.apply(choice)
+            ms = 5.0 + rng.below(400) / 10
+            rec.decisions.append(Decision(n, seat, choice, ms, None, f"plan {n}", False, events))
+            totals[seat].decisions += 1
+            totals[seat].time_used_ms += ms
+            n += 1
+        rec.result = state.result().to_json()
+        rec.totals = totals
+        out.append(rec.to_dict())
+    return out
+
+
+def _generate(url: str, n_bots: int, n_matches: int) -> None:
+    from sqlalchemy import insert
+
+    from arena.db import (
+        Bot,
+        BotVersion,
+        Rating,
+        RatingLock,
+        Tournament,
+        get_engine,
+    )
+
+    rnd = random.Random(7)
+    engine = get_engine(url)
+    t0 = datetime(2026, 1, 1)
+    bots, versions = [], []
+    game_of: dict[int, str] = {}
+    for b in range(1, n_bots + 1):
+        game = GAMES[b % 2]
+        game_of[b] = game
+        bots.append(
+            {
+                "id": b,
+                "owner": f"owner{b % 97}",
+                "name": f"bot-{b:04d}",
+                "game": game,
+                "active": b % 10 != 0,
+                "created_at": t0,
+            }
+        )
+        versions.append(
+            {
+                "id": b,
+                "bot_id": b,
+                "number": 1,
+                "kind": "hosted",
+                "source": f"/bots/{b}",
+                "digest": f"{b:064x}",
+                "initial_mu": 25.0,
+                "initial_sigma": 25 / 3,
+                "created_at": t0,
+            }
+        )
+    mu = {b: rnd.gauss(25, 4) for b in bots_ids(n_bots)}
+    sigma = {b: 25 / 3 for b in bots_ids(n_bots)}
+    played = {b: 0 for b in bots_ids(n_bots)}
+    by_game = {g: [b for b in bots_ids(n_bots) if game_of[b] == g] for g in GAMES}
+    templates = {g: _records(g, "dice" if g == "toy_dice" else "base", 60) for g in GAMES}
+    tournaments = [
+        {
+            "id": t,
+            "name": f"Cup {t}",
+            "game": GAMES[t % 2],
+            "variant": "base",
+            "players": 3,
+            "rounds": 1,
+            "seed": t,
+            "status": "done" if t > 2 else "running",
+            "matches_total": 500,
+            "matches_done": 500 if t > 2 else 250,
+            "created_at": t0,
+        }
+        for t in range(1, TOURNAMENTS + 1)
+    ]
+    seq = {g: 0 for g in GAMES}
+    matches, seats, history = [], [], []
+    with engine.begin() as conn:
+        conn.execute(insert(Bot), bots)
+        conn.execute(insert(BotVersion), versions)
+        conn.execute(insert(Tournament), tournaments)
+    for i in range(n_matches):
+        game = GAMES[i % 2]
+        rec = dict(templates[game][(i // 2) % 60])
+        players = rec["players"]
+        ids = rnd.sample(by_game[game], players)
+        seq[game] += 1
+        mid = uuid.UUID(int=rnd.getrandbits(128)).hex
+        at = t0 + timedelta(seconds=30 * i)
+        rec["match_id"] = mid
+        tid = 1 + i % TOURNAMENTS if i % 5 == 0 else None
+        matches.append(
+            {
+                "id": mid,
+                "game": game,
+                "variant": rec["variant"],
+                "players": players,
+                "seed": rec["seed"],
+                "kind": "tournament" if tid else "ladder",
+                "tournament_id": tid,
+                "round": 0,
+                "table": i,
+                "status": "done",
+                "created_at": at,
+                "started_at": at,
+                "finished_at": at + timedelta(seconds=5),
+                "result": rec["result"],
+                "forfeits": [],
+                "record": rec,
+                "rating_seq": seq[game],
+                "attempts": 1,
+                "sandbox": True,
+            }
+        )
+        # about one match in a hundred has a forfeit (the last seat timed out)
+        forfeit_seat = players - 1 if rnd.random() < 0.01 else None
+        for s, b in enumerate(ids):
+            before = (mu[b], sigma[b])
+            rank = rec["result"]["ranks"][s]
+            mu[b] += (players / 2 - rank) * 0.3 * sigma[b] / 8
+            sigma[b] = max(0.9, sigma[b] * 0.97)
+            played[b] += 1
+            seats.append(
+                {
+                    "match_id": mid,
+                    "seat": s,
+                    "bot_version_id": b,
+                    "rank": rank,
+                    "score": float(rec["result"]["scores"][s]),
+                    "forfeit": "timeout" if s == forfeit_seat else None,
+                    "mu_before": before[0],
+                    "sigma_before": before[1],
+                    "mu_after": mu[b],
+                    "sigma_after": sigma[b],
+                }
+            )
+            history.append(
+                {
+                    "bot_version_id": b,
+                    "game": game,
+                    "match_id": mid,
+                    "seq": seq[game],
+                    "mu": mu[b],
+                    "sigma": sigma[b],
+                    "created_at": at,
+                }
+            )
+        if len(matches) >= 5_000:
+            _flush(engine, matches, seats, history)
+    _flush(engine, matches, seats, history)
+    now = t0 + timedelta(seconds=30 * n_matches)
+    with engine.begin() as conn:
+        conn.execute(
+            insert(Rating),
+            [
+                {
+                    "bot_version_id": b,
+                    "game": game_of[b],
+                    "mu": mu[b],
+                    "sigma": sigma[b],
+                    "provisional": played[b] < 10,
+                    "games_played": played[b],
+                    "distinct_opponents": 0,
+                    "opponent_counts": {},
+                    "seat_counts": {},
+                    "player_counts": {},
+                    "updated_at": now,
+                }
+                for b in bots_ids(n_bots)
+            ],
+        )
+        conn.execute(insert(RatingLock), [{"game": g, "last_seq": seq[g]} for g in GAMES])
+
+
+def bots_ids(n: int) -> range:
+    return range(1, n + 1)
+
+
+def _flush(engine: Any, matches: list, seats: list, history: list) -> None:
+    from sqlalchemy import insert
+
+    from arena.db import Match, MatchSeat, RatingHistory
+
+    with engine.begin() as conn:
+        if matches:
+            conn.execute(insert(Match), matches)
+            conn.execute(insert(MatchSeat), seats)
+            conn.execute(insert(RatingHistory), history)
+    matches.clear()
+    seats.clear()
+    history.clear()
+
+
+def _database(n_bots: int, n_matches: int, folder: str | None) -> tuple[str, float | None]:
+    where = Path(folder or os.environ.get("ARENA_BENCH_DIR") or tempfile.gettempdir())
+    path = where / f"arena-bench-web-{SCHEMA_TAG}-{n_bots}-{n_matches}.sqlite3"
+    url = f"sqlite:///{path}"
+    ready = path.with_suffix(".ready")
+    if ready.exists():
+        return url, None
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        p.unlink(missing_ok=True)
+    started = time.perf_counter()
+    _generate(url, n_bots, n_matches)
+    ready.write_text("ok")
+    return url, time.perf_counter() - started
+
+
+def _measure(client: Any, paths: list[str]) -> dict[str, float]:
+    """Wall-clock p50/p95 per request, plus the CPU time this thread spent (less sensitive to
+    other processes on a busy machine, so the two together tell load from cost)."""
+    times, cpu = [], []
+    for path in paths:
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        response = client.get(path)
+        body = response.data
+        times.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.thread_time() - start_cpu) * 1000)
+        if response.status_code != 200 or not body:
+            raise RuntimeError(f"{path} answered {response.status_code}")
+    times.sort()
+    cpu.sort()
+    return {
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(times[int(0.95 * (len(times) - 1))], 2),
+        "max_ms": round(times[-1], 2),
+        "cpu_p50_ms": round(statistics.median(cpu), 2),
+        "cpu_p95_ms": round(cpu[int(0.95 * (len(cpu) - 1))], 2),
+        "n": len(times),
+    }
+
+
+def bench(
+    samples: int = SAMPLES, bots: int = BOTS, matches: int = MATCHES, folder: str | None = None
+) -> dict[str, Any]:
+    """Run the measurement (smaller ``bots``/``matches`` only to check that it works)."""
+    _register_toy()
+    from sqlalchemy import select
+
+    from arena.db import Bot, Match, get_engine
+    from web.app import create_app
+
+    url, generated = _database(bots, matches, folder)
+    app = create_app(url)
+    app.add_url_rule("/__bench_trivial", "bench_trivial", lambda: "ok")
+    client = app.test_client()
+    rnd = random.Random(11)
+    with get_engine(url).connect() as conn:
+        match_ids = list(conn.execute(select(Match.id)).scalars())
+        bot_ids = list(conn.execute(select(Bot.id)).scalars())
+    deep = client.get("/api/matches?limit=200").get_json()
+    for _ in range(min(100, matches // 400)):  # 100 pages (20,000 matches) down at full size
+        deep = client.get(deep["older"]).get_json()
+    deep_cursor = deep["older"].split("before=")[1].split("&")[0]
+
+    # warm-up: import templates, fill connection pools and the per-game win cache
+    for path in (
+        "/__bench_trivial",
+        "/games/toy",
+        "/games/toy_dice",
+        "/matches",
+        f"/matches/{match_ids[0]}",
+        f"/bots/{bot_ids[0]}",
+    ):
+        client.get(path)
+    pages = {
+        "trivial_route": ["/__bench_trivial"] * samples,
+        "leaderboard": [f"/games/{GAMES[i % 2]}" for i in range(samples)],
+        "history_first_page": ["/matches"] * samples,
+        "history_deep_page": [f"/matches?before={deep_cursor}"] * samples,
+        "history_by_bot": [f"/matches?bot={rnd.choice(bot_ids)}" for _ in range(samples)],
+        "history_done_forfeits": ["/matches?status=done&outcome=forfeit"] * samples,
+        "history_by_game_and_outcome": [
+            f"/matches?game=toy&bot={rnd.choice(bot_ids[1::2])}&outcome=win" for _ in range(samples)
+        ],
+        "match_page": [f"/matches/{rnd.choice(match_ids)}" for _ in range(samples)],
+        "match_replay_step": [
+            f"/matches/{rnd.choice(match_ids)}/steps/{rnd.randint(1, 8)}" for _ in range(samples)
+        ],
+        "bot_page": [f"/bots/{rnd.choice(bot_ids)}" for _ in range(samples)],
+    }
+    result: dict[str, Any] = {
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
+        "bots": len(bot_ids),
+        "matches": len(match_ids),
+        "database": url,
+        "generated_in_s": round(generated, 1) if generated is not None else "reused",
+    }
+    for name, paths in pages.items():
+        result[name] = _measure(client, paths)
+    # the win-share aggregate the leaderboard caches: its cost when a new match invalidates it
+    from web.db import db
+    from web.queries.leaderboard import _seat_totals
+
+    with app.app_context():
+        start = time.perf_counter()
+        _seat_totals(db(), "toy")
+        result["leaderboard_win_aggregate_recompute_ms"] = round(
+            (time.perf_counter() - start) * 1000, 1
+        )
+    trivial = result["trivial_route"]["p50_ms"] or 0.01
+    worst = max(
+        v["p95_ms"] for k, v in result.items() if isinstance(v, dict) and k != "trivial_route"
+    )
+    result["worst_page_p95_ms"] = worst
+    result["goal_p95_under_50ms"] = worst < 50
+    result["leaderboard_p50_vs_trivial"] = round(result["leaderboard"]["p50_ms"] / trivial, 1)
+    return result
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(bench(), indent=2))

@@ -1,0 +1,253 @@
+"""The referee's side of one seat's bot: launch or dial it, call it with deadlines, classify faults.
+
+Every way a bot can misbehave ends up as a :class:`BotFault` with a reason code from
+:data:`REASONS`, so the match runner has exactly one thing to handle. The hot path (``act``) is
+kept lean: one channel per bot for the whole match, the request serialised once, the reply
+parsed by us (so that undecodable bytes are recognised as a garbage reply rather than a generic
+transport error).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from arena._proto import bot_pb2
+from referee.sandbox import BotProcess, SandboxError, SandboxLimits
+
+#: Forfeit reason codes and what they mean (shown to humans next to the specific message).
+REASONS: dict[str, str] = {
+    "start_failed": "the bot could not be started or exited before it was ready",
+    "start_timeout": "the bot was not ready before the start-up deadline",
+    "crash": "the bot's process died during the match",
+    "timeout": "the bot overran its decision time and its bank",
+    "illegal_option": "the bot answered an option id that is not legal",
+    "garbage_reply": "the bot's reply could not be decoded",
+    "bot_error": "the bot answered with an error instead of a move",
+    "output_flood": "the bot wrote more output than allowed",
+    "unreachable": "the remote bot could not be reached",
+}
+
+_SERVICE = "/tabletop.bot.v1.Bot/"
+_HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
+_CHANNEL_OPTIONS = [
+    ("grpc.max_receive_message_length", 1 << 20),  # a reply is an id and a comment
+    ("grpc.max_send_message_length", 16 << 20),
+    ("grpc.enable_retries", 0),
+    # A hosted bot's socket appears some 100 ms after launch; the default 1 s reconnect backoff
+    # would make every start-up wait a whole second for nothing.
+    ("grpc.initial_reconnect_backoff_ms", 10),
+    ("grpc.min_reconnect_backoff_ms", 10),
+    ("grpc.max_reconnect_backoff_ms", 250),
+]
+
+
+class BotFault(Exception):
+    """A seat's bot misbehaved. ``code`` is a key of :data:`REASONS`."""
+
+    def __init__(self, code: str, message: str, log_tail: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.log_tail = log_tail
+
+
+@dataclass(frozen=True)
+class BotSource:
+    """Where a seat's bot comes from: a hosted folder, or a remote ``host:port``."""
+
+    kind: str  # "hosted" | "remote"
+    location: str
+
+    @staticmethod
+    def parse(text: str) -> BotSource:
+        """Read a ``--bot`` value. Raises ``ValueError`` with a message for the user."""
+        path = Path(text).expanduser()
+        if path.is_dir():
+            if not (path / "bot.py").is_file():
+                raise ValueError(f"bot folder {text!r} has no bot.py")
+            return BotSource("hosted", str(path.resolve()))
+        if path.suffix == ".py" and path.is_file():
+            raise ValueError(f"give the bot's folder, not the file: {str(path.parent)!r}")
+        m = _HOST_PORT.match(text)
+        if m:
+            port = int(m.group("port"))
+            if not 0 < port < 65536:
+                raise ValueError(f"bot address {text!r}: port must be 1-65535")
+            return BotSource("remote", text)
+        if ":" in text or not path.exists():
+            raise ValueError(
+                f"bot {text!r} is neither a folder with bot.py nor a host:port address"
+            )
+        raise ValueError(f"bot {text!r} is not a folder")
+
+
+class BotClient:
+    """One seat's connection: a channel, the three calls, and the process if it is hosted."""
+
+    def __init__(self, address: str, process: BotProcess | None) -> None:
+        self.address = address
+        self.process = process
+        self.channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+        # Raw-bytes callables: we parse replies ourselves (see module docstring).
+        self._start = self.channel.unary_unary(_SERVICE + "StartMatch")
+        self._act = self.channel.unary_unary(_SERVICE + "Act")
+        self._end = self.channel.unary_unary(_SERVICE + "EndMatch")
+        self.ready_ms: float | None = None
+
+    # --- construction -----------------------------------------------------------------------
+    @classmethod
+    def launch(
+        cls, source: BotSource, sandbox: bool, limits: SandboxLimits | None = None
+    ) -> BotClient:
+        """Start a hosted bot (or prepare to dial a remote one). Does not wait for it."""
+        if source.kind == "remote":
+            return cls(source.location, None)
+        try:
+            process = BotProcess(Path(source.location), sandbox=sandbox, limits=limits)
+        except SandboxError as exc:
+            raise BotFault("start_failed", str(exc)) from exc
+        return cls(process.address, process)
+
+    # --- start -------------------------------------------------------------------------------
+    def start_match(self, request: bot_pb2.MatchStart, timeout_s: float) -> bot_pb2.Ready:
+        """Wait until the bot answers StartMatch, watching its process so a bot that dies at
+        start is reported at once rather than at the deadline."""
+        t0 = time.perf_counter()
+        started = self.process.started_at if self.process else t0
+        deadline = t0 + timeout_s
+        future = self._start.future(
+            request.SerializeToString(), timeout=timeout_s, wait_for_ready=True
+        )
+        while not future.done():
+            if self.process is not None and self.process.exit_status() is not None:
+                future.cancel()
+                raise BotFault(
+                    "start_failed",
+                    f"the bot {self.process.describe_exit()} before it was ready",
+                    self.log_tail(),
+                )
+            if time.perf_counter() > deadline + 0.5:
+                future.cancel()
+                break
+            time.sleep(0.005)
+        try:
+            raw = future.result(timeout=0)
+        except grpc.FutureCancelledError:
+            raw = None
+        except grpc.RpcError as exc:
+            code = exc.code()
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                kind = "start_timeout" if self.process else "unreachable"
+                raise BotFault(
+                    kind,
+                    f"no answer to StartMatch within {timeout_s:.1f} s"
+                    + ("" if self.process else f" from {self.address}"),
+                    self.log_tail(),
+                ) from None
+            self._check_process()
+            raise BotFault(
+                "start_failed", f"StartMatch failed: {code.name} {exc.details()}", self.log_tail()
+            ) from None
+        if raw is None:
+            raise BotFault(
+                "start_timeout", f"no answer to StartMatch within {timeout_s:.1f} s", self.log_tail()
+            )
+        try:
+            ready = bot_pb2.Ready.FromString(raw)
+        except Exception:
+            raise BotFault("start_failed", "StartMatch reply could not be decoded") from None
+        if ready.protocol_version not in (0, request.protocol_version):
+            raise BotFault(
+                "start_failed",
+                f"the bot speaks protocol version {ready.protocol_version}, "
+                f"the referee {request.protocol_version}",
+            )
+        self.ready_ms = (time.perf_counter() - started) * 1000.0
+        if self.process is not None:
+            self.process.lock_socket_dir()
+        return ready
+
+    # --- the hot path ------------------------------------------------------------------------
+    def act(self, request_bytes: bytes, timeout_s: float) -> bot_pb2.ActReply:
+        """One decision. Raises :class:`BotFault` for every way the call can go wrong."""
+        try:
+            raw = self._act(request_bytes, timeout=timeout_s)
+        except grpc.RpcError as exc:
+            raise self._classify(exc, timeout_s) from None
+        try:
+            return bot_pb2.ActReply.FromString(raw)
+        except Exception:
+            shown = raw[:40]
+            raise BotFault(
+                "garbage_reply", f"the reply is not an ActReply message ({len(raw)} bytes: {shown!r})"
+            ) from None
+
+    def _classify(self, exc: grpc.RpcError, timeout_s: float) -> BotFault:
+        code = exc.code()
+        if self.process is not None and self.process.output.flooded:
+            return self._flood_fault()
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return BotFault("timeout", f"no answer within {timeout_s * 1000:.0f} ms")
+        fault = self._check_process(wait_s=0.3 if code == grpc.StatusCode.UNAVAILABLE else 0.05)
+        if fault is not None:
+            return fault
+        if code == grpc.StatusCode.UNAVAILABLE:
+            kind = "unreachable" if self.process is None else "crash"
+            return BotFault(kind, f"connection lost: {exc.details()}", self.log_tail())
+        if code == grpc.StatusCode.INTERNAL and "eserializ" in (exc.details() or ""):
+            return BotFault("garbage_reply", f"the reply could not be decoded: {exc.details()}")
+        return BotFault("bot_error", f"{code.name}: {(exc.details() or '')[:300]}", self.log_tail())
+
+    def _check_process(self, wait_s: float = 0.0) -> BotFault | None:
+        """If the hosted process has died (or is dying), the fault that says so."""
+        proc = self.process
+        if proc is None:
+            return None
+        end = time.perf_counter() + wait_s
+        while proc.exit_status() is None and time.perf_counter() < end:
+            time.sleep(0.005)
+        if proc.output.flooded:
+            return self._flood_fault()
+        if proc.exit_status() is None:
+            return None
+        return BotFault("crash", f"the bot {proc.describe_exit()}", self.log_tail())
+
+    def _flood_fault(self) -> BotFault:
+        limit = self.process.limits.output_bytes if self.process else 0
+        return BotFault(
+            "output_flood", f"the bot wrote more than {limit} bytes of output", self.log_tail()
+        )
+
+    def check_health(self) -> BotFault | None:
+        """An output flood noticed between calls, or None. Deliberately only a flag read: it runs
+        on every decision, and a dead process shows itself at the next call anyway."""
+        if self.process is not None and self.process.output.flooded:
+            return self._flood_fault()
+        return None
+
+    def cpu_ms(self) -> float | None:
+        return self.process.cpu_ms() if self.process is not None else None
+
+    def log_tail(self) -> str:
+        if self.process is None:
+            return ""
+        self.process.output.join(0.05)
+        return self.process.output.text()
+
+    # --- the end -----------------------------------------------------------------------------
+    def end_match_future(self, request: bot_pb2.MatchEnd, timeout_s: float):
+        """Tell the bot the match is over, without waiting (the caller gathers the futures)."""
+        return self._end.future(request.SerializeToString(), timeout=timeout_s)
+
+    def close(self) -> None:
+        """Close the channel and kill the sandbox. Idempotent; called on every path."""
+        try:
+            self.channel.close()
+        finally:
+            if self.process is not None:
+                self.process.stop()

@@ -1,0 +1,335 @@
+"""Play one match: start the seats' bots, run the engine to the end, enforce the clock, survive
+every fault, and return the :class:`MatchRecord`.
+
+A faulty seat forfeits (ranked last, the reason recorded) and the engine plays it on with
+``state.fallback_option()`` so the other seats still finish their game. Whatever happens —
+normal end, forfeit, an engine exception, Ctrl-C — every bot's sandbox is killed in ``finally``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from arena._proto import bot_pb2
+from referee import registry
+from referee.bot_client import BotClient, BotFault, BotSource
+from referee.engine import ConfigError, GameState, TimeControl
+from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
+from referee.sandbox import SandboxError, SandboxLimits, require_bwrap
+
+PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
+COMMENT_LIMIT = 200
+
+
+class MatchSetupError(ConfigError):
+    """The match cannot start because of its configuration (a user mistake, not a bot fault)."""
+
+
+@dataclass
+class SeatSpec:
+    name: str
+    source: str  # a folder with bot.py (hosted), or "host:port" (remote)
+
+
+@dataclass
+class MatchConfig:
+    game: str
+    seats: list[SeatSpec]
+    seed: int
+    variant: str | None = None
+    match_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    time_control: TimeControl | None = None  # None -> the game's spec default
+    sandbox: bool = True  # False only with the user's explicit --unsafe-no-sandbox
+    startup_ms: int = 10000  # launch to the answer to StartMatch
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+class _Seat:
+    """A seat's live state during the match: its bot (None once forfeited) and its clock."""
+
+    __slots__ = ("index", "name", "client", "bank_ms", "totals", "last_cpu")
+
+    def __init__(self, index: int, name: str, bank_ms: int) -> None:
+        self.index = index
+        self.name = name
+        self.client: BotClient | None = None
+        self.bank_ms = float(bank_ms)
+        self.totals = SeatTotals(seat=index, bank_left_ms=float(bank_ms))
+        self.last_cpu: float | None = None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _validate(config: MatchConfig) -> tuple[type[GameState], str, TimeControl, list[BotSource]]:
+    """Turn the config into what the runner needs, or raise a :class:`MatchSetupError`."""
+    try:
+        game = registry.get_game(config.game)
+    except ImportError as exc:
+        raise MatchSetupError(f"the {config.game} engine cannot be loaded: {exc}") from None
+    if not config.seats:
+        raise MatchSetupError("a match needs at least one bot")
+    try:
+        variant = game.spec.check(len(config.seats), config.variant)
+    except ConfigError as exc:
+        raise MatchSetupError(str(exc)) from None
+    tc = config.time_control or game.spec.time_control
+    if tc.decision_ms <= 0 or tc.bank_ms < 0:
+        raise MatchSetupError("decision time must be positive and the bank not negative")
+    sources = []
+    for seat in config.seats:
+        try:
+            sources.append(BotSource.parse(seat.source))
+        except ValueError as exc:
+            raise MatchSetupError(str(exc)) from None
+    if config.sandbox and any(s.kind == "hosted" for s in sources):
+        try:
+            require_bwrap()
+        except SandboxError as exc:
+            raise MatchSetupError(str(exc)) from None
+    return game, variant, tc, sources
+
+
+def run_match(config: MatchConfig, on_event: EventSink | None = None) -> MatchRecord:
+    """Play one match to the end and return its record. See the module docstring."""
+    game, variant, tc, sources = _validate(config)
+    players = len(config.seats)
+    state = game.new(players, config.seed, variant)
+    record = MatchRecord(
+        match_id=config.match_id,
+        game=config.game,
+        variant=variant,
+        players=players,
+        seed=config.seed,
+        time_control={"decision_ms": tc.decision_ms, "bank_ms": tc.bank_ms},
+        seats=[{"name": s.name, "kind": src.kind} for s, src in zip(config.seats, sources, strict=True)],
+        started_at=_now(),
+    )
+    seats = [_Seat(i, s.name, tc.bank_ms) for i, s in enumerate(config.seats)]
+    runner = _Runner(config, state, record, seats, tc, on_event)
+    try:
+        runner.emit({"type": "start", "match_id": config.match_id, "game": config.game,
+                     "variant": variant, "players": players, "seats": record.seats})
+        runner.start_bots(sources)
+        runner.emit({"type": "ready", "match_id": config.match_id,
+                     "ready_ms": [s.totals.ready_ms for s in seats],
+                     "forfeits": [f.seat for f in record.forfeits]})
+        runner.play()
+        runner.finish()
+    finally:
+        runner.close_all()
+    return record
+
+
+class _Runner:
+    """The match loop, split out of :func:`run_match` so each step reads on its own."""
+
+    def __init__(
+        self,
+        config: MatchConfig,
+        state: GameState,
+        record: MatchRecord,
+        seats: list[_Seat],
+        tc: TimeControl,
+        on_event: EventSink | None,
+    ) -> None:
+        self.config = config
+        self.state = state
+        self.record = record
+        self.seats = seats
+        self.tc = tc
+        self.on_event = on_event
+        self.clients: list[BotClient] = []
+
+    def emit(self, event: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    # --- start ----------------------------------------------------------------------------------
+    def start_bots(self, sources: list[BotSource]) -> None:
+        """Launch every bot first, then wait for all of them together: start-up runs in parallel."""
+        for seat, source in zip(self.seats, sources, strict=True):
+            try:
+                seat.client = BotClient.launch(source, self.config.sandbox, self.config.limits)
+                self.clients.append(seat.client)
+            except BotFault as fault:
+                self.forfeit(seat, fault, 0)
+        names = [s.name for s in self.seats]
+        timeout_s = self.config.startup_ms / 1000.0
+
+        def start(seat: _Seat) -> BotFault | None:
+            request = bot_pb2.MatchStart(
+                protocol_version=PROTOCOL_VERSION,
+                match_id=self.config.match_id,
+                game=self.config.game,
+                variant=self.record.variant,
+                seat=seat.index,
+                players=len(self.seats),
+                time_control=bot_pb2.TimeControl(
+                    decision_ms=self.tc.decision_ms, bank_ms=self.tc.bank_ms
+                ),
+                seat_names=names,
+            )
+            try:
+                seat.client.start_match(request, timeout_s)
+            except BotFault as fault:
+                return fault
+            return None
+
+        live = [s for s in self.seats if s.client is not None]
+        with ThreadPoolExecutor(max_workers=max(1, len(live))) as pool:
+            faults = list(pool.map(start, live))
+        for seat, fault in zip(live, faults, strict=True):
+            seat.totals.ready_ms = seat.client.ready_ms
+            if fault is not None:
+                self.forfeit(seat, fault, 0)
+            else:
+                seat.last_cpu = seat.client.cpu_ms()
+
+    # --- the loop --------------------------------------------------------------------------------
+    def play(self) -> None:
+        state = self.state
+        decisions = self.record.decisions
+        decision_ms = self.tc.decision_ms
+        match_id = self.config.match_id
+        while (seat_index := state.to_move()) is not None:
+            n = len(decisions)
+            seat = self.seats[seat_index]
+            option_id, comment, wall_ms, cpu_ms, forced = None, "", 0.0, None, True
+            if seat.client is not None:
+                options = state.legal_options()
+                request = bot_pb2.ActRequest(
+                    match_id=match_id,
+                    decision=n,
+                    observation_json=json.dumps(state.observation(seat_index), separators=(",", ":")),
+                    options=[bot_pb2.Option(id=o.id, label=o.label) for o in options],
+                    time_left_ms=int(decision_ms + seat.bank_ms),
+                    bank_left_ms=int(seat.bank_ms),
+                    prompt=state.decision_prompt(),
+                ).SerializeToString()
+                timeout_s = (decision_ms + seat.bank_ms) / 1000.0
+                t0 = time.perf_counter()
+                try:
+                    reply = seat.client.act(request, timeout_s)
+                    fault = None
+                except BotFault as exc:
+                    reply, fault = None, exc
+                wall_ms = (time.perf_counter() - t0) * 1000.0
+                cpu_ms = self._cpu_since_last(seat)
+                self._charge(seat, wall_ms)
+                if fault is None and seat.bank_ms < 0:
+                    fault = BotFault("timeout", f"answered after {wall_ms:.0f} ms; "
+                                     f"allowed {decision_ms} ms plus the bank")
+                if fault is None:
+                    fault = seat.client.check_health()
+                if fault is None:
+                    comment = reply.comment[:COMMENT_LIMIT]
+                    if any(o.id == reply.option_id for o in options):
+                        option_id, forced = reply.option_id, False
+                    else:
+                        fault = BotFault("illegal_option",
+                                         f"answered {reply.option_id[:80]!r}, which is not legal now")
+                if fault is not None:
+                    self.forfeit(seat, fault, n)
+            if option_id is None:
+                option_id = state.fallback_option()
+            events = state.apply(option_id)
+            decision = Decision(n, seat_index, option_id, round(wall_ms, 3),
+                                None if cpu_ms is None else round(cpu_ms, 1),
+                                comment, forced, events)
+            decisions.append(decision)
+            if self.on_event is not None:
+                self.on_event({"type": "decision", "match_id": match_id, **decision.__dict__})
+
+    def _charge(self, seat: _Seat, wall_ms: float) -> None:
+        """Take a slow decision's excess from the seat's bank."""
+        totals = seat.totals
+        totals.decisions += 1
+        totals.time_used_ms += wall_ms
+        over = wall_ms - self.tc.decision_ms
+        if over > 0:
+            seat.bank_ms -= over
+        totals.bank_left_ms = max(0.0, seat.bank_ms)
+
+    def _cpu_since_last(self, seat: _Seat) -> float | None:
+        now = seat.client.cpu_ms()
+        if now is None or seat.last_cpu is None:
+            seat.last_cpu = now
+            return None
+        used = now - seat.last_cpu
+        seat.last_cpu = now
+        seat.totals.cpu_ms = (seat.totals.cpu_ms or 0.0) + used
+        return used
+
+    def forfeit(self, seat: _Seat, fault: BotFault, n: int) -> None:
+        """The seat is out: record why, stop its bot, let the fallback play it from now on."""
+        if self.record.forfeit_of(seat.index) is not None:
+            return
+        forfeit = Forfeit(seat.index, fault.code, fault.message, n, fault.log_tail[-4000:])
+        self.record.forfeits.append(forfeit)
+        client, seat.client = seat.client, None
+        if client is not None:
+            if fault.code in ("illegal_option", "garbage_reply", "bot_error"):
+                # It is still listening: tell it why it is out before the sandbox goes.
+                try:
+                    client.end_match_future(
+                        bot_pb2.MatchEnd(match_id=self.config.match_id,
+                                         forfeit_reason=f"{fault.code}: {fault.message}"),
+                        0.2,
+                    ).result()
+                except Exception:  # noqa: BLE001 - a forfeited bot's last words do not matter
+                    pass
+            if not forfeit.log_tail:
+                forfeit.log_tail = client.log_tail()[-4000:]
+            client.close()
+        self.emit({"type": "forfeit", "match_id": self.config.match_id, "seat": seat.index,
+                   "reason": fault.code, "message": fault.message, "decision": n})
+
+    # --- the end ----------------------------------------------------------------------------------
+    def finish(self) -> None:
+        result = self.state.result()
+        forfeited = {f.seat for f in self.record.forfeits}
+        ranks = final_ranks(list(result.ranks), forfeited)
+        self.record.result = {
+            "scores": list(result.scores),
+            "ranks": ranks,
+            "engine_ranks": list(result.ranks),
+            "details": result.details,
+        }
+        futures = []
+        for seat in self.seats:
+            if seat.client is None:
+                continue
+            msg = bot_pb2.MatchEnd(match_id=self.config.match_id, scores=list(result.scores),
+                                   ranks=ranks)
+            futures.append(seat.client.end_match_future(msg, 1.0))
+        for fut in futures:
+            try:
+                fut.result()
+            except Exception:  # noqa: BLE001 - the match is decided; a bot's ack is a courtesy
+                pass
+        self.record.totals = [s.totals for s in self.seats]
+        self.record.ended_at = _now()
+        self.emit({"type": "end", "match_id": self.config.match_id, "result": self.record.result,
+                   "forfeits": [f.__dict__ for f in self.record.forfeits]})
+
+    def close_all(self) -> None:
+        for client in self.clients:
+            try:
+                client.close()
+            except Exception:  # noqa: BLE001 - keep closing the others
+                pass
+        if not self.record.ended_at:
+            self.record.totals = [s.totals for s in self.seats]
+            self.record.ended_at = _now()

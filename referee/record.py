@@ -1,0 +1,131 @@
+"""The match record: everything needed to replay, audit and show a match, as JSON.
+
+A record is the seed plus every option id chosen, so the engine can re-derive the whole game
+(``referee.replay``); it also keeps what the engine cannot re-derive (who sat where, timings,
+comments, forfeits) and what it can (events, result) so a replay can check them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+FORMAT_VERSION = 1
+
+
+class RecordError(ValueError):
+    """A file that is not a match record this version understands."""
+
+
+@dataclass
+class Decision:
+    n: int
+    seat: int
+    option: str
+    wall_ms: float
+    cpu_ms: float | None
+    comment: str
+    forced: bool  # played by the fallback policy for a forfeited seat
+    events: list[str]
+
+
+@dataclass
+class Forfeit:
+    seat: int
+    reason: str  # a code from referee.bot_client.REASONS
+    message: str
+    decision: int  # how many decisions had been made when the seat forfeited
+    log_tail: str = ""
+
+
+@dataclass
+class SeatTotals:
+    seat: int
+    decisions: int = 0
+    time_used_ms: float = 0.0
+    bank_left_ms: float = 0.0
+    cpu_ms: float | None = None
+    ready_ms: float | None = None  # launch (or dial) to the answer to StartMatch
+
+
+@dataclass
+class MatchRecord:
+    match_id: str
+    game: str
+    variant: str
+    players: int
+    seed: int
+    time_control: dict[str, int]
+    seats: list[dict[str, str]]  # {"name", "kind"}
+    decisions: list[Decision] = field(default_factory=list)
+    result: dict[str, Any] = field(default_factory=dict)
+    forfeits: list[Forfeit] = field(default_factory=list)
+    totals: list[SeatTotals] = field(default_factory=list)
+    started_at: str = ""
+    ended_at: str = ""
+    format_version: int = FORMAT_VERSION
+
+    def events(self) -> list[str]:
+        """The whole event log, in order."""
+        return [line for d in self.decisions for line in d.events]
+
+    def forfeit_of(self, seat: int) -> Forfeit | None:
+        return next((f for f in self.forfeits if f.seat == seat), None)
+
+    # --- JSON ---------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["events"] = self.events()
+        return data
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchRecord:
+        if not isinstance(data, dict) or "format_version" not in data:
+            raise RecordError("not a match record (no format_version)")
+        if data["format_version"] != FORMAT_VERSION:
+            raise RecordError(
+                f"match record format {data['format_version']} is not supported "
+                f"(this referee reads format {FORMAT_VERSION})"
+            )
+        try:
+            return cls(
+                match_id=data["match_id"],
+                game=data["game"],
+                variant=data["variant"],
+                players=int(data["players"]),
+                seed=int(data["seed"]),
+                time_control=dict(data["time_control"]),
+                seats=[dict(s) for s in data["seats"]],
+                decisions=[Decision(**d) for d in data["decisions"]],
+                result=dict(data["result"]),
+                forfeits=[Forfeit(**f) for f in data["forfeits"]],
+                totals=[SeatTotals(**t) for t in data["totals"]],
+                started_at=data.get("started_at", ""),
+                ended_at=data.get("ended_at", ""),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"match record is malformed: {exc}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchRecord:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"match record is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+def final_ranks(engine_ranks: list[int], forfeited: set[int]) -> list[int]:
+    """Ranks after forfeits: seats that finished keep their engine order (competition ranks
+    among themselves); every forfeited seat shares the last rank."""
+    finished = [s for s in range(len(engine_ranks)) if s not in forfeited]
+    ranks = [0] * len(engine_ranks)
+    for s in finished:
+        ranks[s] = 1 + sum(1 for o in finished if engine_ranks[o] < engine_ranks[s])
+    for s in forfeited:
+        ranks[s] = len(finished) + 1
+    return ranks

@@ -1,0 +1,672 @@
+"""Run a hosted bot's ``bot.py`` inside bubblewrap, with resource limits, and kill it for sure.
+
+Why it is built this way:
+
+* bubblewrap gives a fresh mount, pid, network, IPC and UTS namespace. The bot sees only what
+  Python needs (``/usr``, the Python installation and its site-packages, the project packages
+  ``arena`` and ``referee``), its own code read-only, a private ``/tmp`` and one folder holding
+  the gRPC Unix socket. No network namespace is shared, so even 127.0.0.1 is a different,
+  empty loopback.
+* Limits come from ``setrlimit`` (via ``prlimit``). Root ignores ``RLIMIT_NPROC`` and the limit
+  counts per real uid, so when the referee runs as root every running bot gets an unprivileged
+  uid of its own (:func:`lease_uid`); bwrap runs as root (it must read the Python install under
+  ``/root``) and ``setpriv`` drops to that uid inside, clearing every capability. As root, cgroup-v1
+  groups (:class:`SandboxCgroups`) add one memory and pids limit for the whole sandbox — rlimits
+  are per process, and a bot that forks would multiply them — and exact CPU accounting.
+* ``--unshare-pid`` makes the bot's processes live in a pid namespace whose init is bwrap;
+  ``--die-with-parent`` plus SIGKILL on the outer bwrap take the whole namespace down, so a
+  fork bomb or a forgotten child never outlives the sandbox.
+* The bot's output is merged into one pipe and drained by a thread into a bounded tail, so a
+  bot that prints without end never blocks itself or the referee; passing the output quota
+  kills it.
+"""
+
+from __future__ import annotations
+
+import collections
+import fcntl
+import glob
+import os
+import pwd
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The folder holding ``arena`` and ``referee``: bound read-only so the SDK (and engine code a
+#: heuristic bot may import) is importable inside the sandbox.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_PACKAGES = ("arena", "referee")
+
+#: Paths inside the sandbox.
+BOT_DIR_INSIDE = "/arena/bot"
+SOCKET_DIR_INSIDE = "/arena/sock"
+SOCKET_NAME = "bot.sock"
+
+UID_RANGE_ENV = "ARENA_SANDBOX_UIDS"
+DEFAULT_UID_RANGE = (61000, 61999)
+UID_LOCK_DIR = Path(tempfile.gettempdir()) / "arena-sandbox-uids"
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not be set up (no bwrap, no free uid, cannot launch)."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resource limits of one hosted bot. Defaults suit a Python bot with a search budget."""
+
+    address_space_mb: int = 2048  # per process (RLIMIT_AS)
+    memory_mb: int = 2048  # the whole sandbox, when a memory cgroup is available
+    cpu_seconds: int = 3600  # a backstop: fairness comes from the wall-clock time control
+    processes: int = 64  # threads count too: gRPC's server uses about a dozen
+    open_files: int = 256
+    file_size_mb: int = 64
+    tmp_mb: int = 256  # size of the private /tmp
+    output_bytes: int = 1 << 20  # total stdout+stderr over the match before the bot is killed
+    tail_bytes: int = 8192  # how much of the output is kept for the crash log
+
+
+def bwrap_path() -> str | None:
+    """Where bubblewrap is installed, or None."""
+    return shutil.which("bwrap")
+
+
+def require_bwrap() -> str:
+    path = bwrap_path()
+    if path is None:
+        raise SandboxError(
+            "bubblewrap (bwrap) is not installed, so hosted bots cannot be sandboxed. "
+            "Install it (Debian/Ubuntu: apt-get install bubblewrap), use remote bots (host:port), "
+            "or pass --unsafe-no-sandbox to run hosted bots with no isolation at all."
+        )
+    return path
+
+
+# --- uids -----------------------------------------------------------------------------------
+
+
+def _uid_range() -> tuple[int, int]:
+    text = os.environ.get(UID_RANGE_ENV)
+    if not text:
+        return DEFAULT_UID_RANGE
+    lo, _, hi = text.partition("-")
+    return int(lo), int(hi or lo)
+
+
+#: Every uid this process has leased, in order: lets tests check exactly their own sandboxes.
+lease_history: list[int] = []
+
+
+def uid_is_leased(uid: int) -> bool:
+    """Whether some referee (this process included) holds ``uid`` right now."""
+    try:
+        fd = os.open(UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _uid_has_account(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    return True
+
+
+class UidLease:
+    """One uid reserved for one running bot; the reservation is an ``flock`` on a file, so it
+    works across referee processes (parallel workers) and vanishes if the holder dies."""
+
+    def __init__(self, uid: int, fd: int) -> None:
+        self.uid = uid
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def lease_uid() -> UidLease:
+    """Reserve a free sandbox uid. Starts at a pid-dependent slot so parallel referees rarely
+    contend for the same lock files."""
+    lo, hi = _uid_range()
+    UID_LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
+    st = UID_LOCK_DIR.lstat()
+    if not UID_LOCK_DIR.is_dir() or UID_LOCK_DIR.is_symlink() or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        # Someone else made it: they could hold every lock or swap files under us.
+        raise SandboxError(f"{UID_LOCK_DIR} is not a private folder of this user; remove it")
+    count = hi - lo + 1
+    start = (os.getpid() * 7) % count
+    for i in range(count):
+        uid = lo + (start + i) % count
+        if _uid_has_account(uid):
+            continue  # a real user's uid: never run a bot as (or kill the processes of) it
+        fd = os.open(UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        kill_uid(uid)  # a crashed earlier holder may have left something behind
+        lease_history.append(uid)
+        return UidLease(uid, fd)
+    raise SandboxError(f"no free sandbox uid in {lo}-{hi}; too many bots running at once")
+
+
+def pids_of_uids(lo: int, hi: int) -> list[int]:
+    """Every live (not zombie) process whose real uid is in ``lo..hi`` (scans /proc once)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if not lo <= entry.stat().st_uid <= hi:
+                continue
+            with open(f"/proc/{entry.name}/status", "rb") as fh:
+                status = fh.read()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        real_uid = state = None
+        for line in status.splitlines():
+            if line.startswith(b"State:"):
+                state = line.split()[1]
+            elif line.startswith(b"Uid:"):
+                real_uid = int(line.split()[1])
+                break
+        if real_uid is not None and lo <= real_uid <= hi and state not in (b"Z", b"X"):
+            found.append(int(entry.name))
+    return found
+
+
+def pids_of_uid(uid: int) -> list[int]:
+    return pids_of_uids(uid, uid)
+
+
+def kill_uid(uid: int) -> None:
+    """SIGKILL every process of a sandbox uid: the last line of defence after the pid namespace."""
+    for pid in pids_of_uid(uid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def _python_roots() -> list[Path]:
+    """The directories Python needs: its installation, the site-packages in use."""
+    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
+    for p in site.getsitepackages():
+        roots.add(Path(p).resolve())
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        roots.add(Path(site.getusersitepackages()).resolve())
+    roots.add(Path(sys.executable).resolve().parent)
+    # Keep only the outermost of nested roots.
+    ordered = sorted(roots, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for p in ordered:
+        if p.exists() and not any(p == k or k in p.parents for k in kept):
+            kept.append(p)
+    return kept
+
+
+def _ensure_parents(args: list[str], made: set[str], dest: Path) -> None:
+    """bwrap makes missing parents 0700, which an unprivileged uid cannot cross: make them 0755."""
+    for parent in reversed(dest.parents):
+        s = str(parent)
+        if s == "/" or s in made:
+            continue
+        made.add(s)
+        args += ["--perms", "0755", "--dir", s]
+
+
+def _ro_bind(args: list[str], made: set[str], src: Path, dest: Path | None = None) -> None:
+    dest = dest or src
+    _ensure_parents(args, made, dest)
+    made.add(str(dest))
+    args += ["--ro-bind", str(src), str(dest)]
+
+
+def sandbox_command(
+    bwrap: str, bot_dir: Path, sock_dir: Path, uid: int | None, limits: SandboxLimits
+) -> list[str]:
+    """The full command line: bwrap [mounts] setpriv [uid] prlimit [limits] python bot.py."""
+    args = [bwrap]
+    made: set[str] = set()
+    _ro_bind(args, made, Path("/usr"))
+    for link in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / link
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            _ro_bind(args, made, p)
+    if Path("/etc/ld.so.cache").exists():
+        _ro_bind(args, made, Path("/etc/ld.so.cache"))
+    for root in _python_roots():
+        if not str(root).startswith("/usr/"):
+            _ro_bind(args, made, root)
+    for pkg in PROJECT_PACKAGES:
+        _ro_bind(args, made, PROJECT_ROOT / pkg)
+    _ro_bind(args, made, bot_dir, Path(BOT_DIR_INSIDE))
+    _ensure_parents(args, made, Path(SOCKET_DIR_INSIDE))
+    args += [
+        "--bind", str(sock_dir), SOCKET_DIR_INSIDE,
+        "--dev", "/dev",
+        "--proc", "/proc",
+        # A private /tmp the bot's uid may write, capped (tmpfs lives in memory).
+        "--perms", "1777", "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp",
+        "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session",
+        "--hostname", "sandbox",
+        "--chdir", BOT_DIR_INSIDE,
+    ]
+    if uid is not None:
+        args += [
+            "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+            "--inh-caps=-all", "--no-new-privs", "--",
+        ]
+    args += prlimit_args(limits, with_nproc=uid is not None)
+    args += [str(Path(sys.executable).resolve()), "-s", "-B", f"{BOT_DIR_INSIDE}/bot.py",
+             "--address", f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}"]
+    return args
+
+
+def prlimit_args(limits: SandboxLimits, with_nproc: bool) -> list[str]:
+    mb = 1 << 20
+    args = [
+        "prlimit",
+        f"--as={limits.address_space_mb * mb}",
+        f"--cpu={limits.cpu_seconds}",
+        f"--nofile={limits.open_files}",
+        f"--fsize={limits.file_size_mb * mb}",
+        "--core=0",
+    ]
+    if with_nproc:
+        args.append(f"--nproc={limits.processes}")
+    return args + ["--"]
+
+
+def bot_environment(address: str) -> dict[str, str]:
+    """A clean environment: nothing of the referee's (tokens, database URLs) leaks in."""
+    path = [str(PROJECT_ROOT)]
+    user_site = site.getusersitepackages()
+    if site.ENABLE_USER_SITE and os.path.isdir(user_site):
+        path.append(user_site)  # HOME differs inside, so Python would not find it by itself
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": os.pathsep.join(path),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MiB of address space per arena otherwise
+        "GRPC_ENABLE_FORK_SUPPORT": "0",
+        "ARENA_BOT_ADDRESS": address,
+    }
+
+
+# --- the running process -----------------------------------------------------------------------
+
+
+class OutputTail:
+    """Drains a pipe on a thread, keeping only the last ``tail_bytes``; calls ``on_flood`` once
+    when the total passes ``limit``. Never blocks the writer for long: it reads as fast as the
+    bot writes and throws the middle away."""
+
+    def __init__(self, pipe, limit: int, tail_bytes: int, on_flood: Callable[[], None]) -> None:
+        self.total = 0
+        self.flooded = False
+        self._limit = limit
+        self._tail: collections.deque[bytes] = collections.deque()
+        self._tail_len = 0
+        self._tail_bytes = tail_bytes
+        self._on_flood = on_flood
+        self._lock = threading.Lock()
+        self._fd = pipe.fileno()
+        self._pipe = pipe
+        self._thread = threading.Thread(target=self._drain, name="bot-output", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with self._lock:
+                self.total += len(chunk)
+                self._tail.append(chunk)
+                self._tail_len += len(chunk)
+                while self._tail_len - len(self._tail[0]) >= self._tail_bytes:
+                    self._tail_len -= len(self._tail.popleft())
+            if not self.flooded and self.total > self._limit:
+                self.flooded = True
+                self._on_flood()
+        self._pipe.close()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def text(self) -> str:
+        with self._lock:
+            data = b"".join(self._tail)[-self._tail_bytes:]
+        return data.decode("utf-8", "replace")
+
+
+SOCKET_DIR_PREFIX = "arena-bot-"
+
+
+def socket_dirs_of(pid: int) -> list[str]:
+    """The socket folders a referee process has open (their names carry its pid)."""
+    pattern = os.path.join(tempfile.gettempdir(), f"{SOCKET_DIR_PREFIX}{pid}-*")
+    return glob.glob(pattern)
+
+
+def remove_stale_socket_dirs() -> None:
+    """Delete the socket folders of referees that died without cleaning up (SIGKILL)."""
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), f"{SOCKET_DIR_PREFIX}*-*")):
+        owner = os.path.basename(path)[len(SOCKET_DIR_PREFIX):].partition("-")[0]
+        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+class SandboxCgroups:
+    """cgroup-v1 groups for one bot, one per controller that can be used here:
+
+    * ``cpuacct``: nanosecond CPU accounting of every process in the sandbox (threads, children,
+      grandchildren), where /proc only offers the main process in 10 ms ticks;
+    * ``memory``: one memory limit for the whole sandbox — RLIMIT_AS limits each process, but a
+      bot that forks could otherwise multiply it; tmpfs pages written to /tmp count too;
+    * ``pids``: a process limit that holds whatever the uid.
+
+    Only root may create them; without them :class:`BotProcess` keeps the rlimits and reads CPU
+    time from /proc. Each group is named ``<referee pid>-<token>`` so that groups left by a
+    referee killed with SIGKILL can be recognised and removed later.
+    """
+
+    BASE = Path("/sys/fs/cgroup")
+
+    def __init__(self, paths: dict[str, Path]) -> None:
+        self.paths = paths
+        self._cpu_fd: int | None = None
+        if "cpuacct" in paths:
+            self._cpu_fd = os.open(paths["cpuacct"] / "cpuacct.usage", os.O_RDONLY | os.O_CLOEXEC)
+
+    @classmethod
+    def create(cls, name: str, limits: SandboxLimits) -> SandboxCgroups | None:
+        if os.geteuid() != 0:
+            return None
+        settings = {
+            "cpuacct": {},
+            "memory": {
+                "memory.limit_in_bytes": limits.memory_mb << 20,
+                "memory.memsw.limit_in_bytes": limits.memory_mb << 20,  # no escape into swap
+            },
+            "pids": {"pids.max": limits.processes},
+        }
+        paths: dict[str, Path] = {}
+        for controller, files in settings.items():
+            root = cls.BASE / controller
+            if not (root / "cgroup.procs").exists():
+                continue
+            path = root / "arena" / name
+            try:
+                path.mkdir(parents=True)
+            except OSError:
+                continue
+            paths[controller] = path
+            for fname, value in files.items():
+                try:
+                    (path / fname).write_text(str(value))
+                except OSError:
+                    pass  # e.g. no swap accounting: the memory limit alone still holds
+            _remove_stale_groups(path.parent)
+        return cls(paths) if paths else None
+
+    def wrap(self, cmd: list[str]) -> list[str]:
+        """Prefix ``cmd`` so that it joins every group before it starts (children inherit)."""
+        procs = [str(p / "cgroup.procs") for p in self.paths.values()]
+        script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"'
+        return ["/bin/sh", "-c", script, "sh", str(len(procs)), *procs, *cmd]
+
+    def cpu_ms(self) -> float | None:
+        if self._cpu_fd is None:
+            return None
+        return int(os.pread(self._cpu_fd, 64, 0)) / 1e6
+
+    def memory_peak_mb(self) -> float | None:
+        path = self.paths.get("memory")
+        try:
+            return int((path / "memory.max_usage_in_bytes").read_text()) / (1 << 20) if path else None
+        except OSError:
+            return None
+
+    def remove(self) -> None:
+        if self._cpu_fd is not None:
+            os.close(self._cpu_fd)
+            self._cpu_fd = None
+        for path in self.paths.values():
+            for _ in range(100):  # a group empties once its last killed process is reaped
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+
+
+def _remove_stale_groups(parent: Path) -> None:
+    """Remove the (empty) groups of referees that died without cleaning up."""
+    for entry in os.scandir(parent):
+        owner = entry.name.partition("-")[0]
+        if entry.is_dir() and owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            try:
+                os.rmdir(entry.path)
+            except OSError:
+                pass
+
+
+class BotProcess:
+    """A hosted bot's process (sandboxed or not) and everything to clean up after it."""
+
+    def __init__(self, bot_dir: Path, sandbox: bool, limits: SandboxLimits | None = None) -> None:
+        self.bot_dir = Path(bot_dir).resolve()
+        self.limits = limits or SandboxLimits()
+        self.sandboxed = sandbox
+        self.uid: int | None = None
+        self._lease: UidLease | None = None
+        self._stopped = False
+        self._lock = threading.Lock()
+        remove_stale_socket_dirs()
+        self.sock_dir = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-"))
+        try:
+            self._launch()
+        except BaseException:
+            self._cleanup_files()
+            if self._lease is not None:
+                self._lease.release()
+            raise
+
+    @property
+    def address(self) -> str:
+        """The gRPC address the referee dials."""
+        return f"unix:{self.sock_dir / SOCKET_NAME}"
+
+    def _launch(self) -> None:
+        if self.sandboxed:
+            bwrap = require_bwrap()
+            if os.geteuid() == 0:
+                self._lease = lease_uid()
+                self.uid = self._lease.uid
+            # The bot's uid creates its socket here but may not list the folder.
+            os.chmod(self.sock_dir, 0o733)
+            cmd = sandbox_command(bwrap, self.bot_dir, self.sock_dir, self.uid, self.limits)
+            env = bot_environment(f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}")
+            cwd = "/"
+        else:
+            cmd = prlimit_args(self.limits, with_nproc=False) + [
+                sys.executable, "-s", "-B", str(self.bot_dir / "bot.py"), "--address", self.address,
+            ]
+            env = bot_environment(self.address)
+            cwd = str(self.bot_dir)
+        token = self.sock_dir.name.rsplit("-", 1)[1]
+        self.cgroup = SandboxCgroups.create(f"{os.getpid()}-{token}", self.limits) if self.sandboxed else None
+        if self.cgroup is not None:
+            cmd = self.cgroup.wrap(cmd)
+        self.started_at = time.perf_counter()
+        try:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            if self.cgroup is not None:
+                self.cgroup.remove()
+            raise SandboxError(f"cannot launch the bot in {self.bot_dir}: {exc}") from exc
+        self.output = OutputTail(
+            self.proc.stdout, self.limits.output_bytes, self.limits.tail_bytes, self.kill
+        )
+        self._stat_fd: int | None = None
+
+    # --- state --------------------------------------------------------------------------
+    def exit_status(self) -> int | None:
+        return self.proc.poll()
+
+    def describe_exit(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            return "still running"
+        if code < 0:
+            return f"killed by signal {signal.Signals(-code).name}"
+        if code > 128 and self.sandboxed:  # bwrap reports a signal death as 128+n
+            try:
+                return f"killed by signal {signal.Signals(code - 128).name}"
+            except ValueError:
+                pass
+        return f"exited with code {code}"
+
+    def lock_socket_dir(self) -> None:
+        """Once the socket exists the bot may no longer create files in the shared folder."""
+        if self.sandboxed and self.uid is not None:
+            os.chmod(self.sock_dir, 0o711)
+
+    def bot_pid(self) -> int | None:
+        """The pid (in the host's namespace) of the Python process running bot.py."""
+        pid = self.proc.pid
+        if not self.sandboxed:
+            return pid
+        for _ in range(2):  # outer bwrap -> bwrap as the namespace's init -> the bot
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as fh:
+                    kids = fh.read().split()
+            except OSError:
+                return None
+            if not kids:
+                return None
+            pid = int(kids[0])
+        return pid
+
+    def cpu_ms(self) -> float | None:
+        """CPU time the bot has used so far (user + system), or None if it cannot be measured.
+
+        From the bot's cpuacct cgroup when there is one (every process of the sandbox, in ns);
+        otherwise from /proc/<pid>/stat of the bot's main process (threads and reaped children
+        included, in clock ticks of 10 ms). Both are read through a kept-open descriptor: cheap
+        enough for every decision.
+        """
+        if self.cgroup is not None and self.cgroup.paths.get("cpuacct"):
+            try:
+                return self.cgroup.cpu_ms()
+            except (OSError, ValueError):
+                return None
+        if self._stat_fd is None:
+            pid = self.bot_pid()
+            if pid is None:
+                return None
+            try:
+                self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return None
+        try:
+            data = os.pread(self._stat_fd, 1024, 0)
+        except OSError:
+            return None
+        fields = data[data.rindex(b")") + 2:].split()
+        ticks = int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+        return ticks * 1000.0 / _CLK_TCK
+
+    # --- the end -------------------------------------------------------------------------------
+    def kill(self) -> None:
+        """SIGKILL the sandbox (and with it every process inside). Safe to call many times, from
+        any thread."""
+        with self._lock:
+            if self.proc.poll() is None:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                try:
+                    self.proc.kill()
+                except ProcessLookupError:
+                    pass
+
+    def stop(self) -> None:
+        """Kill, reap, release the uid and delete the socket folder."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self.kill()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        if self._stat_fd is not None:
+            os.close(self._stat_fd)
+            self._stat_fd = None
+        if self.uid is not None:
+            # The pid namespace is gone with its init; this catches anything that slipped out.
+            for _ in range(50):
+                if not pids_of_uid(self.uid):
+                    break
+                kill_uid(self.uid)
+                time.sleep(0.01)
+        self.output.join(1.0)
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+        self._cleanup_files()
+
+    def _cleanup_files(self) -> None:
+        shutil.rmtree(self.sock_dir, ignore_errors=True)
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")

@@ -1,0 +1,1 @@
+"""Solenia: deliver supplies around a planet whose day and night stopped turning."""

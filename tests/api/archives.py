@@ -1,0 +1,122 @@
+"""Build bot archives in memory for the API tests: good ones and every unsafe kind."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import time
+import zipfile
+from collections.abc import Callable
+
+GOOD_BOT = b"""from arena.sdk import serve_bot
+
+def act(observation, legal_options):
+    return legal_options[0].id
+
+if __name__ == "__main__":
+    serve_bot(act)
+"""
+
+
+def _tar(members: list[tarfile.TarInfo | tuple[tarfile.TarInfo, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for m in members:
+            if isinstance(m, tuple):
+                info, data = m
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+            else:
+                tar.addfile(m)
+    return buf.getvalue()
+
+
+def _info(name: str, kind: bytes = tarfile.REGTYPE, **attrs: object) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.mode = 0o644
+    info.mtime = int(time.time())
+    for k, v in attrs.items():
+        setattr(info, k, v)
+    return info
+
+
+def tar_bot(files: dict[str, bytes] | None = None, top: str = "") -> bytes:
+    files = files if files is not None else {"bot.py": GOOD_BOT}
+    prefix = f"{top}/" if top else ""
+    return _tar([(_info(prefix + name), data) for name, data in files.items()])
+
+
+def zip_bot(files: dict[str, bytes] | None = None, top: str = "") -> bytes:
+    files = files if files is not None else {"bot.py": GOOD_BOT}
+    prefix = f"{top}/" if top else ""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(prefix + name, data)
+    return buf.getvalue()
+
+
+def _zip_raw(entries: list[tuple[zipfile.ZipInfo, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("bot.py", GOOD_BOT)
+        for info, data in entries:
+            zf.writestr(info, data)
+    return buf.getvalue()
+
+
+def _zip_info(name: str, mode: int = 0o100644) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = mode << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def bomb_bytes(size: int) -> bytes:
+    return b"\0" * size
+
+
+# kind -> (format, builder(limit_hint)) ; every builder gives an archive that also has bot.py
+UNSAFE: dict[str, Callable[[int], bytes]] = {
+    "tar_absolute_path": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), (_info("/etc/evil.py"), b"x")]),
+    "tar_parent_path": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), (_info("../evil.py"), b"x")]),
+    "tar_nested_parent_path": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), (_info("data/../../evil.py"), b"x")]),
+    "tar_symlink": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), _info("passwd", tarfile.SYMTYPE, linkname="/etc/passwd")]),
+    "tar_hardlink": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), _info("hl", tarfile.LNKTYPE, linkname="bot.py")]),
+    "tar_char_device": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), _info("null", tarfile.CHRTYPE, devmajor=1, devminor=3)]),
+    "tar_fifo": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), _info("pipe", tarfile.FIFOTYPE)]),
+    "tar_too_many_files": lambda n: tar_bot({"bot.py": GOOD_BOT, **{f"f{i}.txt": b"x" for i in range(n)}}),
+    "tar_bomb": lambda n: tar_bot({"bot.py": GOOD_BOT, "zeros.bin": bomb_bytes(n)}),
+    "zip_absolute_path": lambda _n: _zip_raw([(_zip_info("/tmp/evil.py"), b"x")]),
+    "zip_parent_path": lambda _n: _zip_raw([(_zip_info("../evil.py"), b"x")]),
+    "zip_backslash_parent_path": lambda _n: _zip_raw([(_zip_info("..\\evil.py"), b"x")]),
+    "zip_symlink": lambda _n: _zip_raw([(_zip_info("passwd", 0o120777), b"/etc/passwd")]),
+    "zip_fifo": lambda _n: _zip_raw([(_zip_info("pipe", 0o010644), b"")]),
+    "zip_too_many_files": lambda n: zip_bot({"bot.py": GOOD_BOT, **{f"f{i}.txt": b"x" for i in range(n)}}),
+    "zip_bomb": lambda n: zip_bot({"bot.py": GOOD_BOT, "zeros.bin": bomb_bytes(n)}),
+    "not_an_archive": lambda _n: b"this is just text, not an archive at all" * 10,
+    "no_bot_py": lambda _n: tar_bot({"main.py": GOOD_BOT}),
+}
+
+#: The UnsafeArchive kind each one must be refused with.
+EXPECTED_KIND = {
+    "tar_absolute_path": "absolute_path",
+    "tar_parent_path": "parent_path",
+    "tar_nested_parent_path": "parent_path",
+    "tar_symlink": "link",
+    "tar_hardlink": "link",
+    "tar_char_device": "device",
+    "tar_fifo": "device",
+    "tar_too_many_files": "too_many_files",
+    "tar_bomb": "decompression_bomb",
+    "zip_absolute_path": "absolute_path",
+    "zip_parent_path": "parent_path",
+    "zip_backslash_parent_path": "parent_path",
+    "zip_symlink": "link",
+    "zip_fifo": "device",
+    "zip_too_many_files": "too_many_files",
+    "zip_bomb": "decompression_bomb",
+    "not_an_archive": "not_an_archive",
+    "no_bot_py": "no_bot_py",
+}

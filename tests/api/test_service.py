@@ -1,0 +1,130 @@
+"""The service beyond submissions, on an in-process server over a real socket: remote bots,
+reflection and health (what grpcurl needs), version listing, and the CLI's error lines."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from click.testing import CliRunner
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from arena._proto import arena_pb2 as pb
+from arena.cli import cli
+from tests.api.archives import tar_bot, zip_bot
+from tests.api.conftest import new_account
+from tests.api.processes import ROOT, free_port
+
+
+@pytest.fixture
+def remote_bot() -> str:
+    """The sample random bot, run by its owner on their own machine (a TCP port)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "sample_bots" / "random_bot" / "bot.py"), "--port", str(port)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    address = f"127.0.0.1:{port}"
+    try:
+        grpc.channel_ready_future(grpc.insecure_channel(address)).result(timeout=20)
+        yield address
+    finally:
+        proc.kill()
+        proc.wait(5)
+
+
+def test_remote_bot_qualifies_and_an_unreachable_one_is_refused(server, stub, remote_bot: str) -> None:  # noqa: ANN001
+    user = new_account(stub)
+    reply = stub.RegisterRemoteBot(pb.RegisterRemoteBotRequest(name="remote-rnd", game="toy", address=remote_bot, wait=True),
+                                   metadata=user.meta, timeout=60)
+    assert reply.version.status == pb.VERSION_STATUS_ACTIVE, reply.version.refusal.message
+    assert reply.version.kind == "remote" and reply.version.address == remote_bot
+    dead = f"127.0.0.1:{free_port()}"
+    reply = stub.RegisterRemoteBot(pb.RegisterRemoteBotRequest(name="remote-dead", game="toy", address=dead, wait=True),
+                                   metadata=user.meta, timeout=60)
+    assert reply.version.status == pb.VERSION_STATUS_REFUSED
+    assert reply.version.refusal.kind in ("unreachable", "crash", "timeout")
+    assert reply.version.refusal.message
+
+
+def test_versions_listing_and_no_wait_submission(server, stub) -> None:  # noqa: ANN001
+    user = new_account(stub)
+    first = stub.SubmitBot(pb.SubmitBotRequest(name="lister", game="toy", archive=zip_bot(top="lister"), wait=False), metadata=user.meta)
+    assert first.version.status in (pb.VERSION_STATUS_QUALIFYING, pb.VERSION_STATUS_ACTIVE)
+    bot_id = first.bot.bot.id
+    deadline = time.monotonic() + 30
+    while stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id)).status == pb.VERSION_STATUS_QUALIFYING:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    second = stub.SubmitBot(pb.SubmitBotRequest(name="lister", game="toy", archive=tar_bot(), wait=True), metadata=user.meta)
+    assert second.version.number == 2 and len(second.version.archive_sha256) == 64
+    mine = stub.ListBots(pb.ListBotsRequest(mine=True), metadata=user.meta).bots
+    assert [(b.name, b.versions, b.active_version, b.owner) for b in mine] == [("lister", 2, 2, user.name)]
+    everyone = stub.ListBots(pb.ListBotsRequest(game="toy")).bots
+    assert any(b.id == bot_id for b in everyone)
+    assert stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id, number=1)).status == pb.VERSION_STATUS_RETIRED
+    # Files of both versions are where the data directory says, and nowhere else.
+    bots_dir: Path = server.servicer.config.bots_dir
+    assert sorted(p.name for p in (bots_dir / str(bot_id)).iterdir()) == ["v1", "v2"]
+    assert (bots_dir / str(bot_id) / "v1" / "bot.py").is_file()
+
+
+def test_reflection_and_health_let_grpcurl_find_the_service(server) -> None:  # noqa: ANN001
+    channel = grpc.insecure_channel(server.address)
+    try:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        replies = list(stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5))
+        names = {s.name for s in replies[0].list_services_response.service}
+        assert {"tabletop.arena.v1.Arena", "grpc.health.v1.Health"} <= names
+        replies = list(stub.ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.arena.v1.Arena")]), timeout=5))
+        assert replies[0].file_descriptor_response.file_descriptor_proto
+    finally:
+        channel.close()
+
+
+def test_cli_reports_mistakes_in_one_line(server, stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    runner = CliRunner()
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.py").write_text("print('hi')\n")
+    result = runner.invoke(cli, ["submit", str(bot), "--game", "toy", "--name", "nobody", "--server", server.address])
+    assert result.exit_code == 1 and "arena register NAME" in result.output
+    unused = f"127.0.0.1:{free_port()}"
+    result = runner.invoke(cli, ["leaderboard", "toy", "--server", unused])
+    assert result.exit_code == 1 and "cannot reach the arena server" in result.output
+    result = runner.invoke(cli, ["leaderboard", "chess", "--server", server.address])
+    assert result.exit_code == 1 and "INVALID_ARGUMENT" in result.output and "unknown game" in result.output
+    monkeypatch.setenv("ARENA_TOKEN", "arena_wrong")
+    result = runner.invoke(cli, ["submit", str(bot), "--game", "toy", "--name", "nobody", "--server", server.address])
+    assert result.exit_code == 1 and "UNAUTHENTICATED" in result.output
+    result = runner.invoke(cli, ["submit", str(tmp_path / "missing"), "--game", "toy", "--name", "x", "--server", server.address])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    for out in (result.output,):
+        assert "Traceback" not in out
+
+
+def test_cli_register_submit_and_bots_in_process(server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["register", "cli-carla", "--server", server.address])
+    assert result.exit_code == 0, result.output
+    crash = tmp_path / "crashy"
+    crash.mkdir()
+    (crash / "bot.py").write_text("import sys\nprint('Traceback: I give up', file=sys.stderr)\nsys.exit(3)\n")
+    result = runner.invoke(cli, ["submit", str(crash), "--game", "toy", "--name", "crashy", "--server", server.address])
+    assert result.exit_code == 1
+    assert "refused (crash)" in result.output and "| Traceback: I give up" in result.output
+    result = runner.invoke(cli, ["submit", str(ROOT / "sample_bots" / "random_bot"), "--game", "toy", "--name", "carla-rnd",
+                                 "--server", server.address])
+    assert result.exit_code == 0 and "version 1: active" in result.output, result.output
+    result = runner.invoke(cli, ["bots", "--server", server.address])
+    assert result.exit_code == 0 and "carla-rnd" in result.output and "crashy" in result.output

@@ -1,0 +1,170 @@
+"""Fixtures of the platform tests: a fresh database (SQLite and PostgreSQL), Redis, workers.
+
+The storage tests run against both databases: ``db_url`` is parametrised over an SQLite file in
+the test's tmp folder and a PostgreSQL database created for the test on localhost:5432 (trust
+auth, user postgres or root) and dropped afterwards. Redis tests use database 13 of the Redis on
+127.0.0.1:6379 (flushed before and after), never the default one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.db import dispose_all
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot")
+PG_HOST = os.environ.get("ARENA_TEST_PG_HOST", "localhost")
+REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+TOY = "tests.toy_game:ToyState"
+
+
+def _pg_admin():  # noqa: ANN202
+    import psycopg2
+
+    last: Exception | None = None
+    for user in ("postgres", "root"):
+        try:
+            conn = psycopg2.connect(host=PG_HOST, user=user, dbname="test", connect_timeout=3)
+            conn.autocommit = True
+            return conn, user
+        except Exception as exc:  # noqa: BLE001
+            last = exc
+    raise RuntimeError(f"PostgreSQL not reachable on {PG_HOST}: {last}")
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    try:
+        conn, user = _pg_admin()
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+    name = f"arena_test_{uuid.uuid4().hex[:12]}"
+    with conn.cursor() as cur:
+        cur.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+psycopg2://{user}@{PG_HOST}/{name}"
+    finally:
+        dispose_all()
+        with conn.cursor() as cur:
+            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh, migrated database, also set as ARENA_DATABASE_URL for code using the default."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    else:
+        url = request.getfixturevalue("pg_url")
+    monkeypatch.setenv("ARENA_DATABASE_URL", url)
+    dispose_all()
+    yield url
+    dispose_all()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    monkeypatch.setenv("ARENA_DATABASE_URL", url)
+    dispose_all()
+    yield url
+    dispose_all()
+
+
+def redis_available(url: str = REDIS_URL) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def platform_env(db: str, broker: str | None, **extra: str) -> dict[str, str]:
+    """Environment for arena subprocesses: our database, our broker, the toy game, fast leases."""
+    env = dict(os.environ)
+    env.pop("ARENA_BROKER_URL", None)
+    env.update(
+        ARENA_DATABASE_URL=db,
+        ARENA_EXTRA_GAMES=TOY,
+        ARENA_LEASE_SECONDS="3",
+        ARENA_SWEEP_EVERY="2",
+        ARENA_REQUEUE_GRACE="3",
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+    )
+    if broker:
+        env["ARENA_BROKER_URL"] = broker
+    env.update(extra)
+    return env
+
+
+class Workers:
+    """``arena worker`` subprocesses (each its own process group, so a kill takes its bots)."""
+
+    def __init__(self, env: dict[str, str], log_dir: Path) -> None:
+        self.env, self.log_dir = env, log_dir
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, n: int = 1) -> list[subprocess.Popen]:
+        new = []
+        for _ in range(n):
+            log = open(self.log_dir / f"worker-{len(self.procs)}.log", "wb")  # noqa: SIM115
+            p = subprocess.Popen(
+                [sys.executable, "-m", "arena", "worker", "--loglevel", "info"],
+                env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            self.procs.append(p)
+            new.append(p)
+        return new
+
+    def stop(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        deadline = time.time() + 10
+        for p in self.procs:
+            try:
+                p.wait(timeout=max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+    def logs(self) -> str:
+        return "\n".join(f.read_text(errors="replace")[-3000:] for f in self.log_dir.glob("worker-*.log"))
+
+
+@pytest.fixture
+def redis_db() -> Iterator[str]:
+    import redis
+
+    if not redis_available():
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    client = redis.Redis.from_url(REDIS_URL)
+    client.flushdb()
+    yield REDIS_URL
+    client.flushdb()
+
+
+@pytest.fixture
+def have_bwrap() -> bool:
+    return shutil.which("bwrap") is not None

@@ -1,0 +1,240 @@
+"""The deployment topology as plain processes: a real Redis, real ``arena worker`` processes,
+a tournament submitted from another process (``arena tournament``) — and the failures that
+must not lose or double-count a match: a worker SIGKILLed mid-match, a Redis restart."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from arena import ratings
+from arena.db import Match, Rating, RatingHistory, Tournament, dispose_all, session_scope
+from tests.platform.conftest import RANDOM_BOT, ROOT, Workers, free_port, platform_env
+
+pytestmark = pytest.mark.redis
+
+SANDBOX = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
+
+
+def _slow_bot(tmp_path: Path, delay: float) -> str:
+    """A random bot that thinks for ``delay`` seconds per decision (so matches last a while)."""
+    folder = tmp_path / f"slow_bot_{int(delay * 1000)}"
+    folder.mkdir(exist_ok=True)
+    (folder / "bot.py").write_text(
+        "import random, time\n"
+        "from arena.sdk import serve_bot\n"
+        "def act(observation, legal_options):\n"
+        f"    time.sleep({delay})\n"
+        "    return random.choice(legal_options).id\n"
+        "if __name__ == '__main__':\n"
+        "    serve_bot(act)\n"
+    )
+    return str(folder)
+
+
+def _submit(env: dict[str, str], source: str, n: int, log: Path) -> subprocess.Popen:
+    bots = [f"--bot=b{i}={source}" for i in range(n)]
+    cmd = [sys.executable, "-m", "arena", "tournament", "toy", *bots, "-k", "2",
+           "--decision-ms", "2000", "--bank-ms", "5000", *SANDBOX]
+    return subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=open(log, "wb"),  # noqa: SIM115
+                            stderr=subprocess.STDOUT)
+
+
+def _wait(proc: subprocess.Popen, log: Path, workers: Workers, timeout: float) -> str:
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"tournament did not finish\n{log.read_text()}\n--- workers ---\n{workers.logs()}")
+    out = log.read_text(errors="replace")
+    assert proc.returncode == 0, out + workers.logs()
+    return out
+
+
+def _check_every_match_exactly_once(db: str, players: int = 2) -> list[Match]:
+    dispose_all()
+    os.environ["ARENA_DATABASE_URL"] = db
+    try:
+        with session_scope() as s:
+            t = s.scalars(select(Tournament)).one()
+            matches = list(s.scalars(select(Match).where(Match.tournament_id == t.id)))
+            assert t.status == "done" and t.matches_done == t.matches_total == len(matches)
+            assert {m.status for m in matches} == {"done"}
+            assert sorted(m.rating_seq for m in matches) == list(range(1, len(matches) + 1))
+            history = s.scalar(select(func.count()).select_from(RatingHistory))
+            assert history == players * len(matches)  # each match rated once, no more
+            games = sum(r.games_played for r in s.scalars(select(Rating)))
+            assert games == players * len(matches)
+            assert ratings.compare_with_stored(s, "toy") == []
+            return matches
+    finally:
+        del os.environ["ARENA_DATABASE_URL"]
+        dispose_all()
+
+
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_round_robin_on_redis_with_two_workers(
+    redis_db: str, tmp_path: Path, database: str, request: pytest.FixtureRequest
+) -> None:
+    """Two worker processes record concurrently: SQLite's write lock / PostgreSQL's row lock."""
+    if database == "sqlite":
+        db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    else:
+        db = request.getfixturevalue("pg_url")
+    env = platform_env(db, redis_db)
+    workers = Workers(env, tmp_path)
+    workers.start(2)
+    log = tmp_path / "tournament.log"
+    try:
+        out = _wait(_submit(env, RANDOM_BOT, 4, log), log, workers, timeout=90)
+    finally:
+        workers.stop()
+    assert "Leaderboard" in out and "12 played, 0 failed" in out
+    matches = _check_every_match_exactly_once(db)
+    assert len(matches) == 12
+    # Both worker processes played.
+    assert len({m.worker.split(":")[1] for m in matches}) == 2
+
+
+def test_sigkill_a_worker_mid_match(redis_db: str, tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    env = platform_env(db, redis_db)
+    workers = Workers(env, tmp_path)
+    victim, survivor = workers.start(2)
+    log = tmp_path / "tournament.log"
+    proc = _submit(env, _slow_bot(tmp_path, 0.1), 3, log)  # 6 matches of ~1.6 s
+    killed_match = None
+    try:
+        os.environ["ARENA_DATABASE_URL"] = db
+        deadline = time.time() + 60
+        while killed_match is None and time.time() < deadline:
+            dispose_all()
+            try:
+                with session_scope() as s:
+                    killed_match = s.scalar(select(Match.id).where(
+                        Match.status == "running", Match.worker.like(f"%:{victim.pid}:%")))
+            except Exception:  # noqa: BLE001 - the database file may not exist yet
+                pass
+            time.sleep(0.1)
+        assert killed_match, "the victim worker never started a match"
+        time.sleep(0.4)  # well inside the match
+        os.killpg(victim.pid, signal.SIGKILL)
+        victim.wait()
+        out = _wait(proc, log, workers, timeout=120)
+    finally:
+        os.environ.pop("ARENA_DATABASE_URL", None)
+        workers.stop()
+    assert "6 played, 0 failed" in out
+    matches = _check_every_match_exactly_once(db)
+    replayed = next(m for m in matches if m.id == killed_match)
+    assert replayed.attempts >= 2 and replayed.worker.split(":")[1] == str(survivor.pid)
+
+
+def test_redis_restart_during_a_tournament(tmp_path: Path) -> None:
+    """Our own redis-server (never the system one), without persistence: a restart loses every
+    queued message; the sweeper re-sends them from the database and the tournament completes."""
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("redis-server not installed")
+    port = free_port()
+
+    def start_redis() -> subprocess.Popen:
+        p = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                              "--appendonly", "no", "--dir", str(tmp_path)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import redis
+
+        for _ in range(100):
+            try:
+                if redis.Redis(port=port).ping():
+                    return p
+            except Exception:  # noqa: BLE001
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    redis_proc = start_redis()
+    db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    env = platform_env(db, f"redis://127.0.0.1:{port}/0")
+    workers = Workers(env, tmp_path)
+    workers.start(2)
+    log = tmp_path / "tournament.log"
+    proc = _submit(env, _slow_bot(tmp_path, 0.03), 4, log)  # 12 matches
+    try:
+        os.environ["ARENA_DATABASE_URL"] = db
+        deadline = time.time() + 60
+        done = 0
+        while done < 3 and time.time() < deadline:
+            dispose_all()
+            try:
+                with session_scope() as s:
+                    done = s.scalar(select(func.count()).select_from(Match).where(
+                        Match.status == "done")) or 0
+            except Exception:  # noqa: BLE001
+                pass
+            time.sleep(0.2)
+        assert done >= 3
+        redis_proc.terminate()
+        redis_proc.wait(timeout=10)
+        time.sleep(1.0)
+        redis_proc = start_redis()
+        out = _wait(proc, log, workers, timeout=120)
+    finally:
+        os.environ.pop("ARENA_DATABASE_URL", None)
+        workers.stop()
+        redis_proc.terminate()
+        redis_proc.wait(timeout=10)
+    assert "12 played, 0 failed" in out
+    _check_every_match_exactly_once(db)
+
+
+def test_beat_ticks_the_ladder_and_workers_play_it(redis_db: str, tmp_path: Path) -> None:
+    """`arena beat` (tick every second) + one `arena worker`: the ladder queue keeps filling."""
+    from arena import bots, ladder
+
+    db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    os.environ["ARENA_DATABASE_URL"] = db
+    dispose_all()
+    try:
+        with session_scope() as s:
+            for i in range(3):
+                bots.register_version(s, "toy", RANDOM_BOT, name=f"l{i}")
+            ladder.ensure_ladder(s, "toy", queue_target=2, decision_ms=1000, bank_ms=3000,
+                                 sandbox=not SANDBOX)
+        env = platform_env(db, redis_db, ARENA_LADDER_TICK="1")
+        workers = Workers(env, tmp_path)
+        workers.start(1)
+        beat_log = open(tmp_path / "beat.log", "wb")  # noqa: SIM115
+        beat = subprocess.Popen(
+            [sys.executable, "-m", "arena", "beat", "--loglevel", "info",
+             "--schedule-file", str(tmp_path / "beat" / "schedule")],
+            env=env, cwd=ROOT, stdout=beat_log, stderr=subprocess.STDOUT, start_new_session=True)
+        done = 0
+        try:
+            deadline = time.time() + 60
+            while done < 4 and time.time() < deadline:
+                time.sleep(0.5)
+                dispose_all()
+                with session_scope() as s:
+                    done = s.scalar(select(func.count()).select_from(Match).where(
+                        Match.kind == "ladder", Match.status == "done"))
+        finally:
+            os.killpg(beat.pid, signal.SIGTERM)
+            beat.wait(timeout=10)
+            workers.stop()
+        dispose_all()
+        with session_scope() as s:
+            states = s.execute(select(Match.status, Match.error)).all()
+        assert done >= 4, f"{states}\n{(tmp_path / 'beat.log').read_text()}\n{workers.logs()}"
+        with session_scope() as s:
+            assert ratings.compare_with_stored(s, "toy") == []
+    finally:
+        os.environ.pop("ARENA_DATABASE_URL", None)
+        dispose_all()

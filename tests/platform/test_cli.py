@@ -1,0 +1,113 @@
+"""The tournament CLI without a broker (in-process), and its answers to user mistakes."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from arena.cli import cli
+from arena.db import Match, Rating, Tournament, session_scope
+from tests.platform.conftest import RANDOM_BOT
+
+SANDBOX = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
+FAST = ["--decision-ms", "1000", "--bank-ms", "3000"]
+
+
+@pytest.fixture(autouse=True)
+def _no_broker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_BROKER_URL", raising=False)
+
+
+def test_in_process_tournament_then_rebuild(sqlite_url: str) -> None:
+    runner = CliRunner()
+    bots = [f"--bot=r{i}={RANDOM_BOT}" for i in range(4)]
+    out = runner.invoke(cli, ["tournament", "toy", *bots, "-k", "3", "-w", "2", *FAST, *SANDBOX])
+    assert out.exit_code == 0, out.output
+    assert "Leaderboard" in out.output and "r3 v1" in out.output
+    with session_scope() as s:
+        t = s.scalars(select(Tournament)).one()
+        assert (t.status, t.matches_done, t.matches_total) == ("done", 4, 4)
+        assert t.progress()["fraction"] == 1.0
+        assert {m.status for m in s.scalars(select(Match))} == {"done"}
+    rebuilt = runner.invoke(cli, ["ratings", "rebuild", "toy"])
+    assert rebuilt.exit_code == 0 and "all identical" in rebuilt.output
+    with session_scope() as s:
+        s.scalars(select(Rating)).first().mu += 1.0  # corrupt one rating
+    bad = runner.invoke(cli, ["ratings", "rebuild", "toy"])
+    assert bad.exit_code == 1 and "differ" in bad.output
+    fixed = runner.invoke(cli, ["ratings", "rebuild", "toy", "--write"])
+    assert fixed.exit_code == 0
+    assert "all identical" in runner.invoke(cli, ["ratings", "rebuild", "toy"]).output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["tournament", "nosuchgame", f"--bot={RANDOM_BOT}"], "unknown game"),
+        (["tournament", "toy", f"--bot={RANDOM_BOT}", "-k", "3"], "need at least 3 bots"),
+        (["tournament", "toy", "--bot=/no/such/folder", f"--bot={RANDOM_BOT}"], "not a folder"),
+        (["tournament", "toy", f"--bot={RANDOM_BOT}", f"--bot={RANDOM_BOT}", "-k", "5"],
+         "not 5"),
+        (["ratings", "rebuild", "nosuchgame"], "unknown game"),
+        (["worker"], "ARENA_BROKER_URL"),
+    ],
+)
+def test_user_mistakes_get_one_clear_line(sqlite_url: str, args: list[str], message: str) -> None:
+    out = CliRunner().invoke(cli, [*args, *SANDBOX] if args[0] == "tournament" else args)
+    assert out.exit_code != 0
+    assert message in out.output
+    assert "Traceback" not in out.output
+
+
+def test_ladder_command_in_process(sqlite_url: str) -> None:
+    bots = [f"--bot=l{i}={RANDOM_BOT}" for i in range(4)]
+    out = CliRunner().invoke(
+        cli, ["ladder", "toy", *bots, "--matches", "6", "--queue", "2", *FAST, *SANDBOX]
+    )
+    assert out.exit_code == 0, out.output
+    assert "Leaderboard" in out.output
+    with session_scope() as s:
+        ladder_matches = list(s.scalars(select(Match).where(Match.kind == "ladder")))
+        assert len([m for m in ladder_matches if m.status == "done"]) >= 6
+        assert {m.status for m in ladder_matches} == {"done"}  # the queue left was played out
+        assert len({m.players for m in ladder_matches}) >= 2  # toy allows 2-4: counts rotate
+
+
+def test_play_match_task_is_idempotent(sqlite_url: str) -> None:
+    """The task body run twice for one match (a re-delivered message): counted once."""
+    from arena import bots, recording, tasks
+
+    with session_scope() as s:
+        ids = [bots.register_version(s, "toy", RANDOM_BOT, name=f"t{i}").id for i in range(2)]
+        match = recording.create_match(s, "toy", "base", ids, seed=5, decision_ms=1000,
+                                       bank_ms=3000, sandbox=not SANDBOX)
+        mid = match.id
+    assert tasks.play_match_now(mid).status == "recorded"
+    with session_scope() as s:
+        before = [(r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))]
+    assert tasks.play_match_now(mid).status == "done"
+    with session_scope() as s:
+        after = [(r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))]
+        assert after == before and all(g == 1 for _, _, g in after)
+        m = s.get(Match, mid)
+        assert m.attempts == 1 and m.record["match_id"] == mid and m.record["decisions"]
+
+
+def test_demo_plays_every_game(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    import subprocess
+    import sys
+
+    from tests.platform.conftest import ROOT
+
+    env = {k: v for k, v in __import__("os").environ.items()
+           if k not in ("ARENA_DATABASE_URL", "ARENA_BROKER_URL", "ARENA_EXTRA_GAMES")}
+    env["ARENA_HOME"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "arena", "demo", "--no-web", "--rounds", "1"],
+                         env=env, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for game in ("black_angel", "solenia"):
+        assert f"Leaderboard — {game}" in out.stdout
+    assert "0 failed" in out.stdout and (tmp_path / "arena.sqlite3").exists()

@@ -1,0 +1,105 @@
+"""Ladder matchmaking (arena/ladder.py): uncertainty first, similar mu, seat and count quotas."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from sqlalchemy import select
+
+from arena import bots, ladder, ratings, recording
+from arena.db import Ladder, Match, Rating, session_scope
+from arena.ladder import Candidate, choose_player_count, choose_seats, plan_table
+
+
+def _cands() -> list[Candidate]:
+    return [
+        Candidate(1, mu=25.0, sigma=2.0),
+        Candidate(2, mu=40.0, sigma=8.0),  # least certain: the anchor
+        Candidate(3, mu=38.0, sigma=3.0),
+        Candidate(4, mu=12.0, sigma=3.0),
+        Candidate(5, mu=41.0, sigma=2.5),
+    ]
+
+
+def test_anchor_is_the_least_certain_and_opponents_are_close_in_mu() -> None:
+    table = plan_table("solenia", _cands(), 3, random.Random(1))
+    assert {c.version_id for c in table} == {2, 3, 5}
+
+
+def test_bots_already_queued_are_not_the_anchor() -> None:
+    cands = _cands()
+    cands[1].pending = 2
+    anchor_pick = plan_table("solenia", cands, 2, random.Random(1))
+    # Bot 5 (sigma 2.5) is not the least certain; with 2 queued, bot 2 stops being the anchor:
+    # the anchor is now bot 3 or 4 (sigma 3), and its opponent the closest in mu.
+    ids = {c.version_id for c in anchor_pick}
+    assert ids in ({3, 5}, {4, 1})
+
+
+def test_seats_go_to_the_bot_that_had_them_least() -> None:
+    a = Candidate(1, 25, 8, seat_counts={"2": {"0": 5, "1": 0}})
+    b = Candidate(2, 25, 8, seat_counts={"2": {"0": 0, "1": 5}})
+    assert [c.version_id for c in choose_seats([a, b], 2, random.Random(0))] == [2, 1]
+
+
+def test_player_count_quota() -> None:
+    assert choose_player_count([2, 3, 4], {"2": 5, "3": 5, "4": 4}, available=6) == 4
+    assert choose_player_count([2, 3, 4], {"2": 5, "3": 5, "4": 4}, available=3) == 3
+    assert choose_player_count([3, 4], {}, available=2) is None
+
+
+def _bot(tmp_path: Path, name: str) -> str:
+    folder = tmp_path / name
+    folder.mkdir(exist_ok=True)
+    (folder / "bot.py").write_text(f"# {name}\n")
+    return str(folder)
+
+
+def test_ladder_keeps_the_queue_full_with_fair_seats_and_counts(sqlite_url: str, tmp_path: Path) -> None:
+    """A simulated ladder on the toy game (2-4 players): play 120 ladder matches with made-up
+    results, then check the quotas and that a new version starts provisional from its
+    predecessor's mu and is played first."""
+    rng = random.Random(3)
+    with session_scope() as s:
+        ids = [bots.register_version(s, "toy", _bot(tmp_path, f"b{i}"), name=f"b{i}").id for i in range(6)]
+        ladder.ensure_ladder(s, "toy", queue_target=3)
+    strength = {vid: i for i, vid in enumerate(ids)}
+    for _ in range(40):
+        with session_scope() as s:
+            ladder.tick(s, "toy", rng)
+        with session_scope() as s:
+            queued = ladder.queued_ladder_matches(s, "toy")
+            assert len(queued) == 3
+            todo = [(m.id, [x.bot_version_id for x in m.seats]) for m in queued]
+        for mid, seats in todo:
+            scores = [strength[v] + rng.random() for v in seats]
+            ranks = [1 + sum(o > x for o in scores) for x in scores]
+            with session_scope() as s:
+                recording.record_result(s, mid, {"result": {"scores": scores, "ranks": ranks}})
+    with session_scope() as s:
+        counts = s.get(Ladder, "toy").player_counts
+        assert set(counts) == {"2", "3", "4"} and max(counts.values()) - min(counts.values()) <= 1
+        rows = {r.bot_version_id: r for r in s.scalars(select(Rating).where(Rating.game == "toy"))}
+        for r in rows.values():
+            for players, seats in r.seat_counts.items():
+                per_seat = [seats.get(str(i), 0) for i in range(int(players))]
+                assert max(per_seat) - min(per_seat) <= 2, (players, per_seat)
+            assert r.distinct_opponents == 5
+        # Stronger bots end higher; the strongest is no longer provisional.
+        best = max(rows.values(), key=lambda r: r.mu)
+        assert best.bot_version_id == ids[-1]
+        assert ratings.compare_with_stored(s, "toy") == []
+        # A new version of the best bot: predecessor's mu, sigma reset, provisional, played first.
+        Path(tmp_path / "b5" / "bot.py").write_text("# b5 improved\n")
+        v2 = bots.register_version(s, "toy", str(tmp_path / "b5"), name="b5")
+        r2 = s.get(Rating, (v2.id, "toy"))
+        assert (r2.mu, r2.sigma, r2.provisional) == (best.mu, ratings.SIGMA0, True)
+    with session_scope() as s:
+        for m in ladder.queued_ladder_matches(s, "toy"):
+            recording.fail(s, m.id, "drained by the test")
+        created = ladder.tick(s, "toy", rng)
+        first = s.get(Match, created[0])
+        assert v2.id in [x.bot_version_id for x in first.seats]
+        seated = {x.bot_version_id for mid in created for x in s.get(Match, mid).seats}
+        assert ids[-1] not in seated  # the old version retired from the ladder

@@ -1,0 +1,89 @@
+"""TrueSkill per game (arena/ratings.py): what the trueskill package gives for the same ranks."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import trueskill
+
+from arena import ratings
+from arena.ratings import Skill, effective_ranks, rate
+
+
+def _package(game: str, skills: list[Skill], ranks: list[int], backend: str | None = None):
+    env = trueskill.TrueSkill(
+        mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300,
+        draw_probability=ratings.draw_probability(game), backend=backend,
+    )
+    out = env.rate([(env.create_rating(s.mu, s.sigma),) for s in skills], ranks=ranks)
+    return [Skill(float(t[0].mu), float(t[0].sigma)) for t in out]
+
+
+START = [Skill(25.0, 25 / 3), Skill(30.0, 4.0), Skill(20.0, 6.0), Skill(27.0, 2.5), Skill(22.0, 8.0)]
+
+
+@pytest.mark.parametrize(
+    "ranks",
+    [
+        [1, 2],  # a win
+        [1, 1],  # a two-player tie
+        [2, 1, 3, 4],  # four-seat free-for-all
+        [1, 2, 2, 4],  # a tie in the middle (competition ranks)
+        [1, 1, 1, 4, 5],  # three share first
+        [3, 1, 2, 5, 4],  # five seats, all different
+    ],
+)
+def test_free_for_all_matches_the_package(ranks: list[int]) -> None:
+    skills = START[: len(ranks)]
+    assert rate("solenia", skills, ranks) == _package("solenia", skills, ranks)
+
+
+def test_tie_moves_ratings_towards_each_other() -> None:
+    a, b = rate("solenia", [Skill(30, 3), Skill(20, 3)], [1, 1])
+    assert a.mu < 30 and b.mu > 20
+
+
+def test_forfeits_are_ranked_last_whatever_the_score() -> None:
+    # Engine ranks say seat 1 won, but it forfeited; seats 0 and 3 forfeited too (tied last).
+    assert effective_ranks([2, 1, 3, 4], forfeited=[1]) == [1, 4, 2, 3]
+    assert effective_ranks([2, 1, 1, 4], forfeited=[1, 3]) == [2, 3, 1, 3]
+    assert effective_ranks([1, 1, 3], forfeited=[]) == [1, 1, 3]
+
+
+def test_forfeit_rating_equals_the_package_with_the_forfeiter_last() -> None:
+    skills = START[:4]
+    engine_ranks, forfeited = [1, 2, 3, 4], [0]
+    ranks = effective_ranks(engine_ranks, forfeited)
+    assert ranks == [4, 1, 2, 3]
+    new = rate("black_angel", skills, ranks)
+    assert new == _package("black_angel", skills, [4, 1, 2, 3])
+    assert new[0].mu < skills[0].mu  # the forfeiting favourite loses rating
+
+
+def test_draw_probability_is_chosen_per_game() -> None:
+    assert ratings.draw_probability("toy") == 0.10
+    assert ratings.draw_probability("black_angel") == 0.02
+    assert ratings.draw_probability("unknown") == ratings.DEFAULT_DRAW_PROBABILITY
+    # The draw margin differs, so a tie moves ratings differently per game.
+    assert rate("toy", START[:2], [1, 1]) != rate("solenia", START[:2], [1, 1])
+
+
+def test_extreme_ratings_fall_back_to_mpmath() -> None:
+    skills = [Skill(-100.0, 0.5), Skill(200.0, 0.5)]
+    with pytest.raises(FloatingPointError):
+        _package("solenia", skills, [1, 2])  # the float backend gives up here
+    new = rate("solenia", skills, [1, 2])
+    assert new == _package("solenia", skills, [1, 2], backend="mpmath")
+    assert all(math.isfinite(s.mu) and s.sigma > 0 for s in new)
+
+
+def test_leaderboard_key_and_provisional_threshold() -> None:
+    assert Skill(30.0, 2.0).conservative == 24.0
+    assert ratings.is_provisional(ratings.SIGMA0)
+    assert not ratings.is_provisional(ratings.PROVISIONAL_SIGMA - 0.01)
+
+
+def test_a_match_needs_two_seats() -> None:
+    with pytest.raises(ValueError):
+        rate("solenia", [Skill(25, 8)], [1])

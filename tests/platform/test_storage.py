@@ -1,0 +1,201 @@
+"""Storage, recording and rebuilds — every test runs against SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import func, select
+
+from arena import bots, ratings, recording, tournaments
+from arena.db import (
+    Base,
+    BotVersion,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingHistory,
+    Tournament,
+    get_engine,
+    session_scope,
+)
+from referee.engine import ConfigError
+from tests.platform.conftest import RANDOM_BOT
+
+GAME = "toy"
+
+
+def _bot_folder(tmp_path: Path, name: str, body: str = "") -> str:
+    folder = tmp_path / name
+    folder.mkdir(exist_ok=True)
+    (folder / "bot.py").write_text(f"# {name}\n{body}\n")
+    return str(folder)
+
+
+def _register_n(tmp_path: Path, n: int) -> list[int]:
+    with session_scope() as s:
+        return [
+            bots.register_version(s, GAME, _bot_folder(tmp_path, f"bot{i}"), name=f"bot{i}").id
+            for i in range(n)
+        ]
+
+
+def _fake_record(match: Match, rng: random.Random) -> dict:
+    k = match.players
+    scores = [rng.randint(0, 3) for _ in range(k)]
+    ranks = [1 + sum(1 for o in scores if o > s) for s in scores]  # ties shared
+    forfeits = [{"seat": s, "reason": "timeout"} for s in range(k) if rng.random() < 0.1]
+    return {
+        "match_id": match.id,
+        "game": match.game,
+        "result": {"scores": scores, "ranks": ranks, "details": {}},
+        "forfeits": forfeits,
+        "decisions": [],
+    }
+
+
+def test_migrations_build_exactly_the_models(db_url: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("arena.db.accounts"):
+        import arena.db.accounts  # noqa: F401 - its tables are migrated too
+    with get_engine(db_url).connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+
+
+def test_new_upload_is_a_new_version_inheriting_mu(db_url: str, tmp_path: Path) -> None:
+    folder = _bot_folder(tmp_path, "alpha")
+    with session_scope() as s:
+        v1 = bots.register_version(s, GAME, folder)
+        same = bots.register_version(s, GAME, folder)
+        assert same.id == v1.id and v1.number == 1
+        s.get(Rating, (v1.id, GAME)).mu = 31.5  # as if it had played
+    Path(folder, "bot.py").write_text("# changed\n")
+    with session_scope() as s:
+        v2 = bots.register_version(s, GAME, folder)
+        assert (v2.number, v2.predecessor_id) == (2, v1.id)
+        r2 = s.get(Rating, (v2.id, GAME))
+        assert (r2.mu, r2.sigma, r2.provisional) == (31.5, ratings.SIGMA0, True)
+        assert [v.id for v in bots.latest_versions(s, GAME)] == [v2.id]
+
+
+def test_bad_bot_sources_are_refused_clearly(db_url: str, tmp_path: Path) -> None:
+    with session_scope() as s, pytest.raises(bots.BotError, match="bot.py"):
+        bots.register_version(s, GAME, str(tmp_path))
+    with session_scope() as s, pytest.raises(ConfigError, match="unknown game"):
+        bots.register_version(s, "no_such_game", RANDOM_BOT)
+
+
+def test_recording_is_idempotent_and_rebuild_is_exact(db_url: str, tmp_path: Path) -> None:
+    ids = _register_n(tmp_path, 5)
+    rng = random.Random(4)
+    with session_scope() as s:
+        t = tournaments.create_tournament(s, GAME, ids, players=3, rounds=2, seed=1)
+        tid, total = t.id, t.matches_total
+        matches = list(s.scalars(select(Match).where(Match.tournament_id == tid)))
+    records = {m.id: _fake_record(m, rng) for m in matches}
+    for mid, rec in records.items():
+        with session_scope() as s:
+            assert recording.record_result(s, mid, rec) is True
+    with session_scope() as s:
+        before = {r.bot_version_id: (r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))}
+        # A re-delivered result is not counted twice.
+        for mid, rec in list(records.items())[:3]:
+            assert recording.record_result(s, mid, rec) is False
+    with session_scope() as s:
+        after = {r.bot_version_id: (r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))}
+        assert after == before
+        assert ratings.compare_with_stored(s, GAME) == []
+        t = s.get(Tournament, tid)
+        assert (t.matches_done, t.status) == (total, "done")
+        assert s.scalar(select(func.count()).select_from(RatingHistory)) == total * 3
+        seqs = sorted(s.scalars(select(Match.rating_seq)))
+        assert seqs == list(range(1, total + 1))
+        # Forfeiting seats are stored last-ranked with the reason.
+        forfeited = s.scalars(select(MatchSeat).where(MatchSeat.forfeit.is_not(None))).all()
+        assert forfeited
+        for seat in forfeited:
+            others = [x for x in seat.match.seats if x.forfeit is None]
+            assert all(seat.rank > o.rank for o in others)
+        games = {r.bot_version_id: r.games_played for r in s.scalars(select(Rating))}
+        assert sum(games.values()) == total * 3
+        r = s.get(Rating, (ids[0], GAME))
+        assert r.distinct_opponents == 4 and 0 < r.opponent_spread <= 1
+        assert sum(r.seat_counts["3"].values()) == r.games_played
+
+
+def test_concurrent_results_never_corrupt_a_rating(db_url: str, tmp_path: Path) -> None:
+    """Eight threads record different matches of one game at once (separate connections)."""
+    ids = _register_n(tmp_path, 4)
+    rng = random.Random(9)
+    with session_scope() as s:
+        created = [
+            recording.create_match(s, GAME, "base", rng.sample(ids, 2), seed=i) for i in range(40)
+        ]
+        jobs = [(m.id, _fake_record(m, rng)) for m in created]
+    errors: list[BaseException] = []
+    chunks = [jobs[i::8] for i in range(8)]
+
+    def work(chunk):  # noqa: ANN001
+        try:
+            for mid, rec in chunk:
+                with session_scope() as s:
+                    recording.record_result(s, mid, rec)
+                    recording.record_result(s, mid, rec)  # and a duplicate delivery
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(c,)) for c in chunks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with session_scope() as s:
+        assert ratings.compare_with_stored(s, GAME) == []
+        assert sorted(s.scalars(select(Match.rating_seq))) == list(range(1, 41))
+        assert sum(r.games_played for r in s.scalars(select(Rating))) == 80
+
+
+def test_claims_and_leases(db_url: str, tmp_path: Path) -> None:
+    ids = _register_n(tmp_path, 2)
+    with session_scope() as s:
+        mid = recording.create_match(s, GAME, "base", ids, seed=1).id
+    with session_scope() as s:
+        assert recording.claim(s, mid, "w1", lease=30).outcome == "claimed"
+        assert recording.claim(s, mid, "w2", lease=30).outcome == "busy"
+        assert recording.renew(s, mid, "w1", lease=0.2)
+        assert not recording.renew(s, mid, "w2")
+    time.sleep(0.3)
+    with session_scope() as s:  # w1 stopped renewing (killed): w2 takes over
+        assert recording.claim(s, mid, "w2", lease=30).outcome == "claimed"
+        assert s.get(Match, mid, populate_existing=True).attempts == 2
+        assert recording.release(s, mid, "w2", "sandbox crashed") == "pending"
+        assert recording.claim(s, mid, "w3").outcome == "claimed"
+        assert recording.release(s, mid, "w3", "again") == "failed"  # third attempt
+        assert recording.claim(s, mid, "w4").outcome == "failed"
+
+
+def test_same_version_twice_at_a_table_is_refused(db_url: str, tmp_path: Path) -> None:
+    ids = _register_n(tmp_path, 1)
+    with session_scope() as s, pytest.raises(ValueError):
+        recording.create_match(s, GAME, "base", [ids[0], ids[0]], seed=1)
+
+
+def test_leaderboard_sorted_by_conservative_rating(db_url: str, tmp_path: Path) -> None:
+    ids = _register_n(tmp_path, 3)
+    with session_scope() as s:
+        for vid, (mu, sigma) in zip(ids, [(30, 6), (26, 1), (28, 3)], strict=True):
+            row = s.get(Rating, (vid, GAME))
+            row.mu, row.sigma = mu, sigma
+    with session_scope() as s:
+        rows = tournaments.leaderboard(s, GAME)
+        assert [r.version_id for r in rows] == [ids[1], ids[2], ids[0]]
+        assert [r.place for r in rows] == [1, 2, 3]
+        assert s.get(BotVersion, ids[0]).label == "bot0 v1"

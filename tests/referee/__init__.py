@@ -1,0 +1,1 @@
+"""Tests of the referee: sandbox, match runner, records and replay (real processes and sockets)."""

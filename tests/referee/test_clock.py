@@ -1,0 +1,47 @@
+"""Time control: a slow decision draws its excess from the seat's bank; past the bank, the seat
+forfeits on time."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.engine import TimeControl
+from tests.referee.helpers import HOSTILE, RANDOM_BOT, needs_bwrap, play
+
+SLOW = str(HOSTILE / "slow")
+
+pytestmark = needs_bwrap
+
+
+def test_slow_decisions_draw_on_the_bank() -> None:
+    # The slow bot thinks 150 ms per decision against a 100 ms limit: ~50 ms from the bank each.
+    tc = TimeControl(decision_ms=100, bank_ms=2000)
+    record = play("toy", [str(RANDOM_BOT), SLOW], tc=tc, seed=4)
+    assert record.forfeits == []
+    mine = [d for d in record.decisions if d.seat == 1]
+    expected_bank = 2000 - sum(max(0.0, d.wall_ms - 100) for d in mine)
+    totals = record.totals[1]
+    assert totals.decisions == len(mine)
+    assert totals.bank_left_ms == pytest.approx(expected_bank, abs=0.01)
+    assert totals.bank_left_ms <= 2000 - 40 * len(mine)
+    assert totals.time_used_ms == pytest.approx(sum(d.wall_ms for d in mine), abs=0.01)
+    assert all(d.wall_ms >= 150 for d in mine)
+    # The fast seat kept its whole bank.
+    assert record.totals[0].bank_left_ms == 2000
+
+
+def test_an_exhausted_bank_is_a_timeout_forfeit() -> None:
+    # 150 ms per decision, 100 ms allowed, 120 ms of bank: by the third decision it is out of time
+    # (sooner on a loaded machine, where each decision overruns by more).
+    tc = TimeControl(decision_ms=100, bank_ms=120)
+    record = play("toy", [SLOW, str(RANDOM_BOT)], tc=tc, seed=4)
+    assert [(f.seat, f.reason) for f in record.forfeits] == [(0, "timeout")]
+    forfeit = record.forfeits[0]
+    answered = [d for d in record.decisions if d.seat == 0 and not d.forced]
+    assert 1 <= len(answered) <= 2
+    bank_before = 120 - sum(d.wall_ms - 100 for d in answered)
+    cut_off = record.decisions[forfeit.decision]
+    assert cut_off.seat == 0 and cut_off.forced
+    assert cut_off.wall_ms >= 100 + bank_before - 1  # it was given its whole remaining time
+    assert record.totals[0].bank_left_ms == 0
+    assert record.result["ranks"] == [2, 1]

@@ -1,0 +1,169 @@
+"""One hostile bot per fault: each is contained, forfeits with the right reason (or is shown to
+be harmless), the other seat finishes its game, and nothing of the sandbox keeps running (the
+autouse fixture in conftest.py checks that after every test)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from referee.engine import TimeControl
+from referee.record import MatchRecord
+from referee.sandbox import SandboxLimits
+from tests.referee.helpers import RANDOM_BOT, needs_bwrap, play
+
+pytestmark = needs_bwrap
+
+FAST = TimeControl(decision_ms=300, bank_ms=300)
+
+
+def _forfeited(record: MatchRecord, seat: int, reason: str):
+    """The seat forfeited for ``reason``; the other seat played every one of its decisions."""
+    assert [(f.seat, f.reason) for f in record.forfeits] == [(seat, reason)], record.forfeits
+    other = 1 - seat
+    assert not any(d.forced for d in record.decisions if d.seat == other)
+    forfeit = record.forfeits[0]
+    after = [d for d in record.decisions if d.seat == seat and d.n >= forfeit.decision]
+    assert after and all(d.forced for d in after)  # the fallback played the seat on
+    assert record.result["ranks"][seat] == 2 and record.result["ranks"][other] == 1
+    return forfeit
+
+
+def test_crash_at_start(hostile) -> None:
+    record = play("toy", [hostile("crash_at_start"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "start_failed")
+    assert forfeit.decision == 0
+    assert "exited with code 3" in forfeit.message
+    assert "giving up before serving" in forfeit.log_tail
+
+
+def test_too_slow_to_start(hostile) -> None:
+    record = play("toy", [str(RANDOM_BOT), hostile("slow_start")], startup_ms=2000)
+    forfeit = _forfeited(record, 1, "start_timeout")
+    assert forfeit.decision == 0
+
+
+def test_crash_mid_match(hostile) -> None:
+    record = play("toy", [hostile("crash_mid_match"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "crash")
+    assert "code 7" in forfeit.message
+    assert "dying now" in forfeit.log_tail
+    played = [d for d in record.decisions if d.seat == 0 and not d.forced]
+    assert len(played) == 2
+
+
+def test_sleep_past_the_deadline(hostile) -> None:
+    record = play("toy", [hostile("sleeper"), str(RANDOM_BOT)], tc=FAST)
+    forfeit = _forfeited(record, 0, "timeout")
+    slow = next(d for d in record.decisions if d.n == forfeit.decision)
+    assert slow.forced and 550 <= slow.wall_ms < 2000  # decision time + bank, then cut off
+    assert record.totals[0].bank_left_ms == 0
+
+
+def test_illegal_option_id(hostile) -> None:
+    forfeit = _forfeited(play("toy", [hostile("illegal_id"), str(RANDOM_BOT)]), 0, "illegal_option")
+    assert "checkmate-in-one" in forfeit.message and forfeit.decision == 0
+
+
+def test_garbage_reply(hostile) -> None:
+    record = play("toy", [str(RANDOM_BOT), hostile("garbage_reply")])
+    forfeit = _forfeited(record, 1, "garbage_reply")
+    assert "not an ActReply" in forfeit.message
+
+
+def test_allocating_4_gib_fails_inside_the_limit(hostile) -> None:
+    record = play("toy", [hostile("memory_hog"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "bot_error")
+    assert "MemoryError allocating 4 GiB" in forfeit.log_tail
+
+
+def test_fork_bomb_hits_the_process_limit(hostile) -> None:
+    record = play("toy", [hostile("fork_bomb"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "crash")
+    assert "fork failed after" in forfeit.log_tail, forfeit.log_tail
+    forks = int(forfeit.log_tail.split("fork failed after ")[1].split()[0])
+    assert forks < 64  # the per-uid process limit, threads included
+    # Its sleeping children died with the sandbox: checked by the autouse fixture.
+
+
+def test_tcp_connection_to_localhost_is_impossible(hostile) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.2)
+    accepted: list[object] = []
+    stop = threading.Event()
+
+    def accept_loop() -> None:
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept())
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept_loop, daemon=True)
+    thread.start()
+    port = listener.getsockname()[1]
+    try:
+        record = play("toy", [hostile("net_probe", **{"port.txt": str(port)}), str(RANDOM_BOT)])
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+    assert record.forfeits == []
+    comment = next(d.comment for d in record.decisions if d.seat == 0)
+    assert f"127.0.0.1:{port} ConnectionRefusedError" in comment  # an empty loopback of its own
+    assert "CONNECTED" not in comment
+    assert accepted == []
+
+
+def test_files_outside_the_bot_folder_cannot_be_read(hostile, tmp_path: Path) -> None:
+    database = tmp_path / "arena.db"
+    database.write_text("the referee's database")
+    other_bot = hostile("illegal_id")
+    project_root = Path(__file__).resolve().parents[2]
+    targets = [
+        f"{other_bot}/bot.py",
+        str(database),
+        str(RANDOM_BOT / "bot.py"),
+        str(project_root / "tests" / "conftest.py"),
+        str(project_root / "pyproject.toml"),
+        "/etc/passwd",
+        "/root/.bash_history",
+    ]
+    snoop = hostile("file_snoop", **{"targets.txt": "\n".join(targets)})
+    record = play("toy", [snoop, other_bot])
+    comment = next(d.comment for d in record.decisions if d.seat == 0)
+    assert comment == f"own=READ denied={len(targets)} read=", comment  # only its own code
+
+
+def test_writing_a_1_gib_file_stops_at_the_file_size_limit(hostile) -> None:
+    record = play("toy", [hostile("file_writer"), str(RANDOM_BOT)])
+    assert record.forfeits == []
+    comment = next(d.comment for d in record.decisions if d.seat == 0)
+    assert "big=64MiB EFBIG" in comment, comment  # 64 MiB is the sandbox's file size limit
+    assert "/arena/bot/dropped.txt=EROFS" in comment  # code is read-only
+    assert "/arena/sock/dropped.txt=EACCES" in comment  # the socket folder is locked once ready
+
+
+def test_printing_without_end(hostile) -> None:
+    record = play("toy", [hostile("flooder"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "output_flood")
+    assert "flooder: spam" in forfeit.log_tail
+    assert len(forfeit.log_tail) <= 4000
+
+
+def test_forked_children_share_one_memory_limit(hostile) -> None:
+    if not (os.geteuid() == 0 and Path("/sys/fs/cgroup/memory/cgroup.procs").exists()):
+        pytest.skip("the sandbox-wide memory limit needs root and a cgroup-v1 memory controller")
+    limits = SandboxLimits(memory_mb=300)
+    record = play("toy", [hostile("fork_hog"), str(RANDOM_BOT)], limits=limits)
+    assert record.forfeits == []
+    comment = next(d.comment for d in record.decisions if d.seat == 0)
+    killed, ok = (int(part.split("=")[1]) for part in comment.split())
+    assert killed + ok == 5
+    assert killed >= 2  # 5 x 100 MiB cannot fit in 300 MiB: the kernel killed some children

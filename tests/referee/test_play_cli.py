@@ -1,0 +1,72 @@
+"""`arena play`: one match from the command line, a result table, clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from arena.commands.play import register
+from tests.referee.helpers import HOSTILE, RANDOM_BOT, needs_bwrap
+
+pytestmark = needs_bwrap
+
+
+@pytest.fixture
+def cli() -> click.Group:
+    @click.group()
+    def group() -> None:
+        """test group"""
+
+    register(group)
+    return group
+
+
+def test_play_repeats_one_bot_and_writes_the_record(cli: click.Group, tmp_path: Path) -> None:
+    out_file = tmp_path / "m.json"
+    result = CliRunner().invoke(
+        cli, ["play", "toy", "--bot", str(RANDOM_BOT), "--players", "3", "--seed", "9",
+              "--out", str(out_file), "--decision-ms", "500", "--bank-ms", "900"],
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("seat"))
+    assert [line.split()[1] for line in lines[header + 2: header + 5]] == [
+        "random_bot", "random_bot#2", "random_bot#3"
+    ]
+    data = json.loads(out_file.read_text())
+    assert data["seed"] == 9 and data["players"] == 3
+    assert data["time_control"] == {"decision_ms": 500, "bank_ms": 900}
+    replayed = CliRunner().invoke(cli, ["replay", str(out_file)])
+    assert replayed.exit_code == 0, replayed.output
+
+
+def test_play_reports_a_forfeit(cli: click.Group) -> None:
+    result = CliRunner().invoke(
+        cli, ["play", "toy", "--bot", str(RANDOM_BOT), "--bot", str(HOSTILE / "crash_at_start")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "forfeit: start_failed" in result.output
+    assert "giving up before serving" in result.output  # the crash log's tail
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "chess", "--bot", str(RANDOM_BOT)], "unknown game 'chess'"),
+        (["play", "toy", "--bot", str(RANDOM_BOT)], "not 1"),
+        (["play", "toy", "--bot", "/no/such/bot", "--players", "2"], "neither a folder"),
+        (["play", "toy", "--bot", str(RANDOM_BOT), "--bot", "x:0"], "port must be"),
+        (["play", "toy", "--bot", "a", "--bot", "b", "--players", "3"], "one --bot per seat"),
+        (["play", "toy", "--bot", str(RANDOM_BOT), "--players", "2", "--variant", "nope"],
+         "no variant 'nope'"),
+    ],
+)
+def test_play_user_mistakes_are_one_clear_line(cli: click.Group, args, message: str) -> None:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code != 0
+    assert message in result.output, result.output
+    assert "Traceback" not in result.output

@@ -1,0 +1,29 @@
+"""The website benchmark runs end to end on a small database (figures are not checked here:
+performance is judged from ``arena bench web`` at full size, never from a unit test)."""
+
+from __future__ import annotations
+
+from benchmarks.bench_web import bench
+
+
+def test_bench_web_runs_on_a_small_database(tmp_path) -> None:
+    result = bench(samples=3, bots=20, matches=400, folder=str(tmp_path))
+    assert result["bots"] == 20 and result["matches"] == 400
+    pages = (
+        "trivial_route",
+        "leaderboard",
+        "history_first_page",
+        "history_deep_page",
+        "history_by_bot",
+        "history_done_forfeits",
+        "history_by_game_and_outcome",
+        "match_page",
+        "match_replay_step",
+        "bot_page",
+    )
+    for page in pages:
+        assert result[page]["n"] == 3
+        assert 0 < result[page]["p50_ms"] <= result[page]["p95_ms"] <= result[page]["max_ms"]
+    assert isinstance(result["goal_p95_under_50ms"], bool)
+    again = bench(samples=1, bots=20, matches=400, folder=str(tmp_path))
+    assert again["generated_in_s"] == "reused"

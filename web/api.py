@@ -1,0 +1,177 @@
+"""The JSON API under ``/api/``: the same data as the pages (see web/API.md).
+
+Errors are JSON too (``{"error", "message", "status"}``), so a script never has to parse HTML.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, request, url_for
+
+from web.db import db
+from web.games import game_info, known_games
+from web.queries import bots as bot_q
+from web.queries import jsonable
+from web.queries import leaderboard as board_q
+from web.queries import matches as match_q
+from web.queries import tournaments as tour_q
+from web.replay import ReplayError
+
+bp = Blueprint("api", __name__)
+
+
+@bp.get("/")
+def index():  # noqa: ANN201
+    return {
+        "endpoints": {
+            "games": url_for("api.games"),
+            "leaderboard": url_for("api.leaderboard", game="GAME"),
+            "bot": url_for("api.bot", bot_id=0).replace("/0", "/BOT_ID"),
+            "matches": url_for("api.matches"),
+            "match": url_for("api.match", match_id="MATCH_ID"),
+            "match_record": url_for("api.match_record", match_id="MATCH_ID"),
+            "replay": url_for("api.replay", match_id="MATCH_ID"),
+            "replay_step": url_for("api.replay_step", match_id="MATCH_ID", index=0).replace(
+                "/0", "/STEP"
+            ),
+            "tournaments": url_for("api.tournaments"),
+            "tournament": url_for("api.tournament", tournament_id=0).replace("/0", "/ID"),
+            "ladders": url_for("api.ladders"),
+        },
+        "docs": "web/API.md",
+    }
+
+
+@bp.get("/games")
+def games():  # noqa: ANN201
+    return {"games": jsonable(known_games(db()))}
+
+
+@bp.get("/games/<game>/leaderboard")
+def leaderboard(game: str):  # noqa: ANN201
+    session = db()
+    if game not in {g.name for g in known_games(session)}:
+        abort(404, description=f"no game called {game!r}")
+    rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
+    return {"game": jsonable(game_info(game)), "rows": jsonable(rows)}
+
+
+@bp.get("/bots/<int:bot_id>")
+def bot(bot_id: int):  # noqa: ANN201
+    page = bot_q.bot_page(db(), bot_id)
+    if page is None:
+        abort(404, description=f"no bot {bot_id}")
+    return jsonable(page)
+
+
+def _int_arg(name: str) -> int | None:
+    raw = request.args.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        abort(400, description=f"{name} must be a number")
+    return int(raw)
+
+
+@bp.get("/matches")
+def matches():  # noqa: ANN201
+    size = _int_arg("limit") or match_q.PAGE_SIZE
+    f = match_q.HistoryFilter(
+        game=request.args.get("game") or None,
+        bot=_int_arg("bot"),
+        tournament=_int_arg("tournament"),
+        outcome=request.args.get("outcome") or None,
+        status=request.args.get("status") or None,
+    )
+    try:
+        page = match_q.history(
+            db(),
+            f,
+            before=request.args.get("before"),
+            after=request.args.get("after"),
+            page_size=max(1, min(size, 200)),
+        )
+    except match_q.FilterError as exc:
+        abort(400, description=str(exc))
+    args = f.as_args()
+    return {
+        "matches": jsonable(page.rows),
+        "newer": url_for("api.matches", after=page.newer, **args) if page.newer else None,
+        "older": url_for("api.matches", before=page.older, **args) if page.older else None,
+    }
+
+
+def _match(match_id: str) -> match_q.MatchPage:
+    page = match_q.match_page(db(), match_id)
+    if page is None:
+        abort(404, description=f"no match {match_id!r}")
+    return page
+
+
+@bp.get("/matches/<match_id>")
+def match(match_id: str):  # noqa: ANN201
+    page = _match(match_id)
+    data = jsonable(page)
+    data.pop("record")
+    data["record_url"] = url_for("api.match_record", match_id=match_id)
+    data["replay_url"] = url_for("api.replay", match_id=match_id)
+    return data
+
+
+@bp.get("/matches/<match_id>/record")
+def match_record(match_id: str):  # noqa: ANN201
+    page = _match(match_id)
+    if page.record is None:
+        abort(404, description="this match has no record yet")
+    return page.record
+
+
+def _replay(match_id: str):  # noqa: ANN202
+    page = _match(match_id)
+    if not page.record or not isinstance(page.record.get("decisions"), list):
+        abort(404, description="this match has no replay yet")
+    try:
+        return current_app.extensions["arena_replays"].get(page.id, page.record)
+    except ReplayError as exc:
+        abort(500, description=f"the replay cannot be rebuilt: {exc}")
+
+
+@bp.get("/matches/<match_id>/replay")
+def replay(match_id: str):  # noqa: ANN201
+    """Every decision (seat, option, comment, time, events); boards are per step below."""
+    r = _replay(match_id)
+    return {
+        "game": r.game,
+        "steps": r.last + 1,
+        "decisions": [d.to_json() for d in r.decisions],
+        "step_url": url_for("api.replay_step", match_id=match_id, index=0)[:-1] + "{step}",
+    }
+
+
+@bp.get("/matches/<match_id>/replay/<int:index>")
+def replay_step(match_id: str, index: int):  # noqa: ANN201
+    """The spectator view after ``index`` decisions, and the decision that led there."""
+    r = _replay(match_id)
+    if index > r.last:
+        abort(404, description=f"this match has steps 0..{r.last}")
+    try:
+        return r.step(index).to_json()
+    except ReplayError as exc:
+        abort(500, description=f"the replay cannot be rebuilt: {exc}")
+
+
+@bp.get("/tournaments")
+def tournaments():  # noqa: ANN201
+    return {"tournaments": jsonable(tour_q.tournaments(db(), status=request.args.get("status")))}
+
+
+@bp.get("/tournaments/<int:tournament_id>")
+def tournament(tournament_id: int):  # noqa: ANN201
+    page = tour_q.tournament_page(db(), tournament_id)
+    if page is None:
+        abort(404, description=f"no tournament {tournament_id}")
+    return jsonable(page)
+
+
+@bp.get("/ladders")
+def ladders():  # noqa: ANN201
+    return {"ladders": jsonable(tour_q.ladders(db()))}

@@ -1,0 +1,146 @@
+"""The Flask application factory.
+
+``create_app(database_url)`` is all a host needs: ``arena web`` and ``arena demo`` serve it, the
+tests drive it with the test client and a real browser. The database defaults to the platform's
+(``ARENA_DATABASE_URL`` or the per-user SQLite file), so the site shows what the CLI recorded.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from datetime import datetime
+from typing import Any
+
+from flask import Flask, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from web.db import close_session, db, make_sessionmaker
+from web.games import known_games
+from web.queries.leaderboard import WinCache
+from web.replay import ReplayCache
+
+
+def create_app(database_url: str | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(
+        JSON_SORT_KEYS=False,
+        TEMPLATES_AUTO_RELOAD=False,
+        SEND_FILE_MAX_AGE_DEFAULT=3600,
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.jinja_env.add_extension("jinja2.ext.do")
+    app.extensions["arena_sessionmaker"] = make_sessionmaker(database_url)
+    app.extensions["arena_replays"] = ReplayCache()
+    app.extensions["arena_wins"] = WinCache()
+    app.teardown_appcontext(close_session)
+
+    from web.api import bp as api_bp
+    from web.pages import bp as pages_bp
+
+    app.register_blueprint(pages_bp)
+    app.register_blueprint(api_bp, url_prefix="/api")
+    _register_filters(app)
+    # Everything alive now (modules, SQLAlchemy mappers, compiled templates' environment) lives
+    # as long as the process. Moving it out of the collector's reach makes the full collections
+    # a page view triggers cheap: without this, one request in ten paid a ~40 ms gen-2 pause
+    # (measured by benchmarks/bench_web.py on the 500-row leaderboard).
+    gc.freeze()
+
+    @app.context_processor
+    def _nav() -> dict[str, Any]:
+        return {"nav_games": known_games(db())}
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):  # noqa: ANN202
+        if request.path.startswith("/api/"):
+            return {"error": exc.name, "message": exc.description, "status": exc.code}, exc.code
+        return render_template("error.html", error=exc), exc.code
+
+    @app.after_request
+    def _security_headers(response):  # noqa: ANN001, ANN202
+        # Defence in depth behind autoescaping: no inline script may ever run.
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        )
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
+    return app
+
+
+def hex_points(cx: float, cy: float, r: float, pointy: bool = True) -> str:
+    """SVG polygon points of a regular hexagon (board renderers draw hex maps with it)."""
+    start = 30 if pointy else 0
+    pts = []
+    for i in range(6):
+        a = math.radians(start + 60 * i)
+        pts.append(f"{cx + r * math.cos(a):.1f},{cy + r * math.sin(a):.1f}")
+    return " ".join(pts)
+
+
+def _register_filters(app: Flask) -> None:
+    @app.template_filter("humanize")
+    def humanize(key: object) -> str:
+        return str(key).replace("_", " ")
+
+    @app.template_filter("score")
+    def score(value: float | int | None) -> str:
+        if value is None:
+            return "—"
+        if isinstance(value, float) and not math.isfinite(value):
+            return str(value)
+        if float(value).is_integer():
+            return str(int(value))
+        return f"{value:.2f}"
+
+    @app.template_filter("num")
+    def num(value: float | None, digits: int = 2) -> str:
+        return "—" if value is None else f"{value:.{digits}f}"
+
+    @app.template_filter("pct")
+    def pct(value: float | None) -> str:
+        return "—" if value is None else f"{100 * value:.0f}%"
+
+    @app.template_filter("when")
+    def when(value: datetime | None) -> str:
+        return "—" if value is None else value.strftime("%Y-%m-%d %H:%M")
+
+    @app.template_filter("iso")
+    def iso(value: datetime | None) -> str:
+        return "" if value is None else value.isoformat()
+
+    @app.template_filter("brief")
+    def brief(value: object) -> str:
+        """A rule effect or cost as one short line: ``{"vp": 2, "draw": "green"}`` → "vp 2 · draw green"."""
+        if value is None:
+            return "—"
+        if isinstance(value, dict):
+            return " · ".join(f"{str(k).replace('_', ' ')} {brief(v)}" for k, v in value.items())
+        if isinstance(value, list | tuple):
+            return ", ".join(brief(v) for v in value)
+        if value is True:
+            return "yes"
+        if value is False:
+            return "no"
+        return str(value).replace("_", " ")
+
+    @app.template_filter("nonzero")
+    def nonzero(value: object) -> object:
+        """A cost/resource dict without its zero entries (a tile costing 0 stone says nothing)."""
+        if isinstance(value, dict):
+            return {k: v for k, v in value.items() if v not in (0, None, False)}
+        return value
+
+    app.jinja_env.globals["hexpts"] = hex_points
+
+    @app.template_filter("ms")
+    def ms(value: float | None) -> str:
+        if value is None:
+            return "—"
+        if value >= 10_000:
+            return f"{value / 1000:.1f} s"
+        return f"{value:.0f} ms"

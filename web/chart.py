@@ -1,0 +1,78 @@
+"""The rating-history chart: mu as a line inside a ±sigma band, drawn as inline SVG.
+
+Drawn on the server so the bot page needs no chart library and no JavaScript: the geometry is
+a few dozen numbers, and the page template only places the resulting path strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WIDTH, HEIGHT = 640, 240
+PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 44, 12, 12, 28
+#: Beyond this many points the line is thinned: a chart 600 px wide cannot show more anyway.
+MAX_POINTS = 600
+
+
+@dataclass(frozen=True)
+class Tick:
+    pos: float
+    label: str
+
+
+@dataclass(frozen=True)
+class RatingChart:
+    width: int
+    height: int
+    mu_path: str
+    band_path: str
+    y_ticks: list[Tick]
+    x_ticks: list[Tick]
+    points: int
+
+
+def _nice_step(span: float, target: int) -> float:
+    raw = span / max(target, 1)
+    for step in (0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100):
+        if step >= raw:
+            return step
+    return raw
+
+
+def rating_chart(history: list[tuple[float, float]]) -> RatingChart | None:
+    """Build the chart for ``(mu, sigma)`` points in match order; ``None`` with no history."""
+    if not history:
+        return None
+    if len(history) > MAX_POINTS:
+        stride = len(history) / MAX_POINTS
+        history = [history[int(i * stride)] for i in range(MAX_POINTS)] + [history[-1]]
+    lows = [mu - sigma for mu, sigma in history]
+    highs = [mu + sigma for mu, sigma in history]
+    y_min, y_max = min(lows), max(highs)
+    if y_max - y_min < 1:
+        y_min, y_max = y_min - 0.5, y_max + 0.5
+    step = _nice_step(y_max - y_min, 5)
+    y_min = step * (y_min // step)
+    y_max = step * -(-y_max // step)
+    plot_w = WIDTH - PAD_LEFT - PAD_RIGHT
+    plot_h = HEIGHT - PAD_TOP - PAD_BOTTOM
+    n = len(history)
+
+    def x(i: int) -> float:
+        return PAD_LEFT + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
+
+    def y(v: float) -> float:
+        return PAD_TOP + plot_h * (1 - (v - y_min) / (y_max - y_min))
+
+    mu_path = "M" + " L".join(f"{x(i):.1f},{y(mu):.1f}" for i, (mu, _) in enumerate(history))
+    upper = [f"{x(i):.1f},{y(h):.1f}" for i, h in enumerate(highs)]
+    lower = [f"{x(i):.1f},{y(lo):.1f}" for i, lo in reversed(list(enumerate(lows)))]
+    band_path = "M" + " L".join(upper + lower) + " Z"
+    y_ticks = []
+    v = y_min
+    while v <= y_max + 1e-9:
+        y_ticks.append(Tick(round(y(v), 1), f"{v:g}"))
+        v += step
+    x_step = max(1, round(_nice_step(max(n - 1, 1), 6)))
+    x_ticks = [Tick(round(x(i), 1), str(i + 1)) for i in range(0, n, int(x_step))]
+    return RatingChart(WIDTH, HEIGHT, mu_path, band_path, y_ticks, x_ticks, n)

@@ -1,0 +1,202 @@
+"""The HTML pages. Each view gathers data through :mod:`web.queries` and renders one template."""
+
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, abort, current_app, render_template, request
+from sqlalchemy import select
+
+from arena.db import Bot
+from web.chart import rating_chart
+from web.db import db
+from web.games import game_info, known_games
+from web.queries import bots as bot_q
+from web.queries import leaderboard as board_q
+from web.queries import matches as match_q
+from web.queries import tournaments as tour_q
+from web.replay import Replay, ReplayError
+
+bp = Blueprint("pages", __name__)
+
+#: Game names become template names; anything else falls back to the generic renderer.
+_SAFE_GAME = re.compile(r"^[a-z0-9_]{1,50}$")
+
+
+@bp.get("/")
+def home():  # noqa: ANN201
+    session = db()
+    games = []
+    for g in known_games(session):
+        top = board_q.leaderboard(session, g.name, wins=None, limit=5)
+        games.append({"info": g, "top": top})
+    return render_template(
+        "home.html",
+        games=games,
+        ladders=tour_q.ladders(session),
+        running=tour_q.tournaments(session, status="running", limit=20),
+    )
+
+
+@bp.get("/games/<game>")
+def leaderboard(game: str):  # noqa: ANN201
+    session = db()
+    if game not in {g.name for g in known_games(session)}:
+        abort(404, description=f"There is no game called “{game}” on this site.")
+    rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
+    return render_template("leaderboard.html", game=game_info(game), rows=rows)
+
+
+@bp.get("/bots/<int:bot_id>")
+def bot(bot_id: int):  # noqa: ANN201
+    session = db()
+    page = bot_q.bot_page(session, bot_id)
+    if page is None:
+        abort(404, description=f"There is no bot number {bot_id}.")
+    chart = rating_chart([(p.mu, p.sigma) for p in page.history])
+    recent = match_q.history(session, match_q.HistoryFilter(bot=bot_id), page_size=15)
+    return render_template(
+        "bot.html", bot=page, game=game_info(page.game), chart=chart, recent=recent.rows
+    )
+
+
+def _int_arg(name: str) -> int | None:
+    raw = request.args.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise match_q.FilterError(f"{name} must be a number, not “{raw}”")
+    return int(raw)
+
+
+def _bot_arg(session, game: str | None) -> int | None:  # noqa: ANN001
+    """The ``bot`` filter: a bot number, or a bot's name when exactly one bot has it."""
+    raw = request.args.get("bot", "").strip()
+    if not raw or raw.isdigit():
+        return int(raw) if raw else None
+    query = select(Bot.id, Bot.owner, Bot.game).where(Bot.name == raw)
+    if game:
+        query = query.where(Bot.game == game)
+    found = session.execute(query.limit(6)).all()
+    if not found:
+        raise match_q.FilterError(f"no bot is called “{raw}”")
+    if len(found) > 1:
+        which = ", ".join(f"number {i} ({owner}, {g})" for i, owner, g in found[:5])
+        raise match_q.FilterError(f"several bots are called “{raw}”: {which}; give its number")
+    return int(found[0][0])
+
+
+@bp.get("/matches")
+def matches():  # noqa: ANN201
+    session = db()
+    error = None
+    try:
+        f = match_q.HistoryFilter(
+            game=request.args.get("game") or None,
+            bot=_bot_arg(session, request.args.get("game") or None),
+            tournament=_int_arg("tournament"),
+            outcome=request.args.get("outcome") or None,
+            status=request.args.get("status") or None,
+        )
+        page = match_q.history(
+            session, f, before=request.args.get("before"), after=request.args.get("after")
+        )
+    except match_q.FilterError as exc:
+        error = str(exc)
+        f = match_q.HistoryFilter(game=request.args.get("game") or None)
+        page = match_q.HistoryPage([], None, None)
+    bot_name = None
+    if f.bot is not None:
+        b = session.get(Bot, f.bot)
+        bot_name = b.name if b else None
+    return render_template(
+        "matches.html",
+        page=page,
+        f=f,
+        error=error,
+        bot_name=bot_name,
+        games=known_games(session),
+        outcomes=match_q.OUTCOMES,
+        statuses=match_q.STATUSES,
+    )
+
+
+def _replay_for(page: match_q.MatchPage) -> Replay | None:
+    if not page.record or not isinstance(page.record.get("decisions"), list):
+        return None
+    cache = current_app.extensions["arena_replays"]
+    return cache.get(page.id, page.record)
+
+
+def _step_context(page: match_q.MatchPage, replay: Replay, index: int) -> dict:
+    step = replay.step(index)
+    name = page.game if _SAFE_GAME.match(page.game) else "generic"
+    return {
+        "step": step,
+        "seats": page.seats,
+        "last": replay.last,
+        "result": page.status == "done",
+        "board_template": f"boards/{name}.html",
+        "view": step.view,
+        "to_move": step.to_move,
+        # At the end the engine's result (final scoring, tie-breakers) is what the board shows.
+        "final_scores": (step.result or {}).get("scores"),
+    }
+
+
+@bp.get("/matches/<match_id>")
+def match(match_id: str):  # noqa: ANN201
+    session = db()
+    page = match_q.match_page(session, match_id)
+    if page is None:
+        abort(404, description=f"There is no match “{match_id}”.")
+    replay, replay_error, ctx = None, None, {}
+    try:
+        replay = _replay_for(page)
+        if replay is not None:
+            index = request.args.get("step", "0")
+            ctx = _step_context(page, replay, int(index) if index.isdigit() else 0)
+    except ReplayError as exc:
+        replay, replay_error = None, str(exc)
+    return render_template(
+        "match.html",
+        match=page,
+        game=game_info(page.game),
+        replay=replay,
+        replay_error=replay_error,
+        log=replay.decisions if replay else [],
+        **ctx,
+    )
+
+
+@bp.get("/matches/<match_id>/steps/<int:index>")
+def match_step(match_id: str, index: int):  # noqa: ANN201
+    """One replay step as an HTML fragment (the stepper swaps it in)."""
+    session = db()
+    page = match_q.match_page(session, match_id)
+    if page is None:
+        abort(404, description=f"There is no match “{match_id}”.")
+    try:
+        replay = _replay_for(page)
+        if replay is None:
+            abort(404, description="This match has no replay yet.")
+        if index > replay.last:
+            abort(404, description=f"This match has only {replay.last} steps.")
+        return render_template("_step.html", **_step_context(page, replay, index))
+    except ReplayError as exc:
+        abort(500, description=f"The replay cannot be rebuilt: {exc}")
+
+
+@bp.get("/tournaments")
+def tournaments():  # noqa: ANN201
+    return render_template("tournaments.html", tournaments=tour_q.tournaments(db()))
+
+
+@bp.get("/tournaments/<int:tournament_id>")
+def tournament(tournament_id: int):  # noqa: ANN201
+    page = tour_q.tournament_page(db(), tournament_id)
+    if page is None:
+        abort(404, description=f"There is no tournament number {tournament_id}.")
+    return render_template(
+        "tournament.html", t=page.tournament, page=page, game=game_info(page.tournament.game)
+    )

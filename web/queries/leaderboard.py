@@ -1,0 +1,144 @@
+"""The per-game leaderboard: each bot's current version, ordered by mu − 3·sigma.
+
+Ratings come straight from ``ratings``. The win counts need an aggregate over every seat the
+game's bots ever took (hundreds of thousands of rows with a large history), which is too slow to
+run per page view; they only change when a match of that game is rated, and every rating
+update bumps ``rating_locks.last_seq`` for the game — so the aggregate is cached per game and
+recomputed only when that number moves.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session
+
+from arena.db import Bot, BotVersion, MatchSeat, Rating, RatingLock
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    rank: int
+    bot_id: int
+    bot_name: str
+    owner: str
+    active: bool
+    version: int
+    version_id: int
+    mu: float
+    sigma: float
+    conservative: float
+    provisional: bool
+    matches: int
+    wins: int
+    win_share: float | None
+    last_match: datetime | None
+
+
+@dataclass(frozen=True)
+class SeatTotals:
+    matches: int
+    wins: int
+
+
+class WinCache:
+    """Per-game ``{version_id: SeatTotals}``, valid while the game's rating sequence is unchanged."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, tuple[int | None, dict[int, SeatTotals]]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, session: Session, game: str) -> dict[int, SeatTotals]:
+        seq = session.scalar(select(RatingLock.last_seq).where(RatingLock.game == game))
+        with self._lock:
+            hit = self._data.get(game)
+        if hit is not None and hit[0] == seq and seq is not None:
+            return hit[1]
+        totals = _seat_totals(session, game)
+        with self._lock:
+            self._data[game] = (seq, totals)
+        return totals
+
+
+def _seat_totals(session: Session, game: str) -> dict[int, SeatTotals]:
+    rows = session.execute(
+        select(
+            MatchSeat.bot_version_id,
+            func.count(MatchSeat.rank),
+            func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
+        )
+        .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(Bot.game == game, MatchSeat.rank.is_not(None))
+        .group_by(MatchSeat.bot_version_id)
+    ).all()
+    return {vid: SeatTotals(int(n or 0), int(w or 0)) for vid, n, w in rows}
+
+
+def leaderboard(
+    session: Session, game: str, wins: WinCache | None, limit: int | None = None
+) -> list[LeaderRow]:
+    """The game's bots, best first; ``wins=None`` skips the win counts (home page teasers)."""
+    latest = (
+        select(BotVersion.bot_id, func.max(BotVersion.number).label("number"))
+        .group_by(BotVersion.bot_id)
+        .subquery()
+    )
+    mu = func.coalesce(Rating.mu, BotVersion.initial_mu)
+    sigma = func.coalesce(Rating.sigma, BotVersion.initial_sigma)
+    query = (
+        select(
+            Bot.id,
+            Bot.name,
+            Bot.owner,
+            Bot.active,
+            BotVersion.number,
+            BotVersion.id,
+            mu,
+            sigma,
+            Rating.provisional,
+            Rating.games_played,
+            Rating.updated_at,
+        )
+        .join(latest, latest.c.bot_id == Bot.id)
+        .join(
+            BotVersion,
+            (BotVersion.bot_id == Bot.id) & (BotVersion.number == latest.c.number),
+        )
+        .outerjoin(Rating, (Rating.bot_version_id == BotVersion.id) & (Rating.game == Bot.game))
+        .where(Bot.game == game)
+        .order_by((mu - 3 * sigma).desc(), Bot.name)
+    )
+    if limit is not None:
+        query = query.limit(limit)
+    totals = wins.get(session, game) if wins is not None else {}
+    out: list[LeaderRow] = []
+    for i, (bid, name, owner, active, number, vid, m, s, prov, played, updated) in enumerate(
+        session.execute(query).all()
+    ):
+        t = totals.get(vid)
+        played = int(played or 0)
+        matches = t.matches if t else played
+        out.append(
+            LeaderRow(
+                rank=i + 1,
+                bot_id=bid,
+                bot_name=name,
+                owner=owner,
+                active=bool(active),
+                version=number,
+                version_id=vid,
+                mu=float(m),
+                sigma=float(s),
+                conservative=float(m) - 3 * float(s),
+                provisional=True if prov is None else bool(prov),
+                matches=matches,
+                wins=t.wins if t else 0,
+                win_share=(t.wins / t.matches) if t and t.matches else None,
+                last_match=updated if played else None,
+            )
+        )
+    return out

@@ -1,0 +1,380 @@
+"""Match history (filtered, keyset-paged) and single matches.
+
+History pages use keyset paging on ``(created_at, id)``: the page after a cursor is an index
+range scan of 50 rows whatever the page number, where OFFSET paging would read and discard
+every earlier row (slow on page 2,000 of 100,000 matches).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy.orm import Session, aliased
+
+from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament
+
+PAGE_SIZE = 50
+OUTCOMES = ("win", "draw", "loss", "forfeit")
+STATUSES = ("done", "running", "pending", "failed")
+
+
+class FilterError(ValueError):
+    """A history filter the user typed that cannot be applied (shown on the page)."""
+
+
+@dataclass(frozen=True)
+class SeatBrief:
+    seat: int
+    bot_id: int
+    bot_name: str
+    owner: str
+    version: int
+    rank: int | None
+    score: float | None
+    forfeit: str | None
+
+
+@dataclass
+class MatchRow:
+    id: str
+    game: str
+    variant: str
+    players: int
+    kind: str
+    status: str
+    created_at: datetime | None
+    finished_at: datetime | None
+    tournament_id: int | None
+    tournament_name: str | None
+    round: int
+    table: int
+    seats: list[SeatBrief] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class HistoryFilter:
+    game: str | None = None
+    bot: int | None = None
+    tournament: int | None = None
+    outcome: str | None = None
+    status: str | None = None
+
+    def as_args(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if v not in (None, "")}
+
+
+@dataclass
+class HistoryPage:
+    rows: list[MatchRow]
+    newer: str | None  # cursor for the page of newer matches, if any
+    older: str | None  # cursor for the page of older matches, if any
+
+
+def encode_cursor(created_at: datetime | None, match_id: str) -> str:
+    stamp = created_at.isoformat() if created_at else ""
+    return f"{stamp}~{match_id}"
+
+
+def decode_cursor(text: str) -> tuple[datetime, str]:
+    stamp, sep, match_id = text.partition("~")
+    try:
+        if not sep or not match_id:
+            raise ValueError(text)
+        return datetime.fromisoformat(stamp), match_id
+    except ValueError:
+        raise FilterError(
+            "that page link is damaged; start again from the newest matches"
+        ) from None
+
+
+def _filtered(f: HistoryFilter) -> Any:
+    """The filtered ``(id, created_at)`` query, driven by its most selective table.
+
+    With a bot, the query starts from that bot's seats (a few hundred rows through the index on
+    ``match_seats.bot_version_id``) and leaves the game out (a bot plays one game; the caller
+    checks it); otherwise it walks the ``(game, created_at, id)`` index newest first.
+    """
+    if f.status and f.status not in STATUSES:
+        raise FilterError(f"unknown status {f.status!r}; choose one of {', '.join(STATUSES)}")
+    if f.outcome and f.outcome not in OUTCOMES:
+        raise FilterError(f"unknown outcome {f.outcome!r}; choose one of {', '.join(OUTCOMES)}")
+    if f.outcome in ("win", "loss") and f.bot is None:
+        raise FilterError(f"choose a bot to list its matches with outcome {f.outcome!r}")
+    if f.bot is not None:
+        query = (
+            select(Match.id, Match.created_at)
+            .select_from(MatchSeat)
+            .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+            .join(Match, Match.id == MatchSeat.match_id)
+            .where(BotVersion.bot_id == f.bot)
+        )
+        if f.outcome == "win":
+            query = query.where(MatchSeat.rank == 1, ~_shared_first(MatchSeat.seat))
+        elif f.outcome == "draw":
+            query = query.where(MatchSeat.rank == 1, _shared_first(MatchSeat.seat))
+        elif f.outcome == "loss":
+            query = query.where(MatchSeat.rank > 1)
+        elif f.outcome == "forfeit":
+            query = query.where(MatchSeat.forfeit.is_not(None))
+        query = query.distinct()
+    else:
+        query = select(Match.id, Match.created_at)
+        if f.game:
+            query = query.where(Match.game == f.game)
+        if f.outcome == "draw":
+            query = query.where(_shared_first(None))
+        elif f.outcome == "forfeit":
+            # Forfeits are rare: start from the few seats that have one (index on forfeit).
+            query = query.where(
+                # ``> ''`` rather than IS NOT NULL: a range the planner serves from the index.
+                Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.forfeit > ""))
+            )
+    if f.tournament is not None:
+        query = query.where(Match.tournament_id == f.tournament)
+    if f.status == "done":
+        # Nearly every match is done: walking the created_at index and skipping the few
+        # unfinished ones beats fetching 100,000 rows through the status index and sorting them,
+        # so the status index is kept out of this one comparison (``status || ''``).
+        query = query.where(Match.status.concat("") == "done")
+    elif f.status:
+        query = query.where(Match.status == f.status)
+    return query
+
+
+def _shared_first(my_seat: Any) -> Any:
+    """Another seat of the match is ranked first too (with ``my_seat=None``: two seats are)."""
+    a = aliased(MatchSeat)
+    if my_seat is not None:
+        return exists().where(a.match_id == Match.id, a.rank == 1, a.seat != my_seat)
+    b = aliased(MatchSeat)
+    return exists().where(
+        a.match_id == Match.id, a.rank == 1, b.match_id == Match.id, b.rank == 1, b.seat > a.seat
+    )
+
+
+def history(
+    session: Session,
+    f: HistoryFilter,
+    before: str | None = None,
+    after: str | None = None,
+    page_size: int = PAGE_SIZE,
+) -> HistoryPage:
+    """One page of matches, newest first, older than ``before`` or newer than ``after``."""
+    if f.bot is not None and f.game:
+        bot_game = session.scalar(select(Bot.game).where(Bot.id == f.bot))
+        if bot_game != f.game:
+            return HistoryPage([], None, None)
+    query = _filtered(f)
+    if after:
+        at, mid = decode_cursor(after)
+        query = query.where(
+            or_(Match.created_at > at, and_(Match.created_at == at, Match.id > mid))
+        ).order_by(Match.created_at, Match.id)
+    else:
+        if before:
+            at, mid = decode_cursor(before)
+            query = query.where(
+                or_(Match.created_at < at, and_(Match.created_at == at, Match.id < mid))
+            )
+        query = query.order_by(Match.created_at.desc(), Match.id.desc())
+    keys = session.execute(query.limit(page_size + 1)).all()
+    more = len(keys) > page_size
+    keys = keys[:page_size]
+    if after:
+        keys.reverse()
+    rows = match_rows(session, [k[0] for k in keys])
+    if not rows:
+        return HistoryPage([], None, None)
+    first, last = rows[0], rows[-1]
+    has_newer = more if after else bool(before)
+    has_older = more if not after else True
+    return HistoryPage(
+        rows,
+        newer=encode_cursor(first.created_at, first.id) if has_newer else None,
+        older=encode_cursor(last.created_at, last.id) if has_older else None,
+    )
+
+
+def match_rows(session: Session, ids: list[str]) -> list[MatchRow]:
+    """Matches with their seats, in the order of ``ids`` (two queries, whatever the count)."""
+    if not ids:
+        return []
+    found = _load_rows(session, ids)
+    for match_id, seat in _seat_briefs(session, ids):
+        row = found.get(match_id)
+        if row is not None:
+            row.seats.append(seat)
+    return [found[i] for i in ids if i in found]
+
+
+def _load_rows(session: Session, ids: list[str]) -> dict[str, MatchRow]:
+    result = session.execute(
+        select(
+            Match.id,
+            Match.game,
+            Match.variant,
+            Match.players,
+            Match.kind,
+            Match.status,
+            Match.created_at,
+            Match.finished_at,
+            Match.tournament_id,
+            Tournament.name,
+            Match.round,
+            Match.table,
+        )
+        .outerjoin(Tournament, Tournament.id == Match.tournament_id)
+        .where(Match.id.in_(ids))
+    ).all()
+    return {r[0]: MatchRow(*r) for r in result}
+
+
+def _seat_briefs(session: Session, ids: list[str]) -> list[tuple[str, SeatBrief]]:
+    rows = session.execute(
+        select(
+            MatchSeat.match_id,
+            MatchSeat.seat,
+            Bot.id,
+            Bot.name,
+            Bot.owner,
+            BotVersion.number,
+            MatchSeat.rank,
+            MatchSeat.score,
+            MatchSeat.forfeit,
+        )
+        .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(MatchSeat.match_id.in_(ids))
+        .order_by(MatchSeat.match_id, MatchSeat.seat)
+    ).all()
+    return [(r[0], SeatBrief(*r[1:])) for r in rows]
+
+
+@dataclass(frozen=True)
+class SeatDetail:
+    seat: int
+    bot_id: int
+    bot_name: str
+    owner: str
+    version: int
+    rank: int | None
+    score: float | None
+    forfeit: str | None
+    forfeit_message: str
+    mu_before: float | None
+    sigma_before: float | None
+    mu_after: float | None
+    sigma_after: float | None
+    decisions: int
+    time_used_ms: float | None
+    bank_left_ms: float | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.bot_name} v{self.version}"
+
+
+@dataclass
+class MatchPage:
+    id: str
+    game: str
+    variant: str
+    players: int
+    seed: int
+    kind: str
+    status: str
+    created_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    tournament_id: int | None
+    tournament_name: str | None
+    round: int
+    table: int
+    decision_ms: int | None
+    bank_ms: int | None
+    error: str | None
+    seats: list[SeatDetail]
+    record: dict[str, Any] | None
+    result_details: dict[str, Any]
+
+
+def match_page(session: Session, match_id: str) -> MatchPage | None:
+    m = session.get(Match, match_id)
+    if m is None:
+        return None
+    record = m.record if isinstance(m.record, dict) else None
+    totals = {t.get("seat"): t for t in (record or {}).get("totals") or [] if isinstance(t, dict)}
+    messages = {
+        f.get("seat"): f"{f.get('reason', '')}: {f.get('message', '')}".strip(": ")
+        for f in ((record or {}).get("forfeits") or m.forfeits or [])
+        if isinstance(f, dict)
+    }
+    counts: dict[int, int] = {}
+    for d in (record or {}).get("decisions") or []:
+        if isinstance(d, dict) and not d.get("forced"):
+            counts[d.get("seat", -1)] = counts.get(d.get("seat", -1), 0) + 1
+    seats = []
+    for s, bot_id, bot_name, owner, number in session.execute(
+        select(MatchSeat, Bot.id, Bot.name, Bot.owner, BotVersion.number)
+        .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(MatchSeat.match_id == match_id)
+        .order_by(MatchSeat.seat)
+    ).all():
+        t = totals.get(s.seat, {})
+        seats.append(
+            SeatDetail(
+                seat=s.seat,
+                bot_id=bot_id,
+                bot_name=bot_name,
+                owner=owner,
+                version=number,
+                rank=s.rank,
+                score=s.score,
+                forfeit=s.forfeit,
+                forfeit_message=messages.get(s.seat, "") if s.forfeit else "",
+                mu_before=s.mu_before,
+                sigma_before=s.sigma_before,
+                mu_after=s.mu_after,
+                sigma_after=s.sigma_after,
+                decisions=int(t.get("decisions", counts.get(s.seat, 0))),
+                time_used_ms=t.get("time_used_ms"),
+                bank_left_ms=t.get("bank_left_ms"),
+            )
+        )
+    tournament = session.get(Tournament, m.tournament_id) if m.tournament_id else None
+    result = m.result if isinstance(m.result, dict) else {}
+    return MatchPage(
+        id=m.id,
+        game=m.game,
+        variant=m.variant,
+        players=m.players,
+        seed=m.seed,
+        kind=m.kind,
+        status=m.status,
+        created_at=m.created_at,
+        started_at=m.started_at,
+        finished_at=m.finished_at,
+        tournament_id=m.tournament_id,
+        tournament_name=tournament.name if tournament else None,
+        round=m.round,
+        table=m.table,
+        decision_ms=m.decision_ms,
+        bank_ms=m.bank_ms,
+        error=m.error,
+        seats=seats,
+        record=record,
+        result_details=dict(result.get("details") or {}),
+    )
+
+
+def count_matches(session: Session, game: str | None = None, status: str | None = None) -> int:
+    query = select(func.count()).select_from(Match)
+    if game:
+        query = query.where(Match.game == game)
+    if status:
+        query = query.where(Match.status == status)
+    return int(session.scalar(query) or 0)

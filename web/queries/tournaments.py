@@ -1,0 +1,166 @@
+"""Tournaments: the list, one tournament's standings and schedule, and live ladders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session
+
+from arena.db import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament, TournamentEntry
+from web.queries.matches import MatchRow, match_rows
+
+
+@dataclass(frozen=True)
+class TournamentBrief:
+    id: int
+    name: str
+    game: str
+    variant: str
+    players: int
+    rounds: int
+    status: str
+    created_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    progress: dict[str, Any]
+
+    @property
+    def title(self) -> str:
+        return self.name or f"Tournament {self.id}"
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    bot_id: int
+    bot_name: str
+    owner: str
+    version: int
+    played: int
+    wins: int
+    avg_rank: float | None
+    avg_score: float | None
+    forfeits: int
+
+
+@dataclass
+class TournamentPage:
+    tournament: TournamentBrief
+    standings: list[Standing]
+    schedule: list[MatchRow]
+
+
+def _brief(t: Tournament) -> TournamentBrief:
+    return TournamentBrief(
+        t.id,
+        t.name,
+        t.game,
+        t.variant,
+        t.players,
+        t.rounds,
+        t.status,
+        t.created_at,
+        t.started_at,
+        t.finished_at,
+        t.progress(),
+    )
+
+
+def tournaments(
+    session: Session, status: str | None = None, limit: int = 200
+) -> list[TournamentBrief]:
+    query = select(Tournament).order_by(Tournament.created_at.desc(), Tournament.id.desc())
+    if status:
+        query = query.where(Tournament.status == status)
+    return [_brief(t) for t in session.scalars(query.limit(limit)).all()]
+
+
+def tournament_page(session: Session, tournament_id: int) -> TournamentPage | None:
+    t = session.get(Tournament, tournament_id)
+    if t is None:
+        return None
+    played = session.execute(
+        select(
+            MatchSeat.bot_version_id,
+            func.count(),
+            func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
+            func.avg(MatchSeat.rank),
+            func.avg(MatchSeat.score),
+            func.sum(case((MatchSeat.forfeit.is_not(None), 1), else_=0)),
+        )
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(Match.tournament_id == tournament_id, Match.status == "done")
+        .group_by(MatchSeat.bot_version_id)
+    ).all()
+    stats = {vid: rest for vid, *rest in played}
+    entrants = session.execute(
+        select(BotVersion.id, Bot.id, Bot.name, Bot.owner, BotVersion.number)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .join(TournamentEntry, TournamentEntry.bot_version_id == BotVersion.id)
+        .where(TournamentEntry.tournament_id == tournament_id)
+        .order_by(TournamentEntry.position)
+    ).all()
+    rows = []
+    for vid, bid, name, owner, number in entrants:
+        n, w, r, s, ff = stats.get(vid, (0, 0, None, None, 0))
+        rows.append((vid, bid, name, owner, number, int(n), int(w or 0), r, s, int(ff or 0)))
+    # Wins first, then the better average rank, then the higher average score.
+    rows.sort(key=lambda x: (-x[6], x[7] if x[7] is not None else 99, -(x[8] or 0), x[2]))
+    standings = []
+    for i, (_vid, bid, name, owner, number, n, w, r, s, ff) in enumerate(rows):
+        standings.append(
+            Standing(
+                i + 1,
+                bid,
+                name,
+                owner,
+                number,
+                n,
+                w,
+                None if r is None else float(r),
+                None if s is None else float(s),
+                ff,
+            )
+        )
+    ids = session.scalars(
+        select(Match.id)
+        .where(Match.tournament_id == tournament_id)
+        .order_by(Match.round, Match.table, Match.created_at)
+    ).all()
+    return TournamentPage(_brief(t), standings, match_rows(session, list(ids)))
+
+
+@dataclass(frozen=True)
+class LadderInfo:
+    game: str
+    variant: str
+    enabled: bool
+    running: int
+    queued: int
+
+
+def ladders(session: Session) -> list[LadderInfo]:
+    """Every ladder with its running and queued matches (counted through the status index)."""
+    out = []
+    counts: dict[tuple[str, str], int] = {
+        (g, s): n
+        for g, s, n in session.execute(
+            select(Match.game, Match.status, func.count())
+            .where(Match.status.in_(("running", "pending")), Match.kind == "ladder")
+            .group_by(Match.game, Match.status)
+        ).all()
+    }
+    for lad in session.scalars(select(Ladder).order_by(Ladder.game)).all():
+        out.append(
+            LadderInfo(
+                lad.game,
+                lad.variant,
+                lad.enabled,
+                counts.get((lad.game, "running"), 0),
+                counts.get((lad.game, "pending"), 0),
+            )
+        )
+    return out

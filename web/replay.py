@@ -1,0 +1,203 @@
+"""Rebuild any moment of a stored match from its record (seed, variant, decision ids).
+
+A match record stores no boards: the engine is deterministic, so seed + the option ids replays
+the game exactly. The record already carries each decision's events, comment and time, so the
+match page lists the whole event log without touching the engine; only the *board* of a step
+needs a replay. Replaying from the start for every step would make stepping through a long game
+quadratic, and storing every spectator view would cost megabytes per match, so a
+:class:`Replay` keeps a cloned state every ``CHECKPOINT_EVERY`` decisions, made lazily as far as
+the viewer has gone: a step's board is then at most ``CHECKPOINT_EVERY`` ``apply`` calls away.
+Replays live in a small LRU cache keyed by match id, because a viewer stepping through a match
+asks for many steps of the same match in a row.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from referee import registry
+from referee.engine import EngineError, GameState
+
+CHECKPOINT_EVERY = 16
+CACHE_SIZE = 32
+
+
+class ReplayError(Exception):
+    """The record cannot be replayed (unknown game, or an id the engine rejects)."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision as the record stores it (``referee.record.Decision``)."""
+
+    seat: int
+    option_id: str
+    comment: str
+    elapsed_ms: float | None
+    forced: bool
+    events: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "option_id": self.option_id,
+            "comment": self.comment,
+            "elapsed_ms": self.elapsed_ms,
+            "forced": self.forced,
+            "events": list(self.events),
+        }
+
+
+def decisions_from_record(record: dict[str, Any] | None) -> list[Decision]:
+    """The decisions of a match record, tolerant of records written by older referees."""
+    out: list[Decision] = []
+    for item in (record or {}).get("decisions") or []:
+        if not isinstance(item, dict):
+            raise ReplayError(f"decision {len(out)} is not an object")
+        option = item.get("option", item.get("option_id"))
+        if not isinstance(option, str):
+            raise ReplayError(f"decision {len(out)} has no option id")
+        elapsed = item.get("wall_ms", item.get("elapsed_ms"))
+        events = item.get("events") or []
+        out.append(
+            Decision(
+                seat=int(item.get("seat", -1)),
+                option_id=option,
+                comment=str(item.get("comment") or "")[:200],
+                elapsed_ms=float(elapsed) if isinstance(elapsed, int | float) else None,
+                forced=bool(item.get("forced", False)),
+                events=tuple(str(e) for e in events),
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class StepView:
+    """The board of step ``index`` (after ``index`` decisions) and the decision that led there."""
+
+    index: int
+    last: int
+    decision: Decision | None
+    label: str | None
+    prompt: str
+    events: tuple[str, ...]
+    to_move: int | None
+    view: dict[str, Any]
+    result: dict[str, Any] | None
+    #: The engine's event lines differ from the ones the record stored for this decision: the
+    #: engine changed since the match was played, so this board may not be what happened.
+    diverged: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "diverged": self.diverged,
+            "index": self.index,
+            "last": self.last,
+            "decision": self.decision.to_json() if self.decision else None,
+            "label": self.label,
+            "prompt": self.prompt,
+            "events": list(self.events),
+            "to_move": self.to_move,
+            "view": self.view,
+            "result": self.result,
+        }
+
+
+class Replay:
+    """Random access to every step of one match, with lazily made checkpoints."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        game = record.get("game")
+        if not isinstance(game, str):
+            raise ReplayError("the match record names no game")
+        players = record.get("players")
+        if not isinstance(players, int):
+            players = len(record.get("seats") or [])
+        try:
+            start = registry.new_game(
+                game, players, int(record.get("seed", 0)), record.get("variant")
+            )
+        except (EngineError, ImportError) as exc:
+            raise ReplayError(f"cannot replay {game}: {exc}") from exc
+        self.game = game
+        self.decisions = decisions_from_record(record)
+        self._checkpoints: dict[int, GameState] = {0: start}
+        self._lock = threading.Lock()
+
+    @property
+    def last(self) -> int:
+        return len(self.decisions)
+
+    def _state_before(self, index: int) -> GameState:
+        """A private copy of the state after ``index`` decisions, saving checkpoints on the way."""
+        with self._lock:
+            base = max(k for k in self._checkpoints if k <= index)
+            state = self._checkpoints[base].clone()
+        for i in range(base, index):
+            self._apply(state, i)
+            if (i + 1) % CHECKPOINT_EVERY == 0 and (i + 1) not in self._checkpoints:
+                with self._lock:
+                    self._checkpoints[i + 1] = state.clone()
+        return state
+
+    def _apply(self, state: GameState, i: int) -> list[str]:
+        option = self.decisions[i].option_id
+        try:
+            return state.apply(option)
+        except EngineError as exc:
+            raise ReplayError(f"decision {i}: the engine rejects {option!r}: {exc}") from exc
+
+    def step(self, index: int) -> StepView:
+        """Everything the viewer shows for step ``index`` (clamped to ``0 .. last``)."""
+        index = max(0, min(index, self.last))
+        if index == 0:
+            state = self._state_before(0)
+            decision, label, prompt, events = None, None, "", ()
+        else:
+            state = self._state_before(index - 1)
+            prompt = state.decision_prompt()
+            decision = self.decisions[index - 1]
+            labels = {o.id: o.label for o in state.legal_options()}
+            label = labels.get(decision.option_id)
+            events = tuple(self._apply(state, index - 1))
+        diverged = decision is not None and bool(decision.events) and events != decision.events
+        result = state.result().to_json() if state.is_over() else None
+        return StepView(
+            index=index,
+            last=self.last,
+            decision=decision,
+            label=label,
+            prompt=prompt,
+            events=events,
+            to_move=state.to_move(),
+            view=state.spectator_view(),
+            result=result,
+            diverged=diverged,
+        )
+
+
+class ReplayCache:
+    """A thread-safe LRU of replays, keyed by match id."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._items: OrderedDict[Any, Replay] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, record: dict[str, Any]) -> Replay:
+        with self._lock:
+            replay = self._items.get(key)
+            if replay is not None:
+                self._items.move_to_end(key)
+                return replay
+        replay = Replay(record)
+        with self._lock:
+            replay = self._items.setdefault(key, replay)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return replay
