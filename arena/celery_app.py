@@ -5,15 +5,19 @@
   task functions in a thread pool of this process (``task_always_eager`` is set too, so a stray
   ``.delay()`` never tries to reach a broker that is not there).
 * At-least-once: ``task_acks_late`` + ``task_reject_on_worker_lost`` — a task is acknowledged
-  only after it finished, so a worker killed mid-match leaves the message unacknowledged and
-  Redis hands it out again once ``visibility_timeout`` (``ARENA_VISIBILITY_TIMEOUT``, default
-  1800 s, longer than any match) has passed. ``worker_prefetch_multiplier = 1`` so a busy worker
-  does not sit on queued matches that an idle one could play.
+  only after it finished, so a worker killed mid-match leaves its message unacknowledged; Redis
+  hands it out again after ``visibility_timeout`` (``ARENA_VISIBILITY_TIMEOUT``, default 1800 s,
+  longer than any match, so a slow match is never handed out twice). Much sooner, the match's
+  lease runs out and the sweeper re-sends it (:mod:`arena.recording`, :func:`arena.tasks.sweep`).
+  ``worker_prefetch_multiplier = 1`` so a busy worker does not sit on queued matches that an
+  idle one could play.
 * Redis restarts: the worker retries the broker connection forever; messages lost with a
   non-persistent Redis are re-sent from the database by the sweeper (``arena.tasks.sweep``,
   run by beat, and by ``arena tournament`` while it waits).
 * Beat: ``ladder-tick`` every ``ARENA_LADDER_TICK`` seconds (default 10) and ``sweep`` every
   30 s.
+* ``ARENA_QUEUE`` names the queue (default ``arena``): deployments or test runs sharing one
+  Redis database keep their matches apart.
 * ``ARENA_EXTRA_GAMES`` (``module:Class,…``) registers extra engines in every process that
   loads this app — the tests use it to give real worker processes the toy game.
 """
@@ -27,7 +31,13 @@ from celery import Celery
 from celery.signals import worker_process_init
 
 BROKER_ENV = "ARENA_BROKER_URL"
+QUEUE_ENV = "ARENA_QUEUE"
 EXTRA_GAMES_ENV = "ARENA_EXTRA_GAMES"
+
+
+def queue_name() -> str:
+    """The Redis queue of this deployment (tests give each run its own, so runs never mix)."""
+    return os.environ.get(QUEUE_ENV) or "arena"
 
 
 def broker_url() -> str | None:
@@ -59,7 +69,7 @@ def make_app() -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        task_default_queue="arena",
+        task_default_queue=queue_name(),
         result_expires=3600,
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,

@@ -16,7 +16,6 @@ no argument handling. Everything else about gRPC stays out of the contestant's w
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+import orjson
 
 from arena._proto import bot_pb2, bot_pb2_grpc
 from arena.grpc_util import add_health_and_reflection
@@ -78,7 +78,7 @@ class BotServicer(bot_pb2_grpc.BotServicer):
         return bot_pb2.Ready(protocol_version=PROTOCOL_VERSION, bot_name=self._name)
 
     def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActReply:  # noqa: N802
-        observation = json.loads(request.observation_json) if request.observation_json else {}
+        observation = orjson.loads(request.observation_json) if request.observation_json else {}
         options = [Option(o.id, o.label) for o in request.options]
         answer = self._act(observation, options)
         if isinstance(answer, tuple):

@@ -22,11 +22,12 @@ import logging
 import os
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, or_, select, update
 
 from arena import ladder, recording, tournaments
 from arena.celery_app import app, has_broker
@@ -38,8 +39,6 @@ log = logging.getLogger(__name__)
 
 #: A pending match re-sent when its message seems lost is given this long to be picked up first.
 REQUEUE_GRACE = float(os.environ.get("ARENA_REQUEUE_GRACE", "10"))
-#: Whatever the queue looks like, a match pending this long is re-sent (duplicates are no-ops).
-REQUEUE_AFTER = float(os.environ.get("ARENA_REQUEUE_AFTER", "600"))
 
 
 @dataclass(frozen=True)
@@ -183,12 +182,24 @@ def ladder_tick_all() -> int:
 @app.task(name="arena.tasks.sweep", acks_late=True)
 def sweep(tournament_id: int | None = None, game: str | None = None, kind: str | None = None) -> int:
     """Re-send matches that would otherwise never be played (optionally only one tournament, or
-    one game's matches of one kind). Returns how many were re-sent."""
+    one game's matches of one kind). Returns how many were re-sent.
+
+    * ``running`` with an expired lease: its worker died; send it again.
+    * ``pending`` for longer than the grace period and not in the broker — neither waiting in
+      the queue nor held by a worker (Redis' ``unacked`` hash): its message was lost, e.g. with
+      a Redis restart. Without a broker: pending and not in this process's pool.
+
+    Matches of a tournament that has not been started (``scheduled``) are left alone.
+    """
     now = time.time()
     grace = utcnow() - timedelta(seconds=REQUEUE_GRACE)
-    long_ago = utcnow() - timedelta(seconds=REQUEUE_AFTER)
     with session_scope() as s:
-        scope = []
+        scope = [
+            or_(
+                Match.tournament_id.is_(None),
+                Match.tournament_id.in_(select(Tournament.id).where(Tournament.status == "running")),
+            )
+        ]
         if tournament_id is not None:
             scope.append(Match.tournament_id == tournament_id)
         if game is not None:
@@ -207,18 +218,12 @@ def sweep(tournament_id: int | None = None, game: str | None = None, kind: str |
         pending = s.execute(
             select(Match.id, Match.queued_at).where(*scope, Match.status == "pending")
         ).all()
-        all_count = s.scalar(
-            select(func.count()).select_from(Match).where(Match.status == "pending")
-        )
     if has_broker():
-        # Fewer messages waiting than matches pending: some messages were lost (or are held by
-        # a worker right now; re-sending those only costs a no-op duplicate).
-        waiting = _broker_queue_length()
-        lost = waiting is not None and waiting < all_count
+        known = match_ids_in_broker() if pending else set()
+        if known is None:
+            return 0  # broker unreachable: nothing can be sent now anyway
         resend = [
-            mid
-            for mid, queued in pending
-            if queued is None or queued < long_ago or (lost and queued < grace)
+            mid for mid, queued in pending if mid not in known and (queued is None or queued < grace)
         ]
     else:
         resend = [mid for mid, _ in pending if mid not in _local_submitted]
@@ -229,13 +234,33 @@ def sweep(tournament_id: int | None = None, game: str | None = None, kind: str |
     return len(ids)
 
 
-def _broker_queue_length() -> int | None:
+PLAY_TASK_PREFIX = "play-"
+
+
+def _match_of_message(raw: bytes | str) -> str | None:
+    try:
+        message = json.loads(raw)
+        if isinstance(message, list):  # the unacked hash stores [message, exchange, routing key]
+            message = message[0]
+        task_id = message["headers"]["id"]
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+    if task_id.startswith(PLAY_TASK_PREFIX):
+        return task_id[len(PLAY_TASK_PREFIX) : len(PLAY_TASK_PREFIX) + 32]
+    return None
+
+
+def match_ids_in_broker() -> set[str] | None:
+    """Ids of the matches with a play task in Redis: queued, or delivered and not yet
+    acknowledged. None when the broker cannot be reached."""
     try:
         with app.connection_for_write() as conn:
             client = conn.default_channel.client
-            return int(client.llen(app.conf.task_default_queue))
+            raws = list(client.lrange(app.conf.task_default_queue, 0, -1))
+            raws += list(client.hvals("unacked"))
     except Exception:  # noqa: BLE001 - broker unreachable now: decide on the next sweep
         return None
+    return {mid for mid in map(_match_of_message, raws) if mid}
 
 
 # --- handing matches out ----------------------------------------------------------------------
@@ -283,7 +308,8 @@ def enqueue(match_ids: list[str]) -> None:
         )
     if has_broker():
         for mid in match_ids:
-            play_match.apply_async(args=[mid])
+            # The task id names the match, so the sweeper can see which matches Redis holds.
+            play_match.apply_async(args=[mid], task_id=f"{PLAY_TASK_PREFIX}{mid}-{uuid.uuid4().hex[:8]}")
         return
     global _local_pool
     with _local_lock:

@@ -41,9 +41,7 @@ def _redis_url() -> str | None:
     try:
         import redis
 
-        client = redis.Redis.from_url(url, socket_connect_timeout=1)
-        client.ping()
-        client.flushdb()
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
         return url
     except Exception:  # noqa: BLE001
         return None
@@ -59,6 +57,7 @@ def _matches_per_minute(game: str, workers: int, broker: str | None, bots: int, 
     procs: list[subprocess.Popen] = []
     if broker:
         env["ARENA_BROKER_URL"] = broker
+        env["ARENA_QUEUE"] = f"arena-bench-{os.getpid()}-{workers}"  # never another run's tasks
         procs = [
             subprocess.Popen([sys.executable, "-m", "arena", "worker", "--loglevel", "warning"],
                              env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -156,6 +155,56 @@ def _recorded_updates_per_second(count: int = 300) -> float:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _platform_overhead_ms(game: str, count: int = 10) -> float:
+    """Per match, the time spent outside the match runner by ``play_match``: claim, loading
+    the seats, the lease heartbeat, recording and rating (SQLite, in-process)."""
+    import referee.match as runner_module
+    from arena import bots, recording, tasks
+    from arena.db import dispose_all, session_scope
+
+    folder = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    old_url = os.environ.get("ARENA_DATABASE_URL")
+    os.environ["ARENA_DATABASE_URL"] = f"sqlite:///{folder / 'arena.sqlite3'}"
+    dispose_all()
+    real = runner_module.run_match
+    in_runner = 0.0
+
+    def timed(config, on_event=None):  # noqa: ANN001, ANN202
+        nonlocal in_runner
+        start = time.perf_counter()
+        try:
+            return real(config, on_event)
+        finally:
+            in_runner += time.perf_counter() - start
+
+    runner_module.run_match = timed
+    try:
+        with session_scope() as s:
+            ids = [bots.register_version(s, game, RANDOM_BOT, name=f"r{i}").id for i in range(2)]
+            sandbox = shutil.which("bwrap") is not None
+            mids = [recording.create_match(s, game, _variant(game), ids, seed=i,
+                                           sandbox=sandbox).id for i in range(count)]
+        start = time.perf_counter()
+        for mid in mids:
+            tasks.play_match_now(mid)
+        total = time.perf_counter() - start
+        return (total - in_runner) / count * 1000
+    finally:
+        runner_module.run_match = real
+        dispose_all()
+        if old_url is None:
+            os.environ.pop("ARENA_DATABASE_URL", None)
+        else:
+            os.environ["ARENA_DATABASE_URL"] = old_url
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _variant(game: str) -> str:
+    from referee import registry
+
+    return registry.get_spec(game).check(2, None)
+
+
 def _schedule_ms(runs: int = 5) -> float:
     from arena.schedule import round_robin
 
@@ -179,6 +228,7 @@ def bench(bots: int = 4, rounds: int = 3) -> dict:
         "matches_per_minute_1_worker": round(one, 1),
         "matches_per_minute_2_workers": round(two, 1),
         "speedup_2_vs_1": round(two / one, 2),
+        "platform_overhead_ms_per_match": round(_platform_overhead_ms(game), 1),
         "trueskill_updates_per_s_4_seat": round(_rating_updates_per_second(), 1),
         "recorded_updates_per_s_4_seat_sqlite": round(_recorded_updates_per_second(), 1),
         "schedule_12_bots_4_seats_ms": round(_schedule_ms(), 2),

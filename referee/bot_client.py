@@ -155,7 +155,9 @@ class BotClient:
             ) from None
         if raw is None:
             raise BotFault(
-                "start_timeout", f"no answer to StartMatch within {timeout_s:.1f} s", self.log_tail()
+                "start_timeout" if self.process else "unreachable",
+                f"no answer to StartMatch within {timeout_s:.1f} s",
+                self.log_tail(),
             )
         try:
             ready = bot_pb2.Ready.FromString(raw)

@@ -8,7 +8,6 @@ normal end, forfeit, an engine exception, Ctrl-C — every bot's sandbox is kill
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Callable
@@ -16,6 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 from arena._proto import bot_pb2
 from referee import registry
@@ -114,13 +115,15 @@ def run_match(config: MatchConfig, on_event: EventSink | None = None) -> MatchRe
         seed=config.seed,
         time_control={"decision_ms": tc.decision_ms, "bank_ms": tc.bank_ms},
         seats=[{"name": s.name, "kind": src.kind} for s, src in zip(config.seats, sources, strict=True)],
+        opening_events=list(state.opening_events()),
         started_at=_now(),
     )
     seats = [_Seat(i, s.name, tc.bank_ms) for i, s in enumerate(config.seats)]
     runner = _Runner(config, state, record, seats, tc, on_event)
     try:
         runner.emit({"type": "start", "match_id": config.match_id, "game": config.game,
-                     "variant": variant, "players": players, "seats": record.seats})
+                     "variant": variant, "players": players, "seats": record.seats,
+                     "opening_events": record.opening_events})
         runner.start_bots(sources)
         runner.emit({"type": "ready", "match_id": config.match_id,
                      "ready_ms": [s.totals.ready_ms for s in seats],
@@ -212,7 +215,7 @@ class _Runner:
                 request = bot_pb2.ActRequest(
                     match_id=match_id,
                     decision=n,
-                    observation_json=json.dumps(state.observation(seat_index), separators=(",", ":")),
+                    observation_json=orjson.dumps(state.observation(seat_index)).decode(),
                     options=[bot_pb2.Option(id=o.id, label=o.label) for o in options],
                     time_left_ms=int(decision_ms + seat.bank_ms),
                     bank_left_ms=int(seat.bank_ms),

@@ -58,6 +58,8 @@ class MatchRecord:
     seed: int
     time_control: dict[str, int]
     seats: list[dict[str, str]]  # {"name", "kind"}
+    #: What happened during set-up (an automaton's opening move, the opening roll …).
+    opening_events: list[str] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
     forfeits: list[Forfeit] = field(default_factory=list)
@@ -68,7 +70,7 @@ class MatchRecord:
 
     def events(self) -> list[str]:
         """The whole event log, in order."""
-        return [line for d in self.decisions for line in d.events]
+        return self.opening_events + [line for d in self.decisions for line in d.events]
 
     def forfeit_of(self, seat: int) -> Forfeit | None:
         return next((f for f in self.forfeits if f.seat == seat), None)
@@ -100,6 +102,7 @@ class MatchRecord:
                 seed=int(data["seed"]),
                 time_control=dict(data["time_control"]),
                 seats=[dict(s) for s in data["seats"]],
+                opening_events=[str(line) for line in data.get("opening_events", [])],
                 decisions=[Decision(**d) for d in data["decisions"]],
                 result=dict(data["result"]),
                 forfeits=[Forfeit(**f) for f in data["forfeits"]],

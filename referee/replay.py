@@ -46,6 +46,9 @@ def replay(record: MatchRecord) -> tuple[GameState, ReplaySummary]:
     except ImportError as exc:
         raise ReplayMismatch([f"the {record.game} engine cannot be loaded: {exc}"]) from None
     diffs: list[str] = []
+    opening = list(state.opening_events())
+    if opening != record.opening_events:
+        diffs.append(f"opening events differ: record {record.opening_events!r}, engine {opening!r}")
     for i, d in enumerate(record.decisions):
         where = f"decision {i}"
         if d.n != i:

@@ -28,6 +28,8 @@ class RatingChart:
     band_path: str
     y_ticks: list[Tick]
     x_ticks: list[Tick]
+    #: Where a new version of the bot took over (x position, "v2").
+    version_marks: list[Tick]
     points: int
 
 
@@ -39,15 +41,21 @@ def _nice_step(span: float, target: int) -> float:
     return raw
 
 
-def rating_chart(history: list[tuple[float, float]]) -> RatingChart | None:
-    """Build the chart for ``(mu, sigma)`` points in match order; ``None`` with no history."""
+def rating_chart(
+    history: list[tuple[float, float]], versions: list[int] | None = None
+) -> RatingChart | None:
+    """The chart for ``(mu, sigma)`` points in match order (``versions``: the version number
+    of each point); ``None`` with no history."""
     if not history:
         return None
-    if len(history) > MAX_POINTS:
-        stride = len(history) / MAX_POINTS
-        history = [history[int(i * stride)] for i in range(MAX_POINTS)] + [history[-1]]
-    lows = [mu - sigma for mu, sigma in history]
-    highs = [mu + sigma for mu, sigma in history]
+    total = len(history)
+    kept = list(range(total))
+    if total > MAX_POINTS:
+        stride = total / MAX_POINTS
+        kept = sorted({int(i * stride) for i in range(MAX_POINTS)} | {total - 1})
+    points = [history[i] for i in kept]
+    lows = [mu - sigma for mu, sigma in points]
+    highs = [mu + sigma for mu, sigma in points]
     y_min, y_max = min(lows), max(highs)
     if y_max - y_min < 1:
         y_min, y_max = y_min - 0.5, y_max + 0.5
@@ -56,17 +64,17 @@ def rating_chart(history: list[tuple[float, float]]) -> RatingChart | None:
     y_max = step * -(-y_max // step)
     plot_w = WIDTH - PAD_LEFT - PAD_RIGHT
     plot_h = HEIGHT - PAD_TOP - PAD_BOTTOM
-    n = len(history)
+    n = len(points)
 
-    def x(i: int) -> float:
-        return PAD_LEFT + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
+    def x(k: int) -> float:
+        return PAD_LEFT + (plot_w * k / (n - 1) if n > 1 else plot_w / 2)
 
     def y(v: float) -> float:
         return PAD_TOP + plot_h * (1 - (v - y_min) / (y_max - y_min))
 
-    mu_path = "M" + " L".join(f"{x(i):.1f},{y(mu):.1f}" for i, (mu, _) in enumerate(history))
-    upper = [f"{x(i):.1f},{y(h):.1f}" for i, h in enumerate(highs)]
-    lower = [f"{x(i):.1f},{y(lo):.1f}" for i, lo in reversed(list(enumerate(lows)))]
+    mu_path = "M" + " L".join(f"{x(k):.1f},{y(mu):.1f}" for k, (mu, _) in enumerate(points))
+    upper = [f"{x(k):.1f},{y(h):.1f}" for k, h in enumerate(highs)]
+    lower = [f"{x(k):.1f},{y(lo):.1f}" for k, lo in reversed(list(enumerate(lows)))]
     band_path = "M" + " L".join(upper + lower) + " Z"
     y_ticks = []
     v = y_min
@@ -74,5 +82,10 @@ def rating_chart(history: list[tuple[float, float]]) -> RatingChart | None:
         y_ticks.append(Tick(round(y(v), 1), f"{v:g}"))
         v += step
     x_step = max(1, round(_nice_step(max(n - 1, 1), 6)))
-    x_ticks = [Tick(round(x(i), 1), str(i + 1)) for i in range(0, n, int(x_step))]
-    return RatingChart(WIDTH, HEIGHT, mu_path, band_path, y_ticks, x_ticks, n)
+    x_ticks = [Tick(round(x(k), 1), str(kept[k] + 1)) for k in range(0, n, int(x_step))]
+    marks = []
+    if versions and len(versions) == total:
+        for k in range(1, n):
+            if versions[kept[k]] != versions[kept[k - 1]]:
+                marks.append(Tick(round(x(k), 1), f"v{versions[kept[k]]}"))
+    return RatingChart(WIDTH, HEIGHT, mu_path, band_path, y_ticks, x_ticks, marks, total)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import Blueprint, abort, current_app, make_response, render_template, request
 from sqlalchemy import select
 
 from arena.db import Bot
@@ -53,7 +53,7 @@ def bot(bot_id: int):  # noqa: ANN201
     page = bot_q.bot_page(session, bot_id)
     if page is None:
         abort(404, description=f"There is no bot number {bot_id}.")
-    chart = rating_chart([(p.mu, p.sigma) for p in page.history])
+    chart = rating_chart([(p.mu, p.sigma) for p in page.history], [p.version for p in page.history])
     recent = match_q.history(session, match_q.HistoryFilter(bot=bot_id), page_size=15)
     return render_template(
         "bot.html", bot=page, game=game_info(page.game), chart=chart, recent=recent.rows
@@ -182,7 +182,14 @@ def match_step(match_id: str, index: int):  # noqa: ANN201
             abort(404, description="This match has no replay yet.")
         if index > replay.last:
             abort(404, description=f"This match has only {replay.last} steps.")
-        return render_template("_step.html", **_step_context(page, replay, index))
+        response = make_response(
+            render_template("_step.html", **_step_context(page, replay, index))
+        )
+        if page.status == "done":
+            # A finished match never changes: let the browser keep the steps it has seen.
+            response.cache_control.public = True
+            response.cache_control.max_age = 3600
+        return response
     except ReplayError as exc:
         abort(500, description=f"The replay cannot be rebuilt: {exc}")
 

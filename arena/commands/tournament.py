@@ -273,7 +273,7 @@ def tournament_command(game, bot_specs, players, rounds, workers, variant, seed,
 @click.option("--beat", is_flag=True, help="Also run the beat scheduler (only ONE process may).")
 def worker_command(concurrency: int, loglevel: str, beat: bool) -> None:
     """Start a Celery worker that plays matches from Redis (needs ARENA_BROKER_URL)."""
-    from arena.celery_app import BROKER_ENV, app, has_broker
+    from arena.celery_app import BROKER_ENV, app, has_broker, queue_name
     from arena.db import init_db
 
     if not has_broker():
@@ -282,7 +282,7 @@ def worker_command(concurrency: int, loglevel: str, beat: bool) -> None:
             "`arena tournament` plays the matches itself"
         )
     init_db()
-    argv = ["worker", f"--concurrency={concurrency}", "--loglevel", loglevel, "-Q", "arena",
+    argv = ["worker", f"--concurrency={concurrency}", "--loglevel", loglevel, "-Q", queue_name(),
             "-n", os.environ.get("ARENA_WORKER_NAME") or f"arena-{os.getpid()}@%h",
             "--without-gossip", "--without-mingle"]
     argv.append("--pool=solo" if concurrency == 1 else "--pool=prefork")

@@ -80,13 +80,20 @@ def start_server(
         options=[
             ("grpc.max_receive_message_length", limit),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            # A second server on a taken port must fail, not silently share it.
+            ("grpc.so_reuseport", 0),
         ],
     )
     servicer = ArenaServicer(config, bus)
     arena_pb2_grpc.add_ArenaServicer_to_server(servicer, server)
     add_health_and_reflection(server, SERVICE_NAME)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as exc:  # grpc raises this when the port is taken
+        servicer.close()
+        raise OSError(f"cannot listen on {address}: {exc}") from None
     if port == 0:
+        servicer.close()
         raise OSError(f"cannot listen on {address}")
     server.start()
     resumed = servicer.submissions.resume_pending()

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import grpc
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from arena._proto import arena_pb2 as pb
 from arena._proto import arena_pb2_grpc
@@ -64,7 +65,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         version = next(v for v in detail.versions if v.number == number)
         return pb.SubmitBotReply(bot=detail, version=version)
 
-    def _bot_detail(self, session, bot: Bot) -> pb.BotDetail:  # noqa: ANN001
+    def _bot_detail(self, session: Session, bot: Bot) -> pb.BotDetail:
         subs = session.scalars(
             select(Submission).where(Submission.bot_id == bot.id).order_by(Submission.number.desc())
         ).all()

@@ -15,6 +15,7 @@ import hashlib
 import logging
 import re
 import shutil
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -107,7 +108,10 @@ class Submissions:
         digest = hashlib.sha256(address.encode()).hexdigest()
         return self._store(user, name, game, "remote", digest, lambda _b, _n: address, wait)
 
-    def _store(self, user, name, game, kind, digest, place, wait) -> int:  # noqa: ANN001
+    def _store(
+        self, user: User, name: str, game: str, kind: str, digest: str,
+        place: Callable[[int, int], str], wait: bool,
+    ) -> int:
         written: Path | None = None
         try:
             with session_scope(self.url) as s:

@@ -8,6 +8,7 @@ import secrets
 import grpc
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from arena import bots, ladder, tasks
 from arena import tournaments as arena_tournaments
@@ -19,7 +20,8 @@ from arena.server.errors import ApiError, invalid, not_found
 from arena.server.submissions import check_game, get_bot
 
 
-def _match_counts(session: Session, *where) -> dict[str, int]:  # noqa: ANN002
+def _match_counts(session: Session, *where: ColumnElement[bool]) -> dict[str, int]:
+    """Matches by status among those matching ``where``."""
     return dict(session.execute(select(Match.status, func.count()).where(*where).group_by(Match.status)).all())
 
 

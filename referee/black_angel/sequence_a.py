@@ -1,8 +1,12 @@
 """Sequence A (rulebook [4] 시퀀스 A): play a card, use one die, draw a card.
 
 Decisions, in order: which card (or none) -> which slot -> which technology tile to activate
-next -> which die (own, bought, or flip one with debris first) -> where to use it -> (Ravager
-effect choice, boosts) -> the action's own decisions (actions.py) -> (advanced: keep 1 of 2).
+next -> which die (own, bought, or flip one of yours with debris first, as often as you have
+debris) -> where to use it -> (Ravager effect choice, boosts) -> the action's own decisions
+(actions.py) -> (flip dice with debris again) -> (advanced: keep 1 of 2).
+
+A2 is mandatory, so a card play or flip that would leave no die with a use is not offered;
+everything else the rulebook allows is.
 """
 
 from __future__ import annotations
@@ -259,10 +263,24 @@ def _activate(s: BlackAngelState, cell: int) -> None:
 def _tiles_options(s: BlackAngelState) -> list[tuple[str, str]]:
     out = [(f"tile:{c}", f"activate tile {s.grid[s.seat][c]} at cell {c}") for c in s.ctx["pend"]]
     out += [(f"flip:{c}", f"flip boost tile at cell {c} to standard and activate it")
-            for c in s.ctx["bst"]]
+            for c in s.ctx["bst"] if _boost_activation_keeps_a(s, c)]
     if not s.ctx["pend"]:
         out.append(("done", "keep the boost sides"))
     return out
+
+
+def _boost_activation_keeps_a(s: BlackAngelState, cell: int) -> bool:
+    """Flipping a boost tile to activate it is optional; it is not offered when its workstation
+    effect would take the break-room robot a star die needs for A2 (the mandatory step)."""
+    p = s.seat
+    if "worker" not in D.TILE[s.grid[p][cell]]["standard"] or _robust(s, p) or s.rbreak[p] < 1:
+        return True
+    pend_workers = sum(1 for c in s.ctx["pend"] if "worker" in D.TILE[s.grid[p][c]]["standard"])
+    moved = min(pend_workers + 1, s.rbreak[p])
+    s.rbreak[p] -= moved
+    ok = _any_die_use(s, p)
+    s.rbreak[p] += moved
+    return ok
 
 
 def _tiles_apply(s: BlackAngelState, oid: str) -> None:

@@ -118,6 +118,13 @@ def set_up(s: BlackAngelState, players: int, seed: int, variant: str) -> None:
             s.comp[p].append(B.roll(s, c))
         who = "the neutral player" if s.neutral else f"Hal (starting at {s.hal_vp} VP)"
         opening.append(f"{who} rolls " + _dice_text(s.comp[p]))
+    if s.solo:
+        # [6] 1인 게임: "otherwise as the multiplayer game" — Hal plays second, so step 15 gives
+        # him the 2nd player aid's advantage, turned into VP at once like everything he receives
+        before = s.hal_vp
+        B.apply_effect(s, -1, D.AIDS[1]["reward"])
+        opening.append(f"Hal (player 2 in turn order) converts the player aid advantage "
+                       f"({B.effect_text(D.AIDS[1]['reward'])}) into {s.hal_vp - before} VP")
     s.round, s.end_trig, s.last_round, s.over = 1, False, -1, False
     s.last_seq = ""
     s.seat = 0

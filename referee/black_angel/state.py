@@ -25,7 +25,7 @@ from referee.rng import Rng
 _VARIANT_HELP = {
     "base": "the base game; with 2 players the neutral player joins automatically",
     "advanced": "the advanced rules: boost sides with '1x' effects, draw 2 keep 1 (2-4 players)",
-    "solo": "1 player against Hal at normal difficulty (Hal starts at 5 VP)",
+    "solo": "1 player against Hal at normal difficulty (Hal's disc starts at 5 VP)",
     "solo-advanced": "solo against Hal (normal difficulty) with the advanced rules",
     "solo-d0": "solo against Hal, easy: Hal starts at 0 VP",
     "solo-d10": "solo against Hal, hard: Hal starts at 10 VP",

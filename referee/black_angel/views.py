@@ -77,16 +77,36 @@ def _hal_card_json(card: int) -> dict[str, Any]:
     return {"id": card, "top": c["top"], "bottom": c["bottom"]}
 
 
+_HEX_STATIC: dict[tuple[int, int, bool], list[dict[str, Any]]] = {}
+
+
+def _strip_static(s: BlackAngelState, sid: int) -> list[dict[str, Any]]:
+    """The printed part of a strip's hexes: it depends only on the strip, its side and whether
+    the Spes tile sits on it, so it is built once and copied (observations are built at every
+    decision and this is their largest part)."""
+    key = (sid, s.side[sid], sid == s.spes_tile)
+    cached = _HEX_STATIC.get(key)
+    if cached is None:
+        cached = [{"hex": sid * S.H + r, "type": S.hex_type(s, sid * S.H + r),
+                   "icons": S.hex_icons(s, sid * S.H + r), "comet": S.hex_comet(s, sid * S.H + r)}
+                  for r in range(S.H)]
+        _HEX_STATIC[key] = cached
+    return cached
+
+
 def _space_json(s: BlackAngelState) -> dict[str, Any]:
     strips = []
     bahex = S.ba_hex(s)
+    ships: dict[int, list[int]] = {}
+    for owner, hk in s.ships:
+        ships.setdefault(hk, []).append(owner)
     for q, sid in enumerate(s.strips):
         hexes = []
-        for r in range(S.H):
-            hk = sid * S.H + r
-            h: dict[str, Any] = {"hex": hk, "type": S.hex_type(s, hk), "icons": S.hex_icons(s, hk),
-                                 "comet": S.hex_comet(s, hk), "ships": S.ships_at(s, hk),
-                                 "ship_owners": [seat_name(s, o) for o in S.ships_at(s, hk)],
+        for r, static in enumerate(_strip_static(s, sid)):
+            hk = static["hex"]
+            here = ships.get(hk, [])
+            h: dict[str, Any] = {**static, "ships": here,
+                                 "ship_owners": [seat_name(s, o) for o in here],
                                  "black_angel": hk == bahex, "label": f"strip {q + 1} hex {r + 1}"}
             if hk in s.cards:
                 m, owner = s.cards[hk]

@@ -14,11 +14,15 @@ import pytest
 from click.testing import CliRunner
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from arena import celery_app
 from arena._proto import arena_pb2 as pb
 from arena.cli import cli
+from arena.client import pack_folder
 from tests.api.archives import tar_bot, zip_bot
-from tests.api.conftest import new_account
+from tests.api.conftest import make_organiser, new_account
 from tests.api.processes import ROOT, free_port
+
+SLOW_BOT = Path(__file__).parent / "bots" / "slow_bot"
 
 
 @pytest.fixture
@@ -128,3 +132,29 @@ def test_cli_register_submit_and_bots_in_process(server, tmp_path: Path, monkeyp
     assert result.exit_code == 0 and "version 1: active" in result.output, result.output
     result = runner.invoke(cli, ["bots", "--server", server.address])
     assert result.exit_code == 0 and "carla-rnd" in result.output and "crashy" in result.output
+
+
+@pytest.mark.skipif(not celery_app.app.conf.task_always_eager, reason="this process was started with a broker")
+def test_without_a_broker_the_server_plays_and_streams_matches_itself(server, stub) -> None:  # noqa: ANN001
+    author, orga = new_account(stub, "solo"), new_account(stub, "orga")
+    make_organiser(server, orga)
+    ids = []
+    for name, folder in (("solo-rnd", ROOT / "sample_bots" / "random_bot"), ("solo-slow", SLOW_BOT)):
+        reply = stub.SubmitBot(pb.SubmitBotRequest(name=name, game="toy", archive=pack_folder(folder), wait=True),
+                               metadata=author.meta, timeout=60)
+        assert reply.version.status == pb.VERSION_STATUS_ACTIVE, reply.version.refusal.message
+        ids.append(reply.bot.bot.id)
+    t = stub.CreateTournament(pb.CreateTournamentRequest(name="local", game="toy", players=2, bot_ids=ids,
+                                                         decision_ms=1500, bank_ms=3000), metadata=orga.meta)
+    assert t.matches_total == 2
+    match_id = stub.ListMatches(pb.ListMatchesRequest(tournament_id=t.id)).matches[0].id
+    events = list(stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), timeout=120))
+    kinds = [e.kind for e in events]
+    assert kinds[-1] == pb.MATCH_EVENT_KIND_RECORD and kinds.count(pb.MATCH_EVENT_KIND_LIVE) > 5
+    deadline = time.monotonic() + 60
+    while stub.GetTournament(pb.GetTournamentRequest(tournament_id=t.id)).status != "done":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    rows = {r.bot_id: r.matches for r in stub.GetLeaderboard(pb.GetLeaderboardRequest(game="toy")).rows}
+    assert rows[ids[0]] == rows[ids[1]] == 2
+    assert len(stub.GetRatingHistory(pb.GetRatingHistoryRequest(bot_id=ids[1])).points) == 2

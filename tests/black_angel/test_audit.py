@@ -133,6 +133,24 @@ def test_card_play_whose_worker_tile_takes_the_needed_robot_is_refused() -> None
     assert "slot:R1" not in ids(s) and "slot:C1" not in ids(s) and "slot:R2" in ids(s)
 
 
+def test_optional_boost_flip_that_takes_the_needed_robot_is_refused() -> None:
+    # [6] 상급자 규칙 중요사항 (부스트 면을 원하는 만큼 뒤집어 활성화) + [4] 알림 (A2는 필수): flipping a
+    # boost workstation tile would take the last break-room robot the star die needs
+    s = fixed(2, "advanced")
+    s.grid[0] = [14, 0, -1, -1, -1, -1, -1, -1, -1]  # row 1: orange 'worker' and orange VP tile
+    s.boost[0] = [1, 1, 0, 0, 0, 0, 0, 0, 0]
+    s.ships = [[0, at(s, 1, 2)]]  # on an orange hex
+    s.shp[0] = 0
+    s.rbreak[0] = 1
+    s.deb[0] = 0
+    s.res[0] = 0
+    s.hand_m[0] = [0]
+    s.hand_r[0] = [100]
+    give_die(s, 0, ORANGE, 0)
+    play(s, "A", "card:r", "slot:R1")
+    assert ids(s) == ["flip:1", "done"]  # the VP tile may be flipped, the worker tile not
+
+
 # --- advanced rules -------------------------------------------------------------------------------
 def test_star_die_is_never_boosted() -> None:
     # [4] A2 알림: 눈이 ☆인 주사위는 활성 수치가 0 — a '1x' +1 must not let a star move a ship
@@ -244,7 +262,7 @@ def test_every_solo_difficulty_with_and_without_the_advanced_rules() -> None:
                              ("solo-advanced", 5, True), ("solo-advanced-d10", 10, True),
                              ("solo-advanced-d15", 15, True)):
         s = BlackAngelState.new(1, 5, variant)
-        assert (s.hal_vp, s.adv, s.solo) == (vp, adv, True)
+        assert (s.hal_vp, s.adv, s.solo) == (vp + 1, adv, True)  # + the 2nd player aid (1 debris)
     for variant in ("base", "advanced"):
         s = BlackAngelState.new(2, 5, variant)
         assert s.neutral and s.adv == (variant == "advanced")

@@ -178,7 +178,8 @@ def test_difficulty_levels() -> None:
     # black-angel.ko.txt [6] 1인 게임 종료: 쉬움 0, 보통 5, 어려움 10, 매우 어려움 15
     from referee.black_angel.state import BlackAngelState
 
-    assert [BlackAngelState.new(1, 1, v).hal_vp for v in ("solo-d0", "solo", "solo-d10", "solo-d15")] == [0, 5, 10, 15]
+    # Hal's disc starts at 0/5/10/15; as player 2 he then converts the 2nd player aid (1 debris: +1)
+    assert [BlackAngelState.new(1, 1, v).hal_vp for v in ("solo-d0", "solo", "solo-d10", "solo-d15")] == [1, 6, 11, 16]
     s = BlackAngelState.new(1, 1, "solo")
     s.over = True
     s.vp[0] = 30

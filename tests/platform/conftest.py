@@ -2,12 +2,13 @@
 
 The storage tests run against both databases: ``db_url`` is parametrised over an SQLite file in
 the test's tmp folder and a PostgreSQL database created for the test on localhost:5432 (trust
-auth, user postgres or root) and dropped afterwards. Redis tests use database 13 of the Redis on
-127.0.0.1:6379 (flushed before and after), never the default one.
+auth, user postgres or root) and dropped afterwards. Redis tests use database 14 of the Redis on
+127.0.0.1:6379 with a queue name of their own, never the default database or queue.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -26,7 +27,9 @@ from arena.db import dispose_all
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot")
 PG_HOST = os.environ.get("ARENA_TEST_PG_HOST", "localhost")
-REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+#: Not the default database (and not 13, which tests/api uses); every test also gets a queue of
+#: its own (ARENA_QUEUE), so concurrent test runs sharing a Redis never take each other's tasks.
+REDIS_URL = os.environ.get("ARENA_PLATFORM_TEST_REDIS_URL", "redis://127.0.0.1:6379/14")
 TOY = "tests.toy_game:ToyState"
 
 
@@ -113,6 +116,7 @@ def platform_env(db: str, broker: str | None, **extra: str) -> dict[str, str]:
     )
     if broker:
         env["ARENA_BROKER_URL"] = broker
+        env.setdefault("ARENA_QUEUE", f"arena-test-{uuid.uuid4().hex[:10]}")
     env.update(extra)
     return env
 
@@ -154,15 +158,26 @@ class Workers:
 
 
 @pytest.fixture
-def redis_db() -> Iterator[str]:
+def redis_db(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The test Redis, with a fresh queue name (ARENA_QUEUE) removed afterwards."""
     import redis
 
     if not redis_available():
         pytest.skip(f"no Redis at {REDIS_URL}")
-    client = redis.Redis.from_url(REDIS_URL)
-    client.flushdb()
+    queue = f"arena-test-{uuid.uuid4().hex[:10]}"
+    monkeypatch.setenv("ARENA_QUEUE", queue)
     yield REDIS_URL
-    client.flushdb()
+    client = redis.Redis.from_url(REDIS_URL)
+    client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+    # Messages a killed worker never acknowledged: drop ours so they are not restored later.
+    for tag, raw in client.hgetall("unacked").items():
+        try:
+            routing_key = json.loads(raw)[2]
+        except (ValueError, IndexError, TypeError):
+            continue
+        if routing_key == queue:
+            client.hdel("unacked", tag)
+            client.zrem("unacked_index", tag)
 
 
 @pytest.fixture

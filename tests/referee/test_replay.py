@@ -128,3 +128,15 @@ def test_final_ranks_put_forfeits_last_sharing_the_rank() -> None:
     assert final_ranks([1, 1, 3, 4], {2, 3}) == [1, 1, 3, 3]
     assert final_ranks([2, 1, 1, 4], {1}) == [2, 4, 1, 3]
     assert final_ranks([1], {0}) == [1]
+
+
+def test_opening_events_head_the_log_and_are_checked_on_replay(tmp_path: Path) -> None:
+    # Solenia solo: the virtual player moves during set-up, before the first decision.
+    solo = play("solenia", [str(RANDOM_BOT)], seed=4, variant="summer")
+    assert solo.opening_events, "set-up events must reach the record"
+    assert solo.events()[: len(solo.opening_events)] == solo.opening_events
+    replay(solo)
+    data = json.loads(solo.to_json())
+    data["opening_events"] = data["opening_events"][:-1]
+    with pytest.raises(ReplayMismatch, match="opening events differ"):
+        replay(MatchRecord.from_dict(data))

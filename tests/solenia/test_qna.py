@@ -83,3 +83,5 @@ def test_qna6_identical_day_night_tiles_never_form_a_set() -> None:
     assert not can_pair(8, 9)
     assert not can_pair(22, 23)
     assert can_pair(8, 23) and can_pair(22, 9)
+    # "이 규칙에 해당하는 기술 타일은 총 2개": the two printed-wood tiles may form a set
+    assert can_pair(16, 17)

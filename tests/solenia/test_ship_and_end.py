@@ -101,3 +101,28 @@ def test_overflow_after_recovery_is_trimmed_in_turn_order_from_the_active_player
     assert st.to_move() == 0
     play(st, "drop:water")
     assert st.res[0] == [0, 0, 0, 8] and st.res[2] == [0, 0, 0, 8] and st.cur == 2
+
+
+def test_no_board_leaves_when_the_ship_did_not_move() -> None:
+    # < 보급 우주선 규칙 >: the leftmost board leaves only after a turn in which the ship moved
+    st = fresh()
+    hand(st, 0, [4, 5, 6])
+    put(st, 2, 1, 5)
+    play(st, "card:4", "cell:16")
+    assert st.board_at == [0, 1, 2, 3, 4] and st.owner[2] == 1 and st.res[1] == [0, 0, 0, 0]
+
+
+def test_last_turn_discard_and_advance_resolves_the_ship_before_the_end() -> None:
+    # 우주선 카드 사용 규칙 3 + < 게임의 종료 >: the last card discarded, the ship advances and the
+    # leftmost board is recovered before the game ends
+    st = fresh()
+    hand(st, 0, [], deck=[])
+    st.used[0] = 16
+    st.cur = 1
+    hand(st, 1, [4], deck=[])
+    for p in (10, 16, 17, 18, 24, 23, 25):
+        put(st, p, 0, 11)
+    put(st, 3, 0, 6)  # seat 0's <1> wheat on the board that leaves
+    assert [o.id for o in st.legal_options()] == ["discard:4"]
+    play(st, "discard:4")
+    assert st.phase == P_OVER and st.res[0] == [0, 0, 1, 0] and st.board_at == [1, 2, 3, 4, 0]

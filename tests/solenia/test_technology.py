@@ -195,3 +195,18 @@ def test_printed_wood_counts_wood_on_completed_tiles() -> None:
     st.rows[0][1] = [24, 32, E, E, E, E]  # 2 + 3 wood; night level 3 empty -> night tile inactive
     st.phase = P_OVER
     assert st.result().details["breakdown"][0]["technology"] == 5 + 5
+
+
+def test_immediate_points_share_the_twelve_point_cap() -> None:
+    # ※ 3단계 기술 타일 1개당 받을 수 있는 점수는 최대 12점 — immediate (무한대) points included
+    st = _tech(night3=13)  # D: 3 points per night tile completed
+    st.rows[0][1] = [24, 25, 26, 27, 28, E]
+    st.tech_pts[0] = [0, 11]
+    hand(st, 0, [4, 5, 6], deck=[7])
+    market(st, [0, 1, 2], [30, 32, 33])
+    st.res[0] = [3, 0, 0, 0]
+    st.owner[3] = 0
+    st.card[3] = 11
+    events = play(st, "card:4", "cell:9", "tile:1")  # 32: 3 wood; goes to night 3B
+    assert st.rows[0][1][5] == 32 and st.tech_pts[0] == [0, 12]
+    assert "P1 scores 1 from a technology tile" in events

@@ -173,7 +173,9 @@ def test_replay_steps_end_at_the_stored_result(client, site) -> None:
             m = s.get(Match, match_id)
             n = len(m.record["decisions"])
             stored = [seat.score for seat in m.seats]
-        html = _text(client.get(f"/matches/{match_id}/steps/{n}").data)
+        r = client.get(f"/matches/{match_id}/steps/{n}")
+        assert "max-age=3600" in r.headers["Cache-Control"]  # a finished match never changes
+        html = _text(r.data)
         shown = [float(x) for x in re.findall(r'data-testid="score-\d+">([0-9.]+)<', html)]
         assert shown == stored
         assert 'data-testid="final-result"' in html
