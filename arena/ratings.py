@@ -5,12 +5,14 @@ Choices, and why:
 * **One TrueSkill environment per game** (mu 25, sigma 25/3, beta sigma/2, tau sigma/100 — the
   package defaults, which the rating scale of the leaderboard is read against).
 * **Draw probability** (:data:`DRAW_PROBABILITY`): TrueSkill turns it into the *draw margin*, the
-  performance gap below which two seats count as tied. Our engines break ties with the
-  rulebook's tie-breakers, so shared ranks are rare; a high value would make every narrow win
-  look like a draw and slow learning, while 0 makes a real tie impossible to express (the
-  package divides by a zero margin). 2 % matches "rare but possible" for Black Angel and
-  Solenia; the toy test game ties far more often (several seats can share the high card), so it
-  gets 10 %. Unknown games get :data:`DEFAULT_DRAW_PROBABILITY`.
+  performance gap below which two seats count as tied, so it should match how often adjacent
+  seats really share a rank. Measured (adjacent finishing positions that tie, engine
+  tie-breakers applied): Black Angel 24-32 % with random play (low integer scores) but 3 of 72
+  in the demo with the greedy bot; Solenia 3-5 % with random play, about 1 % in the demo. We
+  rate bots that are meant to play well, so Black Angel gets 10 % and Solenia 3 %; the toy test
+  game ties 40 % of the time and gets 40 %. A value near 0 would be wrong twice over: every
+  narrow win would look decisive, and a real tie would hit a near-zero margin. Changing a value
+  changes every rating of that game: run ``arena ratings rebuild GAME --write`` afterwards.
 * **Guard against floating-point failures**: the fast float backend is used first; when the
   package raises ``FloatingPointError`` (it does on extreme ratings, e.g. a 300-point gap with a
   tiny sigma) or returns a non-finite value, the same update is recomputed with the ``mpmath``
@@ -41,11 +43,11 @@ MU0 = 25.0
 SIGMA0 = MU0 / 3
 #: Below this sigma a version is no longer provisional (about 1/3 of the starting uncertainty).
 PROVISIONAL_SIGMA = 3.0
-DEFAULT_DRAW_PROBABILITY = 0.02
+DEFAULT_DRAW_PROBABILITY = 0.05
 DRAW_PROBABILITY: dict[str, float] = {
-    "black_angel": 0.02,
-    "solenia": 0.02,
-    "toy": 0.10,
+    "black_angel": 0.10,
+    "solenia": 0.03,
+    "toy": 0.40,
 }
 
 

@@ -80,7 +80,13 @@ class BotServicer(bot_pb2_grpc.BotServicer):
     def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActReply:  # noqa: N802
         observation = orjson.loads(request.observation_json) if request.observation_json else {}
         options = [Option(o.id, o.label) for o in request.options]
-        answer = self._act(observation, options)
+        try:
+            answer = self._act(observation, options)
+        except Exception:
+            # The referee keeps the tail of stderr as the crash log the author will read.
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.flush()
+            raise
         if isinstance(answer, tuple):
             option_id, comment = answer
         else:

@@ -191,7 +191,7 @@ def run_tournament(
             click.echo(f"\nstopped following tournament {tid}; the workers go on playing it")
         else:
             tasks.cancel_local()
-            click.echo(f"\ntournament {tid} interrupted; matches not started stay pending")
+            click.echo(f"\ntournament {tid} interrupted; `arena resume {tid}` plays the rest")
         raise
     finally:
         _stop_workers(procs)
@@ -264,6 +264,49 @@ def tournament_command(game, bot_specs, players, rounds, workers, variant, seed,
     sandbox = _sandbox_or_fail(unsafe_no_sandbox)
     run_tournament(game, _parse_bots(bot_specs), players, rounds, workers, variant, seed,
                    decision_ms, bank_ms, sandbox, name)
+
+
+@click.command("resume")
+@click.argument("tournament_id", type=int)
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
+              help="Matches at once (no broker; default: one per core).")
+def resume_command(tournament_id: int, workers: int | None) -> None:
+    """Finish an interrupted tournament: play every match not yet played, then the leaderboard.
+
+    Nothing is lost when a tournament's process dies: the schedule and every result are in the
+    database, so resuming re-sends exactly the matches without a result (a match left half
+    played is played again once its lease runs out).
+    """
+    from arena import tasks, tournaments
+    from arena.celery_app import has_broker
+    from arena.db import Tournament, session_scope
+
+    with session_scope() as s:
+        t = s.get(Tournament, tournament_id)
+        if t is None:
+            raise click.ClickException(f"there is no tournament {tournament_id}")
+        game, total, status = t.game, t.matches_total, t.status
+        version_ids = sorted({seat.bot_version_id for m in t.matches for seat in m.seats})
+        if status == "scheduled":
+            tournaments.start(s, t)
+    if status != "done":
+        if not has_broker():
+            tasks.set_local_workers(workers or max(1, os.cpu_count() or 1))
+        elif not _workers_alive():
+            click.secho("warning: no `arena worker` answered; matches wait in Redis until one starts",
+                        fg="yellow", err=True)
+        sent = tasks.sweep(tournament_id)
+        click.echo(f"tournament {tournament_id}: {sent} match(es) sent again")
+        try:
+            _follow(tournament_id, total, quiet=False)
+        except KeyboardInterrupt:
+            if not has_broker():
+                tasks.cancel_local()
+            click.echo(f"\ninterrupted again; `arena resume {tournament_id}` plays the rest")
+            raise
+    else:
+        click.echo(f"tournament {tournament_id} had already finished")
+    _print_leaderboard(game, version_ids)
 
 
 @click.command("worker")
@@ -486,6 +529,6 @@ def _demo_bots(game: str, count: int) -> list[tuple[str, str]]:
 
 
 def register(group: click.Group) -> None:
-    for command in (tournament_command, worker_command, beat_command, ladder_command,
+    for command in (tournament_command, resume_command, worker_command, beat_command, ladder_command,
                     ratings_group, demo_command):
         group.add_command(command)

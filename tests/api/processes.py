@@ -4,6 +4,7 @@ as separate processes, sharing a SQLite database, a data directory and a Redis b
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,7 +19,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
-#: A Redis database of its own, so other tests' queues never mix with these.
+#: The shared Redis for tests that only publish and read their own keys (live events).
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 
 
@@ -84,12 +85,46 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait(5)
 
 
+def private_redis_available() -> bool:
+    return shutil.which("redis-server") is not None
+
+
 @contextmanager
-def deployment(tmp: Path, workers: int = 2) -> Iterator[Deployment]:
-    """Start ``arena serve`` and one Celery worker process with ``workers`` threads."""
+def private_redis(tmp: Path) -> Iterator[str]:
+    """A Redis server of this deployment alone: test runs that overlap on one machine (two
+    sessions, or CI beside a developer) must never hand each other's matches to their workers."""
     import redis
 
-    redis.Redis.from_url(REDIS_URL).flushdb()
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", str(tmp)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis.from_url(url, socket_connect_timeout=0.5).ping()
+                break
+            except redis.RedisError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("private redis-server did not start") from None
+                time.sleep(0.05)
+        yield url
+    finally:
+        _stop(proc)
+
+
+@contextmanager
+def deployment(tmp: Path, workers: int = 2) -> Iterator[Deployment]:
+    """Start a private Redis, ``arena serve`` and one Celery worker process with ``workers`` threads."""
+    with private_redis(tmp) as redis_url:
+        yield from _deployment(tmp, redis_url, workers)
+
+
+def _deployment(tmp: Path, redis_url: str, workers: int) -> Iterator[Deployment]:
     logs = tmp / "logs"
     logs.mkdir(parents=True)
     env = {
@@ -97,7 +132,7 @@ def deployment(tmp: Path, workers: int = 2) -> Iterator[Deployment]:
         "PYTHONPATH": str(ROOT),
         "ARENA_DATABASE_URL": f"sqlite:///{tmp / 'arena.sqlite3'}",
         "ARENA_DATA_DIR": str(tmp / "data"),
-        "ARENA_BROKER_URL": REDIS_URL,
+        "ARENA_BROKER_URL": redis_url,
         "ARENA_EXTRA_GAMES": "tests.toy_game:ToyState",
         "ARENA_LEASE_SECONDS": "20",
     }

@@ -23,11 +23,11 @@ import pytest
 
 from arena._proto import arena_pb2 as pb
 from arena.client import ArenaClient
-from tests.api.processes import ROOT, Deployment, deployment, redis_available
+from tests.api.processes import ROOT, Deployment, deployment, private_redis_available
 
 pytestmark = [
     pytest.mark.redis,
-    pytest.mark.skipif(not redis_available(), reason="needs a Redis server (ARENA_TEST_REDIS_URL)"),
+    pytest.mark.skipif(not private_redis_available(), reason="needs redis-server to start a private broker"),
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap for sandboxed bots"),
 ]
 

@@ -141,6 +141,16 @@ class Workers:
             new.append(p)
         return new
 
+    def wait_ready(self, timeout: float = 60) -> None:
+        """Until every worker has logged Celery's ``ready.`` (so all of them take part)."""
+        deadline = time.time() + timeout
+        for i, proc in enumerate(self.procs):
+            log = self.log_dir / f"worker-{i}.log"
+            while "ready." not in log.read_text(errors="replace"):
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"worker {i} did not start:\n{self.logs()}")
+                time.sleep(0.1)
+
     def stop(self) -> None:
         for p in self.procs:
             if p.poll() is None:

@@ -92,6 +92,7 @@ def test_round_robin_on_redis_with_two_workers(
     env = platform_env(db, redis_db)
     workers = Workers(env, tmp_path)
     workers.start(2)
+    workers.wait_ready()
     log = tmp_path / "tournament.log"
     try:
         out = _wait(_submit(env, RANDOM_BOT, 4, log), log, workers, timeout=90)
@@ -109,6 +110,7 @@ def test_sigkill_a_worker_mid_match(redis_db: str, tmp_path: Path) -> None:
     env = platform_env(db, redis_db)
     workers = Workers(env, tmp_path)
     victim, survivor = workers.start(2)
+    workers.wait_ready()
     log = tmp_path / "tournament.log"
     proc = _submit(env, _slow_bot(tmp_path, 0.1), 3, log)  # 6 matches of ~1.6 s
     killed_match = None

@@ -111,3 +111,30 @@ def test_demo_plays_every_game(tmp_path, monkeypatch: pytest.MonkeyPatch) -> Non
     for game in ("black_angel", "solenia"):
         assert f"Leaderboard — {game}" in out.stdout
     assert "0 failed" in out.stdout and (tmp_path / "arena.sqlite3").exists()
+
+
+def test_resume_plays_exactly_what_an_interrupted_tournament_left(sqlite_url: str) -> None:
+    """The process running a tournament died: one match half played, the rest never started."""
+    from arena import tournaments
+    from arena.bots import register_version
+
+    with session_scope() as s:
+        ids = [register_version(s, "toy", str(RANDOM_BOT), name=f"r{i}").id for i in range(3)]
+        t = tournaments.create_tournament(s, "toy", ids, 2, decision_ms=1000, bank_ms=3000,
+                                         sandbox=not SANDBOX)
+        tid, total = t.id, t.matches_total
+        tournaments.start(s, t)
+        crashed = s.scalars(select(Match).where(Match.tournament_id == tid)).first()
+        crashed.status, crashed.lease_until = "running", 0.0  # its worker died mid-match
+    out = CliRunner().invoke(cli, ["resume", str(tid), "-w", "2"])
+    assert out.exit_code == 0, out.output
+    assert f"{total} match(es) sent again" in out.output and "Leaderboard" in out.output
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        assert (t.status, t.matches_done) == ("done", total)
+        assert {m.status for m in t.matches} == {"done"}
+        assert all(len(m.seats) == 2 and all(seat.rank for seat in m.seats) for m in t.matches)
+    again = CliRunner().invoke(cli, ["resume", str(tid)])
+    assert again.exit_code == 0 and "already finished" in again.output
+    missing = CliRunner().invoke(cli, ["resume", "999"])
+    assert missing.exit_code != 0 and "there is no tournament 999" in missing.output

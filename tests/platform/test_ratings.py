@@ -62,8 +62,9 @@ def test_forfeit_rating_equals_the_package_with_the_forfeiter_last() -> None:
 
 
 def test_draw_probability_is_chosen_per_game() -> None:
-    assert ratings.draw_probability("toy") == 0.10
-    assert ratings.draw_probability("black_angel") == 0.02
+    assert ratings.draw_probability("toy") == 0.40
+    assert ratings.draw_probability("black_angel") == 0.10
+    assert ratings.draw_probability("solenia") == 0.03
     assert ratings.draw_probability("unknown") == ratings.DEFAULT_DRAW_PROBABILITY
     # The draw margin differs, so a tie moves ratings differently per game.
     assert rate("toy", START[:2], [1, 1]) != rate("solenia", START[:2], [1, 1])

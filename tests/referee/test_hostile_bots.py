@@ -167,3 +167,11 @@ def test_forked_children_share_one_memory_limit(hostile) -> None:
     killed, ok = (int(part.split("=")[1]) for part in comment.split())
     assert killed + ok == 5
     assert killed >= 2  # 5 x 100 MiB cannot fit in 300 MiB: the kernel killed some children
+
+
+def test_exception_in_act_forfeits_with_its_traceback(hostile) -> None:
+    record = play("toy", [hostile("raises_in_act"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "bot_error")
+    # The author reads the crash log: it names the line of their bug.
+    assert "KeyError: 'no-such-key'" in forfeit.log_tail, forfeit.log_tail
+    assert "in evaluate" in forfeit.log_tail

@@ -3,8 +3,8 @@
 Ratings come straight from ``ratings``. The win counts need an aggregate over every seat the
 game's bots ever took (hundreds of thousands of rows with a large history), which is too slow to
 run per page view; they only change when a match of that game is rated, and every rating
-update bumps ``rating_locks.last_seq`` for the game — so the aggregate is cached per game and
-recomputed only when that number moves.
+update bumps ``rating_locks.last_seq`` for the game — so the aggregate is kept per game and
+brought up to date with just the matches rated since (see :class:`WinCache`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from arena.db import Bot, BotVersion, MatchSeat, Rating, RatingLock
+from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingLock
 
 
 @dataclass(frozen=True)
@@ -45,36 +45,60 @@ class SeatTotals:
 
 
 class WinCache:
-    """Per-game ``{version_id: SeatTotals}``, valid while the game's rating sequence is unchanged."""
+    """Per-game ``{version_id: SeatTotals}`` as of a rating sequence number.
+
+    When the game's sequence has moved since the last page view, only the matches rated in
+    between are read (through the unique index on ``(game, rating_seq)``) and added: a live
+    ladder that rates a match every few seconds costs each leaderboard view a handful of rows,
+    not a pass over the whole history. Every read is bounded by the sequence number it is filed
+    under, so a match rated while the aggregate runs is counted exactly once.
+    """
 
     def __init__(self) -> None:
-        self._data: dict[str, tuple[int | None, dict[int, SeatTotals]]] = {}
+        self._data: dict[str, tuple[int, dict[int, SeatTotals]]] = {}
         self._lock = threading.Lock()
 
     def get(self, session: Session, game: str) -> dict[int, SeatTotals]:
         seq = session.scalar(select(RatingLock.last_seq).where(RatingLock.game == game))
+        if seq is None:  # nothing of this game was ever rated
+            return _seat_totals(session, game, None, None)
         with self._lock:
             hit = self._data.get(game)
-        if hit is not None and hit[0] == seq and seq is not None:
+        if hit is not None and hit[0] == seq:
             return hit[1]
-        totals = _seat_totals(session, game)
+        if hit is not None and hit[0] < seq:
+            totals = dict(hit[1])
+            for vid, t in _seat_totals(session, game, hit[0], seq).items():
+                old = totals.get(vid, SeatTotals(0, 0))
+                totals[vid] = SeatTotals(old.matches + t.matches, old.wins + t.wins)
+        else:
+            totals = _seat_totals(session, game, None, seq)
         with self._lock:
-            self._data[game] = (seq, totals)
+            current = self._data.get(game)
+            if current is None or current[0] < seq:
+                self._data[game] = (seq, totals)
         return totals
 
 
-def _seat_totals(session: Session, game: str) -> dict[int, SeatTotals]:
-    rows = session.execute(
+def _seat_totals(
+    session: Session, game: str, after: int | None, upto: int | None
+) -> dict[int, SeatTotals]:
+    """Ranked seats and wins per version, for matches rated in ``(after, upto]``."""
+    query = (
         select(
             MatchSeat.bot_version_id,
             func.count(MatchSeat.rank),
             func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
         )
-        .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(Bot.game == game, MatchSeat.rank.is_not(None))
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(Match.game == game, MatchSeat.rank.is_not(None))
         .group_by(MatchSeat.bot_version_id)
-    ).all()
+    )
+    if after is not None:
+        query = query.where(Match.rating_seq > after)
+    if upto is not None:
+        query = query.where(Match.rating_seq <= upto)
+    rows = session.execute(query).all()
     return {vid: SeatTotals(int(n or 0), int(w or 0)) for vid, n, w in rows}
 
 

@@ -1,0 +1,1 @@
+"""Website tests: Flask test client, real Chromium through Playwright, markup checks."""
