@@ -13,11 +13,28 @@ from referee import registry
 from referee.rng import Rng
 
 
+def bench_all(game: str, seconds: float = 5.0) -> dict[str, Any]:
+    """Every configuration of ``game``, sharing ``seconds``; totals plus one row each."""
+    configs = registry.get_spec(game).configurations
+    runs = [bench(game, seconds / len(configs), players=p, variant=v) for p, v in configs]
+    elapsed = sum(r["seconds"] for r in runs)
+    return {
+        "game": game,
+        "configurations": len(runs),
+        "decisions_per_s": round(sum(r["decisions"] for r in runs) / elapsed),
+        "games_per_s": round(sum(r["games"] for r in runs) / elapsed, 2),
+        "slowest": min(runs, key=lambda r: r["decisions_per_s"]),
+        "clone_plus_determinise_us_max": max(r["clone_us"] + r["determinise_us"] for r in runs),
+        "rows": runs,
+    }
+
+
 def bench(game: str, seconds: float = 5.0, players: int | None = None, variant: str | None = None) -> dict[str, Any]:
+    """One configuration (default: the largest player count, the default variant)."""
     cls = registry.get_game(game)
     spec = cls.spec
     if players is None:
-        players = max(p for p, _ in spec.configurations if p > 1) if any(p > 1 for p, _ in spec.configurations) else spec.player_counts[0]
+        players = max(spec.player_counts)
     variant = spec.check(players, variant)
 
     decisions = games = 0

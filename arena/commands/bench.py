@@ -36,12 +36,24 @@ def bench_group() -> None:
 @bench_group.command("engine")
 @click.argument("game")
 @click.option("--seconds", default=5.0, show_default=True, help="how long to play random games")
-@click.option("--players", type=int, default=None, help="player count (default: the largest)")
-@click.option("--variant", default=None, help="variant (default: the game's default)")
+@click.option("--players", type=int, default=None, help="one player count (default: every configuration)")
+@click.option("--variant", default=None, help="one variant (with --players)")
 def bench_engine(game: str, seconds: float, players: int | None, variant: str | None) -> None:
     """Random-playout decisions/s, games/s, clone and determinise cost for GAME on one core."""
-    from benchmarks.bench_engine import bench
+    from benchmarks.bench_engine import bench, bench_all
 
+    if players is None and variant is None:
+        result = bench_all(game, seconds=seconds)
+        rows = result.pop("rows")
+        result.pop("slowest")
+        _print(result)
+        click.echo(f"\n{'players':>7} {'variant':<22} {'decisions/s':>11} {'games/s':>8} "
+                   f"{'dec/game':>8} {'clone us':>8} {'determinise us':>14}")
+        for r in rows:
+            click.echo(f"{r['players']:>7} {r['variant']:<22} {r['decisions_per_s']:>11} "
+                       f"{r['games_per_s']:>8} {r['mean_decisions_per_game']:>8} "
+                       f"{r['clone_us']:>8} {r['determinise_us']:>14}")
+        return
     _print(bench(game, seconds=seconds, players=players, variant=variant))
 
 

@@ -7,7 +7,6 @@ it, the same tasks run in a thread pool inside the command (``--workers W`` matc
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import signal
@@ -500,18 +499,10 @@ def demo_command(no_web: bool, port: int, host: str, rounds: int) -> None:
         raise click.ClickException("no game engine could be loaded")
     if no_web:
         return
-    if importlib.util.find_spec("web.app") is None:
-        click.echo("\n(the website is not installed in this build)")
-        return
-    from web.app import create_app
+    from arena.commands.web import serve_site
 
-    if not hasattr(importlib.import_module("web.app"), "create_app"):
-        return
-    click.echo(f"\nwebsite on http://{host}:{port}/  (Ctrl+C stops it)")
-    try:
-        create_app(None).run(host=host, port=port, threaded=True)
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    click.echo("")
+    serve_site(None, host, port)
 
 
 def _demo_bots(game: str, count: int) -> list[tuple[str, str]]:

@@ -29,12 +29,25 @@ import click
 @click.option("--debug", is_flag=True, help="Reload on code changes and show tracebacks.")
 def web_command(port: int, host: str, database_url: str | None, debug: bool) -> None:
     """Serve the Tabletop Arena website."""
+    serve_site(database_url, host, port, debug=debug)
+
+
+def serve_site(database_url: str | None, host: str, port: int, debug: bool = False) -> None:
+    """Serve the site until Ctrl+C: waitress (a production WSGI server) unless debugging.
+
+    Flask's own server is only for development (reloader, tracebacks in the browser).
+    """
     from web.app import create_app
 
     app = create_app(database_url)
     click.echo(f"Tabletop Arena website on http://{host}:{port}/  (Ctrl+C stops it)")
     try:
-        app.run(host=host, port=port, debug=debug, use_reloader=debug, threaded=True)
+        if debug:
+            app.run(host=host, port=port, debug=True, use_reloader=True, threaded=True)
+        else:
+            from waitress import serve
+
+            serve(app, host=host, port=port, threads=8, ident="tabletop-arena")
     except OSError as exc:
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}"
