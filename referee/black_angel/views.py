@@ -94,6 +94,9 @@ def _strip_static(s: BlackAngelState, sid: int) -> list[dict[str, Any]]:
     return cached
 
 
+_LABELS = [[f"strip {q + 1} hex {r + 1}" for r in range(S.H)] for q in range(8)]
+
+
 def _space_json(s: BlackAngelState) -> dict[str, Any]:
     strips = []
     bahex = S.ba_hex(s)
@@ -102,12 +105,13 @@ def _space_json(s: BlackAngelState) -> dict[str, Any]:
         ships.setdefault(hk, []).append(owner)
     for q, sid in enumerate(s.strips):
         hexes = []
+        labels = _LABELS[q]
         for r, static in enumerate(_strip_static(s, sid)):
             hk = static["hex"]
             here = ships.get(hk, [])
             h: dict[str, Any] = {**static, "ships": here,
-                                 "ship_owners": [seat_name(s, o) for o in here],
-                                 "black_angel": hk == bahex, "label": f"strip {q + 1} hex {r + 1}"}
+                                 "ship_owners": [seat_name(s, o) for o in here] if here else [],
+                                 "black_angel": hk == bahex, "label": labels[r]}
             if hk in s.cards:
                 m, owner = s.cards[hk]
                 h["mission"] = _mission_json(m)
