@@ -259,6 +259,11 @@ def sandbox_command(
             _ro_bind(args, made, p)
     if Path("/etc/ld.so.cache").exists():
         _ro_bind(args, made, Path("/etc/ld.so.cache"))
+    # A private /tmp the bot's uid may write, capped (tmpfs lives in memory). It is mounted
+    # before the binds below: the project or its venv may itself live under /tmp, and a tmpfs
+    # mounted later would hide them.
+    args += ["--perms", "1777", "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
+    made.add("/tmp")
     for root in _python_roots():
         if not str(root).startswith("/usr/"):
             _ro_bind(args, made, root)
@@ -270,8 +275,6 @@ def sandbox_command(
         "--bind", str(sock_dir), SOCKET_DIR_INSIDE,
         "--dev", "/dev",
         "--proc", "/proc",
-        # A private /tmp the bot's uid may write, capped (tmpfs lives in memory).
-        "--perms", "1777", "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp",
         "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session",
         "--hostname", "sandbox",
@@ -283,7 +286,9 @@ def sandbox_command(
             "--inh-caps=-all", "--no-new-privs", "--",
         ]
     args += prlimit_args(limits, with_nproc=uid is not None)
-    args += [str(Path(sys.executable).resolve()), "-s", "-B", f"{BOT_DIR_INSIDE}/bot.py",
+    # sys.executable as it is, not resolved: in a virtual environment the path of the link is
+    # how Python finds the venv (pyvenv.cfg) and so its site-packages.
+    args += [sys.executable, "-s", "-B", f"{BOT_DIR_INSIDE}/bot.py",
              "--address", f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}"]
     return args
 
