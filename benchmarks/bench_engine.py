@@ -24,7 +24,7 @@ def bench_all(game: str, seconds: float = 5.0) -> dict[str, Any]:
         "decisions_per_s": round(sum(r["decisions"] for r in runs) / elapsed),
         "games_per_s": round(sum(r["games"] for r in runs) / elapsed, 2),
         "slowest": min(runs, key=lambda r: r["decisions_per_s"]),
-        "clone_plus_determinise_us_max": max(r["clone_us"] + r["determinise_us"] for r in runs),
+        "clone_plus_determinise_us_max": round(max(r["clone_us"] + r["determinise_us"] for r in runs), 1),
         "rows": runs,
     }
 

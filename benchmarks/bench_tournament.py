@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -214,12 +215,17 @@ def _schedule_ms(runs: int = 5) -> float:
     return (time.perf_counter() - start) / runs * 1000
 
 
-def bench(bots: int = 4, rounds: int = 3) -> dict:
+def bench(bots: int = 4, rounds: int = 3, repeats: int = 3) -> dict:
+    """``repeats`` interleaved runs of one and two workers; medians are reported, since one
+    run of a few dozen matches moves by ±20 % with whatever else the machine does."""
     load = os.getloadavg()[0]  # other work on the machine skews the worker figures
     game = _pick_game()
     broker = _redis_url()
-    one = _matches_per_minute(game, 1, broker, bots, rounds)
-    two = _matches_per_minute(game, 2, broker, bots, rounds)
+    ones, twos = [], []
+    for _ in range(repeats):
+        ones.append(_matches_per_minute(game, 1, broker, bots, rounds))
+        twos.append(_matches_per_minute(game, 2, broker, bots, rounds))
+    one, two = statistics.median(ones), statistics.median(twos)
     return {
         "load_average_at_start": round(load, 2),
         "mode": "redis + arena worker processes" if broker else "in-process pool (no Redis)",
@@ -228,6 +234,8 @@ def bench(bots: int = 4, rounds: int = 3) -> dict:
         "matches_per_minute_1_worker": round(one, 1),
         "matches_per_minute_2_workers": round(two, 1),
         "speedup_2_vs_1": round(two / one, 2),
+        "runs_1_worker": [round(x, 1) for x in ones],
+        "runs_2_workers": [round(x, 1) for x in twos],
         "platform_overhead_ms_per_match": round(_platform_overhead_ms(game), 1),
         "trueskill_updates_per_s_4_seat": round(_rating_updates_per_second(), 1),
         "recorded_updates_per_s_4_seat_sqlite": round(_recorded_updates_per_second(), 1),

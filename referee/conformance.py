@@ -8,7 +8,8 @@ old ones without anybody writing game-specific tests for these properties:
 * option ids within one decision are unique and every option has a label;
 * an illegal id raises :class:`IllegalAction` and leaves the state exactly as it was;
 * clone and serialise round-trip to equal states, and a clone is independent of its original;
-* seed + the list of chosen ids replays to the same states and result;
+* seed + the list of chosen ids replays to the same states and result, and set-up reports
+  the same opening events every time;
 * ``observation(seat)`` and ``spectator_view()`` are JSON-ready, and an observation does not
   change when everything that seat cannot see is re-sampled (``determinise``): no leaks;
 * the result has one score and one competition rank per seat.
@@ -159,6 +160,9 @@ def random_playout(
     """
     stats = stats or PlayoutStats()
     state = cls.new(players, seed, variant)
+    opening = state.opening_events()
+    if not isinstance(opening, list) or not all(isinstance(e, str) for e in opening):
+        raise ConformanceError(f"{_where(state, 0)} opening_events() must return a list of str")
     chooser = Rng(seed ^ 0xC0FFEE)
     ids: list[str] = []
     step = 0
@@ -199,6 +203,8 @@ def random_playout(
 def check_replay(cls: type[GameState], players: int, variant: str, seed: int, ids: list[str], final: GameState) -> None:
     """Seed + ids must replay to the same final state and result."""
     state = cls.new(players, seed, variant)
+    if state.opening_events() != cls.new(players, seed, variant).opening_events():
+        raise ConformanceError(f"{_where(state, 0)} set-up events differ between two set-ups")
     for step, option_id in enumerate(ids):
         try:
             state.apply(option_id)

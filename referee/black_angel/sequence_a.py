@@ -270,15 +270,20 @@ def _tiles_options(s: BlackAngelState) -> list[tuple[str, str]]:
 
 
 def _boost_activation_keeps_a(s: BlackAngelState, cell: int) -> bool:
-    """Flipping a boost tile to activate it is optional; it is not offered when its workstation
-    effect would take the break-room robot a star die needs for A2 (the mandatory step)."""
+    """Flipping a boost tile to activate it is optional; it is not offered when it would leave
+    step A2 (the mandatory step) impossible. Two things can do that to a star die: the tile's
+    workstation effect taking the break-room robot the command needs, and the flip itself
+    giving up the tile's boost side — a '1x' recolour the star die relies on."""
     p = s.seat
-    if "worker" not in D.TILE[s.grid[p][cell]]["standard"] or _robust(s, p) or s.rbreak[p] < 1:
+    if _robust(s, p):
         return True
-    pend_workers = sum(1 for c in s.ctx["pend"] if "worker" in D.TILE[s.grid[p][c]]["standard"])
-    moved = min(pend_workers + 1, s.rbreak[p])
+    grid = s.grid[p]
+    workers = sum(1 for c in (*s.ctx["pend"], cell) if "worker" in D.TILE[grid[c]]["standard"])
+    moved = min(workers, s.rbreak[p])
     s.rbreak[p] -= moved
+    s.boost[p][cell] = 0
     ok = _any_die_use(s, p)
+    s.boost[p][cell] = 1
     s.rbreak[p] += moved
     return ok
 

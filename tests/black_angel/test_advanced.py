@@ -94,3 +94,21 @@ def test_base_game_ignores_boost_sides() -> None:
     give_die(s, 0, ORANGE, 1)
     play(s, "A", "use:0", "act:1", "take:d2", "arrow:row1-left")
     assert s.boost[0][0] == 0
+
+
+def test_boost_flip_that_would_lose_the_star_dies_recolour_is_not_offered() -> None:
+    # black-angel.ko.txt [4] 시퀀스 A 2 (A2 is mandatory) with [6] 상급자 중요사항 (flipping a
+    # boost tile to activate it gives up its '1x' effect): found by random play, solo-advanced
+    # seed 250. The only die is a reserved orange star whose sole use is a '1x' recolour on the
+    # boost side of tile 31; flipping that tile to standard would leave A2 impossible.
+    from referee.black_angel.state import BlackAngelState
+
+    s = BlackAngelState.new(1, 250, "solo-advanced")
+    for oid in ["B", "reserve:0", "A", "card:m36", "slot:C1", "use:1", "act:5", "kill:4", "flip:0",
+                "keep:55", "A", "card:r", "slot:R2", "buy:1:0", "act:1", "take:a2",
+                "arrow:col1-bottom", "take:d3", "arrow:row1-left", "keep:6", "A", "card:r", "slot:R1"]:
+        s.apply(oid)
+    assert s.phase == "a_tiles" and s.grid[0][0] == 31 and s.boost[0][0] == 1
+    assert ids(s) == ["tile:1"]  # the flip of cell 0 is withheld
+    play(s, "tile:1")
+    assert ids(s), "A2 must still have a die to use"
