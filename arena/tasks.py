@@ -79,7 +79,41 @@ def _match_config(match_id: str):  # noqa: ANN202 - referee.match.MatchConfig
             match_id=m.id,
             time_control=tc,
             sandbox=m.sandbox,
+            pool=worker_bot_pool(),
         )
+
+
+#: ``ARENA_BOT_POOL=0`` turns the warm bot pool off (every bot launched and killed per match).
+BOT_POOL_ENV = "ARENA_BOT_POOL"
+_bot_pool = None
+_bot_pool_pid: int | None = None
+_bot_pool_lock = threading.Lock()
+
+
+def worker_bot_pool():  # noqa: ANN201 - referee.bot_pool.BotPool | None
+    """This process's warm bot pool, shared by its match threads (the pool is thread-safe).
+
+    One per process: a prefork worker child builds its own rather than using processes its
+    parent launched (they are not its children, and their gRPC channels do not survive fork).
+    """
+    global _bot_pool, _bot_pool_pid
+    if os.environ.get(BOT_POOL_ENV, "1").strip().lower() in ("0", "no", "off", "false"):
+        return None
+    from referee.bot_pool import BotPool
+
+    with _bot_pool_lock:
+        if _bot_pool is None or _bot_pool_pid != os.getpid():
+            _bot_pool, _bot_pool_pid = BotPool(), os.getpid()
+        return _bot_pool
+
+
+def close_worker_bot_pool() -> None:
+    """Kill this process's idle pooled bots (tests, and anyone who wants them gone now)."""
+    global _bot_pool
+    with _bot_pool_lock:
+        pool, _bot_pool = _bot_pool, None
+    if pool is not None:
+        pool.close()
 
 
 def _record_dict(record) -> dict:  # noqa: ANN001 - referee.record.MatchRecord

@@ -215,7 +215,7 @@ def _schedule_ms(runs: int = 5) -> float:
     return (time.perf_counter() - start) / runs * 1000
 
 
-def bench(bots: int = 4, rounds: int = 3, repeats: int = 3) -> dict:
+def bench(bots: int = 4, rounds: int = 12, repeats: int = 3) -> dict:
     """``repeats`` interleaved runs of one and two workers; medians are reported, since one
     run of a few dozen matches moves by ±20 % with whatever else the machine does."""
     load = os.getloadavg()[0]  # other work on the machine skews the worker figures

@@ -98,6 +98,9 @@ class BotClient:
         self._act = self.channel.unary_unary(_SERVICE + "Act")
         self._end = self.channel.unary_unary(_SERVICE + "EndMatch")
         self.ready_ms: float | None = None
+        #: Where this match's start-up is timed from: the launch, or the moment a pooled bot
+        #: was taken for the match.
+        self.started_at: float | None = process.started_at if process is not None else None
 
     # --- construction -----------------------------------------------------------------------
     @classmethod
@@ -118,7 +121,7 @@ class BotClient:
         """Wait until the bot answers StartMatch, watching its process so a bot that dies at
         start is reported at once rather than at the deadline."""
         t0 = time.perf_counter()
-        started = self.process.started_at if self.process else t0
+        started = self.started_at if self.started_at is not None else t0
         deadline = t0 + timeout_s
         future = self._start.future(
             request.SerializeToString(), timeout=timeout_s, wait_for_ready=True
@@ -240,6 +243,14 @@ class BotClient:
             return ""
         self.process.output.join(0.05)
         return self.process.output.text()
+
+    def reset_for_match(self) -> None:
+        """A pooled bot is seated again: per-match state starts afresh (output quota, log tail,
+        start-up timing). The bank and CPU baseline live in the runner's seat, also per match."""
+        self.ready_ms = None
+        self.started_at = time.perf_counter()
+        if self.process is not None:
+            self.process.output.start_new_match()
 
     # --- the end -----------------------------------------------------------------------------
     def end_match_future(self, request: bot_pb2.MatchEnd, timeout_s: float):

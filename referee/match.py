@@ -3,7 +3,9 @@ every fault, and return the :class:`MatchRecord`.
 
 A faulty seat forfeits (ranked last, the reason recorded) and the engine plays it on with
 ``state.fallback_option()`` so the other seats still finish their game. Whatever happens —
-normal end, forfeit, an engine exception, Ctrl-C — every bot's sandbox is killed in ``finally``.
+normal end, forfeit, an engine exception, Ctrl-C — every bot's sandbox is killed in ``finally``,
+except, with an opt-in :class:`referee.bot_pool.BotPool` (``MatchConfig.pool``), the bots of a
+match that ended normally without their fault: those are kept warm for the next match.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -24,6 +26,9 @@ from referee.bot_client import BotClient, BotFault, BotSource
 from referee.engine import ConfigError, GameState, TimeControl
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
 from referee.sandbox import SandboxError, SandboxLimits, require_bwrap
+
+if TYPE_CHECKING:
+    from referee.bot_pool import BotPool
 
 PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
 COMMENT_LIMIT = 200
@@ -50,6 +55,9 @@ class MatchConfig:
     sandbox: bool = True  # False only with the user's explicit --unsafe-no-sandbox
     startup_ms: int = 10000  # launch to the answer to StartMatch
     limits: SandboxLimits = field(default_factory=SandboxLimits)
+    #: Opt-in warm processes (workers): hosted bots are taken from and given back to the pool
+    #: instead of being launched and killed per match. None: every bot dies with its match.
+    pool: BotPool | None = field(default=None, compare=False, repr=False)
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -154,6 +162,8 @@ class _Runner:
         self.tc = tc
         self.on_event = on_event
         self.clients: list[BotClient] = []
+        self.acked: set[int] = set()  # ids of the clients that acknowledged EndMatch
+        self.finished = False
 
     def emit(self, event: dict[str, Any]) -> None:
         if self.on_event is not None:
@@ -164,7 +174,12 @@ class _Runner:
         """Launch every bot first, then wait for all of them together: start-up runs in parallel."""
         for seat, source in zip(self.seats, sources, strict=True):
             try:
-                seat.client = BotClient.launch(source, self.config.sandbox, self.config.limits)
+                if self.config.pool is not None:
+                    seat.client = self.config.pool.take(source, self.config.sandbox,
+                                                        self.config.limits)
+                else:
+                    seat.client = BotClient.launch(source, self.config.sandbox,
+                                                   self.config.limits)
                 self.clients.append(seat.client)
             except BotFault as fault:
                 self.forfeit(seat, fault, 0)
@@ -295,7 +310,10 @@ class _Runner:
                     pass
             if not forfeit.log_tail:
                 forfeit.log_tail = client.log_tail()[-4000:]
-            client.close()
+            if self.config.pool is not None:
+                self.config.pool.discard(client)  # a faulty bot is never seated again
+            else:
+                client.close()
         self.emit({"type": "forfeit", "match_id": self.config.match_id, "seat": seat.index,
                    "reason": fault.code, "message": fault.message, "decision": n})
 
@@ -316,21 +334,32 @@ class _Runner:
                 continue
             msg = bot_pb2.MatchEnd(match_id=self.config.match_id, scores=list(result.scores),
                                    ranks=ranks)
-            futures.append(seat.client.end_match_future(msg, 1.0))
-        for fut in futures:
+            futures.append((seat.client, seat.client.end_match_future(msg, 1.0)))
+        for client, fut in futures:
             try:
                 fut.result()
+                self.acked.add(id(client))
             except Exception:  # noqa: BLE001 - the match is decided; a bot's ack is a courtesy
                 pass
         self.record.totals = [s.totals for s in self.seats]
         self.record.ended_at = _now()
         self.emit({"type": "end", "match_id": self.config.match_id, "result": self.record.result,
                    "forfeits": [f.__dict__ for f in self.record.forfeits]})
+        self.finished = True
 
     def close_all(self) -> None:
+        """Kill every bot; with a pool, give back those that saw a normal end without fault
+        (the others — forfeited, no ack, the match broken off — are closed all the same)."""
+        pool = self.config.pool
+        seated = {id(s.client) for s in self.seats if s.client is not None}
         for client in self.clients:
             try:
-                client.close()
+                if pool is None:
+                    client.close()
+                elif self.finished and id(client) in seated and id(client) in self.acked:
+                    pool.give_back(client)
+                else:
+                    pool.discard(client)
             except Exception:  # noqa: BLE001 - keep closing the others
                 pass
         if not self.record.ended_at:

@@ -371,6 +371,14 @@ class OutputTail:
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
 
+    def start_new_match(self) -> None:
+        """A pooled bot starts another match: the quota and the crash log are per match, so
+        neither an earlier match's output nor its volume counts against this one."""
+        with self._lock:
+            self.total = 0
+            self._tail.clear()
+            self._tail_len = 0
+
     def text(self) -> str:
         with self._lock:
             data = b"".join(self._tail)[-self._tail_bytes:]

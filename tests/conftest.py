@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from referee import registry
@@ -32,3 +34,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def full_run(request: pytest.FixtureRequest) -> bool:
     """True under ``--full``: tests scale their game counts with it."""
     return bool(request.config.getoption("full"))
+
+
+@pytest.fixture(autouse=True)
+def _no_warm_bots_between_tests():
+    """Tests that play matches through ``arena.tasks`` fill its warm bot pool: empty it after
+    each test, so no test sees another's bot processes (tests/referee checks none is left)."""
+    yield
+    tasks = sys.modules.get("arena.tasks")
+    if tasks is not None:
+        tasks.close_worker_bot_pool()

@@ -1,0 +1,216 @@
+"""The warm bot pool with real sandboxed processes: reuse, what is never reused, closing, threads,
+and the sandboxes dying with a SIGKILLed referee."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from referee import sandbox
+from referee.bot_pool import BotPool
+from referee.match import MatchConfig, SeatSpec, run_match
+from referee.record import MatchRecord
+from tests.referee.helpers import RANDOM_BOT, leftover_pids, needs_bwrap, sandbox_uids_under
+
+pytestmark = needs_bwrap
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def pool():
+    p = BotPool()
+    yield p
+    p.close()
+
+
+def _match(sources: list[str], seed: int, pool: BotPool | None, match_id: str | None = None) -> MatchRecord:
+    seats = [SeatSpec(f"s{i}", s) for i, s in enumerate(sources)]
+    return run_match(MatchConfig("toy", seats, seed=seed, match_id=match_id or f"pool-{seed}",
+                                 pool=pool))
+
+
+def _idle_pids(pool: BotPool) -> set[int]:
+    with pool._lock:
+        return {e.client.process.bot_pid() for e in pool._idle}
+
+
+def _played(record: MatchRecord) -> tuple:
+    return ([(d.seat, d.option, d.forced, tuple(d.events)) for d in record.decisions],
+            record.result, record.forfeits)
+
+
+def test_consecutive_matches_reuse_the_processes_and_play_the_same(pool: BotPool) -> None:
+    bots = [str(RANDOM_BOT)] * 2
+    first = _match(bots, 1, pool)
+    pids = _idle_pids(pool)
+    assert len(pids) == 2 and None not in pids
+    second = _match(bots, 2, pool)
+    assert _idle_pids(pool) == pids  # the very same processes played the second match
+    assert (pool.launches, pool.reuses) == (2, 2)
+    assert all(t.ready_ms is not None and t.cpu_ms is not None for t in second.totals)
+    # The random bot reseeds on StartMatch: a warm process plays exactly as a fresh one.
+    assert _played(first) == _played(_match(bots, 1, None))
+    assert _played(second) == _played(_match(bots, 2, None))
+
+
+def test_a_bot_that_forfeits_is_not_reused(pool: BotPool, hostile) -> None:
+    cheat = hostile("illegal_id")
+    record = _match([cheat, str(RANDOM_BOT)], 3, pool)
+    assert [f.reason for f in record.forfeits] == ["illegal_option"]
+    assert pool.idle_count() == 1  # only the random bot was kept
+    record = _match([cheat, str(RANDOM_BOT)], 4, pool)
+    assert [f.reason for f in record.forfeits] == ["illegal_option"]
+    assert (pool.launches, pool.reuses) == (3, 1)  # the cheat was launched afresh
+
+
+def test_a_crashed_idle_bot_is_replaced(pool: BotPool) -> None:
+    bots = [str(RANDOM_BOT)] * 2
+    _match(bots, 5, pool)
+    dead, alive = sorted(_idle_pids(pool))
+    os.kill(dead, signal.SIGKILL)
+    time.sleep(0.2)
+    record = _match(bots, 6, pool)
+    assert record.forfeits == []
+    pids = _idle_pids(pool)
+    assert alive in pids and dead not in pids and len(pids) == 2
+    assert (pool.launches, pool.reuses) == (3, 1)
+
+
+def test_a_changed_bot_is_not_served_by_an_old_process(pool: BotPool, tmp_path: Path) -> None:
+    bot = tmp_path / "bot"
+    shutil.copytree(RANDOM_BOT, bot)
+    _match([str(bot), str(bot)], 7, pool)
+    old = _idle_pids(pool)
+    (bot / "bot.py").write_text((bot / "bot.py").read_text() + "\n# version 2\n")
+    record = _match([str(bot), str(bot)], 8, pool)
+    assert record.forfeits == []
+    assert pool.launches == 4 and pool.reuses == 0
+    assert len(_idle_pids(pool) - old) == 2  # two new processes, the old ones untouched
+
+
+def test_close_leaves_no_sandbox_process(pool: BotPool) -> None:
+    first = len(sandbox.lease_history)
+    _match([str(RANDOM_BOT)] * 2, 9, pool)
+    uids = sandbox.lease_history[first:]
+    assert len(uids) == 2 and all(sandbox.pids_of_uid(u) for u in uids)  # idle, alive
+    pool.close()
+    assert leftover_pids(uids) == []
+    assert not any(sandbox.uid_is_leased(u) for u in uids)
+    assert sandbox.socket_dirs_of(os.getpid()) == []
+    with pytest.raises(RuntimeError, match="closed"):
+        _match([str(RANDOM_BOT)] * 2, 10, pool)
+
+
+def test_parallel_matches_share_the_pool_safely(pool: BotPool) -> None:
+    records: list[MatchRecord] = []
+    errors: list[BaseException] = []
+
+    def play(seed: int) -> None:
+        try:
+            records.append(_match([str(RANDOM_BOT)] * 2, seed, pool))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    for seeds in ((11, 12), (13, 14)):
+        threads = [threading.Thread(target=play, args=(s,)) for s in seeds]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert errors == [] and len(records) == 4
+    assert all(r.forfeits == [] for r in records)
+    # One process per seat at a time: two 2-seat matches at once need four.
+    assert pool.launches + pool.reuses == 8 and pool.launches >= 4
+    assert len(_idle_pids(pool)) == pool.launches
+
+
+def test_bots_outlive_the_thread_that_launched_them(pool: BotPool) -> None:
+    """bwrap's --die-with-parent fires when the launching *thread* ends: the pool launches from
+    its own thread, so a bot kept after a match played on a short-lived thread still works."""
+    t = threading.Thread(target=_match, args=([str(RANDOM_BOT)] * 2, 15, pool))
+    t.start()
+    t.join()
+    time.sleep(0.2)
+    record = _match([str(RANDOM_BOT)] * 2, 16, pool)
+    assert record.forfeits == []
+    assert pool.reuses == 2
+
+
+SCRIPT = f"""
+import sys, time
+sys.path.insert(0, {str(PROJECT)!r})
+from referee import registry
+from referee.bot_pool import BotPool
+from referee.match import MatchConfig, SeatSpec, run_match
+from tests.toy_game import ToyState
+registry.register(ToyState)
+pool = BotPool()
+bot = {str(RANDOM_BOT)!r}
+run_match(MatchConfig("toy", [SeatSpec("a", bot), SeatSpec("b", bot)], seed=1, pool=pool))
+assert pool.idle_count() == 2
+print("idle", flush=True)
+time.sleep(60)
+"""
+
+
+def test_idle_bots_die_with_a_killed_referee() -> None:
+    referee = subprocess.Popen([sys.executable, "-c", SCRIPT], cwd=PROJECT, stdout=subprocess.PIPE,
+                               text=True)
+    try:
+        assert referee.stdout.readline().strip() == "idle"
+        uids = sandbox_uids_under(referee.pid)
+        assert len(uids) == 2
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+        deadline = time.monotonic() + 3
+        while leftover_pids(list(uids)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert leftover_pids(list(uids)) == []
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
+    sandbox.remove_stale_socket_dirs()
+    assert sandbox.socket_dirs_of(referee.pid) == []
+
+
+CHATTY = '''
+import random, sys
+from arena.sdk import serve_bot
+rng = random.Random()
+
+def start(match):
+    rng.seed(match["match_id"])
+    sys.stderr.write("x" * 600_000 + "\\n" + "started " + match["match_id"] + "\\n")
+    sys.stderr.flush()
+
+def act(observation, legal_options):
+    return rng.choice(legal_options).id
+
+if __name__ == "__main__":
+    serve_bot(act, start=start)
+'''
+
+
+def test_output_quota_and_log_tail_are_per_match(pool: BotPool, tmp_path: Path) -> None:
+    """600 kB per match under a 1 MiB quota: a kept process must not carry the count over."""
+    bot = tmp_path / "chatty"
+    bot.mkdir()
+    (bot / "bot.py").write_text(CHATTY)
+    for seed in (21, 22, 23):
+        record = _match([str(bot), str(RANDOM_BOT)], seed, pool)
+        assert record.forfeits == []
+    assert pool.reuses == 4
+    with pool._lock:
+        chatty = next(e.client for e in pool._idle if "chatty" in e.key[0])
+    tail = chatty.log_tail()
+    assert "started pool-23" in tail and "pool-22" not in tail
