@@ -136,24 +136,30 @@ def play_match_now(match_id: str) -> Outcome:
         return Outcome(claim.outcome)
     heartbeat = _Heartbeat(match_id, worker)
     heartbeat.start()
+    # Live events for WatchMatch (Redis pub/sub with a broker, in-process otherwise).
+    on_event, end_live = live.publisher(match_id)
     try:
         try:
-            # Live events for WatchMatch (Redis pub/sub with a broker, in-process otherwise).
-            on_event, end_live = live.publisher(match_id)
             record = run_match(_match_config(match_id), on_event=on_event)
         except ConfigError as exc:  # the match can never be played as configured
+            end_live()
             with session_scope() as s:
                 recording.fail(s, match_id, f"{type(exc).__name__}: {exc}")
             return Outcome("failed")
         except Exception as exc:  # noqa: BLE001 - infrastructure trouble: let it be tried again
+            end_live(end=False)
             log.exception("match %s failed to run", match_id)
             with session_scope() as s:
                 status = recording.release(s, match_id, worker, f"{type(exc).__name__}: {exc}")
             return Outcome(status, 5.0 if status == "pending" else None)
     finally:
         heartbeat.stopped.set()
-    with session_scope() as s:
-        counted = recording.record_result(s, match_id, _record_dict(record))
+    try:
+        with session_scope() as s:
+            counted = recording.record_result(s, match_id, _record_dict(record))
+    except BaseException:
+        end_live(end=False)  # not stored: the match will be played again
+        raise
     end_live()  # after the record is stored: a watcher then finds it in the database
     return Outcome("recorded" if counted else "duplicate")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -103,12 +104,17 @@ class RedisBus:
         return f"arena:live:{match_id}:events", f"arena:live:{match_id}"
 
     def publish(self, match_id: str, event: dict[str, Any]) -> None:
+        self.publish_many(match_id, [event])
+
+    def publish_many(self, match_id: str, events: list[dict[str, Any]]) -> None:
+        """Several events in one round trip (the backlog first, then one message each)."""
         backlog, channel = self._keys(match_id)
-        data = json.dumps(event, separators=(",", ":"))
-        pipe = self._redis.pipeline()
-        pipe.rpush(backlog, data)
+        datas = [json.dumps(event, separators=(",", ":")) for event in events]
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.rpush(backlog, *datas)
         pipe.expire(backlog, BACKLOG_TTL_S)
-        pipe.publish(channel, data)
+        for data in datas:
+            pipe.publish(channel, data)
         pipe.execute()
 
     def watch(self, match_id: str, poll_s: float = 0.5) -> Iterator[dict[str, Any] | None]:
@@ -163,27 +169,68 @@ def get_bus(url: str | None = None) -> LiveBus:
     return _in_process
 
 
-def publisher(match_id: str, bus: LiveBus | None = None) -> tuple[Callable[[dict[str, Any]], None], Callable[[], None]]:
+def publisher(match_id: str, bus: LiveBus | None = None) -> tuple[Callable[[dict[str, Any]], None], Callable[..., None]]:
     """An ``on_event`` callback for ``run_match`` that numbers events, and a ``finish`` to call at the end.
 
+    Events are handed to a sender thread that publishes whatever has queued up in one round
+    trip: the match loop never waits on the broker (a decision used to pay ~0.14 ms for its
+    own Redis round trip), and watchers still see each decision within milliseconds.
     Publishing must never break a match: a broker hiccup loses live events (the record is still
     stored), it does not forfeit anyone.
     """
     bus = bus or get_bus()
     counter = {"seq": 0}
+    pending: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
 
-    def on_event(event: dict[str, Any]) -> None:
-        payload = {**event, "seq": counter["seq"]}
-        counter["seq"] += 1
+    def send(batch: list[dict[str, Any]]) -> None:
         try:
-            bus.publish(match_id, payload)
+            many = getattr(bus, "publish_many", None)
+            if many is not None:
+                many(match_id, batch)
+            else:
+                for event in batch:
+                    bus.publish(match_id, event)
         except Exception:  # noqa: BLE001 - see docstring
             pass
 
-    def finish() -> None:
-        try:
-            bus.publish(match_id, {**END, "seq": counter["seq"]})
-        except Exception:  # noqa: BLE001
-            pass
+    def sender() -> None:
+        while True:
+            first = pending.get()
+            batch = [] if first is None else [first]
+            done = first is None
+            while not done and len(batch) < _BATCH_MAX:
+                try:
+                    item = pending.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    done = True
+                else:
+                    batch.append(item)
+            if batch:
+                send(batch)
+            if done:
+                return
+
+    thread = threading.Thread(target=sender, name=f"live-{match_id[:8]}", daemon=True)
+    thread.start()
+
+    def on_event(event: dict[str, Any]) -> None:
+        pending.put({**event, "seq": counter["seq"]})
+        counter["seq"] += 1
+
+    def finish(end: bool = True) -> None:
+        """Flush and stop the sender; ``end=False`` when the match did not finish (it will be
+        played again), so watchers keep waiting instead of seeing an end marker."""
+        pending.put(None)
+        thread.join(timeout=_FLUSH_TIMEOUT_S)
+        if end:
+            send([{**END, "seq": counter["seq"]}])
 
     return on_event, finish
+
+
+#: At most this many events per round trip, so a watcher never waits on a huge batch.
+_BATCH_MAX = 64
+#: How long ``finish`` waits for queued events to go out before sending the end marker.
+_FLUSH_TIMEOUT_S = 10.0
