@@ -4,6 +4,9 @@ sandboxed processes exist."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,23 @@ def play(
     return run_match(
         MatchConfig(game=game, seats=seats, seed=seed, variant=variant, time_control=tc, **kwargs)
     )
+
+
+def sigkill_and_expect_no_survivors(referee: subprocess.Popen, uids: set[int]) -> None:
+    """SIGKILL a referee process (no ``finally`` of it runs) and check that every sandboxed
+    process of ``uids`` died with it, and that its socket folders get cleaned up."""
+    try:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+        deadline = time.monotonic() + 3
+        while leftover_pids(list(uids)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert leftover_pids(list(uids)) == []
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
+    # Nobody was left to delete the killed referee's socket folders: the next referee does
+    # (another referee on this machine may already have done it).
+    sandbox.remove_stale_socket_dirs()
+    assert sandbox.socket_dirs_of(referee.pid) == []

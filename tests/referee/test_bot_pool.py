@@ -18,7 +18,13 @@ from referee import sandbox
 from referee.bot_pool import BotPool
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.record import MatchRecord
-from tests.referee.helpers import RANDOM_BOT, leftover_pids, needs_bwrap, sandbox_uids_under
+from tests.referee.helpers import (
+    RANDOM_BOT,
+    leftover_pids,
+    needs_bwrap,
+    sandbox_uids_under,
+    sigkill_and_expect_no_survivors,
+)
 
 pytestmark = needs_bwrap
 
@@ -169,18 +175,11 @@ def test_idle_bots_die_with_a_killed_referee() -> None:
         assert referee.stdout.readline().strip() == "idle"
         uids = sandbox_uids_under(referee.pid)
         assert len(uids) == 2
-        referee.send_signal(signal.SIGKILL)
+    except BaseException:
+        referee.kill()
         referee.wait()
-        deadline = time.monotonic() + 3
-        while leftover_pids(list(uids)) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert leftover_pids(list(uids)) == []
-    finally:
-        if referee.poll() is None:
-            referee.kill()
-            referee.wait()
-    sandbox.remove_stale_socket_dirs()
-    assert sandbox.socket_dirs_of(referee.pid) == []
+        raise
+    sigkill_and_expect_no_survivors(referee, uids)
 
 
 CHATTY = '''

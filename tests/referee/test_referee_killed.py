@@ -3,14 +3,12 @@ bwrap's --die-with-parent must still take every sandboxed process down with it."
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from referee import sandbox
-from tests.referee.helpers import leftover_pids, needs_bwrap, sandbox_uids_under
+from tests.referee.helpers import needs_bwrap, sandbox_uids_under, sigkill_and_expect_no_survivors
 
 pytestmark = needs_bwrap
 
@@ -43,17 +41,8 @@ def test_sigkill_of_the_referee_takes_the_sandboxes_down() -> None:
         assert len(uids) == 2, "the bots never started"
         time.sleep(0.3)  # mid-match: the slow bots think 150 ms per decision
         assert referee.poll() is None
-        referee.send_signal(signal.SIGKILL)
+    except BaseException:
+        referee.kill()
         referee.wait()
-        deadline = time.monotonic() + 3
-        while leftover_pids(list(uids)) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert leftover_pids(list(uids)) == []
-    finally:
-        if referee.poll() is None:
-            referee.kill()
-            referee.wait()
-    # Nobody was left to delete the killed referee's socket folders: the next referee does
-    # (another referee on this machine may already have done it).
-    sandbox.remove_stale_socket_dirs()
-    assert sandbox.socket_dirs_of(referee.pid) == []
+        raise
+    sigkill_and_expect_no_survivors(referee, uids)
