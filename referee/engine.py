@@ -12,12 +12,18 @@ Why these choices:
   serialising the state also captures every future shuffle and die roll.
 * ``observation(seat)`` is the *only* thing a bot sees; ``spectator_view()`` shows everything
   and is used for replays after the game.
+* Every event line has an *audience* (:class:`Event`): public, or only some seats. A live match
+  is streamed to spectators and opponents while it is played, so a line that names hidden
+  information (the card a seat drew, a face-down tile) must say who may read it; the full log is
+  published only when the match is over. Likewise :meth:`GameState.option_audience` says who may
+  learn *which* option a seat chose, when the id or label itself names something hidden.
 """
 
 from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 
@@ -39,6 +45,48 @@ class Option:
 
     id: str
     label: str
+
+
+class Event(str):
+    """One event line of the replay log, with its audience.
+
+    An ``Event`` *is* its text (a ``str``), so records, replays and logs that only want the
+    words keep working unchanged; ``audience`` is ``None`` for a public line, or the sorted
+    tuple of seats that may read it while the match is running. A plain ``str`` returned by an
+    engine counts as public: engines wrap only the lines that name hidden information, with
+    :func:`seen_by`. After the match every line is public.
+    """
+
+    audience: tuple[int, ...] | None
+
+    def __new__(cls, text: str, audience: Iterable[int] | None = None) -> Event:
+        line = super().__new__(cls, text)
+        line.audience = None if audience is None else tuple(sorted(set(audience)))
+        return line
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Event, (str(self), self.audience))
+
+
+def public(text: str) -> Event:
+    """A line every spectator and seat may read at once."""
+    return Event(text, None)
+
+
+def seen_by(seats: int | Iterable[int], text: str) -> Event:
+    """A line only ``seats`` may read during the match (a card drawn into a hand, say)."""
+    return Event(text, (seats,) if isinstance(seats, int) else seats)
+
+
+def audience_of(line: str) -> tuple[int, ...] | None:
+    """The seats that may read ``line`` during the match; ``None`` means everyone."""
+    return getattr(line, "audience", None)
+
+
+def visible_to(line: str, seat: int | None) -> bool:
+    """May ``seat`` (``None``: a spectator) read ``line`` while the match is running?"""
+    audience = audience_of(line)
+    return audience is None or (seat is not None and seat in audience)
 
 
 @dataclass(frozen=True)
@@ -177,6 +225,8 @@ class GameState(abc.ABC):
 
         Raises :class:`IllegalAction` (and changes nothing) when ``option_id`` is not legal.
         Automata moves that follow are applied here too and reported in the returned lines.
+        A line that names hidden information is an :class:`Event` with its audience
+        (:func:`seen_by`); plain strings are public.
         """
 
     def opening_events(self) -> list[str]:
@@ -185,6 +235,16 @@ class GameState(abc.ABC):
         The referee puts them at the head of the replay log, before the first decision's lines.
         """
         return []
+
+    def option_audience(self, option_id: str) -> tuple[int, ...] | None:
+        """Who may learn, during the match, that the seat to move chose ``option_id``.
+
+        Called before :meth:`apply`. ``None`` (the default) means the choice is public: its id
+        and label may be streamed live. An engine returns the tuple of seats that may see it
+        when the id or label names hidden information (which card of a private hand was kept,
+        say); a live stream then shows only that the seat decided.
+        """
+        return None
 
     def decision_prompt(self) -> str:
         """A short text naming the current decision (e.g. "choose a slot for the card")."""
