@@ -26,7 +26,8 @@ def test_geometry_of_the_fixed_board() -> None:
     s = board()
     assert S.ba_hex(s) == at(s, 2, 2) and S.hex_type(s, at(s, 2, 2)) == "asteroid"
     assert S.hex_type(s, at(s, 1, 2)) == "orange"
-    assert S.ravager_icons_around(s, at(s, 1, 2)) == 2
+    # the Ravager ship hex above it carries the only icon around it (data/strips.json, designed)
+    assert S.ravager_icons_around(s, at(s, 1, 2)) == 1
 
 
 def test_launch_takes_a_robot_and_starts_at_the_black_angel() -> None:
@@ -80,7 +81,7 @@ def test_place_mission_reward_ravagers_and_new_tiles() -> None:
     s.hand_m[0] = [0, 3]  # orange missions; 0: reward 4 VP, icons orange+gray
     s.display = [5, 21, -1, -1, -1, -1]
     top_o, top_g = s.t_stack[ORANGE][-1], s.t_stack[GRAY][-1]
-    s.rav_deck = [129, 100, 110]  # drawn from the end: action 3, then action 1
+    s.rav_deck = [129, 100, 110]  # drawn from the end: action 3 (one icon around: one card)
     vp = s.vp[0]
     play(s, "A", "nocard", "use:0", "act:2", f"to:{at(s, 1, 2)}")
     assert sorted(ids(s)) == ["noplace", "place:0", "place:3"]
@@ -89,16 +90,17 @@ def test_place_mission_reward_ravagers_and_new_tiles() -> None:
     assert s.cards[hk] == [0, 0]
     assert s.rbreak[0] == 3  # one pilot, one on the reward space
     assert s.vp[0] == vp + 4
-    assert s.rav_on[2] == [110] and s.rav_on[0] == [100]
-    assert s.dmg[2] == 1 and s.dmg[0] == 1
+    assert s.rav_on[2] == [110] and s.rav_on[0] == [] and s.rav_deck == [129, 100]
+    assert s.dmg[2] == 1 and s.dmg[0] == 0
     assert s.display == [top_g, top_o, 5, 21, -1, -1]
 
 
 def test_covered_icons_and_damage_overflow_onto_dice() -> None:
     # black-angel.ko.txt [4] 약탈자 출현: 카드가 아이콘을 가리면 출현이 막힘; 손상 큐브 2개면 주사위 위에
     s = board()
-    s.cards[at(s, 1, 3)] = [40, 1]  # covers the single icon of that green hex
-    assert S.ravager_icons_around(s, at(s, 1, 2)) == 1
+    assert S.ravager_icons_around(s, at(s, 0, 1)) == 2  # the orange hex above, the Ravager ship hex
+    s.cards[at(s, 0, 0)] = [1, 1]  # an orange mission covers the icon of that orange hex
+    assert S.ravager_icons_around(s, at(s, 0, 1)) == 1
     s.dmg[0] = 2
     s.supply[ORANGE] = 2
     s.sdmg[ORANGE] = 1
