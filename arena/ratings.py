@@ -92,10 +92,13 @@ def initial_skill() -> Skill:
     return Skill(MU0, SIGMA0)
 
 
-def effective_ranks(ranks: Sequence[int], forfeited: Sequence[int] = ()) -> list[int]:
+def effective_ranks(ranks: Sequence[int], forfeited: Sequence[int] = (),
+                    automaton_rank: int | None = None) -> list[int]:
     """Competition ranks (1 = best, ties shared) with every forfeited seat tied last.
 
     The non-forfeited seats keep their order and ties; they are re-ranked 1.. among themselves.
+    A solo game's automaton (``automaton_rank``, from the result's details) counts as one more
+    finisher, so a solo loss stays rank 2.
     """
     lost = set(forfeited)
     playing = [s for s in range(len(ranks)) if s not in lost]
@@ -106,8 +109,11 @@ def effective_ranks(ranks: Sequence[int], forfeited: Sequence[int] = ()) -> list
             out[seat] = out[ordered[pos - 1]]
         else:
             out[seat] = pos + 1
+    behind = [automaton_rank is not None and automaton_rank < ranks[s] for s in range(len(ranks))]
+    for seat in playing:
+        out[seat] += 1 if behind[seat] else 0
     for seat in lost:
-        out[seat] = len(playing) + 1
+        out[seat] = len(playing) + 1 + (1 if automaton_rank is not None else 0)
     return out
 
 

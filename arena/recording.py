@@ -221,7 +221,8 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
     result = record["result"]
     forfeited = forfeited_seats(record)
     reasons = {int(f["seat"]): str(f.get("reason", "forfeit")) for f in record.get("forfeits") or []}
-    ranks = ratings.effective_ranks(result["ranks"], forfeited)
+    ranks = ratings.effective_ranks(result["ranks"], forfeited,
+                                    (result.get("details") or {}).get("automaton_rank"))
     ids = [s.bot_version_id for s in seats]
     rows = {
         r.bot_version_id: r

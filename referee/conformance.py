@@ -135,6 +135,8 @@ def check_result(state: GameState) -> Result:
     if len(result.scores) != n or len(result.ranks) != n:
         raise ConformanceError(f"{_where(state, -1)} result must have one score and rank per seat")
     ranks = sorted(result.ranks)
+    if "automaton_rank" in result.details:  # a solo game ranks the seat against the automaton
+        ranks = sorted(ranks + [int(result.details["automaton_rank"])])
     for pos, rank in enumerate(ranks):
         ok = rank == 1 if pos == 0 else rank in (ranks[pos - 1], pos + 1)
         if not ok:

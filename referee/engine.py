@@ -22,8 +22,8 @@ Why these choices:
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 
@@ -162,6 +162,8 @@ class Result:
 
     ``ranks`` uses competition ranking: 1 is best and tied seats share a rank (1, 1, 3).
     ``details`` carries game-specific extras (tie-breaker values, a solo score band message).
+    In a solo game against an automaton the seat's rank is computed against the automaton's
+    score and ``details`` names it (see :func:`solo_outcome`): a loss is rank 2, not rank 1.
     """
 
     scores: tuple[float, ...]
@@ -174,6 +176,35 @@ class Result:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Result:
         return cls(tuple(data["scores"]), tuple(data["ranks"]), dict(data.get("details", {})))
+
+
+def solo_outcome(score: float, automaton: str, automaton_score: float,
+                 tie_wins: bool) -> tuple[int, dict[str, Any]]:
+    """Rank a solo seat against an engine-played automaton (Hal, Solenia's virtual player).
+
+    Why: a solo game has one seat, so plain competition ranks would call every game a win.
+    The seat is ranked as if the automaton held a seat: 1 when the player wins, 2 when the
+    automaton does; ``tie_wins`` says whether the rulebook shares a tie (Solenia) or not
+    (Black Angel: you must score *more* than Hal). Returns the seat's rank and the
+    ``Result.details`` keys naming the automaton, its score and rank, and the outcome in words
+    ("beat Hal" / "lost to Hal") that the CLI and the web show.
+    """
+    tie = score == automaton_score
+    won = score > automaton_score or (tie and tie_wins)
+    if score > automaton_score:
+        words = f"beat {automaton}"
+    elif won:
+        words = f"tied with {automaton} (a shared win)"
+    else:
+        words = f"lost to {automaton}"
+    details = {
+        "automaton": automaton,
+        "automaton_score": automaton_score,
+        "automaton_rank": 1 if score <= automaton_score else 2,
+        "beat_automaton": won,
+        "outcome": f"{words}, {score:g} to {automaton_score:g}",
+    }
+    return (1 if won else 2), details
 
 
 def competition_ranks(keys: list[Any]) -> tuple[int, ...]:

@@ -321,7 +321,7 @@ class _Runner:
     def finish(self) -> None:
         result = self.state.result()
         forfeited = {f.seat for f in self.record.forfeits}
-        ranks = final_ranks(list(result.ranks), forfeited)
+        ranks = final_ranks(list(result.ranks), forfeited, result.details.get("automaton_rank"))
         self.record.result = {
             "scores": list(result.scores),
             "ranks": ranks,

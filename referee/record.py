@@ -122,13 +122,18 @@ class MatchRecord:
         return cls.from_dict(data)
 
 
-def final_ranks(engine_ranks: list[int], forfeited: set[int]) -> list[int]:
+def final_ranks(engine_ranks: list[int], forfeited: set[int],
+                automaton_rank: int | None = None) -> list[int]:
     """Ranks after forfeits: seats that finished keep their engine order (competition ranks
-    among themselves); every forfeited seat shares the last rank."""
+    among themselves); every forfeited seat shares the last rank. In a solo game the
+    automaton (``Result.details["automaton_rank"]``) counts as one more finisher, so a seat
+    that lost to it keeps rank 2 and a forfeited seat ranks behind it."""
     finished = [s for s in range(len(engine_ranks)) if s not in forfeited]
+    auto = automaton_rank is not None
     ranks = [0] * len(engine_ranks)
     for s in finished:
         ranks[s] = 1 + sum(1 for o in finished if engine_ranks[o] < engine_ranks[s])
+        ranks[s] += 1 if auto and automaton_rank < engine_ranks[s] else 0  # type: ignore[operator]
     for s in forfeited:
-        ranks[s] = len(finished) + 1
+        ranks[s] = len(finished) + 1 + (1 if auto else 0)
     return ranks

@@ -75,7 +75,7 @@ def replay(record: MatchRecord) -> tuple[GameState, ReplaySummary]:
     forfeited = {f.seat for f in record.forfeits}
     expected = {
         "scores": list(result.scores),
-        "ranks": final_ranks(list(result.ranks), forfeited),
+        "ranks": final_ranks(list(result.ranks), forfeited, result.details.get("automaton_rank")),
         "engine_ranks": list(result.ranks),
         "details": result.details,
     }

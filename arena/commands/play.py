@@ -75,6 +75,9 @@ def _result_table(record: MatchRecord) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    outcome = (record.result.get("details") or {}).get("outcome")
+    if outcome:  # a solo game: the seat against the automaton ("beat Hal" / "lost to Hal")
+        lines.append(f"{record.seats[0]['name']} {outcome}")
     return "\n".join(lines)
 
 
@@ -181,6 +184,7 @@ def replay_command(file: str) -> None:
     click.echo(
         f"replay OK: {record.game} ({record.variant}), {summary.decisions} decisions, "
         f"scores {summary.result['scores']}, ranks {summary.result['ranks']}"
+        + (f"; {summary.result['details']['outcome']}" if summary.result["details"].get("outcome") else "")
     )
 
 

@@ -27,6 +27,8 @@ def hal_gain_effect(s: BlackAngelState, eff: dict[str, Any], times: int = 1) -> 
         n = val if isinstance(val, int) else 1
         total += n * CONV.get(key, 0)
     s.hal_vp += total * times
+    what = B.effect_text(eff) + (f", {times} times" if times != 1 else "")
+    s.log.append(f"Hal converts what he gains ({what}) into {total * times} VP: Hal has {s.hal_vp} VP")
 
 
 def _hal_comp(s: BlackAngelState) -> list[int]:
@@ -110,8 +112,7 @@ def _take_cheap(s: BlackAngelState) -> bool:
     """Hal takes tiles from the end nearest the ejection point."""
     for i in range(D.DISPLAY_SIZE - 1, -1, -1):
         if s.display[i] >= 0 and D.DISPLAY_COST[i] == 1:
-            s.display[i] = -1
-            s.hal_vp += CONV["tile"]
+            _gain_tile(s, i)
             return True
     return False
 
@@ -123,8 +124,18 @@ def _take_advanced(s: BlackAngelState) -> bool:
             rest = [x for x in s.a_disp[j + 1:]]
             s.a_disp = s.a_disp[:j] + rest + [s.a_deck.pop() if s.a_deck else -1]
             s.hal_vp += CONV["advanced_tile"]
+            s.log.append(f"Hal takes advanced tile {t} ({D.ADV[t]['counts']}): +{CONV['advanced_tile']} VP")
             return True
     return False
+
+
+def _gain_tile(s: BlackAngelState, i: int) -> None:
+    """Hal takes the technology tile on display space i and turns it into VP."""
+    t = s.display[i]
+    s.display[i] = -1
+    s.hal_vp += CONV["tile"]
+    s.log.append(f"Hal takes {D.TILE[t]['colour']} technology tile {t} (cost {D.DISPLAY_COST[i]}): "
+                 f"+{CONV['tile']} VP")
 
 
 def _hal_discover(s: BlackAngelState, val: int, mode: str) -> bool:
@@ -141,9 +152,8 @@ def _hal_discover(s: BlackAngelState, val: int, mode: str) -> bool:
     for i in range(D.DISPLAY_SIZE - 1, -1, -1):
         t = s.display[i]
         if t >= 0 and D.DISPLAY_COST[i] <= budget:
-            s.display[i] = -1
             budget -= D.DISPLAY_COST[i]
-            s.hal_vp += CONV["tile"]
+            _gain_tile(s, i)
             took = True
     return took
 
@@ -165,6 +175,8 @@ def _hal_repair(s: BlackAngelState, val: int, mode: str) -> bool:
             s.sdmg[c] -= 1
         s.hal_vp += CONV["debris"]
         done += 1
+    if done:
+        s.log.append(f"Hal repairs {done} damage cube(s) into debris: +{done * CONV['debris']} VP")
     return done > 0
 
 
@@ -188,6 +200,8 @@ def _hal_destroy(s: BlackAngelState, val: int, mode: str) -> bool:
             s.rav_disc.extend(s.rav_on[a])
             s.rav_on[a] = []
     s.hal_vp += killed * CONV["ravager"]
+    if killed:
+        s.log.append(f"Hal destroys {killed} Ravager(s): +{killed * CONV['ravager']} VP")
     return killed > 0
 
 
@@ -208,6 +222,7 @@ def _hal_command(s: BlackAngelState, colour: int) -> None:
             hk = comet[0] if comet else spots[0]
             if comet:
                 s.hal_vp += 3
+                s.log.append(f"Hal places his mission on the comet at {S.hex_label(s, hk)}: +3 VP")
         else:
             hk = spots[0]
         place_mission(s, HAL, m, hk)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from referee.black_angel import data as D
-from referee.engine import Result, competition_ranks
+from referee.engine import Result, competition_ranks, solo_outcome
 
 if TYPE_CHECKING:
     from referee.black_angel.state import BlackAngelState
@@ -72,9 +72,13 @@ def final_scores(s: BlackAngelState) -> tuple[list[int], dict[str, Any]]:
 def result(s: BlackAngelState) -> Result:
     scores, details = final_scores(s)
     if s.solo:
-        # Hal gets nothing extra at the end; you win by scoring more than Hal
+        # [6] 1인 게임 게임 종료: Hal gets nothing extra at the end; "할보다 승점이 높으면 게임에서
+        # 승리" — you win only by scoring more than Hal, so a tie is a loss. The seat is ranked
+        # against Hal as if he held a seat: 1 when you beat him, else 2 (Hal first).
+        rank, outcome = solo_outcome(scores[0], "Hal", s.hal_vp, tie_wins=False)
+        details.update(outcome)
         details["hal"] = s.hal_vp
-        details["beat_hal"] = scores[0] > s.hal_vp
-        return Result((float(scores[0]),), (1,), details)
+        details["beat_hal"] = rank == 1
+        return Result((float(scores[0]),), (rank,), details)
     # ties are shared: the rulebook has no tie-breaker (공동 승리)
     return Result(tuple(float(x) for x in scores), competition_ranks(scores), details)

@@ -392,6 +392,7 @@ def _die_apply(s: BlackAngelState, oid: str) -> None:
             s.res[owner] += 1
         elif s.solo:
             s.hal_vp += 1  # Hal discards the resource and scores 1 (1인 게임 명확화)
+            s.log.append(f"Hal discards the resource he is paid and scores 1 VP: Hal has {s.hal_vp} VP")
         bought = 1
         seller = f"seat {owner}" if owner < s.players else ("Hal" if s.solo else "the neutral player")
         s.log.append(f"seat {p} buys a die from {seller} for 1 resource")

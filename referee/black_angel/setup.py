@@ -13,7 +13,9 @@ from referee.rng import Rng
 if TYPE_CHECKING:
     from referee.black_angel.state import BlackAngelState
 
-# Hal's starting VP sets the difficulty ([6] 1인 게임 게임 종료: 0 / 5 / 10 / 15)
+# Hal's starting VP sets the difficulty: black-angel.ko.txt [6] 1인 게임 게임 준비 "할의 디스크 하나를
+# 승점 트랙의 5점 칸에 놓고" and 게임 종료 "(쉬움: 0점, 보통: 5점, 어려움: 10점, 매우 어려움: 15점)".
+# Hal takes no player aid: he has no storage and the solo set-up gives his disc that one space.
 HAL_START_VP = {"solo": 5, "solo-advanced": 5, "solo-d0": 0, "solo-d10": 10, "solo-d15": 15,
                 "solo-advanced-d0": 0, "solo-advanced-d10": 10, "solo-advanced-d15": 15}
 
@@ -118,13 +120,6 @@ def set_up(s: BlackAngelState, players: int, seed: int, variant: str) -> None:
             s.comp[p].append(B.roll(s, c))
         who = "the neutral player" if s.neutral else f"Hal (starting at {s.hal_vp} VP)"
         opening.append(f"{who} rolls " + _dice_text(s.comp[p]))
-    if s.solo:
-        # [6] 1인 게임: "otherwise as the multiplayer game" — Hal plays second, so step 15 gives
-        # him the 2nd player aid's advantage, turned into VP at once like everything he receives
-        before = s.hal_vp
-        B.apply_effect(s, -1, D.AIDS[1]["reward"])
-        opening.append(f"Hal (player 2 in turn order) converts the player aid advantage "
-                       f"({B.effect_text(D.AIDS[1]['reward'])}) into {s.hal_vp - before} VP")
     s.round, s.end_trig, s.last_round, s.over = 1, False, -1, False
     s.last_seq = ""
     s.seat = 0

@@ -92,3 +92,19 @@ def score_breakdown(st: SoleniaState, seat: int) -> dict[str, Any]:
     out["total"] = sum(v for v in out.values())
     return out
 
+
+def virtual_player_score(st: SoleniaState) -> int:
+    """The virtual player's final score, to rank the solo player against it.
+
+    1인용 규칙: it keeps no resources or stars, puts the tiles it takes on its personal board, and
+    "점수를 계산하는 방법은 기본 규칙과 같습니다": its tiles' printed points plus, on the summer
+    side, the day-night set points (designed reading: the winter side's slots and technology
+    need a player's choices, so the virtual player scores only its tiles there).
+    """
+    tiles = st.vp_tiles
+    points = sum(TILE_POINTS[t] for t in tiles)
+    if not st.winter:
+        day = sum(1 for t in tiles if TILE_KIND[t] == DAY)
+        points += set_bonus(day, len(tiles) - day)
+    return points
+

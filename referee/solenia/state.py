@@ -19,6 +19,7 @@ from referee.engine import (
     Result,
     TimeControl,
     competition_ranks,
+    solo_outcome,
 )
 from referee.rng import Rng
 from referee.solenia import draft as draft_rules
@@ -84,7 +85,7 @@ from referee.solenia.personal_board import (
     winter_storage,
     winter_waivers,
 )
-from referee.solenia.scoring import score_breakdown
+from referee.solenia.scoring import score_breakdown, virtual_player_score
 
 VARIANT_HELP = {
     "summer": "base game: summer side of the personal boards (6-level bonus track, set bonus)",
@@ -702,7 +703,13 @@ class SoleniaState(GameState):
         scores = tuple(float(b["total"]) for b in breakdowns)
         details: dict[str, Any] = {"breakdown": breakdowns}
         if self.solo:
+            # 1인용 규칙: the score band message, and the player ranked against the virtual
+            # player (a tie is shared: "동점이라면 승리의 기쁨을 함께 나누세요")
             details["solo_message"] = solo_message(int(scores[0]))
+            rank, outcome = solo_outcome(scores[0], "the virtual player", virtual_player_score(self),
+                                         tie_wins=True)
+            details.update(outcome)
+            return Result(scores, (rank,), details)
         return Result(scores, competition_ranks([s for s in scores]), details)
 
 

@@ -262,7 +262,7 @@ def test_every_solo_difficulty_with_and_without_the_advanced_rules() -> None:
                              ("solo-advanced", 5, True), ("solo-advanced-d10", 10, True),
                              ("solo-advanced-d15", 15, True)):
         s = BlackAngelState.new(1, 5, variant)
-        assert (s.hal_vp, s.adv, s.solo) == (vp + 1, adv, True)  # + the 2nd player aid (1 debris)
+        assert (s.hal_vp, s.adv, s.solo) == (vp, adv, True)  # Hal takes no player aid
     for variant in ("base", "advanced"):
         s = BlackAngelState.new(2, 5, variant)
         assert s.neutral and s.adv == (variant == "advanced")

@@ -175,15 +175,79 @@ def test_hal_owner_activation_converts_to_vp() -> None:
 
 
 def test_difficulty_levels() -> None:
-    # black-angel.ko.txt [6] 1인 게임 종료: 쉬움 0, 보통 5, 어려움 10, 매우 어려움 15
+    # black-angel.ko.txt [6] 1인 게임 게임 준비: "할의 디스크 하나를 승점 트랙의 5점 칸에 놓고";
+    # 게임 종료: 쉬움 0점, 보통 5점, 어려움 10점, 매우 어려움 15점 — and Hal takes no player aid
     from referee.black_angel.state import BlackAngelState
 
-    # Hal's disc starts at 0/5/10/15; as player 2 he then converts the 2nd player aid (1 debris: +1)
-    assert [BlackAngelState.new(1, 1, v).hal_vp for v in ("solo-d0", "solo", "solo-d10", "solo-d15")] == [1, 6, 11, 16]
+    for variants, vp in ((("solo-d0", "solo-advanced-d0"), 0), (("solo", "solo-advanced"), 5),
+                         (("solo-d10", "solo-advanced-d10"), 10), (("solo-d15", "solo-advanced-d15"), 15)):
+        for v in variants:
+            for seed in range(3):
+                assert BlackAngelState.new(1, seed, v).hal_vp == vp, (v, seed)
+
+
+def _finished(you: int, hal: int):  # type: ignore[no-untyped-def]
+    from referee.black_angel.state import BlackAngelState
+
     s = BlackAngelState.new(1, 1, "solo")
-    s.over = True
-    s.vp[0] = 30
-    assert s.result().details["beat_hal"] is True
+    s.over, s.spes_reached = True, False
+    s.vp[0], s.hal_vp = you, hal
+    s.grid[0] = [-1] * 9  # no advanced tiles: the score is the track
+    s.ej_over[0], s.ej_adv[0] = [], [-1, -1, -1]
+    return s.result()
+
+
+def test_solo_result_ranks_you_against_hal() -> None:
+    # black-angel.ko.txt [6] 1인 게임 게임 종료: "할보다 승점이 높으면 게임에서 승리합니다"
+    won = _finished(30, 20)
+    assert won.ranks == (1,) and won.details["beat_hal"] is True
+    assert won.details["automaton"] == "Hal" and won.details["automaton_rank"] == 2
+    assert won.details["outcome"] == "beat Hal, 30 to 20"
+    lost = _finished(3, 60)
+    assert lost.ranks == (2,) and lost.details["beat_hal"] is False  # a loss is not rank 1
+    assert lost.details["automaton_rank"] == 1 and lost.details["outcome"] == "lost to Hal, 3 to 60"
+    tie = _finished(25, 25)  # "higher than Hal" wins: a tie is a loss
+    assert tie.ranks == (2,) and tie.details["outcome"].startswith("lost to Hal")
+
+
+def test_solo_loss_keeps_rank_two_after_the_match_runner() -> None:
+    # the recorded ranks (forfeits last) and the ratings' effective ranks keep the automaton
+    from arena.ratings import effective_ranks
+    from referee.record import final_ranks
+
+    assert final_ranks([2], set(), 1) == [2] and final_ranks([1], set(), 2) == [1]
+    assert final_ranks([1], {0}, 2) == [2]  # a forfeited seat ranks behind Hal
+    assert effective_ranks([2], [], 1) == [2] and effective_ranks([1], [], 2) == [1]
+    assert effective_ranks([1], [0], 2) == [2]
+
+
+def test_hal_gain_lines_say_what_he_gained() -> None:
+    # black-angel.ko.txt [6] 1인 게임: everything Hal receives becomes VP at once (his card backs)
+    s = solo()
+    s.a_disp = [200, -1, -1, -1]
+    s.display = [-1, -1, 5, -1, -1, 7]
+    log: list[str] = []
+    s.log = log
+    assert H._hal_discover(s, 3, "advanced")
+    assert any(line.startswith("Hal takes advanced tile 200") and "+2 VP" in line for line in log)
+    assert any(line.startswith("Hal takes") and "technology tile 7" in line and "+1 VP" in line for line in log)
+    s.dmg = [1, 0, 0, 0, 0, 1]
+    assert H._hal_repair(s, 2, "clockwise")
+    assert "Hal repairs 2 damage cube(s) into debris: +2 VP" in log
+    s.rav_on[1] = [100]
+    assert H._hal_destroy(s, 1, "clockwise")
+    assert "Hal destroys 1 Ravager(s): +1 VP" in log
+    B.apply_effect(s, -1, {"vp": 2, "resource": 1})
+    assert log[-1].startswith("Hal converts what he gains (vp 2, resource 1) into 3 VP")
+
+
+def test_hal_comet_bonus_is_logged() -> None:
+    # black-angel.ko.txt [6] 할의 우주선 지휘: 두 칸이 해당하면 혜성이 있는 칸에 놓고 승점 3점
+    s = solo()
+    s.m_deck[ORANGE] = [1]  # a neutral orange mission: first strip, two orange hexes, one a comet
+    s.log = []
+    H._hal_command(s, ORANGE)
+    assert any("comet" in line and "+3 VP" in line for line in s.log)
 
 
 def test_hal_ignores_ravager_effects() -> None:

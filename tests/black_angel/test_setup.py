@@ -90,10 +90,11 @@ def test_two_player_neutral_setup() -> None:
 def test_solo_setup() -> None:
     # black-angel.ko.txt [6] 1인 게임: 4 dice, 5 strips, 12 Ravagers out, Hal at 5 VP, 3 dice
     s = BlackAngelState.new(1, 4, "solo")
-    assert s.hal_vp == 5 + 1 and len(s.comp[1]) == 3 and len(s.hal_deck) == 12
+    # "할의 디스크 하나를 승점 트랙의 5점 칸에 놓고": no player aid for Hal
+    assert s.hal_vp == 5 and len(s.comp[1]) == 3 and len(s.hal_deck) == 12
     assert len(s.rav_deck) == 30 - 12 - 2 - 1
-    assert BlackAngelState.new(1, 4, "solo-d15").hal_vp == 15 + 1  # + the 2nd player aid
-    assert BlackAngelState.new(1, 4, "solo-d0").hal_vp == 0 + 1
+    assert BlackAngelState.new(1, 4, "solo-d15").hal_vp == 15
+    assert BlackAngelState.new(1, 4, "solo-d0").hal_vp == 0
 
 
 def test_bad_configurations_are_refused() -> None:

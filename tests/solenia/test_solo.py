@@ -100,7 +100,33 @@ def test_end_after_both_used_sixteen_cards_with_the_final_message() -> None:
     assert st.vp_used == 16 and st.used[0] == 16
     result = st.result()
     assert result.details["solo_message"] == solo_message(int(result.scores[0]))
-    assert result.ranks == (1,)
+    # ranked against the virtual player: first-option play scores below it, a loss is rank 2
+    assert result.details["automaton"] == "the virtual player"
+    assert result.scores[0] < result.details["automaton_score"] and result.ranks == (2,)
+    assert result.details["outcome"].startswith("lost to the virtual player")
+
+
+def test_virtual_player_score_and_solo_ranks() -> None:
+    # 1인용 규칙: 가상의 플레이어는 자원이나 별 모양 승점 토큰을 사용하지 않습니다; 점수를 계산하는
+    # 방법은 기본 규칙과 같습니다 (tile points + summer day-night sets); 동점이면 승리를 함께 나눕니다
+    from referee.solenia.data import DAY, TILE_KIND, TILE_POINTS
+    from referee.solenia.scoring import set_bonus, virtual_player_score
+
+    st = fresh(1, "summer")
+    day = [t for t in range(48) if TILE_KIND[t] == DAY][:2]
+    night = [t for t in range(48) if TILE_KIND[t] != DAY][:1]
+    st.vp_tiles = day + night
+    expected = sum(TILE_POINTS[t] for t in day + night) + set_bonus(2, 1)
+    assert virtual_player_score(st) == expected
+    st.phase = P_OVER
+    st.stars[0] = 0
+    base = int(st.result().scores[0])
+    assert expected > base + 1
+    for delta, rank, words in ((1, 1, "beat"), (0, 1, "tied with"), (-1, 2, "lost to")):
+        st.stars[0] = expected + delta - base  # the player's score: the virtual player's + delta
+        result = st.result()
+        assert result.scores[0] == expected + delta and result.details["automaton_score"] == expected
+        assert result.ranks == (rank,) and result.details["outcome"].startswith(words), (delta, result)
 
 
 @pytest.mark.parametrize(
