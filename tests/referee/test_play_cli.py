@@ -70,3 +70,24 @@ def test_play_user_mistakes_are_one_clear_line(cli: click.Group, args, message: 
     assert result.exit_code != 0
     assert message in result.output, result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("game", "variant", "automaton"),
+                         [("black_angel", "solo-d15", "Hal"), ("solenia", "summer", "the virtual player")])
+def test_play_solo_says_whether_the_bot_beat_the_automaton(
+        cli: click.Group, tmp_path: Path, game: str, variant: str, automaton: str) -> None:
+    # a solo result is ranked against the automaton: the table's rank and a closing line say it
+    out_file = tmp_path / "solo.json"
+    result = CliRunner().invoke(
+        cli, ["play", game, "--bot", str(RANDOM_BOT), "--players", "1", "--variant", variant,
+              "--seed", "3", "--out", str(out_file)],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out_file.read_text())
+    details = data["result"]["details"]
+    won = data["result"]["ranks"] == [1]
+    assert details["automaton"] == automaton and won == details["beat_automaton"]
+    words = "beat" if details["outcome"].startswith("beat") else ("tied with" if won else "lost to")
+    assert f"random_bot {words} {automaton}" in result.output
+    replayed = CliRunner().invoke(cli, ["replay", str(out_file)])
+    assert replayed.exit_code == 0 and f"{words} {automaton}" in replayed.output, replayed.output
