@@ -123,11 +123,10 @@ class BlackAngelState(GameState):
         return PROMPTS.get(self.phase, self.phase)
 
     def fallback_option(self) -> str:
-        ids = self.option_ids()
-        for safe in ("done", "nocard", "none", "noplace", "noboost", "B", "pass"):
-            if safe in ids:
-                return safe
-        return ids[0]
+        """A forfeited seat's move: the one that disturbs the other seats least (fallback.py)."""
+        from referee.black_angel.fallback import fallback_option
+
+        return fallback_option(self)
 
     # --- views --------------------------------------------------------------------------------
     def observation(self, seat: int) -> dict[str, Any]:

@@ -302,6 +302,12 @@ class SoleniaState(GameState):
             P_OVER: "",
         }[self.phase]
 
+    def fallback_option(self) -> str:
+        """A forfeited seat's move: the one that disturbs the other seats least (fallback.py)."""
+        from referee.solenia.fallback import fallback_option
+
+        return fallback_option(self)
+
     def legal_options(self) -> list[Option]:
         if self._cache is None:
             self._cache = self._options()
