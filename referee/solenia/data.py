@@ -66,15 +66,23 @@ CARD_RECOVERY: tuple[tuple[int, int, tuple[int, ...]], ...] = tuple(_recovery(c[
 CARD_FACE: tuple[tuple[int, Any], ...] = tuple((CARD_VALUE[i], CARD_RECOVERY[i]) for i in range(DECK_SIZE))
 
 
-def card_text(card: int) -> str:
+def plural(n: int, word: str) -> str:
+    """'1 star', '2 stars', '1 cell', '3 cells' — event lines read as sentences."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def recovery_text(card: int) -> str:
+    """What the card gives when its board leaves (우주선 카드 회수 효과), in player words."""
     kind, n, res = CARD_RECOVERY[card]
     if kind == REC_REGION:
-        under = f"region x{n}"
-    elif kind == REC_RESOURCES:
-        under = "+".join(RESOURCES[r] for r in res)
-    else:
-        under = f"star if on {RESOURCES[res[0]]}"
-    return f"<{CARD_VALUE[card]}> ({under})"
+        return f"{n} of its region's resource, or {plural(n, 'star')} on a city"
+    if kind == REC_RESOURCES:
+        return " and ".join(f"1 {RESOURCES[r]}" for r in res)
+    return f"1 star if it is on a {RESOURCES[res[0]]} region"
+
+
+def card_text(card: int) -> str:
+    return f"<{CARD_VALUE[card]}> card (recovery: {recovery_text(card)})"
 
 
 # --- supply tiles ------------------------------------------------------------------------------

@@ -106,7 +106,7 @@ def card_options(st: SoleniaState, seat: int) -> list[Option]:
     if normal or paid_cells(st, seat):
         out = [Option(f"card:{c}", f"play {card_text(c)}") for c in faces]
     if not normal:
-        out += [Option(f"discard:{c}", f"discard {card_text(c)}, ship +1") for c in faces]
+        out += [Option(f"discard:{c}", f"discard {card_text(c)} and advance the ship 1 cell") for c in faces]
     return out
 
 

@@ -52,6 +52,7 @@ from referee.solenia.data import (
     WINTER_LIMIT,
     WINTER_SLOT_NAMES,
     card_text,
+    plural,
     solo_message,
     tile_text,
 )
@@ -452,7 +453,7 @@ class SoleniaState(GameState):
 
     def _move_ship_after_zero(self, steps: int, events: list[str]) -> None:
         self.ship_col += steps
-        events.append(f"the supply ship moves {steps} cell(s)")
+        events.append(f"the supply ship moves {plural(steps, 'cell')}" + (" (+1 star)" if steps == 2 else ""))
         if steps == 2:
             self.stars[self.cur] += 1
         self._card_effect(events)
@@ -541,7 +542,8 @@ class SoleniaState(GameState):
                 gain = 3
             if gain:
                 new = min(TECH_CAP, self.tech_pts[seat][side] + gain)
-                events.append(f"P{seat + 1} scores {new - self.tech_pts[seat][side]} from a technology tile")
+                events.append(f"P{seat + 1} scores {plural(new - self.tech_pts[seat][side], 'point')} "
+                              "from a technology tile")
                 self.tech_pts[seat][side] = new
 
     def _gain_bonus(self, r: int, events: list[str]) -> None:
@@ -734,6 +736,6 @@ def _slot_text(kind: int, slot: int) -> str:
     if e == "waive":
         return f"leave 1 {eff['resource']} unpaid each turn"
     if e == "printed_points":
-        return f"end: 1 point per printed {eff['resource']} (max {eff['cap']})"
+        return f"end: 1 point per {eff['resource']} shown on your completed supply tiles (max {eff['cap']})"
     return f"end: {eff['points']} points"
 

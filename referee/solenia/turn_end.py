@@ -19,7 +19,7 @@ from referee.solenia.data import (
     RESOURCES,
     ROWS,
     SIDE_NAMES,
-    card_text,
+    plural,
 )
 from referee.solenia.fields import EMPTY
 
@@ -28,33 +28,42 @@ if TYPE_CHECKING:
 
 
 def recover_card(st: SoleniaState, seat: int, card: int, cell_type: int, events: list[str]) -> None:
-    """Apply the effect printed under ``card`` for its owner (with level-1 technology boosts)."""
+    """Apply the effect printed under ``card`` for its owner (with level-1 technology boosts).
+
+    The level-1 tile ``recover_zero_plus_one`` (designed, the eighth level-1 tile) makes a <0>
+    card's region recovery one larger: 3 instead of 2 of the region's resource, or 3 stars.
+    """
     kind, n, res = CARD_RECOVERY[card]
     value = CARD_VALUE[card]
     mult = 1
     tech = st.tech1_effect(seat) if st.tech else ""
+    who = f"P{seat + 1} recovers its <{value}> card"
     if tech == "recover_two_points" and value == 2:
         st.stars[seat] += 2
-        events.append(f"P{seat + 1} recovers {card_text(card)}: 2 points (technology)")
+        events.append(f"{who}: 2 stars instead of what it shows (technology)")
         return
     if tech == "recover_one_double" and value == 1:
         mult = 2
+    boost = " (technology)" if mult > 1 else ""
     if kind == REC_REGION:
+        if tech == "recover_zero_plus_one" and value == 0:
+            n += 1
+            boost = " (technology: 1 more)"
         if cell_type < DAY_CITY:
             st.res[seat][cell_type] += n * mult
-            events.append(f"P{seat + 1} recovers {card_text(card)}: {n * mult} {RESOURCES[cell_type]}")
+            events.append(f"{who}: {n * mult} {RESOURCES[cell_type]}{boost}")
         else:
             st.stars[seat] += n * mult
-            events.append(f"P{seat + 1} recovers {card_text(card)}: {n * mult} points")
+            events.append(f"{who}: {plural(n * mult, 'star')} from the city{boost}")
     elif kind == REC_RESOURCES:
         for r in res:
             st.res[seat][r] += mult
-        events.append(f"P{seat + 1} recovers {card_text(card)}: " + ", ".join(f"{mult} {RESOURCES[r]}" for r in res))
+        events.append(f"{who}: " + " and ".join(f"{mult} {RESOURCES[r]}" for r in res) + boost)
     elif cell_type == res[0]:
         st.stars[seat] += mult
-        events.append(f"P{seat + 1} recovers {card_text(card)}: {mult} point(s) for the {RESOURCES[res[0]]} region")
+        events.append(f"{who}: {plural(mult, 'star')} for the {RESOURCES[res[0]]} region{boost}")
     else:
-        events.append(f"P{seat + 1} recovers {card_text(card)}: no effect")
+        events.append(f"{who}: nothing (it is not on a {RESOURCES[res[0]]} region)")
 
 
 def detach_leftmost_board(st: SoleniaState, events: list[str]) -> None:

@@ -209,4 +209,31 @@ def test_immediate_points_share_the_twelve_point_cap() -> None:
     st.card[3] = 11
     events = play(st, "card:4", "cell:9", "tile:1")  # 32: 3 wood; goes to night 3B
     assert st.rows[0][1][5] == 32 and st.tech_pts[0] == [0, 12]
-    assert "P1 scores 1 from a technology tile" in events
+    assert "P1 scores 1 point from a technology tile" in events
+
+
+def test_eighth_level1_tile_recovers_a_zero_card_with_one_more() -> None:
+    # 1단계 기술 타일 (designed, the eighth tile: data/tech_tiles.json id 7): recovering a <0> card
+    # gives 1 more — 3 of its region's resource, or 3 stars on a city — once the tile is active
+    # (1단계 기술 타일의 능력을 사용하려면 위와 아래에 각각 낮과 밤의 도시 보급품 타일)
+    for active, gain in ((True, 3), (False, 2)):
+        st = _tech(level1=7)
+        if active:
+            _activate_level1(st)
+        hand(st, 0, [0, 4, 5])
+        put(st, 4, 0, 1)  # a <0> card on water (recovery: 2 of its region's resource)
+        put(st, 1, 0, 2)  # a <0> card on the night city (2 stars)
+        put(st, 2, 0, 8)  # a <1> card on stone: not a <0>, unchanged
+        events = play(st, "card:0", "cell:16")
+        assert st.res[0] == [0, 1, 0, gain] and st.stars[0] == gain, (active, st.res[0], st.stars[0])
+        if active:
+            assert "P1 recovers its <0> card: 3 water (technology: 1 more)" in events
+            assert "P1 recovers its <0> card: 3 stars from the city (technology: 1 more)" in events
+
+
+def test_eighth_level1_tile_label_says_what_it_does() -> None:
+    st = SoleniaState.new(2, 1, "winter-tech")
+    st.offer1 = [7, 0]
+    st._cache = None
+    label = next(o.label for o in st.legal_options() if o.id == "tech1:7")
+    assert label == "level 1: recovering a <0> card gives 1 more (3 of its region's resource, or 3 stars on a city)"
