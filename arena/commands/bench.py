@@ -82,5 +82,15 @@ def bench_web() -> None:
     _run("bench_web")
 
 
+@bench_group.command("balance")
+@click.argument("game", type=click.Choice(["black_angel"]))
+@click.option("--games", default=200, show_default=True, help="greedy self-play games per configuration")
+def bench_balance(game: str, games: int) -> None:
+    """How greedy self-play games of GAME end: by Spes or the Ravager deck, rounds, missions."""
+    from benchmarks.balance_black_angel import bench, markdown
+
+    click.echo(markdown(bench(games)["rows"]))
+
+
 def register(group: click.Group) -> None:
     group.add_command(bench_group)

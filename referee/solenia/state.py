@@ -88,6 +88,62 @@ from referee.solenia.personal_board import (
 )
 from referee.solenia.scoring import score_breakdown, virtual_player_score
 
+#: Every field of the state by its rulebook term (solenia.ko.txt), so a reader finds a rule by
+#: name. A position is column*7 + row on the five joined boards; per-resource lists are
+#: [wood, stone, wheat, water]; kind 0 is day, 1 is night; seats are 0-3, the virtual player 4.
+GLOSSARY: dict[str, str] = {
+    "players": "인원: player count (1-4)",
+    "variant": "summer (기본 규칙, 여름면) / winter (상급 규칙 1) / winter-tech (상급 규칙 2)",
+    "seed": "the match seed every shuffle and roll comes from",
+    "solo": "1인용 규칙: one player against the virtual player",
+    "winter": "겨울면: the winter side of the personal boards",
+    "tech": "기술 타일: the technology tiles are in play",
+    "rng": "the seeded generator (shuffles, the virtual player's die)",
+    "ship_col": "보급 우주선: the supply ship's column (the boards turn under it)",
+    "cur": "whose turn it is (4 = the virtual player)",
+    "phase": "the decision asked now (fields.P_*)",
+    "sel_card": "the spaceship card being played",
+    "sel_cell": "the cell it goes to",
+    "pay_left": "자원을 버리고 다른 칸에: resources still to discard for the distance",
+    "pend_kind": "도시 지역: day or night city of the supply tile being completed",
+    "pend_tile": "the supply tile (보급품 타일) being completed",
+    "pend_index": "its space in the row on show",
+    "bonus_left": "보너스: bonus resources still to choose",
+    "after_drop": "what follows once every store is back under its limit",
+    "vp_card": "the virtual player's card in play",
+    "vp_die": "1인용 주사위: the virtual player's last roll",
+    "vp_used": "the virtual player's cards used (of 16)",
+    "board_at": "게임판: board ids from left to right",
+    "side_at": "the side each of those boards shows",
+    "ctype": "칸: what each position is (wood, stone, wheat, water, day city, night city)",
+    "owner": "whose spaceship card lies on each position (-1 none, 4 virtual player)",
+    "card": "the spaceship card on each position",
+    "stars": "별 모양 점수 토큰: each seat's stars",
+    "used": "cards each seat has used (the game ends at 16 each)",
+    "tech1": "1단계 기술 타일: each seat's level-1 tile",
+    "bonus_from": "the resources the bonus may be taken in",
+    "excess": "seats over the storage limit (8, winter 6 + 창고 확장), in order",
+    "vp_deck": "the virtual player's spaceship deck",
+    "vp_tiles": "supply tiles the virtual player has taken (its score, 1인용 규칙)",
+    "draft_queue": "기술 타일 드래프트: who picks next, last player first",
+    "offer1": "the level-1 tiles on offer",
+    "vp_options": "cells next to its own card the player may choose for the virtual player",
+    "vp_out": "the virtual player's cards out of the game",
+    "market": "공개된 보급품 타일: the day and night rows on show",
+    "tile_deck": "보급품 타일 더미: the day and night piles",
+    "hand": "손: each seat's spaceship cards in hand (3)",
+    "deck": "우주선 카드 더미: each seat's deck",
+    "res": "자원: each seat's wood, stone, wheat, water",
+    "out_cards": "개인 보드 오른쪽에 버린 카드: each seat's recovered (used-up) cards",
+    "tech3": "3단계 기술 타일: each seat's day and night level-3 tiles",
+    "tech_pts": "points each level-3 tile has given so far (12 at most)",
+    "offer3": "the level-3 day/night sets on offer",
+    "rows": "개인 보드: each seat's day and night rows of supply tiles (summer 6 spaces, "
+            "winter levels 1A 1B 2A 2B 3A 3B)",
+    "opening": "what set-up did, as event lines",
+    "_cache": "cache of the legal options",
+}
+
 VARIANT_HELP = {
     "summer": "base game: summer side of the personal boards (6-level bonus track, set bonus)",
     "winter": "advanced rule 1: winter side (3 levels x 2 bonuses, storage 6 expandable to 8)",
