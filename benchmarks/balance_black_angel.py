@@ -6,7 +6,8 @@ the game first. This plays the sample greedy bot in every seat (solo: against Ha
 per configuration: the share of games ended by Spes vs by the Ravager deck, the earliest round
 the deck ran out, rounds per game, missions placed and ejected, advanced tiles scored.
 
-Run: ``arena bench balance black_angel [--games N]`` or ``python -m benchmarks.balance_black_angel``.
+Run: ``arena bench balance black_angel [--games N] [--advanced]`` or
+``python -m benchmarks.balance_black_angel [N] [--advanced]``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from sample_bots.black_angel_greedy.bot import act
 
 #: (players, variant) rows of the table: every player count, and solo against Hal.
 CONFIGS: tuple[tuple[int, str], ...] = ((2, "base"), (3, "base"), (4, "base"), (1, "solo"))
+#: The same with the advanced rules (boost sides, draw 2 keep 1), on request.
+ADVANCED: tuple[tuple[int, str], ...] = ((2, "advanced"), (3, "advanced"), (4, "advanced"), (1, "solo-advanced"))
 
 
 def play_greedy(players: int, seed: int, variant: str = "base") -> dict[str, Any]:
@@ -77,9 +80,10 @@ def measure(players: int, variant: str, games: int, first_seed: int = 0) -> dict
     }
 
 
-def bench(games: int = 200, first_seed: int = 0) -> dict[str, Any]:
-    """Every configuration in :data:`CONFIGS`; one row each."""
-    return {"rows": [measure(p, v, games, first_seed) for p, v in CONFIGS]}
+def bench(games: int = 200, first_seed: int = 0, advanced: bool = False) -> dict[str, Any]:
+    """Every configuration in :data:`CONFIGS` (or :data:`ADVANCED`); one row each."""
+    configs = ADVANCED if advanced else CONFIGS
+    return {"rows": [measure(p, v, games, first_seed) for p, v in configs]}
 
 
 HEADER = ("players", "variant", "games", "by Spes", "by Ravagers", "deck earliest round",
@@ -101,8 +105,10 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    games = int(args[0]) if args else 200
-    print(markdown(bench(games)["rows"]))
+    advanced = "--advanced" in args
+    numbers = [a for a in args if a.isdigit()]
+    games = int(numbers[0]) if numbers else 200
+    print(markdown(bench(games, advanced=advanced)["rows"]))
 
 
 if __name__ == "__main__":

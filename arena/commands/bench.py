@@ -85,11 +85,12 @@ def bench_web() -> None:
 @bench_group.command("balance")
 @click.argument("game", type=click.Choice(["black_angel"]))
 @click.option("--games", default=200, show_default=True, help="greedy self-play games per configuration")
-def bench_balance(game: str, games: int) -> None:
+@click.option("--advanced", is_flag=True, default=False, help="the advanced-rules variants instead")
+def bench_balance(game: str, games: int, advanced: bool) -> None:
     """How greedy self-play games of GAME end: by Spes or the Ravager deck, rounds, missions."""
     from benchmarks.balance_black_angel import bench, markdown
 
-    click.echo(markdown(bench(games)["rows"]))
+    click.echo(markdown(bench(games, advanced=advanced)["rows"]))
 
 
 def register(group: click.Group) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.balance_black_angel import CONFIGS, markdown, measure
+from benchmarks.balance_black_angel import ADVANCED, CONFIGS, markdown, measure
 
 DATA = Path(__file__).resolve().parents[2] / "referee" / "black_angel" / "data"
 
@@ -55,3 +55,9 @@ def test_strips_keep_the_rulebook_counts_and_marks() -> None:
     # every Ravager ship hex shows its icon; a mission can cover a coloured hex's icon
     assert all(h["icons"] == 1 for h in hexes if h["type"] == "ravager")
     assert sum(h["icons"] for h in hexes) <= 14
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("players", "variant"), ADVANCED)
+def test_balance_goals_with_the_advanced_rules(players: int, variant: str) -> None:
+    _check(measure(players, variant, 200))
