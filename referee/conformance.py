@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import Any
 
 from referee.engine import GameState, IllegalAction, Result, visible_to
@@ -195,8 +196,7 @@ def check_audiences(state: GameState, step: int, salt: int) -> int:
                 teeth += 1
                 mine, theirs = _readable(lines, q), _readable(twin_lines, q)
                 if mine != theirs:
-                    diff = next((a, b) for a, b in zip(mine + [""] * len(theirs), theirs + [""] * len(mine))
-                                if a != b)
+                    diff = next((a, b) for a, b in zip_longest(mine, theirs, fillvalue="") if a != b)
                     raise ConformanceError(
                         f"{_where(state, step)} after option {option_id!r} seat {q} may read "
                         f"{diff[0]!r} here but {diff[1]!r} in a world it cannot tell apart: the line "
