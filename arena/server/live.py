@@ -40,12 +40,13 @@ class LiveBus(Protocol):
 
 
 class _Feed:
-    __slots__ = ("events", "done", "cond")
+    __slots__ = ("events", "done", "cond", "view")
 
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
         self.done = False
         self.cond = threading.Condition()
+        self.view: dict[str, Any] | None = None
 
 
 class InProcessBus:
@@ -73,6 +74,21 @@ class InProcessBus:
             else:
                 feed.events.append(event)
             feed.cond.notify_all()
+
+    def put_view(self, match_id: str, view: dict[str, Any]) -> None:
+        """Keep the newest public board of the match (``GameState.public_view``)."""
+        feed = self._feed(match_id)
+        with feed.cond:
+            feed.view = view
+
+    def snapshot(self, match_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """The events so far and the newest public board, without waiting."""
+        with self._lock:
+            feed = self._feeds.get(match_id)
+        if feed is None:
+            return [], None
+        with feed.cond:
+            return list(feed.events), feed.view
 
     def watch(self, match_id: str, poll_s: float = 0.5) -> Iterator[dict[str, Any] | None]:
         feed = self._feed(match_id)
@@ -102,6 +118,21 @@ class RedisBus:
     @staticmethod
     def _keys(match_id: str) -> tuple[str, str]:
         return f"arena:live:{match_id}:events", f"arena:live:{match_id}"
+
+    def put_view(self, match_id: str, view: dict[str, Any]) -> None:
+        """Keep the newest public board of the match (one key, overwritten)."""
+        self._redis.set(f"arena:live:{match_id}:view", json.dumps(view, separators=(",", ":")),
+                        ex=BACKLOG_TTL_S)
+
+    def snapshot(self, match_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """The events so far and the newest public board, without waiting."""
+        backlog, _ = self._keys(match_id)
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.lrange(backlog, 0, -1)
+        pipe.get(f"arena:live:{match_id}:view")
+        raw_events, raw_view = pipe.execute()
+        events = [e for e in (json.loads(r) for r in raw_events) if not e.get("end")]
+        return events, (json.loads(raw_view) if raw_view else None)
 
     def publish(self, match_id: str, event: dict[str, Any]) -> None:
         self.publish_many(match_id, [event])
@@ -228,6 +259,19 @@ def publisher(match_id: str, bus: LiveBus | None = None) -> tuple[Callable[[dict
             send([{**END, "seq": counter["seq"]}])
 
     return on_event, finish
+
+
+def viewer(match_id: str, bus: LiveBus | None = None) -> Callable[[dict[str, Any]], None]:
+    """An ``on_view`` callback for ``run_match``: keeps the match's newest public board on the
+    bus for live pages (the runner calls it a few times a second at most)."""
+    bus = bus or get_bus()
+
+    def on_view(view: dict[str, Any]) -> None:
+        put = getattr(bus, "put_view", None)
+        if put is not None:
+            put(match_id, view)
+
+    return on_view
 
 
 #: At most this many events per round trip, so a watcher never waits on a huge batch.
