@@ -144,11 +144,14 @@ def play_command(
     )
     if unsafe_no_sandbox:
         click.echo("warning: hosted bots run WITHOUT a sandbox (--unsafe-no-sandbox)", err=True)
-    click.echo(f"{spec.title}: {players} players, seed {seed}, match {config.match_id}", err=True)
+    # The seed is printed after the match: with it and the live ids anyone could rebuild the
+    # hidden hands of a running match.
+    click.echo(f"{spec.title}: {players} players, match {config.match_id}", err=True)
     try:
         record = run_match(config, on_event=_Progress())
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+    click.echo(f"seed {seed}", err=True)
     click.echo(_result_table(record))
     for f in record.forfeits:
         why = REASONS.get(f.reason, f.reason)

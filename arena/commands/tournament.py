@@ -252,7 +252,8 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 @click.option("--workers", "-w", type=click.IntRange(0, 64), default=None,
               help="Matches at once (no broker) or worker processes to start (with Redis).")
 @click.option("--variant", default=None, help="Game variant (default: the game's default).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the seating schedule; match seeds are always secret random.")
 @click.option("--decision-ms", type=click.IntRange(1), default=None, help="Per-decision limit.")
 @click.option("--bank-ms", type=click.IntRange(0), default=None, help="Time bank per seat.")
 @click.option("--name", default="", help="A name for the tournament.")

@@ -19,6 +19,8 @@ from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament
 PAGE_SIZE = 50
 OUTCOMES = ("win", "draw", "loss", "forfeit")
 STATUSES = ("done", "running", "pending", "failed")
+#: A match in one of these states is over: its seed and full record are public.
+FINISHED = ("done", "failed")
 
 
 class FilterError(ValueError):
@@ -283,7 +285,7 @@ class MatchPage:
     game: str
     variant: str
     players: int
-    seed: int
+    seed: int | None  # None until the match is over: seed + live ids would rebuild its hands
     kind: str
     status: str
     created_at: datetime | None
@@ -352,7 +354,7 @@ def match_page(session: Session, match_id: str) -> MatchPage | None:
         game=m.game,
         variant=m.variant,
         players=m.players,
-        seed=m.seed,
+        seed=m.seed if m.status in FINISHED else None,
         kind=m.kind,
         status=m.status,
         created_at=m.created_at,
