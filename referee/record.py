@@ -135,6 +135,21 @@ class MatchRecord:
         return cls.from_dict(data)
 
 
+def without_logs(record: dict[str, Any], keep_seats: set[int] | frozenset[int] = frozenset()) -> dict[str, Any]:
+    """A copy of a record (as JSON data) whose forfeits carry no bot output (``log_tail``),
+    except for ``keep_seats``: crash logs and stderr tails are for the bot's owner and the
+    organisers only; everybody else sees the fault reason and message."""
+    forfeits = record.get("forfeits")
+    if not isinstance(forfeits, list):
+        return record
+    out = dict(record)
+    out["forfeits"] = [
+        f if not isinstance(f, dict) or f.get("seat") in keep_seats else {k: v for k, v in f.items() if k != "log_tail"}
+        for f in forfeits
+    ]
+    return out
+
+
 def final_ranks(engine_ranks: list[int], forfeited: set[int]) -> list[int]:
     """Ranks after forfeits: seats that finished keep their engine order (competition ranks
     among themselves); every forfeited seat shares the last rank."""
