@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from arena import terminal
 from referee import registry
 from referee.engine import ConfigError
 
@@ -86,7 +87,7 @@ def _print_leaderboard(game: str, version_ids: list[int] | None = None) -> None:
     with session_scope() as s:
         rows = leaderboard(s, game, version_ids)
     click.secho(f"\nLeaderboard — {game} (sorted by mu − 3·sigma)", bold=True)
-    click.echo(format_leaderboard(rows))
+    terminal.echo(format_leaderboard(rows))
 
 
 def _spawn_workers(n: int) -> list[subprocess.Popen]:
