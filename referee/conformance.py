@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 from typing import Any
 
-from referee.engine import GameState, IllegalAction, Result, visible_to
+from referee.engine import GameState, IllegalAction, Result, audience_of, visible_to
 from referee.rng import Rng
 
 #: A playout longer than this many decisions is treated as a game that never ends.
@@ -156,6 +156,17 @@ def _readable(lines: list[str], seat: int) -> list[str]:
     return [str(line) for line in lines if visible_to(line, seat)]
 
 
+def check_audience_seats(state: GameState, step: int, lines: list[str], where: str) -> None:
+    """Every audience a line carries names real seats (an empty audience would hide a line from
+    everyone until the end: use a seat list, or make the line public)."""
+    for line in lines:
+        audience = audience_of(line)
+        if audience is not None and (not audience or not all(
+                isinstance(a, int) and 0 <= a < state.players for a in audience)):
+            raise ConformanceError(f"{_where(state, step)} {where}: line {str(line)!r} has audience "
+                                   f"{audience!r}; use seats 0..{state.players - 1}")
+
+
 def check_audiences(state: GameState, step: int, salt: int) -> int:
     """The live log and the live choices leak nothing (see :mod:`referee.engine`'s audiences).
 
@@ -264,6 +275,7 @@ def random_playout(
     opening = state.opening_events()
     if not isinstance(opening, list) or not all(isinstance(e, str) for e in opening):
         raise ConformanceError(f"{_where(state, 0)} opening_events() must return a list of str")
+    check_audience_seats(state, 0, opening, "opening_events()")
     chooser = Rng(seed ^ 0xC0FFEE)
     ids: list[str] = []
     step = 0
@@ -287,6 +299,7 @@ def random_playout(
         events = state.apply(choice)
         if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
             raise ConformanceError(f"{_where(state, step)} apply() must return a list of str")
+        check_audience_seats(state, step, events, f"apply({choice!r})")
         ids.append(choice)
         step += 1
     if state.legal_options():

@@ -151,3 +151,13 @@ def test_default_public_view_keeps_only_what_every_seat_sees() -> None:
     view = state.public_view()
     assert view["hand_sizes"] == [3, 3, 3] and view["deck_size"] == state.observation(0)["deck_size"]
     assert all(card is None for card in view["hand"])  # every seat sees its own hand: no one's
+
+
+class AudienceOfNoSeat(ToyState):
+    def apply(self, option_id: str) -> list[str]:
+        return [seen_by(self.players, e) for e in super().apply(option_id)]
+
+
+def test_kit_catches_an_audience_that_names_no_seat() -> None:
+    with pytest.raises(ConformanceError, match="has audience"):
+        check_configuration(AudienceOfNoSeat, 2, "base", games=1)
