@@ -452,7 +452,7 @@ def ratings_rebuild(game: str, write: bool) -> None:
             return
     if problems:
         for line in problems:
-            click.echo(line)
+            terminal.echo(line)
         raise click.ClickException(f"{len(problems)} rating(s) differ from the rebuild "
                                    "(run with --write to replace them)")
     click.echo(f"{game}: {len(rebuilt)} rating(s) rebuilt from the history; all identical "
