@@ -17,6 +17,9 @@ Why these choices:
   information (the card a seat drew, a face-down tile) must say who may read it; the full log is
   published only when the match is over. Likewise :meth:`GameState.option_audience` says who may
   learn *which* option a seat chose, when the id or label itself names something hidden.
+  :meth:`GameState.public_view` is the board a live spectator may see (no hand, no face-down
+  card, no deck order). The conformance kit checks all three (``check_audiences``,
+  ``check_public_view``); docs/referee.md lists the rules.
 """
 
 from __future__ import annotations
