@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from referee import registry
 from referee.engine import visible_to
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.record import MatchRecord
-from referee.replay import replay
+from referee.replay import ReplayMismatch, replay
 from tests.referee.helpers import HOSTILE, RANDOM_BOT, needs_bwrap
 
 pytestmark = needs_bwrap
@@ -58,3 +60,14 @@ def test_black_angel_live_stream_hides_what_the_record_keeps() -> None:
     again = MatchRecord.from_json(record.to_json())
     assert again.decisions[0].event_audiences == record.decisions[0].event_audiences
     replay(again)
+
+
+def test_replay_checks_the_recorded_audiences() -> None:
+    config = MatchConfig(game="black_angel", seed=31, variant="base",
+                         seats=[SeatSpec(f"r{i}", str(RANDOM_BOT)) for i in range(2)])
+    data = run_match(config).to_dict()
+    replay(MatchRecord.from_dict(data))
+    hidden = next(d for d in data["decisions"] if d["option_audience"] is not None)
+    hidden["option_audience"] = None  # a record that claims a hidden choice was public
+    with pytest.raises(ReplayMismatch, match="audiences differ"):
+        replay(MatchRecord.from_dict(data))
