@@ -134,11 +134,13 @@ class ArenaClient:
         return list(reply.bots)
 
     def bot(self, bot_id: int) -> arena_pb2.BotDetail:
-        return self.stub.GetBot(arena_pb2.GetBotRequest(bot_id=bot_id), timeout=self.timeout)
+        # With a token, the owner (or an organiser) also gets the versions' qualification logs.
+        return self.stub.GetBot(arena_pb2.GetBotRequest(bot_id=bot_id), metadata=self._meta(), timeout=self.timeout)
 
     def version_status(self, bot_id: int, number: int = 0) -> arena_pb2.BotVersion:
         return self.stub.GetVersionStatus(
-            arena_pb2.GetVersionStatusRequest(bot_id=bot_id, number=number), timeout=self.timeout
+            arena_pb2.GetVersionStatusRequest(bot_id=bot_id, number=number), metadata=self._meta(),
+            timeout=self.timeout,
         )
 
     def deactivate(self, bot_id: int) -> arena_pb2.BotDetail:
@@ -176,7 +178,9 @@ class ArenaClient:
         return self.stub.ListMatches(arena_pb2.ListMatchesRequest(**filters), timeout=self.timeout)
 
     def match(self, match_id: str) -> arena_pb2.Match:
-        return self.stub.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id), timeout=self.timeout)
+        # With a token, the record keeps the crash logs of the caller's own bots (all: organisers).
+        return self.stub.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id), metadata=self._meta(),
+                                  timeout=self.timeout)
 
     def watch(self, match_id: str, timeout: float | None = None) -> Iterator[arena_pb2.MatchEvent]:
         return self.stub.WatchMatch(arena_pb2.WatchMatchRequest(match_id=match_id), timeout=timeout)

@@ -21,6 +21,7 @@ are updated with every result (:mod:`arena.recording`).
 from __future__ import annotations
 
 import random
+import secrets
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 
@@ -207,7 +208,7 @@ def tick(session: Session, game: str, rng: random.Random | None = None) -> list[
             game,
             variant,
             [c.version_id for c in table],
-            seed=rng.getrandbits(31),
+            seed=secrets.randbits(31),  # secret until the match ends: see arena.tournaments
             kind="ladder",
             decision_ms=ladder.decision_ms,
             bank_ms=ladder.bank_ms,

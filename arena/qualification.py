@@ -12,6 +12,7 @@ seat 0, random bots in the others), sandboxed like every hosted match.
 from __future__ import annotations
 
 import logging
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ def qualify(
     source: str,
     *,
     name: str = "candidate",
-    seed: int = 1,
+    seed: int | None = None,  # None: a secret random one
     sandbox: bool = True,
     time_control: TimeControl | None = None,
     startup_ms: int = 10000,
@@ -76,7 +77,7 @@ def qualify(
     players, variant = table_for(game)
     seats = [SeatSpec(name, source)] + [SeatSpec(f"random-{i}", str(opponent)) for i in range(1, players)]
     config = MatchConfig(
-        game=game, seats=seats, seed=seed, variant=variant, time_control=time_control, sandbox=sandbox,
+        game=game, seats=seats, seed=secrets.randbits(31) if seed is None else seed, variant=variant, time_control=time_control, sandbox=sandbox,
         startup_ms=startup_ms,
     )
     try:

@@ -140,7 +140,8 @@ def play_match_now(match_id: str) -> Outcome:
     on_event, end_live = live.publisher(match_id)
     try:
         try:
-            record = run_match(_match_config(match_id), on_event=on_event)
+            record = run_match(_match_config(match_id), on_event=on_event,
+                               on_view=live.viewer(match_id))
         except ConfigError as exc:  # the match can never be played as configured
             end_live()
             with session_scope() as s:

@@ -7,7 +7,7 @@ interrupted tournament resumes by playing whatever is still pending.
 
 from __future__ import annotations
 
-import random
+import secrets
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -18,9 +18,12 @@ from arena.db.models import Bot, BotVersion, Rating, Tournament, TournamentEntry
 from referee import registry
 
 
-def match_seed(tournament_seed: int, round_no: int, table_no: int) -> int:
-    """A reproducible per-match seed (31 bits, fits every database's INTEGER)."""
-    return random.Random(f"{tournament_seed}:{round_no}:{table_no}").getrandbits(31)
+def match_seed() -> int:
+    """A fresh per-match seed (31 bits, fits every database's INTEGER) from the OS's secure
+    random source. Seed + the live option ids would rebuild every hidden hand of a running
+    match, so a seed must not be guessable from anything public (a tournament's seed, the
+    match's table): it is shown only once the match is over."""
+    return secrets.randbits(31)
 
 
 def create_tournament(
@@ -30,7 +33,7 @@ def create_tournament(
     players: int,
     rounds: int = 1,
     variant: str | None = None,
-    seed: int = 0,
+    seed: int = 0,  # the schedule's (seating order); match seeds are secret
     decision_ms: int | None = None,
     bank_ms: int | None = None,
     sandbox: bool = True,
@@ -63,7 +66,7 @@ def create_tournament(
             game,
             variant,
             [version_ids[i] for i in table.seats],
-            seed=match_seed(seed, table.round, table.index),
+            seed=match_seed(),
             kind="tournament",
             tournament_id=tournament.id,
             round_no=table.round,

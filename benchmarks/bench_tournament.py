@@ -170,11 +170,11 @@ def _platform_overhead_ms(game: str, count: int = 10) -> float:
     real = runner_module.run_match
     in_runner = 0.0
 
-    def timed(config, on_event=None):  # noqa: ANN001, ANN202
+    def timed(config, on_event=None, on_view=None):  # noqa: ANN001, ANN202
         nonlocal in_runner
         start = time.perf_counter()
         try:
-            return real(config, on_event)
+            return real(config, on_event, on_view)
         finally:
             in_runner += time.perf_counter() - start
 

@@ -12,6 +12,10 @@ old ones without anybody writing game-specific tests for these properties:
   the same opening events every time;
 * ``observation(seat)`` and ``spectator_view()`` are JSON-ready, and an observation does not
   change when everything that seat cannot see is re-sampled (``determinise``): no leaks;
+* event lines and choices carry honest audiences (:func:`check_audiences`): what a seat may
+  read live never differs between two worlds that seat cannot tell apart, and a public
+  choice never tells a seat something its observation does not; ``public_view()`` does not
+  change when any seat's hidden information is re-sampled;
 * the result has one score and one competition rank per seat.
 """
 
@@ -19,9 +23,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import Any
 
-from referee.engine import GameState, IllegalAction, Result
+from referee.engine import GameState, IllegalAction, Result, audience_of, visible_to
 from referee.rng import Rng
 
 #: A playout longer than this many decisions is treated as a game that never ends.
@@ -129,6 +134,113 @@ def check_no_leaks(state: GameState, step: int, salt: int) -> bool:
     return changed
 
 
+#: At most this many options of one decision get the audience check (the first and a sample).
+AUDIENCE_OPTIONS = 12
+
+
+def _world(state: GameState, seat: int, salt: int) -> GameState:
+    """``state`` with what ``seat`` cannot see re-sampled, but the same future rolls.
+
+    Future randomness is not anybody's secret: a die rolled in the open may be announced in a
+    public line (and need not stay in any observation). Keeping the generator makes both worlds
+    roll alike, so only *hidden information* differs between them.
+    """
+    world = state.determinise(seat, salt)
+    rng = getattr(state, "rng", None)
+    if isinstance(rng, Rng):
+        world.rng = Rng(rng.state)
+    return world
+
+
+def _readable(lines: list[str], seat: int) -> list[str]:
+    return [str(line) for line in lines if visible_to(line, seat)]
+
+
+def check_audience_seats(state: GameState, step: int, lines: list[str], where: str) -> None:
+    """Every audience a line carries names real seats (an empty audience would hide a line from
+    everyone until the end: use a seat list, or make the line public)."""
+    for line in lines:
+        audience = audience_of(line)
+        if audience is not None and (not audience or not all(
+                isinstance(a, int) and 0 <= a < state.players for a in audience)):
+            raise ConformanceError(f"{_where(state, step)} {where}: line {str(line)!r} has audience "
+                                   f"{audience!r}; use seats 0..{state.players - 1}")
+
+
+def check_audiences(state: GameState, step: int, salt: int) -> int:
+    """The live log and the live choices leak nothing (see :mod:`referee.engine`'s audiences).
+
+    For each seat ``q`` a world ``W`` is sampled that ``q`` cannot tell from this one
+    (:func:`_world`). Then, for each legal option ``o`` of the seat to move:
+
+    * if ``o`` is legal in ``W`` too and ``q``'s observation after ``o`` is the same in both
+      worlds, the lines ``q`` may read (public or ``seen_by`` ``q``) must be the same: else a
+      line names something hidden from ``q`` — it needs an audience without ``q``;
+    * if ``o`` is *not* legal in ``W`` but some option of ``W`` leaves ``q`` with the same
+      observation, then learning that ``o`` was chosen tells ``q`` more than its observation:
+      ``option_audience(o)`` must leave ``q`` out (a card chosen from a hidden hand, say).
+
+    Sound by construction (every failure is a real difference a seat could exploit); cheap
+    (one re-sample per seat). Returns how many comparisons had teeth.
+    """
+    mover = state.to_move()
+    ids = state.option_ids()
+    if len(ids) > AUDIENCE_OPTIONS:
+        pick = Rng(salt)
+        ids = [ids[0]] + [ids[1 + pick.below(len(ids) - 1)] for _ in range(AUDIENCE_OPTIONS - 1)]
+    worlds = [(q, _world(state, q, salt * 131 + q)) for q in range(state.players)]
+    teeth = 0
+    for option_id in dict.fromkeys(ids):
+        audience = state.option_audience(option_id)
+        if audience is not None and not all(isinstance(a, int) for a in audience):
+            raise ConformanceError(f"{_where(state, step)} option_audience({option_id!r}) must be None or seats")
+        real = state.clone()
+        lines = real.apply(option_id)
+        for q, world in worlds:
+            after = _canonical(real.observation(q))
+            legal = world.option_ids()
+            if option_id in legal:
+                twin = world.clone()
+                twin_lines = twin.apply(option_id)
+                if _canonical(twin.observation(q)) != after:
+                    continue
+                teeth += 1
+                mine, theirs = _readable(lines, q), _readable(twin_lines, q)
+                if mine != theirs:
+                    diff = next((a, b) for a, b in zip_longest(mine, theirs, fillvalue="") if a != b)
+                    raise ConformanceError(
+                        f"{_where(state, step)} after option {option_id!r} seat {q} may read "
+                        f"{diff[0]!r} here but {diff[1]!r} in a world it cannot tell apart: the line "
+                        f"names information hidden from seat {q}; give it an audience (seen_by) "
+                        "without that seat"
+                    )
+            elif q != mover and (audience is None or q in audience):
+                for other in legal:
+                    twin = world.clone()
+                    twin.apply(other)
+                    if _canonical(twin.observation(q)) == after:
+                        raise ConformanceError(
+                            f"{_where(state, step)} seat {mover}'s option {option_id!r} is shown to "
+                            f"seat {q} (option_audience), but it names information hidden from seat "
+                            f"{q}: in a world seat {q} cannot tell apart it is not legal. Return the "
+                            "seats that may know it from option_audience"
+                        )
+                teeth += 1
+    return teeth
+
+
+def check_public_view(state: GameState, step: int, salt: int) -> None:
+    """``public_view()`` is JSON-ready and the same whatever hidden information is re-sampled."""
+    view = _canonical(state.public_view())
+    for q in range(state.players):
+        world = _world(state, q, salt * 977 + q)
+        if _canonical(world.public_view()) != view:
+            raise ConformanceError(
+                f"{_where(state, step)} public_view() changed when seat {q}'s hidden information "
+                "was re-sampled: it shows something a spectator may not know"
+            )
+
+
 def check_result(state: GameState) -> Result:
     result = state.result()
     n = state.players
@@ -165,6 +277,7 @@ def random_playout(
     opening = state.opening_events()
     if not isinstance(opening, list) or not all(isinstance(e, str) for e in opening):
         raise ConformanceError(f"{_where(state, 0)} opening_events() must return a list of str")
+    check_audience_seats(state, 0, opening, "opening_events()")
     chooser = Rng(seed ^ 0xC0FFEE)
     ids: list[str] = []
     step = 0
@@ -180,11 +293,15 @@ def random_playout(
             check_roundtrip(state, step)
             if check_no_leaks(state, step, seed + step):
                 stats.count("determinise-changed")
+            if check_audiences(state, step, seed + step):
+                stats.count("audience-compared")
+            check_public_view(state, step, seed + step)
             stats.count("deep")
         choice = options[chooser.below(len(options))]
         events = state.apply(choice)
         if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
             raise ConformanceError(f"{_where(state, step)} apply() must return a list of str")
+        check_audience_seats(state, step, events, f"apply({choice!r})")
         ids.append(choice)
         step += 1
     if state.legal_options():

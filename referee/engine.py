@@ -17,6 +17,9 @@ Why these choices:
   information (the card a seat drew, a face-down tile) must say who may read it; the full log is
   published only when the match is over. Likewise :meth:`GameState.option_audience` says who may
   learn *which* option a seat chose, when the id or label itself names something hidden.
+  :meth:`GameState.public_view` is the board a live spectator may see (no hand, no face-down
+  card, no deck order). The conformance kit checks all three (``check_audiences``,
+  ``check_public_view``); docs/referee.md lists the rules.
 """
 
 from __future__ import annotations
@@ -294,6 +297,24 @@ class GameState(abc.ABC):
     def spectator_view(self) -> dict[str, Any]:
         """JSON-ready data with everything, for replays after the game."""
 
+    def public_view(self) -> dict[str, Any]:
+        """JSON-ready data that every spectator may know *while* the match runs (live pages).
+
+        The default keeps what every seat's observation agrees on (:func:`common_view`), here
+        and in worlds where each seat's secrets were re-sampled by another seat's
+        :meth:`determinise` (so two hands that happen to hold the same card do not show it).
+        It is an approximation that costs ``players²`` observations: engines should override
+        it with their exact public part, and an engine with a single seat (a solitaire
+        variant) must, because there the one observation includes the hand. The conformance
+        kit checks that re-sampling any seat's hidden information never changes it.
+        """
+        seats = range(self.players)
+        views = [self.observation(q) for q in seats]
+        for other in seats:
+            world = self.determinise(other, 0x5EC0 + other)
+            views += [world.observation(q) for q in seats if q != other]
+        return common_view(views)
+
     # --- copying ----------------------------------------------------------------------------
     @abc.abstractmethod
     def clone(self) -> GameState:
@@ -330,3 +351,19 @@ class GameState(abc.ABC):
         opts = self.legal_options()
         shown = ", ".join(o.id for o in opts[:12]) + (" …" if len(opts) > 12 else "")
         return IllegalAction(f"option {option_id!r} is not legal now; legal: {shown}")
+
+
+def common_view(views: list[Any]) -> Any:
+    """The part every one of ``views`` (JSON-ready data) agrees on.
+
+    Dicts keep the keys all views have, each reduced recursively; lists of one length are
+    reduced item by item; anything else is kept when all views hold the same value and
+    becomes ``None`` otherwise (a hidden hand shown to its owner only, say).
+    """
+    first = views[0]
+    if all(isinstance(v, dict) for v in views):
+        keys = [k for k in first if all(k in v for v in views)]
+        return {k: common_view([v[k] for v in views]) for k in keys}
+    if all(isinstance(v, list) for v in views) and len({len(v) for v in views}) == 1:
+        return [common_view([v[i] for v in views]) for i in range(len(first))]
+    return first if all(v == first for v in views[1:]) else None

@@ -23,7 +23,7 @@ import orjson
 from arena._proto import bot_pb2
 from referee import registry
 from referee.bot_client import BotClient, BotFault, BotSource
-from referee.engine import ConfigError, GameState, TimeControl
+from referee.engine import ConfigError, GameState, TimeControl, audience_of
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
 from referee.sandbox import SandboxError, SandboxLimits, require_bwrap
 
@@ -61,6 +61,20 @@ class MatchConfig:
 
 
 EventSink = Callable[[dict[str, Any]], None]
+#: Receives the engine's ``public_view()`` of the running match (a live board for spectators).
+ViewSink = Callable[[dict[str, Any]], None]
+#: At most one live board per this many seconds (and always one at the start and the end).
+VIEW_INTERVAL_S = 0.25
+
+
+def audiences(lines: list[str]) -> list[list[int] | None]:
+    """Each line's audience for the record: ``None`` (public) or the seats that may read it."""
+    return [None if (a := audience_of(line)) is None else list(a) for line in lines]
+
+
+def public_lines(lines: list[str]) -> list[str]:
+    """The lines a live spectator may read now (plain text)."""
+    return [str(line) for line in lines if audience_of(line) is None]
 
 
 class _Seat:
@@ -110,8 +124,16 @@ def _validate(config: MatchConfig) -> tuple[type[GameState], str, TimeControl, l
     return game, variant, tc, sources
 
 
-def run_match(config: MatchConfig, on_event: EventSink | None = None) -> MatchRecord:
-    """Play one match to the end and return its record. See the module docstring."""
+def run_match(
+    config: MatchConfig, on_event: EventSink | None = None, on_view: ViewSink | None = None
+) -> MatchRecord:
+    """Play one match to the end and return its record. See the module docstring.
+
+    ``on_event`` gets the *live* events, which anyone may watch while the match runs: public
+    lines only, and for a choice whose option names hidden information
+    (``GameState.option_audience``) only that the seat decided. The record keeps every line
+    with its audience. ``on_view`` gets the engine's ``public_view()`` now and then.
+    """
     game, variant, tc, sources = _validate(config)
     players = len(config.seats)
     state = game.new(players, config.seed, variant)
@@ -126,12 +148,14 @@ def run_match(config: MatchConfig, on_event: EventSink | None = None) -> MatchRe
         opening_events=list(state.opening_events()),
         started_at=_now(),
     )
+    record.opening_audiences = audiences(record.opening_events)
     seats = [_Seat(i, s.name, tc.bank_ms) for i, s in enumerate(config.seats)]
-    runner = _Runner(config, state, record, seats, tc, on_event)
+    runner = _Runner(config, state, record, seats, tc, on_event, on_view)
     try:
         runner.emit({"type": "start", "match_id": config.match_id, "game": config.game,
                      "variant": variant, "players": players, "seats": record.seats,
-                     "opening_events": record.opening_events})
+                     "opening_events": public_lines(record.opening_events)})
+        runner.view(force=True)
         runner.start_bots(sources)
         runner.emit({"type": "ready", "match_id": config.match_id,
                      "ready_ms": [s.totals.ready_ms for s in seats],
@@ -154,8 +178,11 @@ class _Runner:
         seats: list[_Seat],
         tc: TimeControl,
         on_event: EventSink | None,
+        on_view: ViewSink | None = None,
     ) -> None:
         self.config = config
+        self.on_view = on_view
+        self.last_view = 0.0
         self.state = state
         self.record = record
         self.seats = seats
@@ -168,6 +195,19 @@ class _Runner:
     def emit(self, event: dict[str, Any]) -> None:
         if self.on_event is not None:
             self.on_event(event)
+
+    def view(self, force: bool = False) -> None:
+        """Hand the public board to ``on_view``, at most every :data:`VIEW_INTERVAL_S`."""
+        if self.on_view is None:
+            return
+        now = time.monotonic()
+        if not force and now - self.last_view < VIEW_INTERVAL_S:
+            return
+        self.last_view = now
+        try:
+            self.on_view(self.state.public_view())
+        except Exception:  # noqa: BLE001 - a live board must never break the match
+            pass
 
     # --- start ----------------------------------------------------------------------------------
     def start_bots(self, sources: list[BotSource]) -> None:
@@ -262,13 +302,17 @@ class _Runner:
                     self.forfeit(seat, fault, n)
             if option_id is None:
                 option_id = state.fallback_option()
+            secret = state.option_audience(option_id)
             events = state.apply(option_id)
             decision = Decision(n, seat_index, option_id, round(wall_ms, 3),
                                 None if cpu_ms is None else round(cpu_ms, 1),
-                                comment, forced, events)
+                                comment, forced, events,
+                                None if secret is None else list(secret), audiences(events))
             decisions.append(decision)
             if self.on_event is not None:
-                self.on_event({"type": "decision", "match_id": match_id, **decision.__dict__})
+                self.on_event(live_decision(match_id, decision))
+            if self.on_view is not None:
+                self.view(force=state.is_over())
 
     def _charge(self, seat: _Seat, wall_ms: float) -> None:
         """Take a slow decision's excess from the seat's bank."""
@@ -344,7 +388,7 @@ class _Runner:
         self.record.totals = [s.totals for s in self.seats]
         self.record.ended_at = _now()
         self.emit({"type": "end", "match_id": self.config.match_id, "result": self.record.result,
-                   "forfeits": [f.__dict__ for f in self.record.forfeits]})
+                   "forfeits": [f.public() for f in self.record.forfeits]})
         self.finished = True
 
     def close_all(self) -> None:
@@ -365,3 +409,17 @@ class _Runner:
         if not self.record.ended_at:
             self.record.totals = [s.totals for s in self.seats]
             self.record.ended_at = _now()
+
+
+def live_decision(match_id: str, decision: Decision) -> dict[str, Any]:
+    """The live event of one decision: what a spectator (or an opponent) may see while the
+    match runs. A private choice shows neither its option id nor the bot's comment (a bot may
+    name its card there); lines with an audience are left out. The record keeps everything."""
+    private = decision.option_audience is not None
+    return {
+        "type": "decision", "match_id": match_id, "n": decision.n, "seat": decision.seat,
+        "option": None if private else decision.option, "private_choice": private,
+        "wall_ms": decision.wall_ms, "cpu_ms": decision.cpu_ms,
+        "comment": "" if private else decision.comment, "forced": decision.forced,
+        "events": public_lines(decision.events),
+    }

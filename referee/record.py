@@ -28,6 +28,11 @@ class Decision:
     comment: str
     forced: bool  # played by the fallback policy for a forfeited seat
     events: list[str]
+    #: Who could learn ``option`` while the match ran: None (everyone) or the seats that could
+    #: (``GameState.option_audience``); after the end the whole record is public.
+    option_audience: list[int] | None = None
+    #: One entry per line of ``events``: None (public) or the seats that could read it live.
+    event_audiences: list[list[int] | None] | None = None
 
 
 @dataclass
@@ -37,6 +42,11 @@ class Forfeit:
     message: str
     decision: int  # how many decisions had been made when the seat forfeited
     log_tail: str = ""
+
+    def public(self) -> dict[str, Any]:
+        """The forfeit without the bot's output (``log_tail``): that is for its owner and the
+        organisers only (it may hold the bot's secrets, or anything it printed)."""
+        return {"seat": self.seat, "reason": self.reason, "message": self.message, "decision": self.decision}
 
 
 @dataclass
@@ -60,6 +70,8 @@ class MatchRecord:
     seats: list[dict[str, str]]  # {"name", "kind"}
     #: What happened during set-up (an automaton's opening move, the opening roll …).
     opening_events: list[str] = field(default_factory=list)
+    #: One entry per opening line: None (public) or the seats that could read it live.
+    opening_audiences: list[list[int] | None] | None = None
     decisions: list[Decision] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
     forfeits: list[Forfeit] = field(default_factory=list)
@@ -103,6 +115,7 @@ class MatchRecord:
                 time_control=dict(data["time_control"]),
                 seats=[dict(s) for s in data["seats"]],
                 opening_events=[str(line) for line in data.get("opening_events", [])],
+                opening_audiences=data.get("opening_audiences"),
                 decisions=[Decision(**d) for d in data["decisions"]],
                 result=dict(data["result"]),
                 forfeits=[Forfeit(**f) for f in data["forfeits"]],
@@ -120,6 +133,21 @@ class MatchRecord:
         except json.JSONDecodeError as exc:
             raise RecordError(f"match record is not valid JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+def without_logs(record: dict[str, Any], keep_seats: set[int] | frozenset[int] = frozenset()) -> dict[str, Any]:
+    """A copy of a record (as JSON data) whose forfeits carry no bot output (``log_tail``),
+    except for ``keep_seats``: crash logs and stderr tails are for the bot's owner and the
+    organisers only; everybody else sees the fault reason and message."""
+    forfeits = record.get("forfeits")
+    if not isinstance(forfeits, list):
+        return record
+    out = dict(record)
+    out["forfeits"] = [
+        f if not isinstance(f, dict) or f.get("seat") in keep_seats else {k: v for k, v in f.items() if k != "log_tail"}
+        for f in forfeits
+    ]
+    return out
 
 
 def final_ranks(engine_ranks: list[int], forfeited: set[int],

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee import registry
-from referee.engine import ConfigError, GameState, IllegalAction
+from referee.engine import ConfigError, GameState, IllegalAction, audience_of
 from referee.record import MatchRecord, final_ranks
 
 
@@ -60,6 +60,7 @@ def replay(record: MatchRecord) -> tuple[GameState, ReplaySummary]:
             raise ReplayMismatch(diffs)
         if to_move != d.seat:
             diffs.append(f"{where}: the record says seat {d.seat} chose, the engine says seat {to_move}")
+        secret = state.option_audience(d.option)
         try:
             events = state.apply(d.option)
         except IllegalAction as exc:
@@ -67,6 +68,11 @@ def replay(record: MatchRecord) -> tuple[GameState, ReplaySummary]:
             raise ReplayMismatch(diffs) from None
         if events != d.events:
             diffs.append(f"{where}: events differ: record {d.events!r}, engine {events!r}")
+        if d.event_audiences is not None:  # records made before audiences have none to check
+            heard = [None if (a := audience_of(e)) is None else list(a) for e in events]
+            if heard != d.event_audiences or (None if secret is None else list(secret)) != d.option_audience:
+                diffs.append(f"{where}: audiences differ: record {d.option_audience!r} {d.event_audiences!r}, "
+                             f"engine {secret!r} {heard!r}")
     if not state.is_over():
         diffs.append(f"the record ends after {len(record.decisions)} decisions, "
                      f"but the game is not over (seat {state.to_move()} to move)")

@@ -109,7 +109,7 @@ class ToyState(GameState):
         return {**self.observation(0), "hands": [list(h) for h in self.hands], "deck": list(self.deck)}
 
     def clone(self) -> ToyState:
-        s = ToyState.__new__(ToyState)
+        s = type(self).__new__(type(self))
         s.players, s.variant, s.seed = self.players, self.variant, self.seed
         s.rng = self.rng.copy()
         s.deck = self.deck[:]

@@ -9,6 +9,7 @@ from flask import Blueprint, abort, current_app, request, url_for
 
 from web.db import db
 from web.games import game_info, known_games
+from web.live import live_state
 from web.queries import bots as bot_q
 from web.queries import jsonable
 from web.queries import leaderboard as board_q
@@ -29,6 +30,7 @@ def index():  # noqa: ANN201
             "matches": url_for("api.matches"),
             "match": url_for("api.match", match_id="MATCH_ID"),
             "match_record": url_for("api.match_record", match_id="MATCH_ID"),
+            "match_live": url_for("api.match_live", match_id="MATCH_ID"),
             "replay": url_for("api.replay", match_id="MATCH_ID"),
             "replay_step": url_for("api.replay_step", match_id="MATCH_ID", index=0).replace(
                 "/0", "/STEP"
@@ -114,6 +116,17 @@ def match(match_id: str):  # noqa: ANN201
     data.pop("record")
     data["record_url"] = url_for("api.match_record", match_id=match_id)
     data["replay_url"] = url_for("api.replay", match_id=match_id)
+    return data
+
+
+@bp.get("/matches/<match_id>/live")
+def match_live(match_id: str):  # noqa: ANN201
+    """A running match as spectators may see it: public lines, private choices without their
+    id, the engine's public board. Poll it; when ``status`` is over, fetch the record."""
+    page = _match(match_id)
+    data = live_state(match_id, page.status)
+    if page.status in match_q.FINISHED:
+        data["record_url"] = url_for("api.match_record", match_id=match_id)
     return data
 
 

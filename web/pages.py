@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, abort, current_app, make_response, render_template, request
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from sqlalchemy import select
 
 from arena.db import Bot
 from web.chart import rating_chart
 from web.db import db
 from web.games import game_info, known_games
+from web.live import live_state
 from web.queries import bots as bot_q
 from web.queries import leaderboard as board_q
 from web.queries import matches as match_q
@@ -167,6 +177,36 @@ def match(match_id: str):  # noqa: ANN201
         log=replay.decisions if replay else [],
         **ctx,
     )
+
+
+def _live_context(page: match_q.MatchPage) -> dict:
+    name = page.game if _SAFE_GAME.match(page.game) else "generic"
+    state = live_state(page.id, page.status)
+    return {"live": state, "seats": page.seats, "view": state["view"] or {},
+            "board_template": f"boards/{name}.html", "final_scores": None, "match": page}
+
+
+@bp.get("/matches/<match_id>/live")
+def match_live(match_id: str):  # noqa: ANN201
+    """A running match, live: the public board and log, refreshed by polling (live.js)."""
+    page = match_q.match_page(db(), match_id)
+    if page is None:
+        abort(404, description=f"There is no match “{match_id}”.")
+    if page.status in match_q.FINISHED:
+        return redirect(url_for("pages.match", match_id=match_id))
+    return render_template("live.html", game=game_info(page.game), **_live_context(page))
+
+
+@bp.get("/matches/<match_id>/live/board")
+def match_live_board(match_id: str):  # noqa: ANN201
+    """The live board and log as an HTML fragment (what live.js swaps in)."""
+    page = match_q.match_page(db(), match_id)
+    if page is None:
+        abort(404, description=f"There is no match “{match_id}”.")
+    response = make_response(render_template("_live.html", **_live_context(page)))
+    response.headers["X-Match-Status"] = page.status
+    response.cache_control.no_store = True
+    return response
 
 
 @bp.get("/matches/<match_id>/steps/<int:index>")

@@ -18,6 +18,7 @@ from typing import Any
 import click
 import grpc
 
+from arena import terminal
 from arena._proto import arena_pb2
 from arena.client import DEFAULT_SERVER, SERVER_ENV, ArenaClient, load_token, save_token, token_file
 
@@ -70,11 +71,11 @@ def version_status_name(status: int) -> str:
 def _echo_version(v: arena_pb2.BotVersion) -> None:
     click.echo(f"  version {v.number}: {version_status_name(v.status)}")
     if v.status == arena_pb2.VERSION_STATUS_REFUSED:
-        click.secho(f"  refused ({v.refusal.kind}): {v.refusal.message}", fg="red")
+        terminal.secho(f"  refused ({v.refusal.kind}): {v.refusal.message}", fg="red")
         if v.refusal.log_tail:
             click.echo("  --- last lines of the bot's stderr ---")
             for line in v.refusal.log_tail.splitlines():
-                click.echo(f"  | {line}")
+                terminal.echo(f"  | {line}")
 
 
 @click.command("register")
@@ -128,7 +129,7 @@ def bots_command(game: str, all_bots: bool, server: str) -> None:
             return
         for bot in bots:
             state = "active" if bot.active else "inactive"
-            click.secho(
+            terminal.secho(
                 f"{bot.id:>5}  {bot.name:<24} {bot.game:<12} owner {bot.owner:<16} {state}, "
                 f"playing version {bot.active_version or '-'} of {bot.versions}",
                 bold=True,
@@ -152,7 +153,7 @@ def leaderboard_command(game: str, limit: int, server: str) -> None:
         return
     click.echo(f"{'#':>3}  {'bot':<28} {'owner':<16} {'mu':>7} {'sigma':>6} {'mu-3s':>7} {'games':>6}")
     for row in board.rows:
-        click.echo(
+        terminal.echo(
             f"{row.rank:>3}  {row.bot:<28} {row.owner:<16} {row.mu:>7.2f} {row.sigma:>6.2f} "
             f"{row.conservative:>7.2f} {row.matches:>6}"
         )
@@ -185,14 +186,16 @@ def _echo_live(data: dict[str, Any]) -> None:
     kind = data.get("type")
     if kind == "start":
         names = ", ".join(s.get("name", "?") for s in data.get("seats", []))
-        click.secho(f"match {data.get('match_id')}: {data.get('game')} ({data.get('variant')}) — {names}", bold=True)
+        terminal.secho(f"match {data.get('match_id')}: {data.get('game')} ({data.get('variant')}) — {names}", bold=True)
     elif kind == "decision":
         forced = "  (played for a forfeited seat)" if data.get("forced") else ""
-        click.echo(f"[{data.get('n', '?'):>4}] seat {data.get('seat', '?')}: {data.get('option', '')}{forced}")
+        # A choice that names hidden information is streamed without its id.
+        option = "(a hidden choice)" if data.get("private_choice") else data.get("option", "")
+        terminal.echo(f"[{data.get('n', '?'):>4}] seat {data.get('seat', '?')}: {option}{forced}")
         for line in data.get("events") or []:
-            click.echo(f"         {line}")
+            terminal.echo(f"         {line}")
     elif kind == "forfeit":
-        click.secho(f"seat {data.get('seat')} forfeits ({data.get('reason')}): {data.get('message')}", fg="red")
+        terminal.secho(f"seat {data.get('seat')} forfeits ({data.get('reason')}): {data.get('message')}", fg="red")
 
 
 def _echo_result(record: dict[str, Any]) -> None:
@@ -201,9 +204,9 @@ def _echo_result(record: dict[str, Any]) -> None:
     click.secho("match over", bold=True)
     for i, (score, rank) in enumerate(zip(result.get("scores", []), result.get("ranks", []), strict=False)):
         name = names[i] if i < len(names) else f"seat {i}"
-        click.echo(f"  {rank}. {name}: {score:g}")
+        terminal.echo(f"  {rank}. {name}: {score:g}")
     for forfeit in record.get("forfeits") or []:
-        click.secho(f"  forfeit: {forfeit}", fg="red")
+        terminal.secho(f"  forfeit: {forfeit}", fg="red")
 
 
 def register(group: click.Group) -> None:

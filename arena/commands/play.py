@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from arena import terminal
 from referee.bot_client import REASONS
 from referee.engine import ConfigError, TimeControl
 from referee.record import MatchRecord, RecordError
@@ -42,7 +43,7 @@ class _Progress:
                 click.echo(f"\r  decision {self.count} …", nl=False, err=True)
         elif kind == "forfeit":
             self._clear()
-            click.echo(
+            terminal.echo(
                 f"  seat {event['seat']} forfeits at decision {event['decision']}: "
                 f"{event['reason']} — {event['message']}",
                 err=True,
@@ -147,18 +148,21 @@ def play_command(
     )
     if unsafe_no_sandbox:
         click.echo("warning: hosted bots run WITHOUT a sandbox (--unsafe-no-sandbox)", err=True)
-    click.echo(f"{spec.title}: {players} players, seed {seed}, match {config.match_id}", err=True)
+    # The seed is printed after the match: with it and the live ids anyone could rebuild the
+    # hidden hands of a running match.
+    click.echo(f"{spec.title}: {players} players, match {config.match_id}", err=True)
     try:
         record = run_match(config, on_event=_Progress())
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(_result_table(record))
+    click.echo(f"seed {seed}", err=True)
+    terminal.echo(_result_table(record))
     for f in record.forfeits:
         why = REASONS.get(f.reason, f.reason)
-        click.echo(f"seat {f.seat} forfeited at decision {f.decision}: {why} ({f.message})")
+        terminal.echo(f"seat {f.seat} forfeited at decision {f.decision}: {why} ({f.message})")
         if f.log_tail.strip():
             tail = "\n    ".join(f.log_tail.strip().splitlines()[-8:])
-            click.echo(f"    last output:\n    {tail}")
+            terminal.echo(f"    last output:\n    {tail}")
     if out:
         Path(out).write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
         click.echo(f"record written to {out}", err=True)

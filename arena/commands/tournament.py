@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from arena import terminal
 from referee import registry
 from referee.engine import ConfigError
 
@@ -86,7 +87,7 @@ def _print_leaderboard(game: str, version_ids: list[int] | None = None) -> None:
     with session_scope() as s:
         rows = leaderboard(s, game, version_ids)
     click.secho(f"\nLeaderboard — {game} (sorted by mu − 3·sigma)", bold=True)
-    click.echo(format_leaderboard(rows))
+    terminal.echo(format_leaderboard(rows))
 
 
 def _spawn_workers(n: int) -> list[subprocess.Popen]:
@@ -252,7 +253,8 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 @click.option("--workers", "-w", type=click.IntRange(0, 64), default=None,
               help="Matches at once (no broker) or worker processes to start (with Redis).")
 @click.option("--variant", default=None, help="Game variant (default: the game's default).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the seating schedule; match seeds are always secret random.")
 @click.option("--decision-ms", type=click.IntRange(1), default=None, help="Per-decision limit.")
 @click.option("--bank-ms", type=click.IntRange(0), default=None, help="Time bank per seat.")
 @click.option("--name", default="", help="A name for the tournament.")
@@ -450,7 +452,7 @@ def ratings_rebuild(game: str, write: bool) -> None:
             return
     if problems:
         for line in problems:
-            click.echo(line)
+            terminal.echo(line)
         raise click.ClickException(f"{len(problems)} rating(s) differ from the rebuild "
                                    "(run with --write to replace them)")
     click.echo(f"{game}: {len(rebuilt)} rating(s) rebuilt from the history; all identical "

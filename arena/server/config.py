@@ -48,7 +48,6 @@ class ServerConfig:
     sandbox: bool = field(default_factory=_sandbox_default)
     #: Time control of qualification matches; None uses the game's own.
     qualification_time_control: TimeControl | None = None
-    qualification_seed: int = 20261129
     #: How long a bot may take from launch (or dial) to answering StartMatch.
     qualification_startup_ms: int = 10000
     #: Qualification matches run in this many background threads of the server.

@@ -31,7 +31,9 @@ def version_status(sub: Submission, playing_version_id: int | None) -> int:
     return pb.VERSION_STATUS_RETIRED
 
 
-def version(sub: Submission, playing_version_id: int | None) -> pb.BotVersion:
+def version(sub: Submission, playing_version_id: int | None, logs: bool = False) -> pb.BotVersion:
+    """A version as the API shows it; ``logs``: the caller may read its qualification log
+    tail (its owner or an organiser)."""
     msg = pb.BotVersion(
         bot_id=sub.bot_id,
         number=sub.number,
@@ -46,7 +48,7 @@ def version(sub: Submission, playing_version_id: int | None) -> pb.BotVersion:
             pb.Refusal(
                 kind=sub.refusal_kind or "error",
                 message=sub.refusal_message or "",
-                log_tail=sub.log_tail or "",
+                log_tail=(sub.log_tail or "") if logs else "",
                 match_id=sub.match_id or "",
             )
         )

@@ -13,14 +13,20 @@ An event is a JSON-ready dict with a ``seq`` number; the end of a match is a fin
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import threading
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
+log = logging.getLogger(__name__)
+
 BROKER_ENV = "ARENA_BROKER_URL"
+#: Spectators see a running match this many seconds late (see :func:`live_delay`).
+DELAY_ENV = "ARENA_LIVE_DELAY_S"
 #: How long Redis keeps a match's backlog after its last event.
 BACKLOG_TTL_S = 6 * 3600
 END = {"end": True}
@@ -40,12 +46,13 @@ class LiveBus(Protocol):
 
 
 class _Feed:
-    __slots__ = ("events", "done", "cond")
+    __slots__ = ("events", "done", "cond", "view")
 
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
         self.done = False
         self.cond = threading.Condition()
+        self.view: dict[str, Any] | None = None
 
 
 class InProcessBus:
@@ -73,6 +80,21 @@ class InProcessBus:
             else:
                 feed.events.append(event)
             feed.cond.notify_all()
+
+    def put_view(self, match_id: str, view: dict[str, Any]) -> None:
+        """Keep the newest public board of the match (``GameState.public_view``)."""
+        feed = self._feed(match_id)
+        with feed.cond:
+            feed.view = view
+
+    def snapshot(self, match_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """The events so far and the newest public board, without waiting."""
+        with self._lock:
+            feed = self._feeds.get(match_id)
+        if feed is None:
+            return [], None
+        with feed.cond:
+            return list(feed.events), feed.view
 
     def watch(self, match_id: str, poll_s: float = 0.5) -> Iterator[dict[str, Any] | None]:
         feed = self._feed(match_id)
@@ -102,6 +124,21 @@ class RedisBus:
     @staticmethod
     def _keys(match_id: str) -> tuple[str, str]:
         return f"arena:live:{match_id}:events", f"arena:live:{match_id}"
+
+    def put_view(self, match_id: str, view: dict[str, Any]) -> None:
+        """Keep the newest public board of the match (one key, overwritten)."""
+        self._redis.set(f"arena:live:{match_id}:view", json.dumps(view, separators=(",", ":")),
+                        ex=BACKLOG_TTL_S)
+
+    def snapshot(self, match_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """The events so far and the newest public board, without waiting."""
+        backlog, _ = self._keys(match_id)
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.lrange(backlog, 0, -1)
+        pipe.get(f"arena:live:{match_id}:view")
+        raw_events, raw_view = pipe.execute()
+        events = [e for e in (json.loads(r) for r in raw_events) if not e.get("end")]
+        return events, (json.loads(raw_view) if raw_view else None)
 
     def publish(self, match_id: str, event: dict[str, Any]) -> None:
         self.publish_many(match_id, [event])
@@ -169,18 +206,37 @@ def get_bus(url: str | None = None) -> LiveBus:
     return _in_process
 
 
-def publisher(match_id: str, bus: LiveBus | None = None) -> tuple[Callable[[dict[str, Any]], None], Callable[..., None]]:
+def live_delay() -> float:
+    """Seconds by which spectators see a running match late (``ARENA_LIVE_DELAY_S``, default 0).
+
+    Live events carry public information only, so the delay is not what keeps hands hidden; it
+    keeps a human watcher from relaying the play to a bot in real time. A value that is not a
+    number of seconds is ignored with a warning (a typo must not stop the workers).
+    """
+    raw = os.environ.get(DELAY_ENV, "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else 0.0
+    except ValueError:
+        log.warning("%s=%r is not a number of seconds; live events are not delayed", DELAY_ENV, raw)
+        return 0.0
+
+
+def publisher(
+    match_id: str, bus: LiveBus | None = None, delay_s: float | None = None
+) -> tuple[Callable[[dict[str, Any]], None], Callable[..., None]]:
     """An ``on_event`` callback for ``run_match`` that numbers events, and a ``finish`` to call at the end.
 
     Events are handed to a sender thread that publishes whatever has queued up in one round
     trip: the match loop never waits on the broker (a decision used to pay ~0.14 ms for its
-    own Redis round trip), and watchers still see each decision within milliseconds.
-    Publishing must never break a match: a broker hiccup loses live events (the record is still
-    stored), it does not forfeit anyone.
+    own Redis round trip), and watchers still see each decision within milliseconds — or
+    ``delay_s`` (default :func:`live_delay`) later; ``finish`` sends whatever is held at once,
+    since the full record is public then. Publishing must never break a match: a broker hiccup
+    loses live events (the record is still stored), it does not forfeit anyone.
     """
     bus = bus or get_bus()
+    delay = live_delay() if delay_s is None else delay_s
     counter = {"seq": 0}
-    pending: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+    pending: queue.SimpleQueue[tuple[float, dict[str, Any]] | None] = queue.SimpleQueue()
 
     def send(batch: list[dict[str, Any]]) -> None:
         try:
@@ -194,11 +250,16 @@ def publisher(match_id: str, bus: LiveBus | None = None) -> tuple[Callable[[dict
             pass
 
     def sender() -> None:
+        held: deque[tuple[float, dict[str, Any]]] = deque()
+        done = False
         while True:
-            first = pending.get()
-            batch = [] if first is None else [first]
-            done = first is None
-            while not done and len(batch) < _BATCH_MAX:
+            if not held and not done:
+                item = pending.get()
+                if item is None:
+                    done = True
+                else:
+                    held.append(item)
+            while True:  # take whatever else has queued up, without waiting
                 try:
                     item = pending.get_nowait()
                 except queue.Empty:
@@ -206,17 +267,25 @@ def publisher(match_id: str, bus: LiveBus | None = None) -> tuple[Callable[[dict
                 if item is None:
                     done = True
                 else:
-                    batch.append(item)
-            if batch:
-                send(batch)
-            if done:
-                return
+                    held.append(item)
+            if not held:
+                if done:
+                    return
+                continue
+            now = time.monotonic()
+            if not done and held[0][0] + delay > now:
+                time.sleep(min(held[0][0] + delay - now, _DELAY_TICK_S))
+                continue
+            batch = []
+            while held and len(batch) < _BATCH_MAX and (done or held[0][0] + delay <= now):
+                batch.append(held.popleft()[1])
+            send(batch)
 
     thread = threading.Thread(target=sender, name=f"live-{match_id[:8]}", daemon=True)
     thread.start()
 
     def on_event(event: dict[str, Any]) -> None:
-        pending.put({**event, "seq": counter["seq"]})
+        pending.put((time.monotonic(), {**event, "seq": counter["seq"]}))
         counter["seq"] += 1
 
     def finish(end: bool = True) -> None:
@@ -230,6 +299,31 @@ def publisher(match_id: str, bus: LiveBus | None = None) -> tuple[Callable[[dict
     return on_event, finish
 
 
+def viewer(match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> Callable[[dict[str, Any]], None]:
+    """An ``on_view`` callback for ``run_match``: keeps the match's newest public board on the
+    bus for live pages (the runner calls it a few times a second at most), ``delay_s`` (default
+    :func:`live_delay`) late: each call publishes the newest board that is old enough."""
+    bus = bus or get_bus()
+    delay = live_delay() if delay_s is None else delay_s
+    held: deque[tuple[float, dict[str, Any]]] = deque()
+
+    def on_view(view: dict[str, Any]) -> None:
+        put = getattr(bus, "put_view", None)
+        if put is None:
+            return
+        now = time.monotonic()
+        held.append((now, view))
+        due = None
+        while held and held[0][0] + delay <= now:
+            due = held.popleft()[1]
+        if due is not None:
+            put(match_id, due)
+
+    return on_view
+
+
+#: How often a sender holding delayed events looks at the clock (and at new events).
+_DELAY_TICK_S = 0.05
 #: At most this many events per round trip, so a watcher never waits on a huge batch.
 _BATCH_MAX = 64
 #: How long ``finish`` waits for queued events to go out before sending the end marker.

@@ -15,9 +15,11 @@ from sqlalchemy.orm import Session, selectinload
 
 from arena._proto import arena_pb2 as pb
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
+from arena.db.accounts import ROLE_ORGANISER, User
 from arena.server import convert
 from arena.server.errors import invalid, not_found
 from arena.server.submissions import check_game, get_bot
+from referee.record import without_logs
 
 MAX_LEADERBOARD = 1000
 DEFAULT_PAGE = 50
@@ -140,7 +142,10 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
     return reply
 
 
-def get_match(session: Session, match_id: str) -> tuple[Match, pb.Match]:
+def get_match(session: Session, match_id: str, viewer: User | None = None) -> tuple[Match, pb.Match]:
+    """The match and its record. Bots' crash logs and stderr tails (``forfeits[].log_tail``)
+    are kept only for ``viewer``'s own bots, or all of them for an organiser; anyone else
+    (no token) gets the fault reasons without them."""
     if not match_id or len(match_id) > 64:
         raise invalid("match_id is required (the id ListMatches shows)")
     match = session.scalar(
@@ -150,12 +155,21 @@ def get_match(session: Session, match_id: str) -> tuple[Match, pb.Match]:
     )
     if match is None:
         raise not_found(f"no match with id {match_id!r}")
-    return match, pb.Match(summary=convert.match_summary(match), record_json=record_json(match))
+    return match, pb.Match(summary=convert.match_summary(match), record_json=record_json(match, log_seats(match, viewer)))
 
 
-def record_json(match: Match) -> str:
+def log_seats(match: Match, viewer: User | None) -> frozenset[int]:
+    """The seats whose bot logs ``viewer`` may read: its own bots', or every seat for an organiser."""
+    if viewer is None:
+        return frozenset()
+    if viewer.role == ROLE_ORGANISER:
+        return frozenset(s.seat for s in match.seats)
+    return frozenset(s.seat for s in match.seats if s.version.bot.owner == viewer.name)
+
+
+def record_json(match: Match, keep_logs: frozenset[int] = frozenset()) -> str:
     if match.record:
-        return json.dumps(match.record, ensure_ascii=False)
+        return json.dumps(without_logs(match.record, keep_logs), ensure_ascii=False)
     if match.status == "failed":
         return json.dumps({"match_id": match.id, "status": "failed", "error": match.error or ""})
     return ""

@@ -16,12 +16,13 @@ from sqlalchemy.orm import Session
 from arena._proto import arena_pb2 as pb
 from arena._proto import arena_pb2_grpc
 from arena.db import Bot, BotVersion, session_scope
-from arena.db.accounts import Submission
+from arena.db.accounts import ROLE_ORGANISER, Submission, User
 from arena.server import accounts, convert, results, tournaments, watch
 from arena.server.config import ServerConfig
 from arena.server.errors import handle, handle_stream, invalid
 from arena.server.live import LiveBus, get_bus
 from arena.server.submissions import Submissions, get_bot, get_owned_bot, playing_version_id
+from referee.record import without_logs
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):
@@ -60,12 +61,14 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def _submission_reply(self, sub_id: int) -> pb.SubmitBotReply:
         with session_scope(self.url) as s:
             sub = s.get(Submission, sub_id)
-            detail = self._bot_detail(s, s.get(Bot, sub.bot_id))
+            bot = s.get(Bot, sub.bot_id)
+            detail = self._bot_detail(s, bot, logs=True)  # the reply goes to the submitter, its owner
             number = sub.number
         version = next(v for v in detail.versions if v.number == number)
         return pb.SubmitBotReply(bot=detail, version=version)
 
-    def _bot_detail(self, session: Session, bot: Bot) -> pb.BotDetail:
+    def _bot_detail(self, session: Session, bot: Bot, logs: bool = False) -> pb.BotDetail:
+        """The bot and its versions; qualification logs only for its owner and organisers."""
         subs = session.scalars(
             select(Submission).where(Submission.bot_id == bot.id).order_by(Submission.number.desc())
         ).all()
@@ -73,7 +76,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         playing_number = next((s.number for s in subs if s.bot_version_id == playing), 0) if playing else 0
         return pb.BotDetail(
             bot=convert.bot(bot, playing_number, len(subs)),
-            versions=[convert.version(s, playing) for s in subs],
+            versions=[convert.version(s, playing, logs) for s in subs],
         )
 
     @handle
@@ -103,17 +106,22 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     @handle
     def GetBot(self, request: pb.GetBotRequest, context: grpc.ServicerContext) -> pb.BotDetail:  # noqa: N802
+        viewer = accounts.caller(context, self.url, required=False)
         with session_scope(self.url) as s:
-            return self._bot_detail(s, get_bot(s, request.bot_id))
+            bot = get_bot(s, request.bot_id)
+            return self._bot_detail(s, bot, may_read_logs(bot, viewer))
 
     @handle
     def GetVersionStatus(self, request: pb.GetVersionStatusRequest, context: grpc.ServicerContext) -> pb.BotVersion:  # noqa: N802
+        viewer = accounts.caller(context, self.url, required=False)
         with session_scope(self.url) as s:
             bot = get_bot(s, request.bot_id)
             sub = self.submissions.find_submission(s, bot.id, request.number)
-            version = convert.version(sub, playing_version_id(s, bot))
+            logs = may_read_logs(bot, viewer)
+            version = convert.version(sub, playing_version_id(s, bot), logs)
             if sub.record:
-                version.qualification_record_json = json.dumps(sub.record, ensure_ascii=False)
+                record = sub.record if logs else without_logs(sub.record)
+                version.qualification_record_json = json.dumps(record, ensure_ascii=False)
             return version
 
     @handle
@@ -176,9 +184,15 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     @handle
     def GetMatch(self, request: pb.GetMatchRequest, context: grpc.ServicerContext) -> pb.Match:  # noqa: N802
+        viewer = accounts.caller(context, self.url, required=False)
         with session_scope(self.url) as s:
-            return results.get_match(s, request.match_id)[1]
+            return results.get_match(s, request.match_id, viewer)[1]
 
     @handle_stream
     def WatchMatch(self, request: pb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[pb.MatchEvent]:  # noqa: N802
         yield from watch.watch(self.url, self.bus, request.match_id, context)
+
+
+def may_read_logs(bot: Bot, viewer: User | None) -> bool:
+    """Crash logs, stderr tails and qualification logs: the bot's owner and organisers only."""
+    return viewer is not None and (viewer.role == ROLE_ORGANISER or viewer.name == bot.owner)

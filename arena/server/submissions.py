@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import secrets
 import shutil
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -170,7 +171,7 @@ class Submissions:
             game, source, label = bot.game, sub.source, f"{bot.name} v{sub.number}"
         try:
             outcome = qualification.qualify(
-                game, source, name=label, seed=self.config.qualification_seed + sub_id,
+                game, source, name=label, seed=secrets.randbits(31),
                 sandbox=self.config.sandbox, time_control=self.config.qualification_time_control,
                 startup_ms=self.config.qualification_startup_ms,
             )

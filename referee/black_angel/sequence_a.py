@@ -18,6 +18,7 @@ from referee.black_angel import data as D
 from referee.black_angel import space as S
 from referee.black_angel.decisions import register
 from referee.black_angel.turns import end_turn
+from referee.engine import seen_by
 
 if TYPE_CHECKING:
     from referee.black_angel.state import BlackAngelState
@@ -234,6 +235,8 @@ def _slot_apply(s: BlackAngelState, oid: str) -> None:
     s.slots[p][slot] = card
     s.log.append(f"seat {p} plays a {'Ravager' if colour < 0 else D.COLOURS[colour] + ' mission'}"
                  f" card face down at {D.SLOT_NAMES[slot]}")
+    if colour >= 0:
+        s.log.append(seen_by(p, f"seat {p}'s card at {D.SLOT_NAMES[slot]} is mission {card}"))
     pend, bst = _activated_cells(s, p, slot, colour)
     s.ctx = {"pend": pend, "bst": bst}
     _continue_tiles(s)
@@ -612,6 +615,8 @@ def draw_step(s: BlackAngelState) -> None:
         if m >= 0:
             s.hand_m[p].append(m)
     s.log.append(f"seat {p} draws a {D.COLOURS[colour]} mission")
+    if not s.adv and m >= 0:
+        s.log.append(seen_by(p, f"seat {p} draws mission {m}"))
     end_turn(s)
 
 
@@ -627,6 +632,7 @@ def _keep_apply(s: BlackAngelState, oid: str) -> None:
     other = hand.pop(len(hand) - 1 if hand[-2] == keep else len(hand) - 2)
     s.m_disc[D.MISSION_COLOUR[other]].append(other)
     s.log.append(f"seat {p} draws 2 missions and keeps 1")
+    s.log.append(seen_by(p, f"seat {p} keeps mission {keep}"))
     end_turn(s)
 
 

@@ -188,6 +188,14 @@ class BlackAngelState(GameState):
         self._opts = None
         return self.log
 
+    def option_audience(self, option_id: str) -> tuple[int, ...] | None:
+        """Which card of its hidden hand a seat plays face down (``card:m18``, ``card:r``) or
+        keeps of the two it drew (``keep:``) is the seat's secret; every other choice is public
+        (a discarded or placed mission is face up at once)."""
+        if option_id.startswith(("card:", "keep:")):
+            return (self.seat,)
+        return None
+
     def decision_prompt(self) -> str:
         return PROMPTS.get(self.phase, self.phase)
 
@@ -207,6 +215,12 @@ class BlackAngelState(GameState):
         from referee.black_angel.views import spectator_view
 
         return spectator_view(self)
+
+    def public_view(self) -> dict[str, Any]:
+        """Everything but hands, face-down cards and deck orders: what live spectators see."""
+        from referee.black_angel.views import public_view
+
+        return public_view(self)
 
     # --- copying ------------------------------------------------------------------------------
     def clone(self) -> BlackAngelState:

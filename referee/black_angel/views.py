@@ -182,6 +182,13 @@ def _public(s: BlackAngelState) -> dict[str, Any]:
     return out
 
 
+def public_view(s: BlackAngelState) -> dict[str, Any]:
+    """What every spectator of a live match may know: the public part of every observation."""
+    out = _public(s)
+    out["you"] = None
+    return out
+
+
 def observation(s: BlackAngelState, seat: int) -> dict[str, Any]:
     out = _public(s)
     me = out["seats"][seat]
@@ -223,6 +230,11 @@ def determinise(s: BlackAngelState, seat: int, seed: int) -> BlackAngelState:
     c = s.clone()
     rng = Rng(seed)
     others = [p for p in range(s.players) if p != seat]
+    # Another seat's mission chosen to play but not yet in a slot is still in its hand: it is
+    # re-dealt with the hand, and the choice follows it.
+    chosen = -1
+    if s.phase == "a_slot" and s.seat != seat and str(s.ctx.get("card", "r")) != "r":
+        chosen = c.hand_m[s.seat].index(int(s.ctx["card"][1:]))
     # missions: the deck of each colour and other seats' hidden missions of that colour
     for col in range(3):
         spots: list[tuple[list[int], int]] = []
@@ -239,6 +251,8 @@ def determinise(s: BlackAngelState, seat: int, seed: int) -> BlackAngelState:
         c.m_deck[col] = pool[:n]
         for (lst, i), m in zip(spots, pool[n:], strict=False):
             lst[i] = m
+    if chosen >= 0:
+        c.ctx["card"] = f"m{c.hand_m[s.seat][chosen]}"
     # Ravagers: the deck and other seats' hands and face-down played Ravagers
     spots = [(c.hand_r[p], i) for p in others for i in range(len(c.hand_r[p]))]
     spots += [(c.slots[p], i) for p in others for i, r in enumerate(c.slots[p]) if r >= 100]

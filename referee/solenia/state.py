@@ -19,6 +19,7 @@ from referee.engine import (
     Result,
     TimeControl,
     competition_ranks,
+    seen_by,
     solo_outcome,
 )
 from referee.rng import Rng
@@ -365,6 +366,13 @@ class SoleniaState(GameState):
 
         return fallback_option(self)
 
+    def option_audience(self, option_id: str) -> tuple[int, ...] | None:
+        """The card a seat picks from its hidden hand to play (``card:``) stays its secret until
+        it lies on the board; a discarded card is shown at once, every other choice is public."""
+        if option_id.startswith("card:"):
+            return (self.cur,)
+        return None
+
     def legal_options(self) -> list[Option]:
         if self._cache is None:
             self._cache = self._options()
@@ -475,6 +483,7 @@ class SoleniaState(GameState):
             return
         self.sel_card = card
         self.phase = P_CELL
+        events.append(seen_by(seat, f"P{seat + 1} picks {card_text(card)} to play"))
 
     def _place(self, pos: int, events: list[str]) -> None:
         seat = self.cur
@@ -688,6 +697,10 @@ class SoleniaState(GameState):
 
     def spectator_view(self) -> dict[str, Any]:
         return views.spectator_view(self)
+
+    def public_view(self) -> dict[str, Any]:
+        """Boards, tiles, resources and counts of hands and decks: what live spectators see."""
+        return views.public_view(self)
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> SoleniaState:

@@ -9,7 +9,15 @@ import uuid
 
 import pytest
 
-from arena.server.live import InProcessBus, LiveBus, RedisBus, publisher
+from arena.server.live import (
+    DELAY_ENV,
+    InProcessBus,
+    LiveBus,
+    RedisBus,
+    live_delay,
+    publisher,
+    viewer,
+)
 from tests.api.processes import REDIS_URL, redis_available
 
 
@@ -72,3 +80,37 @@ def test_a_broken_bus_never_breaks_the_match() -> None:
     on_event, finish = publisher("m", Down())  # type: ignore[arg-type]
     on_event({"type": "decision"})
     finish()
+
+
+def test_a_spectating_delay_holds_events_and_boards_back_until_the_end() -> None:
+    bus = InProcessBus()
+    match_id = uuid.uuid4().hex
+    on_event, finish = publisher(match_id, bus, delay_s=0.4)
+    on_view = viewer(match_id, bus, delay_s=0.4)
+    t0 = time.monotonic()
+    on_event({"type": "decision", "n": 0})
+    on_view({"board": 0})
+    time.sleep(0.15)
+    assert bus.snapshot(match_id) == ([], None)  # nothing yet: spectators are 0.4 s behind
+    while not bus.snapshot(match_id)[0]:
+        time.sleep(0.02)
+    assert time.monotonic() - t0 >= 0.4
+    on_view({"board": 1})  # the first board is old enough now; this one is not
+    assert bus.snapshot(match_id)[1] == {"board": 0}
+    on_event({"type": "decision", "n": 1})
+    finish()
+    assert [e["n"] for e in bus.snapshot(match_id)[0]] == [0, 1]
+    # The match is over, its record public: what is held goes out at once, however long the delay.
+    slow_id = uuid.uuid4().hex
+    on_event, finish = publisher(slow_id, bus, delay_s=60)
+    on_event({"type": "decision", "n": 0})
+    t1 = time.monotonic()
+    finish()
+    assert [e["n"] for e in bus.snapshot(slow_id)[0]] == [0] and time.monotonic() - t1 < 10
+
+
+def test_a_delay_that_is_not_a_number_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DELAY_ENV, "two seconds")
+    assert live_delay() == 0.0
+    monkeypatch.setenv(DELAY_ENV, "2.5")
+    assert live_delay() == 2.5

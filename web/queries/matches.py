@@ -15,10 +15,13 @@ from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament
+from referee.record import without_logs
 
 PAGE_SIZE = 50
 OUTCOMES = ("win", "draw", "loss", "forfeit")
 STATUSES = ("done", "running", "pending", "failed")
+#: A match in one of these states is over: its seed and full record are public.
+FINISHED = ("done", "failed")
 
 
 class FilterError(ValueError):
@@ -283,7 +286,7 @@ class MatchPage:
     game: str
     variant: str
     players: int
-    seed: int
+    seed: int | None  # None until the match is over: seed + live ids would rebuild its hands
     kind: str
     status: str
     created_at: datetime | None
@@ -305,7 +308,9 @@ def match_page(session: Session, match_id: str) -> MatchPage | None:
     m = session.get(Match, match_id)
     if m is None:
         return None
-    record = m.record if isinstance(m.record, dict) else None
+    # The website has no login: bots' crash logs and stderr tails are never shown here (their
+    # owners read them through the API with their token); the fault reason and message are.
+    record = without_logs(m.record) if isinstance(m.record, dict) else None
     totals = {t.get("seat"): t for t in (record or {}).get("totals") or [] if isinstance(t, dict)}
     messages = {
         f.get("seat"): f"{f.get('reason', '')}: {f.get('message', '')}".strip(": ")
@@ -352,7 +357,7 @@ def match_page(session: Session, match_id: str) -> MatchPage | None:
         game=m.game,
         variant=m.variant,
         players=m.players,
-        seed=m.seed,
+        seed=m.seed if m.status in FINISHED else None,
         kind=m.kind,
         status=m.status,
         created_at=m.created_at,

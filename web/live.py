@@ -1,0 +1,56 @@
+"""What a spectator may see of a match that is being played: built only from the public live
+stream (:mod:`arena.server.live`), never from the database's seed or the worker's state.
+
+The match runner publishes public lines only, no option id for a choice that names hidden
+information (``GameState.option_audience``), and the engine's ``public_view()`` as the board.
+So this module cannot leak what the stream does not carry; it only shapes it for the live page
+and ``/api/matches/<id>/live``. Once the match is over the full record (seed included) is
+public and the replay takes over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.server.live import get_bus
+
+#: The live log shows this many of the latest decisions.
+LOG_LENGTH = 60
+
+
+def live_state(match_id: str, status: str) -> dict[str, Any]:
+    """The live picture of a match: whose move, the latest public lines, the public board."""
+    events: list[dict[str, Any]] = []
+    view = None
+    if status in ("running", "pending"):
+        snapshot = getattr(get_bus(), "snapshot", None)
+        if snapshot is not None:
+            try:
+                events, view = snapshot(match_id)
+            except Exception:  # noqa: BLE001 - no broker: the page says there is nothing live yet
+                events, view = [], None
+    opening: list[str] = []
+    decisions: list[dict[str, Any]] = []
+    forfeits: list[dict[str, Any]] = []
+    for event in events:
+        kind = event.get("type")
+        if kind == "start":
+            opening = [str(line) for line in event.get("opening_events") or []]
+        elif kind == "decision":
+            decisions.append({
+                "n": event.get("n"), "seat": event.get("seat"), "option": event.get("option"),
+                "private_choice": bool(event.get("private_choice")), "forced": bool(event.get("forced")),
+                "comment": event.get("comment") or "", "events": [str(e) for e in event.get("events") or []],
+            })
+        elif kind == "forfeit":
+            forfeits.append({k: event.get(k) for k in ("seat", "reason", "message", "decision")})
+    return {
+        "match_id": match_id,
+        "status": status,
+        "live": bool(events),
+        "decisions": len(decisions),
+        "opening_events": opening,
+        "log": decisions[-LOG_LENGTH:],
+        "forfeits": forfeits,
+        "view": view,
+    }
