@@ -1,0 +1,175 @@
+"""Player language for the values the board renderers print.
+
+The engines' spectator views carry the rules' own data: phase names (``setup_reserve``), boost
+codes (``plus1:command``), effect dicts (``{"vp": 2, "draw": "orange"}``). Those are the right
+shape for bots and for the rule code, but a person reading a replay should see "setup: reserve a
+die for free", "+1 when you command" and "2 VP · draw an orange mission". The tables below live
+in the web layer on purpose: they change no rule and no engine output, and anything they do not
+know (a new phase, a new effect key) still reads as words, never as an identifier, through
+:func:`readable`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import Flask
+
+#: What a game is doing while it waits in a phase, as a player would say it.
+PHASES: dict[str, dict[str, str]] = {
+    "black_angel": {
+        "setup_reserve": "setup: 3rd/4th player reserves a die for free",
+        "turn": "start of a turn: sequence A or B",
+        "a_card": "sequence A, step 1: play a card",
+        "a_slot": "sequence A, step 1: place the card",
+        "a_tiles": "sequence A, step 1: activate technology tiles",
+        "a_die": "sequence A, step 2: use a die",
+        "a_use": "sequence A, step 2: use a die",
+        "a_boost": "sequence A, step 2: boost the action",
+        "rav_discard": "a Ravager's effect",
+        "discover": "technology discovery",
+        "insert": "technology discovery: insert the tile",
+        "eject_slot": "technology discovery: place the ejected advanced tile",
+        "repair": "repairing the Black Angel",
+        "debris": "placing debris",
+        "destroy": "destroying Ravagers",
+        "cmd_ship": "commanding a ship",
+        "cmd_move": "commanding a ship",
+        "cmd_card": "commanding a ship: place a mission",
+        "a_endflip": "sequence A, step 3: draw a card",
+        "draw_keep": "sequence A, step 3: keep a card",
+        "b_reserve": "sequence B: reserve a die",
+        "hand_limit": "hand limit: discard a mission",
+        "over": "game over",
+    },
+    "solenia": {
+        "draft": "technology draft",
+        "card": "play a spaceship card",
+        "cell": "place the card",
+        "spend": "pay for the distance",
+        "ship": "move the supply ship",
+        "tile": "complete a supply tile",
+        "pay": "pay for the supply tile",
+        "slot": "place the supply tile",
+        "gain": "take a bonus resource",
+        "drop": "store over its limit: throw a resource away",
+        "vp_cell": "the virtual player places its card",
+        "over": "game over",
+    },
+}
+
+_ACTION_WORDS = {
+    "discover": "technology discovery",
+    "command": "command",
+    "repair": "repair",
+    "destroy": "destroying Ravagers",
+    "mission": "a mission",
+}
+
+
+def readable(value: object) -> str:
+    """Any identifier as words: ``lose_resource`` → "lose resource", ``a:b`` → "a b"."""
+    return re.sub(r"\s+", " ", re.sub(r"[_:]+", " ", str(value))).strip()
+
+
+def phase_name(game: str | None, phase: object) -> str:
+    """A phase as the player would name it; unknown phases still read as words."""
+    if phase in (None, ""):
+        return "—"
+    return PHASES.get(game or "", {}).get(str(phase)) or readable(phase)
+
+
+def _plural(n: object, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _article(word: str) -> str:
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
+def ba_effect(effect: object) -> str:
+    """A Black Angel effect dict (tile, mission reward, activation) as one short line."""
+    if not isinstance(effect, dict):
+        return "—" if effect in (None, "") else readable(effect)
+    parts = []
+    for key, val in effect.items():
+        if key == "vp":
+            parts.append(f"{val} VP")
+        elif key in ("resource", "robot", "ship"):
+            parts.append("+" + _plural(val, key))
+        elif key == "debris":
+            parts.append(f"+{val} debris")
+        elif key == "worker":
+            parts.append(f"a robot to the {readable(val)} workstation")
+        elif key == "draw":
+            parts.append(f"draw {_article(readable(val))} mission")
+        else:
+            parts.append(f"{readable(key)} {readable(val)}")
+    return " · ".join(parts) or "—"
+
+
+def ba_boost(code: object) -> str:
+    """A boost side's one-time ('1x') effect."""
+    text = str(code or "")
+    if text.startswith("plus1:"):
+        what = text.split(":", 1)[1]
+        return f"+1 on {_ACTION_WORDS.get(what, readable(what))}"
+    if text == "recolour":
+        return "use a die as another colour"
+    return readable(text)
+
+
+def ba_counts(counts: object) -> str:
+    """What an advanced tile scores: ``orange_tiles`` → "orange tiles"."""
+    return readable(counts)
+
+
+def ba_ejection(ejection: object) -> str:
+    """A neutral mission's ejection reward, e.g. "2 VP per gray mission in space (max 8)"."""
+    if not isinstance(ejection, dict):
+        return ba_effect(ejection)
+    per = ejection.get("per")
+    each = ejection.get("vp_each")
+    cap = ejection.get("max")
+    things = {
+        "colour_cards": f"{readable(ejection.get('colour', ''))} mission in space",
+        "own_cards": "own mission in space",
+        "own_ships": "own ship in space",
+    }
+    if per == "flat":
+        text = f"{each} VP"
+    elif per in things:
+        text = f"{each} VP per {things[per]}"
+    else:
+        return ba_effect(ejection)
+    if cap is not None and per != "flat":
+        text += f" (max {cap})"
+    return text
+
+
+def ba_hal_card(card: object) -> str:
+    """Hal's revealed card: each half's die colour and action, e.g. "top: orange, command"."""
+    if not isinstance(card, dict):
+        return readable(card)
+    halves = []
+    for half in ("top", "bottom"):
+        h = card.get(half)
+        if not isinstance(h, dict):
+            continue
+        action, _, how = str(h.get("action", "")).partition(":")
+        words = _ACTION_WORDS.get(action, readable(action))
+        if how:
+            words += f" ({readable(how)})"
+        halves.append(f"{half}: {readable(h.get('colour', ''))}, {words}")
+    return "; ".join(halves) or "—"
+
+
+def register(app: Flask) -> None:
+    """Make the helpers Jinja filters (``{{ t.boost | ba_boost }}``)."""
+    app.jinja_env.filters["readable"] = readable
+    app.jinja_env.filters["ba_effect"] = ba_effect
+    app.jinja_env.filters["ba_boost"] = ba_boost
+    app.jinja_env.filters["ba_counts"] = ba_counts
+    app.jinja_env.filters["ba_ejection"] = ba_ejection
+    app.jinja_env.filters["ba_hal_card"] = ba_hal_card
+    app.jinja_env.globals["phase_name"] = phase_name
