@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from flask import Flask
+from markupsafe import Markup, escape
 
 #: What a game is doing while it waits in a phase, as a player would say it.
 PHASES: dict[str, dict[str, str]] = {
@@ -164,9 +165,23 @@ def ba_hal_card(card: object) -> str:
     return "; ".join(halves) or "—"
 
 
+_BREAK_AFTER = re.compile(r"((?:[_\-./)]|&gt;)+)(?=.)")
+
+
+def wrap_name(name: object) -> Markup:
+    """A bot or owner name that wraps at its word boundaries on a narrow screen.
+
+    Spaces already are boundaries; names are often ``snake_case`` or ``dotted.words`` with
+    none, so a break opportunity (``<wbr>``) follows each ``_ - . / ) >``. Without it a long
+    name either widens the table past a phone's screen or, with ``overflow-wrap: anywhere``,
+    breaks mid-word. The name is escaped first."""
+    return Markup(_BREAK_AFTER.sub(r"\1<wbr>", str(escape(str(name)))))
+
+
 def register(app: Flask) -> None:
     """Make the helpers Jinja filters (``{{ t.boost | ba_boost }}``)."""
     app.jinja_env.filters["readable"] = readable
+    app.jinja_env.filters["wrap_name"] = wrap_name
     app.jinja_env.filters["ba_effect"] = ba_effect
     app.jinja_env.filters["ba_boost"] = ba_boost
     app.jinja_env.filters["ba_counts"] = ba_counts
