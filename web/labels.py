@@ -161,8 +161,41 @@ def ba_hal_card(card: object) -> str:
         words = _ACTION_WORDS.get(action, readable(action))
         if how:
             words += f" ({readable(how)})"
-        halves.append(f"{half}: {readable(h.get('colour', ''))}, {words}")
+        colour = readable(h.get("colour", ""))
+        halves.append(f"{half}: {colour}, {words}" if words else f"{half}: {colour}")
     return "; ".join(halves) or "—"
+
+
+#: Identifiers that engine texts (event lines, option labels) sometimes carry verbatim.
+TOKENS: dict[str, str] = {
+    "lose_resource": "lose a resource",
+    "lose_debris": "lose a debris",
+    "lose_ship": "lose a stored ship",
+    "lose_robot": "lose a break-room robot",
+    "discard_mission": "discard a mission",
+    "ejected_missions": "ejected missions",
+    "winter_board": "winter board",
+}
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+[0-9]*:[a-z0-9_:-]*[a-z0-9]\b")
+
+
+def _token(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if word in TOKENS:
+        return TOKENS[word]
+    if word.startswith("plus1:"):
+        return ba_boost(word)
+    return readable(word)
+
+
+def plain(text: object) -> str:
+    """An engine text with any identifier in it turned into words.
+
+    Engines should write player language, and mostly do; a line that still names a rule value
+    (``the Ravager on action 3: lose_resource``, ``(repair:clockwise)``) is shown with that value
+    in words ("lose a resource", "(repair clockwise)"). Prose never
+    contains ``word_word`` or ``word:word`` without spaces, so nothing else changes."""
+    return _IDENTIFIER.sub(_token, str(text))
 
 
 _BREAK_AFTER = re.compile(r"((?:[_\-./)]|&gt;)+)(?=.)")
@@ -181,6 +214,7 @@ def wrap_name(name: object) -> Markup:
 def register(app: Flask) -> None:
     """Make the helpers Jinja filters (``{{ t.boost | ba_boost }}``)."""
     app.jinja_env.filters["readable"] = readable
+    app.jinja_env.filters["plain"] = plain
     app.jinja_env.filters["wrap_name"] = wrap_name
     app.jinja_env.filters["ba_effect"] = ba_effect
     app.jinja_env.filters["ba_boost"] = ba_boost
