@@ -109,6 +109,28 @@ def ba_effect(effect: object) -> str:
     return " · ".join(parts) or "—"
 
 
+RAVAGER_EFFECTS = {
+    "lose_resource": "lose a resource",
+    "lose_debris": "lose a debris",
+    "lose_ship": "lose a stored ship",
+    "lose_robot": "lose a break-room robot",
+    "discard_mission": "discard a mission",
+}
+
+
+def ba_ravager(effect: object) -> str:
+    """A Ravager card's effect, short enough for an action space."""
+    return RAVAGER_EFFECTS.get(str(effect), readable(effect))
+
+
+#: Identifiers that engine texts (event lines, option labels) sometimes carry verbatim.
+TOKENS: dict[str, str] = {
+    **RAVAGER_EFFECTS,
+    "ejected_missions": "ejected missions",
+    "winter_board": "winter board",
+}
+
+
 def ba_boost(code: object) -> str:
     """A boost side's one-time ('1x') effect."""
     text = str(code or "")
@@ -166,16 +188,6 @@ def ba_hal_card(card: object) -> str:
     return "; ".join(halves) or "—"
 
 
-#: Identifiers that engine texts (event lines, option labels) sometimes carry verbatim.
-TOKENS: dict[str, str] = {
-    "lose_resource": "lose a resource",
-    "lose_debris": "lose a debris",
-    "lose_ship": "lose a stored ship",
-    "lose_robot": "lose a break-room robot",
-    "discard_mission": "discard a mission",
-    "ejected_missions": "ejected missions",
-    "winter_board": "winter board",
-}
 _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+[0-9]*:[a-z0-9_:-]*[a-z0-9]\b")
 
 
@@ -218,6 +230,7 @@ def register(app: Flask) -> None:
     app.jinja_env.filters["wrap_name"] = wrap_name
     app.jinja_env.filters["ba_effect"] = ba_effect
     app.jinja_env.filters["ba_boost"] = ba_boost
+    app.jinja_env.filters["ba_ravager"] = ba_ravager
     app.jinja_env.filters["ba_counts"] = ba_counts
     app.jinja_env.filters["ba_ejection"] = ba_ejection
     app.jinja_env.filters["ba_hal_card"] = ba_hal_card

@@ -46,6 +46,9 @@ def test_every_black_angel_tile_mission_and_hal_card_reads_as_words() -> None:
             _clean(labels.ba_effect(m["effect"]))
         if m.get("ejection"):
             _clean(labels.ba_ejection(m["ejection"]))
+    for effect in set(D.RAV_EFFECT.values()):
+        _clean(labels.ba_ravager(effect))
+        assert effect in labels.RAVAGER_EFFECTS  # named by the table, not by the fallback
     for card in D.HAL_CARDS:
         _clean(labels.ba_hal_card(card))
 

@@ -12,13 +12,14 @@ import re
 
 import pytest
 
-from arena.db import session_scope
+from arena.db import Match, session_scope
 from arena.recording import create_match, record_result
 from referee.black_angel.decisions import PHASES as BA_PHASES
 from referee.solenia.fields import PHASE_NAMES as SOL_PHASES
 from sample_bots.black_angel_greedy.bot import act as black_angel_greedy
 from tests.web.seed import add_bot, play_record
 from tests.web.test_browser import _save_screenshot
+from web.replay import Replay
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +42,11 @@ def _add(url: str, game: str, players: int, seed: int, variant: str, policy=None
         ]
         match_id = create_match(s, game, variant, vids, seed=seed, sandbox=False).id
     record = play_record(
-        match_id, [f"{n} v1" for n in NAMES[:players]], seed, game=game, variant=variant,
+        match_id,
+        [f"{n} v1" for n in NAMES[:players]],
+        seed,
+        game=game,
+        variant=variant,
         policy=policy,
     )
     with session_scope(url) as s:
@@ -56,10 +61,26 @@ def matches(site) -> dict[str, str]:
     with session_scope(url) as s:
         add_bot(s, LONG_NAME, game="toy", owner="someone_with_a_long_login_name")
     return {
-        "black_angel": _add(url, "black_angel", 3, 42, "base", black_angel_greedy),
-        "black_angel_solo": _add(url, "black_angel", 1, 5, "solo", black_angel_greedy),
+        "black_angel": _add(url, "black_angel", 3, 10, "base", black_angel_greedy),
+        "black_angel_solo": _add(url, "black_angel", 1, 11, "solo", black_angel_greedy),
         "solenia": _add(url, "solenia", 2, 42, "summer"),
     }
+
+
+@pytest.fixture(scope="module")
+def busy_step(site, matches) -> int:
+    """The Black Angel step with the most crews' ships and placed missions in space (found
+    from the record, so the checks below keep finding ships when the game's data change)."""
+    with session_scope(site[0]) as s:
+        replay = Replay(s.get(Match, matches["black_angel"]).record)
+
+    def crowd(index: int) -> tuple[int, int]:
+        hexes = [h for st in replay.step(index).view["space"]["strips"] for h in st["hexes"]]
+        return len({o for h in hexes for o in h["ships"]}), sum(1 for h in hexes if "mission" in h)
+
+    best = max(range(replay.last + 1), key=crowd)
+    assert crowd(best)[0] == 3 and crowd(best)[1] >= 1
+    return best
 
 
 def _last(page) -> int:  # noqa: ANN001
@@ -84,46 +105,9 @@ def _readable(text: str, game: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("which", ["black_angel", "black_angel_solo", "solenia"])
-def test_no_internal_identifier_in_any_replay_step(page, live_server, matches, which) -> None:
-    game = which.removesuffix("_solo")
-    page.goto(f"{live_server}/matches/{matches[which]}")
-    page.wait_for_selector("#replay[data-ready='0']")
-    last = _last(page)
-    assert last > 20
-    log = _visible_text(page, "#event-log")
-    assert _readable(log, game) == [], "event log"
-    page.locator("h1").click()
-    seen_labels = 0
-    for step in range(last + 1):
-        if step:
-            page.keyboard.press("ArrowRight")
-            page.wait_for_selector(f"#replay[data-ready='{step}']")
-        text = _visible_text(page, "#step-view")
-        assert _readable(text, game) == [], (step, text[:400])
-        seen_labels += page.locator("#step-view .choice").count()
-    # every decision showed its option's label (not its id), so the check above read them all
-    assert seen_labels == last
-    assert page.js_errors == []
-
-
-def test_event_log_uses_the_step_box_labels(page, live_server, matches) -> None:
-    page.goto(f"{live_server}/matches/{matches['black_angel']}?step=5")
-    page.wait_for_selector("#replay[data-ready='5']")
-    for step in (5, 6, 7):
-        if step > 5:
-            page.keyboard.press("ArrowRight")
-            page.wait_for_selector(f"#replay[data-ready='{step}']")
-        box = page.locator("#step-view .decision .choice")
-        entry = page.locator(f"#event-log li[data-step='{step}'] .choice")
-        assert entry.inner_text() == box.inner_text()
-        assert entry.get_attribute("data-option-id") == box.get_attribute("data-option-id")
-        assert entry.inner_text() != entry.get_attribute("data-option-id")
-
-
-LEGEND_FACTS = """() => {
-  const view = document.getElementById('step-view');
+LEGEND_FACTS = """(view) => {
   const map = view.querySelector('svg.space'), legend = view.querySelector('ul.legend');
+  if (!map) return null;
   const shapes = root => [...root.querySelectorAll('polygon, circle, rect, path')];
   const fills = root => [...new Set(shapes(root).map(e => getComputedStyle(e).fill))];
   const glyphs = root => [...new Set([...root.querySelectorAll('text')]
@@ -141,41 +125,117 @@ LEGEND_FACTS = """() => {
   };
 }"""
 
+#: Steps through the whole replay in the page, as a viewer pressing the right arrow key does,
+#: reading each step once it is shown (one round trip to the browser for the whole walk).
+WALK = """async () => {
+  const legendFacts = LEGEND_FACTS_JS;
+  const root = document.getElementById('replay');
+  const last = parseInt(root.dataset.last, 10);
+  const ready = n => new Promise(done => {
+    if (root.getAttribute('data-ready') === String(n)) return done();
+    const obs = new MutationObserver(() => {
+      if (root.getAttribute('data-ready') === String(n)) { obs.disconnect(); done(); }
+    });
+    obs.observe(root, {attributes: true});
+  });
+  const steps = [];
+  for (let s = 0; s <= last; s++) {
+    if (s) {
+      document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
+      await ready(s);
+    }
+    const view = document.getElementById('step-view');
+    view.querySelectorAll('.comment').forEach(e => e.remove());  // the bots' own words
+    steps.push({
+      text: view.innerText,
+      choices: view.querySelectorAll('.choice').length,
+      legend: (s % 4 === 0 || s === last) ? legendFacts(view) : null,
+    });
+  }
+  return steps;
+}""".replace("LEGEND_FACTS_JS", LEGEND_FACTS)
 
-@pytest.mark.parametrize("which", ["black_angel", "black_angel_solo"])
-def test_black_angel_legend_names_every_colour_and_token_drawn(
-    page, live_server, matches, which
-) -> None:
-    page.goto(f"{live_server}/matches/{matches[which]}")
-    page.wait_for_selector("#replay[data-ready='0']")
-    last = _last(page)
-    drawn = {"ships": 0, "missions": 0, "angel": 0}
-    page.locator("h1").click()
-    for step in range(last + 1):
-        if step:
+
+@pytest.fixture(scope="module")
+def walks(browser, live_server, matches):  # noqa: ANN001, ANN201
+    """Each replay walked once, step by step, in a real Chromium; shared by the checks below."""
+    done: dict[str, tuple[str, list[dict]]] = {}
+
+    def walk(which: str) -> tuple[str, list[dict]]:
+        if which not in done:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            try:
+                page.goto(f"{live_server}/matches/{matches[which]}")
+                page.wait_for_selector("#replay[data-ready='0']")
+                log = _visible_text(page, "#event-log")
+                steps = page.evaluate(WALK)
+            finally:
+                context.close()
+            assert errors == []
+            done[which] = (log, steps)
+        return done[which]
+
+    return walk
+
+
+@pytest.mark.parametrize("which", ["black_angel", "black_angel_solo", "solenia"])
+def test_no_internal_identifier_in_any_replay_step(walks, which) -> None:
+    game = which.removesuffix("_solo")
+    log, steps = walks(which)
+    assert len(steps) > 20
+    assert _readable(log, game) == [], "event log"
+    for index, step in enumerate(steps):
+        assert _readable(step["text"], game) == [], (index, step["text"][:400])
+    # every decision showed its option's label (not its id), so the check above read them all
+    assert sum(step["choices"] for step in steps) == len(steps) - 1
+
+
+def test_event_log_uses_the_step_box_labels(page, live_server, matches) -> None:
+    page.goto(f"{live_server}/matches/{matches['black_angel']}?step=5")
+    page.wait_for_selector("#replay[data-ready='5']")
+    for step in (5, 6, 7):
+        if step > 5:
             page.keyboard.press("ArrowRight")
             page.wait_for_selector(f"#replay[data-ready='{step}']")
-        if step % 4 and step != last:
+        box = page.locator("#step-view .decision .choice")
+        entry = page.locator(f"#event-log li[data-step='{step}'] .choice")
+        assert entry.inner_text() == box.inner_text()
+        assert entry.get_attribute("data-option-id") == box.get_attribute("data-option-id")
+        assert entry.inner_text() != entry.get_attribute("data-option-id")
+
+
+@pytest.mark.parametrize("which", ["black_angel", "black_angel_solo"])
+def test_black_angel_legend_names_every_colour_and_token_drawn(walks, which) -> None:
+    _, steps = walks(which)
+    drawn = {"ships": 0, "missions": 0, "angel": 0}
+    checked = 0
+    for index, step in enumerate(steps):
+        facts = step["legend"]
+        if facts is None:
             continue
-        facts = page.evaluate(LEGEND_FACTS)
+        checked += 1
         missing = set(facts["mapFills"]) - set(facts["legendFills"])
-        assert not missing, (step, "colours drawn but not in the legend", missing)
+        assert not missing, (index, "colours drawn but not in the legend", missing)
         glyphs = set(facts["mapGlyphs"]) - set(facts["legendGlyphs"])
-        assert not glyphs, (step, "tokens drawn but not in the legend", glyphs)
+        assert not glyphs, (index, "tokens drawn but not in the legend", glyphs)
         for hex_type in facts["hexTypes"]:
-            assert hex_type in facts["keys"], (step, hex_type)
+            assert hex_type in facts["keys"], (index, hex_type)
         for text in facts["texts"]:
             assert re.search(r"[A-Za-z]{3}", text) and not IDENTIFIER.search(text), text
         for key in drawn:
             drawn[key] += facts[key]
+    assert checked >= len(steps) // 4
     # the walk saw ships, placed missions and the Black Angel, so the checks had work to do
     assert all(drawn.values()), drawn
 
 
 def test_black_angel_legend_explains_the_pink_and_dark_hexes_and_the_icons(
-    page, live_server, matches
+    page, live_server, matches, busy_step
 ) -> None:
-    page.goto(f"{live_server}/matches/{matches['black_angel']}?step=78")
+    page.goto(f"{live_server}/matches/{matches['black_angel']}?step={busy_step}")
     legend = page.locator("#step-view ul.legend")
     assert "pink: Ravager" in legend.locator("li[data-legend='h-ravager']").inner_text()
     assert "dark gray: asteroid" in legend.locator("li[data-legend='h-asteroid']").inner_text()
@@ -185,8 +245,8 @@ def test_black_angel_legend_explains_the_pink_and_dark_hexes_and_the_icons(
         assert legend.get_by_text(f"ship of {name} v1").count() == 1
 
 
-def test_ships_are_drawn_inside_their_hex(page, live_server, matches) -> None:
-    page.goto(f"{live_server}/matches/{matches['black_angel']}?step=78")
+def test_ships_are_drawn_inside_their_hex(page, live_server, matches, busy_step) -> None:
+    page.goto(f"{live_server}/matches/{matches['black_angel']}?step={busy_step}")
     inside = page.evaluate(
         """() => [...document.querySelectorAll('#step-view svg.space g')].filter(g =>
               g.querySelector(':scope > .ship')).map(g => {
@@ -201,8 +261,8 @@ def test_ships_are_drawn_inside_their_hex(page, live_server, matches) -> None:
     assert inside and all(inside), inside
 
 
-def test_empty_market_slots_are_full_size(page, live_server, matches) -> None:
-    page.goto(f"{live_server}/matches/{matches['black_angel']}?step=78")
+def test_empty_market_slots_are_full_size(page, live_server, matches, busy_step) -> None:
+    page.goto(f"{live_server}/matches/{matches['black_angel']}?step={busy_step}")
     sizes = page.evaluate(
         """() => [...document.querySelectorAll('#step-view .cardrow .tile')].map(t => {
             const b = t.getBoundingClientRect();
@@ -216,9 +276,9 @@ def test_empty_market_slots_are_full_size(page, live_server, matches) -> None:
         assert w >= 0.8 * min(x for x, _ in full) and h >= 0.8 * min(y for _, y in full)
 
 
-def test_crews_fill_the_width(page, live_server, matches) -> None:
+def test_crews_fill_the_width(page, live_server, matches, busy_step) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{live_server}/matches/{matches['black_angel']}?step=78")
+    page.goto(f"{live_server}/matches/{matches['black_angel']}?step={busy_step}")
     rects = page.evaluate(
         """() => [...document.querySelectorAll('#step-view .players > .player')]
               .map(p => p.getBoundingClientRect().top)"""
@@ -302,13 +362,17 @@ def test_tables_fit_a_390px_phone(browser, live_server, matches) -> None:
 
 
 @pytest.mark.parametrize(
-    ("which", "step", "name"),
-    [("black_angel", 78, "black-angel-replay"), ("solenia", 41, "solenia-replay")],
+    ("which", "name", "phone_anchor"),
+    [
+        ("black_angel", "black-angel-replay", "ba-space"),
+        ("solenia", "solenia-replay", "sol-map"),
+    ],
 )
 def test_replay_screenshots_desktop_and_phone(
-    browser, live_server, matches, tmp_path, which, step, name
+    browser, live_server, matches, busy_step, tmp_path, which, name, phone_anchor
 ) -> None:
-    for width, height, suffix in ((1280, 1500, ""), (390, 1400, "-phone")):
+    step = busy_step if which == "black_angel" else 41
+    for width, height, suffix in ((1280, 1800, ""), (390, 1400, "-phone")):
         context = browser.new_context(
             viewport={"width": width, "height": height}, is_mobile=width < 500
         )
@@ -316,7 +380,7 @@ def test_replay_screenshots_desktop_and_phone(
         try:
             page.goto(f"{live_server}/matches/{matches[which]}?step={step}")
             page.wait_for_selector(f"#replay[data-ready='{step}']")
-            anchor = "replay-title" if width > 500 else "step-view"
+            anchor = "replay-title" if width > 500 else phone_anchor
             page.evaluate(f"() => document.getElementById('{anchor}').scrollIntoView()")
             assert page.evaluate("() => document.documentElement.scrollWidth") <= width
             _save_screenshot(page, f"{name}{suffix}.png", tmp_path)
