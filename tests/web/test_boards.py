@@ -112,3 +112,20 @@ def test_unknown_game_uses_the_generic_key_value_layout(app) -> None:
     assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
     assert "1, 2, 3" in html
     assert 'data-testid="score-1">2<' in html
+
+
+CHOICE = re.compile(r'class="choice" data-option-id="([^"]*)"[^>]*>([^<]*)<')
+
+
+@pytest.mark.parametrize("game", ["solenia", "black_angel"])
+def test_event_log_entries_carry_the_step_box_labels(game: str, client, engine_matches) -> None:
+    match_id = engine_matches[game]
+    page = client.get(f"/matches/{match_id}").data.decode()
+    log = CHOICE.findall(page[page.index('id="event-log"') :])
+    last = int(re.search(r'data-last="(\d+)"', page).group(1))
+    assert len(log) == last  # every decision has its label, none falls back to its id
+    for index in range(1, last + 1, max(1, last // 20)):
+        step = client.get(f"/matches/{match_id}/steps/{index}").data.decode()
+        assert CHOICE.findall(step) == [log[index - 1]]
+        option_id, label = log[index - 1]
+        assert label and label != option_id
