@@ -36,7 +36,10 @@ def sandbox_uids_under(root_pid: int) -> set[int]:
     lo, hi = sandbox._uid_range()
     uids = set()
     for pid in sandbox.pids_of_uids(lo, hi):
-        uid, cur = os.stat(f"/proc/{pid}").st_uid, pid
+        try:
+            uid, cur = os.stat(f"/proc/{pid}").st_uid, pid
+        except OSError:  # the process ended since it was listed
+            continue
         while cur > 1:
             if cur == root_pid:
                 uids.add(uid)
