@@ -341,7 +341,12 @@ def test_tables_fit_a_390px_phone(browser, live_server, matches) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 800}, is_mobile=True)
     page = context.new_page()
     try:
-        for path in ("/games/toy", "/games/black_angel", "/matches"):
+        for path in (
+            "/games/toy",
+            "/games/black_angel",
+            "/matches",
+            f"/matches/{matches['black_angel']}",
+        ):
             page.goto(live_server + path)
             overflow = page.evaluate(
                 """() => [...document.querySelectorAll('.table-wrap')]
