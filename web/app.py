@@ -15,6 +15,7 @@ from typing import Any
 from flask import Flask, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from web import labels
 from web.db import close_session, db, make_sessionmaker
 from web.games import known_games
 from web.queries.leaderboard import WinCache
@@ -41,6 +42,7 @@ def create_app(database_url: str | None = None) -> Flask:
     app.register_blueprint(pages_bp)
     app.register_blueprint(api_bp, url_prefix="/api")
     _register_filters(app)
+    labels.register(app)
     # Everything alive now (modules, SQLAlchemy mappers, compiled templates' environment) lives
     # as long as the process. Moving it out of the collector's reach makes the full collections
     # a page view triggers cheap: without this, one request in ten paid a ~40 ms gen-2 pause

@@ -175,6 +175,7 @@ def match(match_id: str):  # noqa: ANN201
         replay=replay,
         replay_error=replay_error,
         log=replay.decisions if replay else [],
+        log_labels=replay.labels() if replay else [],
         **ctx,
     )
 

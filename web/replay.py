@@ -127,6 +127,7 @@ class Replay:
         self.decisions = decisions_from_record(record)
         self._checkpoints: dict[int, GameState] = {0: start}
         self._lock = threading.Lock()
+        self._labels: list[str | None] | None = None
 
     @property
     def last(self) -> int:
@@ -150,6 +151,30 @@ class Replay:
             return state.apply(option)
         except EngineError as exc:
             raise ReplayError(f"decision {i}: the engine rejects {option!r}: {exc}") from exc
+
+    def labels(self) -> list[str | None]:
+        """Each decision's option label, the words the step box shows, for the event log.
+
+        One walk through the whole game (about half a millisecond per decision), made once per
+        replay and saving checkpoints on the way; a decision the engine rejects, and every one
+        after it, has no label (the log then shows its id, as the step box does)."""
+        if self._labels is not None:
+            return self._labels
+        out: list[str | None] = [None] * self.last
+        with self._lock:
+            state = self._checkpoints[0].clone()
+        for i, decision in enumerate(self.decisions):
+            found = {o.id: o.label for o in state.legal_options()}
+            out[i] = found.get(decision.option_id)
+            try:
+                self._apply(state, i)
+            except ReplayError:
+                break
+            if (i + 1) % CHECKPOINT_EVERY == 0 and (i + 1) not in self._checkpoints:
+                with self._lock:
+                    self._checkpoints[i + 1] = state.clone()
+        self._labels = out
+        return out
 
     def step(self, index: int) -> StepView:
         """Everything the viewer shows for step ``index`` (clamped to ``0 .. last``)."""

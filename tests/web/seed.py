@@ -7,7 +7,9 @@ goes through :func:`arena.recording.record_result` (ratings, history, tournament
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -63,8 +65,10 @@ def play_record(
     forfeit_seat: int | None = None,
     game: str = "toy",
     variant: str | None = None,
+    policy: Callable[[dict[str, Any], list[Any]], str] | None = None,
 ) -> MatchRecord:
-    """Play a game with seeded random choices and return its record, as the runner writes it."""
+    """Play a game with seeded random choices (or a bot's ``act(observation, options)``
+    ``policy``) and return its record, as the runner writes it."""
     state = registry.new_game(game, len(names), seed, variant)
     rng = Rng(seed * 7919 + 1)
     record = MatchRecord(
@@ -83,7 +87,12 @@ def play_record(
         assert seat is not None
         options = state.legal_options()
         forced = forfeit_seat is not None and seat == forfeit_seat and n >= 2
-        choice = options[0].id if forced else options[rng.below(len(options))].id
+        if forced:
+            choice = options[0].id
+        elif policy is not None:
+            choice = policy(state.observation(seat), options)
+        else:
+            choice = options[rng.below(len(options))].id
         events = state.apply(choice)
         comment = "" if forced else (XSS_NAME if n == 1 else f"thinking about {choice}")
         record.decisions.append(

@@ -52,7 +52,8 @@ def test_every_step_renders_a_picture_and_the_end_shows_the_stored_scores(
 
 def test_solenia_board_shows_map_market_and_players(client, engine_matches) -> None:
     html = client.get(f"/matches/{engine_matches['solenia']}/steps/30").data.decode()
-    assert html.count('class="cell t-') == 35  # 5 boards x 7 cells
+    drawn = html.split('<ul class="legend')[0]  # the legend's swatches reuse the classes
+    assert drawn.count('class="cell t-') == 35  # 5 boards x 7 cells
     assert "Tile market" in html and "the ship" in html
     assert html.count('class="player seat-') == 2
 
@@ -111,3 +112,20 @@ def test_unknown_game_uses_the_generic_key_value_layout(app) -> None:
     assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
     assert "1, 2, 3" in html
     assert 'data-testid="score-1">2<' in html
+
+
+CHOICE = re.compile(r'class="choice" data-option-id="([^"]*)"[^>]*>([^<]*)<')
+
+
+@pytest.mark.parametrize("game", ["solenia", "black_angel"])
+def test_event_log_entries_carry_the_step_box_labels(game: str, client, engine_matches) -> None:
+    match_id = engine_matches[game]
+    page = client.get(f"/matches/{match_id}").data.decode()
+    log = CHOICE.findall(page[page.index('id="event-log"') :])
+    last = int(re.search(r'data-last="(\d+)"', page).group(1))
+    assert len(log) == last  # every decision has its label, none falls back to its id
+    for index in range(1, last + 1, max(1, last // 20)):
+        step = client.get(f"/matches/{match_id}/steps/{index}").data.decode()
+        assert CHOICE.findall(step) == [log[index - 1]]
+        option_id, label = log[index - 1]
+        assert label and label != option_id

@@ -183,10 +183,7 @@ def test_solenia_leaderboard_and_replay_screenshots(
     page.keyboard.press("ArrowRight")
     page.wait_for_selector("#replay[data-ready='41']")
     assert page.locator("#step-view svg.hexes polygon").count() == 35
-    page.locator("#replay-title").scroll_into_view_if_needed()
-    page.set_viewport_size({"width": 1280, "height": 1500})
-    page.evaluate("() => document.getElementById('replay-title').scrollIntoView()")
-    _save_screenshot(page, "replay.png", tmp_path)
+    # the board screenshots (solenia-replay*.png) are taken by test_replay_readable.py
     # End jumps to the last step: the board's final scores are the stored result
     page.keyboard.press("End")
     with session_scope(site[0]) as s:

@@ -28,7 +28,14 @@
         : target === "next" ? Math.min(last, step + 1) : last;
       a.setAttribute("href", "?step=" + to);
       var off = (target === "first" || target === "prev") ? step === 0 : step === last;
-      if (off) a.setAttribute("aria-disabled", "true"); else a.removeAttribute("aria-disabled");
+      // At an end the buttons that lead nowhere are disabled (greyed, out of the tab order).
+      if (off) {
+        a.setAttribute("aria-disabled", "true");
+        a.setAttribute("tabindex", "-1");
+      } else {
+        a.removeAttribute("aria-disabled");
+        a.removeAttribute("tabindex");
+      }
     });
     if (log) {
       var old = log.querySelector("[aria-current]");
@@ -78,6 +85,7 @@
     var a = ev.target.closest("[data-goto]");
     if (!a) return;
     ev.preventDefault();
+    if (a.getAttribute("aria-disabled") === "true") return;
     var t = a.getAttribute("data-goto");
     go(t === "first" ? 0 : t === "prev" ? wanted - 1 : t === "next" ? wanted + 1 : last);
   });
