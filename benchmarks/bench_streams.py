@@ -43,6 +43,7 @@ class StreamLoad:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="stream-load")
         self._tasks: list[asyncio.Task[None]] = []
         self._chans: list[grpc.aio.Channel] = []
+        self._closing = False
 
     def start(self) -> StreamLoad:
         self._thread.start()
@@ -66,8 +67,10 @@ class StreamLoad:
                 async for event in call:
                     self.received[i].append((time.perf_counter(), event))
             except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.CANCELLED:
+                if exc.code() != grpc.StatusCode.CANCELLED or not self._closing:
                     self.errors.append(exc)
+            except Exception as exc:  # noqa: BLE001 - reported, never lost in a task
+                self.errors.append(exc)
 
         self._tasks = [self._loop.create_task(read(i)) for i in range(self.n)]
 
@@ -81,6 +84,8 @@ class StreamLoad:
         return False
 
     def close(self) -> None:
+        self._closing = True
+
         async def shut() -> None:
             for task in self._tasks:
                 task.cancel()
