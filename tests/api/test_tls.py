@@ -190,3 +190,29 @@ def test_a_remote_bot_served_and_dialled_over_tls(certs: Certs, monkeypatch: pyt
     finally:
         tls_bot.stop(0)
         plain_bot.stop(0)
+
+
+def test_a_tls_remote_bot_registered_through_the_tls_api_qualifies(
+    tls_server: RunningServer, certs: Certs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BOT_CA_ENV, str(certs.ca))  # what the operator sets on server and workers
+    bot, port = make_server(_act, "127.0.0.1:0", name="tls-remote", tls_cert=str(certs.cert), tls_key=str(certs.key))
+    bot.start()
+    try:
+        with ArenaClient(f"localhost:{tls_server.port}", ca=certs.ca) as client:
+            client.token = client.register("tls-owner").token
+            reply = client.register_remote(f"tls://localhost:{port}", game="toy", name="tls-remote")
+        assert reply.version.status == pb.VERSION_STATUS_ACTIVE, reply.version.refusal.message
+        assert reply.version.address == f"tls://localhost:{port}"
+    finally:
+        bot.stop(0)
+
+
+def test_serve_bot_with_half_a_tls_setup_is_one_clear_line(certs: Certs, capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.sdk import serve_bot
+
+    with pytest.raises(SystemExit) as exit_info:
+        serve_bot(_act, argv=["--port", str(free_port()), "--tls-cert", str(certs.cert)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "TLS needs both a certificate and its private key" in err and "Traceback" not in err
