@@ -92,6 +92,8 @@ class StreamLoad:
             await asyncio.gather(*self._tasks, return_exceptions=True)
             for chan in self._chans:
                 await chan.close()
+            # Let grpc's own per-call tasks see their calls end before the loop stops.
+            await asyncio.sleep(0.1)
 
         try:
             asyncio.run_coroutine_threadsafe(shut(), self._loop).result(30)
