@@ -151,19 +151,35 @@ def _checked(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandl
     return handler
 
 
+class _CheckedGeneric(grpc.GenericRpcHandler):
+    """A generic handler whose method handlers are wrapped by :func:`_checked`."""
+
+    def __init__(self, inner: grpc.GenericRpcHandler) -> None:
+        self._inner = inner
+        self._cache: dict[str, grpc.RpcMethodHandler] = {}
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        handler = self._inner.service(details)
+        if handler is None:
+            return None
+        method = details.method
+        if method not in self._cache:
+            self._cache[method] = _checked(handler, method)
+        return self._cache[method]
+
+
 class _CheckedRegistration:
     """Stands in for the server while the generated ``add_ArenaServicer_to_server`` runs, and
-    registers every method with :func:`_checked` around it."""
+    registers every method (generic and pre-registered alike) with :func:`_checked` around it."""
 
     def __init__(self, server: grpc.aio.Server) -> None:
         self._server = server
 
     def add_generic_rpc_handlers(self, handlers: Any) -> None:
-        """The registered method handlers below cover the same methods."""
+        self._server.add_generic_rpc_handlers(tuple(_CheckedGeneric(h) for h in handlers))
 
     def add_registered_method_handlers(self, service: str, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
-        checked = {name: _checked(h, f"{service}/{name}") for name, h in handlers.items()}
-        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, checked),))
+        checked = {name: _checked(h, f"/{service}/{name}") for name, h in handlers.items()}
         self._server.add_registered_method_handlers(service, checked)
 
 
