@@ -46,7 +46,10 @@ def serve_command(
     from arena.server.config import ServerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = ServerConfig()
+    try:
+        config = ServerConfig()
+    except ValueError as exc:  # a malformed ARENA_MAX_STREAMS… setting
+        raise click.ClickException(str(exc)) from None
     if data_dir is not None:
         config.data_dir = data_dir
     if unsafe_no_sandbox:

@@ -45,7 +45,11 @@ def _env_path(name: str) -> Path | None:
 
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name, "").strip()
-    return int(value) if value.isdigit() and int(value) > 0 else default
+    if not value:
+        return default
+    if not value.isdigit() or int(value) <= 0:
+        raise ValueError(f"{name}={value!r} is not a positive whole number")
+    return int(value)
 
 
 def _sandbox_default() -> bool:

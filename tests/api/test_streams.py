@@ -195,3 +195,15 @@ def test_a_late_watcher_of_a_shared_pump_gets_the_whole_stream(database: Path) -
 )
 def test_a_client_is_its_address_without_the_port(peer: str, client: str) -> None:
     assert client_of(peer) == client
+
+
+def test_a_malformed_stream_cap_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.setenv("ARENA_MAX_STREAMS_PER_CLIENT", "lots")
+    result = CliRunner().invoke(cli, ["serve", "--port", "0"])
+    assert result.exit_code == 1
+    assert "ARENA_MAX_STREAMS_PER_CLIENT='lots' is not a positive whole number" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
