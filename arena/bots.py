@@ -21,7 +21,8 @@ from arena.db.models import Bot, BotVersion, Rating
 from referee import registry
 from referee.engine import ConfigError
 
-_REMOTE = re.compile(r"^[\w.\-]+:\d+$|^\[[0-9a-fA-F:]+\]:\d+$")
+#: A remote bot: ``host:port`` (plaintext) or ``tls://host:port`` (see referee.bot_client.dial).
+_REMOTE = re.compile(r"^(?:tls://)?(?:[\w.\-]+|\[[0-9a-fA-F:]+\]):\d+$")
 
 
 class BotError(ConfigError):
@@ -44,7 +45,7 @@ def source_digest(source: str) -> tuple[str, str]:
         return "hosted", h.hexdigest()
     if _REMOTE.match(source):
         return "remote", hashlib.sha256(source.encode()).hexdigest()
-    raise BotError(f"{source}: not a bot folder (with bot.py) nor a host:port address")
+    raise BotError(f"{source}: not a bot folder (with bot.py) nor a host:port (or tls://host:port) address")
 
 
 def register_version(

@@ -13,10 +13,9 @@ import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import grpc
-
 from arena._proto import arena_pb2, arena_pb2_grpc
 from arena.server.auth import auth_metadata
+from arena.tls import env_ca, env_tls, open_channel
 
 DEFAULT_SERVER = "localhost:50051"
 SERVER_ENV = "ARENA_SERVER"
@@ -83,14 +82,29 @@ def read_upload(path: Path) -> tuple[bytes, str]:
 
 
 class ArenaClient:
-    """Calls to one Arena server; ``token`` is needed only for calls that change something."""
+    """Calls to one Arena server; ``token`` is needed only for calls that change something.
 
-    def __init__(self, server: str = DEFAULT_SERVER, token: str | None = None, timeout: float = 60.0) -> None:
+    ``tls``/``ca``: speak TLS, trusting the CA file ``ca`` (PEM) or else the system's roots;
+    None takes ``ARENA_TLS`` / ``ARENA_TLS_CA`` from the environment (a CA file implies TLS).
+    """
+
+    def __init__(
+        self,
+        server: str = DEFAULT_SERVER,
+        token: str | None = None,
+        timeout: float = 60.0,
+        tls: bool | None = None,
+        ca: Path | str | None = None,
+    ) -> None:
         self.server = server
         self.token = token
         self.timeout = timeout
-        self._channel = grpc.insecure_channel(
+        self.ca = ca if ca is not None else env_ca()
+        self.tls = bool(self.ca) or (tls if tls is not None else env_tls())
+        self._channel = open_channel(
             server,
+            tls=self.tls,
+            ca=self.ca,
             options=[
                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),

@@ -29,9 +29,13 @@ import orjson
 
 from arena._proto import bot_pb2, bot_pb2_grpc
 from arena.grpc_util import add_health_and_reflection
+from arena.tls import TlsError, server_credentials
 
 PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
+#: A remote bot's TLS certificate chain and key (PEM files), as ``--tls-cert``/``--tls-key``.
+TLS_CERT_ENV = "ARENA_BOT_TLS_CERT"
+TLS_KEY_ENV = "ARENA_BOT_TLS_KEY"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,19 +116,32 @@ def make_server(
     start: HookFn | None = None,
     end: HookFn | None = None,
     name: str = "",
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
 ) -> tuple[grpc.Server, int]:
     """Build (but do not start) a gRPC server for ``act`` bound to ``address``.
 
     Returns the server and the bound port (0 for a Unix socket). Used by ``serve_bot`` and by
-    tests and in-process bots that need the server object.
+    tests and in-process bots that need the server object. With ``tls_cert``/``tls_key`` (PEM
+    files) a TCP address is served over TLS only (see :func:`_bind`).
     """
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     bot_pb2_grpc.add_BotServicer_to_server(BotServicer(act, start, end, name), server)
     add_health_and_reflection(server, bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name)
-    port = server.add_insecure_port(address)
+    port = _bind(server, address, tls_cert, tls_key)
     if port == 0 and not address.startswith("unix:"):
         raise OSError(f"could not bind bot server to {address}")
     return server, port
+
+
+def _bind(server: grpc.Server, address: str, tls_cert: str | None, tls_key: str | None) -> int:
+    """Bind ``address``: TLS when a certificate and key are given (a remote bot the referee
+    dials as ``tls://host:port``), plaintext otherwise. A Unix socket (the referee's hosted
+    bots) is never TLS: it never leaves the machine."""
+    credentials = None if address.startswith("unix:") else server_credentials(tls_cert, tls_key)
+    if credentials is not None:
+        return server.add_secure_port(address, credentials)
+    return server.add_insecure_port(address)
 
 
 def serve_bot(
@@ -144,6 +161,11 @@ def serve_bot(
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--address", help="gRPC address, e.g. unix:/tmp/bot.sock or 127.0.0.1:50061")
     group.add_argument("--port", type=int, help="serve on 0.0.0.0:PORT (a remote bot)")
+    parser.add_argument(
+        "--tls-cert", default=os.environ.get(TLS_CERT_ENV) or None,
+        help=f"serve TLS with this certificate chain (PEM) [${TLS_CERT_ENV}]; the referee dials tls://host:port",
+    )
+    parser.add_argument("--tls-key", default=os.environ.get(TLS_KEY_ENV) or None, help=f"its private key (PEM) [${TLS_KEY_ENV}]")
     args = parser.parse_args(argv)
     if args.port is not None:
         address = f"0.0.0.0:{args.port}"
@@ -151,12 +173,13 @@ def serve_bot(
         address = args.address or os.environ.get(ADDRESS_ENV) or "127.0.0.1:50061"
     bot_name = name if name is not None else os.path.basename(os.path.dirname(os.path.abspath(sys.argv[0])))
     try:
-        server, _ = make_server(act, address, start, end, bot_name)
-    except (OSError, RuntimeError) as exc:
+        server, _ = make_server(act, address, start, end, bot_name, args.tls_cert, args.tls_key)
+    except (OSError, RuntimeError, TlsError) as exc:
         print(f"bot: cannot serve on {address}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     server.start()
-    print(f"bot {bot_name!r} serving on {address}", file=sys.stderr, flush=True)
+    tls = " over TLS" if args.tls_cert and not address.startswith("unix:") else ""
+    print(f"bot {bot_name!r} serving on {address}{tls}", file=sys.stderr, flush=True)
     try:
         server.wait_for_termination()
     except KeyboardInterrupt:

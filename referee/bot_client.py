@@ -9,6 +9,7 @@ transport error).
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pathlib import Path
 import grpc
 
 from arena._proto import bot_pb2
+from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
 from referee.sandbox import BotProcess, SandboxError, SandboxLimits
 
 #: Forfeit reason codes and what they mean (shown to humans next to the specific message).
@@ -46,6 +48,24 @@ _CHANNEL_OPTIONS = [
 ]
 
 
+def dial(address: str) -> grpc.Channel:
+    """The channel to a bot: ``tls://host:port`` over TLS, anything else (``unix:``, host:port)
+    in plaintext.
+
+    A TLS bot's certificate must name its host and be signed by a CA the referee trusts: the
+    one in ``ARENA_BOT_TLS_CA`` (a PEM file) when set, else the system's roots. A missing or
+    wrong CA file makes the seat unreachable with a message that says so.
+    """
+    if not address.startswith(TLS_SCHEME):
+        return grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+    ca = os.environ.get(BOT_CA_ENV, "").strip() or None
+    try:
+        credentials = channel_credentials(ca)
+    except TlsError as exc:
+        raise BotFault("unreachable", f"cannot dial {address}: {exc} (set by {BOT_CA_ENV})") from None
+    return grpc.secure_channel(address.removeprefix(TLS_SCHEME), credentials, options=_CHANNEL_OPTIONS)
+
+
 class BotFault(Exception):
     """A seat's bot misbehaved. ``code`` is a key of :data:`REASONS`."""
 
@@ -58,7 +78,8 @@ class BotFault(Exception):
 
 @dataclass(frozen=True)
 class BotSource:
-    """Where a seat's bot comes from: a hosted folder, or a remote ``host:port``."""
+    """Where a seat's bot comes from: a hosted folder, or a remote ``host:port`` (plaintext) or
+    ``tls://host:port`` (TLS, see :func:`dial`)."""
 
     kind: str  # "hosted" | "remote"
     location: str
@@ -73,7 +94,7 @@ class BotSource:
             return BotSource("hosted", str(path.resolve()))
         if path.suffix == ".py" and path.is_file():
             raise ValueError(f"give the bot's folder, not the file: {str(path.parent)!r}")
-        m = _HOST_PORT.match(text)
+        m = _HOST_PORT.match(text.removeprefix(TLS_SCHEME))
         if m:
             port = int(m.group("port"))
             if not 0 < port < 65536:
@@ -81,7 +102,7 @@ class BotSource:
             return BotSource("remote", text)
         if ":" in text or not path.exists():
             raise ValueError(
-                f"bot {text!r} is neither a folder with bot.py nor a host:port address"
+                f"bot {text!r} is neither a folder with bot.py nor a host:port (or tls://host:port) address"
             )
         raise ValueError(f"bot {text!r} is not a folder")
 
@@ -92,7 +113,7 @@ class BotClient:
     def __init__(self, address: str, process: BotProcess | None) -> None:
         self.address = address
         self.process = process
-        self.channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+        self.channel = dial(address)
         # Raw-bytes callables: we parse replies ourselves (see module docstring).
         self._start = self.channel.unary_unary(_SERVICE + "StartMatch")
         self._act = self.channel.unary_unary(_SERVICE + "Act")

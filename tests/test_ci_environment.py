@@ -38,3 +38,7 @@ def test_postgresql_answers() -> None:
 
     conn, _user = _pg_admin()
     conn.close()
+
+
+def test_openssl_is_installed() -> None:
+    assert shutil.which("openssl"), "openssl is missing (the TLS tests make certificates with it): .ci/run must install it"

@@ -76,6 +76,13 @@ def bench_api() -> None:
     _run("bench_api")
 
 
+@bench_group.command("streams")
+@click.option("--streams", default=200, show_default=True, help="anonymous WatchMatch streams held open")
+def bench_streams(streams: int) -> None:
+    """Unary p50/p99 while many WatchMatch streams are open; one event's fan-out to all."""
+    _run("bench_streams", streams=streams)
+
+
 @bench_group.command("web")
 def bench_web() -> None:
     """Leaderboard, history and match page latency vs a trivial Flask route."""

@@ -21,17 +21,47 @@ import grpc
 from arena import terminal
 from arena._proto import arena_pb2
 from arena.client import DEFAULT_SERVER, SERVER_ENV, ArenaClient, load_token, save_token, token_file
+from arena.tls import CA_ENV, TLS_ENV, TlsError
 
 _STATUS_NAMES = {v: k for k, v in arena_pb2.VersionStatus.items()}
 
 
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    ctx.meta[f"arena.{param.name}"] = value
+    return value
+
+
 def _server_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--server`` plus the TLS options; ``_client`` reads the TLS ones from the context."""
+    fn = click.option(
+        "--tls-ca",
+        type=click.Path(dir_okay=False, path_type=Path),
+        envvar=CA_ENV,
+        default=None,
+        expose_value=False,
+        callback=_remember,
+        help=f"CA certificate (PEM) that signs the server's certificate; implies --tls [${CA_ENV}].",
+    )(fn)
+    fn = click.option(
+        "--tls",
+        is_flag=True,
+        envvar=TLS_ENV,
+        expose_value=False,
+        callback=_remember,
+        help=f"Connect with TLS, trusting the system's CAs (or --tls-ca) [${TLS_ENV}=1].",
+    )(fn)
     return click.option(
         "--server",
         default=lambda: os.environ.get(SERVER_ENV, DEFAULT_SERVER),
         show_default=DEFAULT_SERVER,
         help="Arena server as host:port.",
     )(fn)
+
+
+def _client(server: str, token: str | None = None) -> ArenaClient:
+    """A client of ``server`` with the command's TLS options."""
+    meta = click.get_current_context().meta
+    return ArenaClient(server, token, tls=bool(meta.get("arena.tls")), ca=meta.get("arena.tls_ca"))
 
 
 def _grpc_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -46,10 +76,16 @@ def _grpc_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             details = exc.details() if hasattr(exc, "details") else str(exc)
             if code == grpc.StatusCode.UNAVAILABLE:
                 server = kwargs.get("server", "")
-                raise click.ClickException(f"cannot reach the arena server at {server}: {details}") from None
+                meta = click.get_current_context().meta
+                hint = (
+                    " (is it serving TLS? then add --tls, and --tls-ca for a self-made certificate)"
+                    if not (meta.get("arena.tls") or meta.get("arena.tls_ca"))
+                    else " (over TLS: does the server serve TLS, and does --tls-ca sign its certificate?)"
+                )
+                raise click.ClickException(f"cannot reach the arena server at {server}: {details}{hint}") from None
             name = code.name if code is not None else "ERROR"
             raise click.ClickException(f"{name}: {details}") from None
-        except (FileNotFoundError, OSError) as exc:
+        except (FileNotFoundError, OSError, TlsError) as exc:
             raise click.ClickException(str(exc)) from None
 
     return wrapper
@@ -85,7 +121,7 @@ def _echo_version(v: arena_pb2.BotVersion) -> None:
 @_grpc_errors
 def register_command(name: str, server: str, no_save: bool) -> None:
     """Create a user NAME and save its API token (shown only once)."""
-    with ArenaClient(server) as client:
+    with _client(server) as client:
         reply = client.register(name)
     click.echo(f"registered user {reply.user.name!r} (id {reply.user.id}, role {reply.user.role})")
     click.echo(f"API token (shown only now): {reply.token}")
@@ -103,7 +139,7 @@ def register_command(name: str, server: str, no_save: bool) -> None:
 @_grpc_errors
 def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str) -> None:
     """Upload a bot (a folder with bot.py, or a .tar.gz/.zip of one) as a new version."""
-    with ArenaClient(server, _need_token()) as client:
+    with _client(server, _need_token()) as client:
         reply = client.submit(path, game=game, name=name, wait=not no_wait)
     bot, version = reply.bot.bot, reply.version
     click.echo(f"bot {bot.name!r} (id {bot.id}, {bot.game}): version {version.number} uploaded")
@@ -122,7 +158,7 @@ def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str)
 def bots_command(game: str, all_bots: bool, server: str) -> None:
     """List your bots (or everyone's with --all) and the state of their newest version."""
     token = None if all_bots else _need_token()
-    with ArenaClient(server, token) as client:
+    with _client(server, token) as client:
         bots = client.bots(game=game, mine=not all_bots)
         if not bots:
             click.echo("no bots")
@@ -146,7 +182,7 @@ def bots_command(game: str, all_bots: bool, server: str) -> None:
 @_grpc_errors
 def leaderboard_command(game: str, limit: int, server: str) -> None:
     """Show GAME's leaderboard (sorted by mu - 3*sigma)."""
-    with ArenaClient(server) as client:
+    with _client(server) as client:
         board = client.leaderboard(game, limit)
     if not board.rows:
         click.echo(f"no rated bots for {game} yet")
@@ -166,7 +202,7 @@ def leaderboard_command(game: str, limit: int, server: str) -> None:
 @_grpc_errors
 def watch_command(match_id: str, as_json: bool, server: str) -> None:
     """Follow a match live; for a finished match, print its result."""
-    with ArenaClient(server) as client:
+    with _client(server) as client:
         for event in client.watch(match_id):
             if event.kind == arena_pb2.MATCH_EVENT_KIND_LIVE:
                 data = json.loads(event.event_json)

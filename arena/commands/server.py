@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from arena.server.errors import ApiError
+from arena.tls import TlsError
 
 
 @click.command("serve")
@@ -24,21 +25,42 @@ from arena.server.errors import ApiError
     help="Where uploaded bots are stored (default: $ARENA_DATA_DIR, $ARENA_HOME or ~/.local/share/tabletop-arena).",
 )
 @click.option("--unsafe-no-sandbox", is_flag=True, help="Run qualification matches without bubblewrap (development only).")
-def serve_command(port: int, host: str, data_dir: Path | None, unsafe_no_sandbox: bool) -> None:
-    """Serve the Arena gRPC API (with health checking and reflection) until Ctrl-C."""
+@click.option(
+    "--tls-cert", type=click.Path(dir_okay=False, path_type=Path), envvar="ARENA_TLS_CERT", default=None,
+    help="Serve TLS only, with this certificate chain (PEM) [$ARENA_TLS_CERT].",
+)
+@click.option(
+    "--tls-key", type=click.Path(dir_okay=False, path_type=Path), envvar="ARENA_TLS_KEY", default=None,
+    help="The private key (PEM) of --tls-cert [$ARENA_TLS_KEY].",
+)
+def serve_command(
+    port: int, host: str, data_dir: Path | None, unsafe_no_sandbox: bool, tls_cert: Path | None, tls_key: Path | None
+) -> None:
+    """Serve the Arena gRPC API (with health checking and reflection) until Ctrl-C.
+
+    Without --tls-cert/--tls-key the port is plaintext: put it behind a TLS proxy or keep it
+    on a private network, since API tokens and bot archives cross it.
+    """
     from arena.db import database_url
     from arena.server.app import serve
     from arena.server.config import ServerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = ServerConfig()
+    try:
+        config = ServerConfig()
+    except ValueError as exc:  # a malformed ARENA_MAX_STREAMS… setting
+        raise click.ClickException(str(exc)) from None
     if data_dir is not None:
         config.data_dir = data_dir
     if unsafe_no_sandbox:
         config.sandbox = False
-    click.echo(f"arena server on {host}:{port}; database {database_url()}; bots in {config.bots_dir}", err=True)
+    config.tls_cert, config.tls_key = tls_cert, tls_key
+    mode = "TLS" if tls_cert or tls_key else "plaintext (no --tls-cert)"
+    click.echo(f"arena server on {host}:{port} ({mode}); database {database_url()}; bots in {config.bots_dir}", err=True)
     try:
         serve(port=port, host=host, config=config)
+    except TlsError as exc:
+        raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot serve on {host}:{port}: {exc}") from None
 

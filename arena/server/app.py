@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import os
 import signal
 import threading
 from concurrent import futures
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
 from arena._proto import arena_pb2, arena_pb2_grpc
 from arena.celery_app import has_broker
 from arena.db import init_db
-from arena.grpc_util import add_health_and_reflection
+from arena.grpc_util import add_health_and_reflection_aio
 from arena.server.config import ServerConfig
 from arena.server.live import LiveBus
 from arena.server.servicer import ArenaServicer
+from arena.server.streams import AioArenaServicer, StreamHub
+from arena.tls import server_credentials
 
 log = logging.getLogger("arena.server")
 
@@ -49,12 +54,38 @@ class LadderTicker(threading.Thread):
                 log.exception("ladder tick failed")
 
 
+class _LoopThread(threading.Thread):
+    """The asyncio loop the aio server lives on, run in a thread so ``start_server`` returns
+    at once (tests, benchmarks and ``serve`` all drive the server from ordinary threads)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True, name="arena-aio")
+        self.loop = asyncio.new_event_loop()
+
+    def run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def call(self, coro: Any, timeout: float | None = None) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.join(timeout=10)
+        if not self.is_alive():
+            self.loop.close()
+
+
 @dataclass
 class RunningServer:
-    server: grpc.Server
+    server: grpc.aio.Server
     servicer: ArenaServicer
     port: int
     ticker: LadderTicker | None = None
+    hub: StreamHub | None = None
+    tls: bool = False
+    _loop: _LoopThread | None = None
+    _pool: futures.ThreadPoolExecutor | None = None
 
     @property
     def address(self) -> str:
@@ -63,39 +94,140 @@ class RunningServer:
     def stop(self, grace: float | None = 1.0) -> None:
         if self.ticker is not None:
             self.ticker.stopped.set()
-        self.server.stop(grace).wait()
+        if self._loop is not None:
+            self._loop.call(self.server.stop(grace))
+            self._loop.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
         self.servicer.close()
+
+
+def _options(config: ServerConfig) -> list[tuple[str, Any]]:
+    return [
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.max_send_message_length", 64 * 1024 * 1024),
+        # A second server on a taken port must fail, not silently share it.
+        ("grpc.so_reuseport", 0),
+    ]
+
+
+class _Undecodable:
+    """What a request that is not a valid protobuf message deserialises to, so its handler
+    refuses it with INVALID_ARGUMENT (grpc.aio itself would answer UNKNOWN)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _checked(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+    decode = handler.request_deserializer
+    message = f"the request to {method} is not a valid protobuf message of its type"
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return decode(data) if decode is not None else data
+        except Exception as exc:  # noqa: BLE001 - any decode failure is the caller's mistake
+            return _Undecodable(exc)
+
+    if handler.unary_unary is not None:
+        behaviour = handler.unary_unary
+
+        def unary(request: Any, context: Any) -> Any:
+            if isinstance(request, _Undecodable):
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+            return behaviour(request, context)
+
+        return handler._replace(request_deserializer=deserialize, unary_unary=unary)  # type: ignore[attr-defined]
+    if handler.unary_stream is not None and inspect.isasyncgenfunction(handler.unary_stream):
+        stream = handler.unary_stream
+
+        async def streaming(request: Any, context: Any) -> Any:
+            if isinstance(request, _Undecodable):
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+            async for item in stream(request, context):
+                yield item
+
+        return handler._replace(request_deserializer=deserialize, unary_stream=streaming)  # type: ignore[attr-defined]
+    return handler
+
+
+class _CheckedGeneric(grpc.GenericRpcHandler):
+    """A generic handler whose method handlers are wrapped by :func:`_checked`."""
+
+    def __init__(self, inner: grpc.GenericRpcHandler) -> None:
+        self._inner = inner
+        self._cache: dict[str, grpc.RpcMethodHandler] = {}
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        handler = self._inner.service(details)
+        if handler is None:
+            return None
+        method = details.method
+        if method not in self._cache:
+            self._cache[method] = _checked(handler, method)
+        return self._cache[method]
+
+
+class _CheckedRegistration:
+    """Stands in for the server while the generated ``add_ArenaServicer_to_server`` runs, and
+    registers every method (generic and pre-registered alike) with :func:`_checked` around it."""
+
+    def __init__(self, server: grpc.aio.Server) -> None:
+        self._server = server
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        self._server.add_generic_rpc_handlers(tuple(_CheckedGeneric(h) for h in handlers))
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
+        checked = {name: _checked(h, f"/{service}/{name}") for name, h in handlers.items()}
+        self._server.add_registered_method_handlers(service, checked)
+
+
+async def _build(
+    config: ServerConfig, servicer: ArenaServicer, hub: StreamHub, pool: futures.ThreadPoolExecutor,
+    address: str, credentials: grpc.ServerCredentials | None,
+) -> tuple[grpc.aio.Server, int]:
+    """Create, bind and start the aio server on the running loop; returns it and its port."""
+    server = grpc.aio.server(migration_thread_pool=pool, options=_options(config))
+    arena_pb2_grpc.add_ArenaServicer_to_server(AioArenaServicer(servicer, hub), _CheckedRegistration(server))
+    await add_health_and_reflection_aio(server, SERVICE_NAME)
+    try:
+        if credentials is not None:
+            port = server.add_secure_port(address, credentials)
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError as exc:  # grpc raises this when the port is taken
+        raise OSError(f"cannot listen on {address}: {exc}") from None
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    await server.start()
+    return server, port
 
 
 def start_server(
     config: ServerConfig | None = None, address: str = "[::]:50051", bus: LiveBus | None = None
 ) -> RunningServer:
-    """Start serving on ``address`` (port 0 picks a free port) and return at once."""
+    """Start serving on ``address`` (port 0 picks a free port) and return at once.
+
+    TLS when ``config.tls_cert``/``tls_key`` are set (then the port speaks nothing else);
+    a wrong TLS file raises :class:`arena.tls.TlsError` before anything listens.
+    """
     config = config or ServerConfig()
+    credentials = server_credentials(config.tls_cert, config.tls_key)
     init_db()
     config.bots_dir.mkdir(parents=True, exist_ok=True)
-    limit = config.max_message_bytes
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix="arena-rpc"),
-        options=[
-            ("grpc.max_receive_message_length", limit),
-            ("grpc.max_send_message_length", 64 * 1024 * 1024),
-            # A second server on a taken port must fail, not silently share it.
-            ("grpc.so_reuseport", 0),
-        ],
-    )
     servicer = ArenaServicer(config, bus)
-    arena_pb2_grpc.add_ArenaServicer_to_server(servicer, server)
-    add_health_and_reflection(server, SERVICE_NAME)
+    hub = StreamHub(config.max_streams, config.max_streams_per_client, config.max_watched_matches)
+    pool = futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix="arena-rpc")
+    loop = _LoopThread()
+    loop.start()
     try:
-        port = server.add_insecure_port(address)
-    except RuntimeError as exc:  # grpc raises this when the port is taken
+        server, port = loop.call(_build(config, servicer, hub, pool, address, credentials))
+    except BaseException:
+        loop.close()
+        pool.shutdown(wait=False)
         servicer.close()
-        raise OSError(f"cannot listen on {address}: {exc}") from None
-    if port == 0:
-        servicer.close()
-        raise OSError(f"cannot listen on {address}")
-    server.start()
+        raise
     resumed = servicer.submissions.resume_pending()
     if resumed:
         log.info("re-qualifying %d submission(s) left over from the last run", resumed)
@@ -103,7 +235,7 @@ def start_server(
     if not has_broker():
         ticker = LadderTicker(LADDER_TICK_S)
         ticker.start()
-    return RunningServer(server, servicer, port, ticker)
+    return RunningServer(server, servicer, port, ticker, hub, credentials is not None, loop, pool)
 
 
 def serve(port: int = 50051, host: str = "[::]", config: ServerConfig | None = None) -> None:
@@ -112,6 +244,6 @@ def serve(port: int = 50051, host: str = "[::]", config: ServerConfig | None = N
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    log.info("arena server listening on %s:%d", host, running.port)
+    log.info("arena server listening on %s:%d (%s)", host, running.port, "TLS" if running.tls else "plaintext")
     stop.wait()
     running.stop(grace=2.0)

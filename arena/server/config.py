@@ -25,6 +25,9 @@ from referee.engine import TimeControl
 
 DATA_DIR_ENV = "ARENA_DATA_DIR"
 SANDBOX_ENV = "ARENA_SANDBOX"
+#: PEM files of the server's certificate (chain) and private key: set both to serve TLS only.
+TLS_CERT_ENV = "ARENA_TLS_CERT"
+TLS_KEY_ENV = "ARENA_TLS_KEY"
 
 
 def default_data_dir() -> Path:
@@ -33,6 +36,20 @@ def default_data_dir() -> Path:
         return Path(explicit).expanduser()
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data).expanduser() / "tabletop-arena"
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or int(value) <= 0:
+        raise ValueError(f"{name}={value!r} is not a positive whole number")
+    return int(value)
 
 
 def _sandbox_default() -> bool:
@@ -54,8 +71,16 @@ class ServerConfig:
     qualification_workers: int = 2
     #: How long a ``wait=true`` submission may block before returning QUALIFYING.
     qualification_wait_s: float = 600.0
-    #: gRPC server threads (every live WatchMatch stream holds one).
+    #: Threads answering unary calls (WatchMatch streams hold none: see arena.server.streams).
     max_workers: int = 32
+    #: Open WatchMatch streams at once, in total and per client IP address.
+    max_streams: int = field(default_factory=lambda: _env_int("ARENA_MAX_STREAMS", 2000))
+    max_streams_per_client: int = field(default_factory=lambda: _env_int("ARENA_MAX_STREAMS_PER_CLIENT", 16))
+    #: Distinct watched matches at once (each live one holds a pump thread).
+    max_watched_matches: int = field(default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES", 256))
+    #: Serve TLS with this certificate chain and key (PEM); both None: plaintext.
+    tls_cert: Path | None = field(default_factory=lambda: _env_path(TLS_CERT_ENV))
+    tls_key: Path | None = field(default_factory=lambda: _env_path(TLS_KEY_ENV))
 
     @property
     def bots_dir(self) -> Path:

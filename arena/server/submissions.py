@@ -37,7 +37,7 @@ from referee import registry
 log = logging.getLogger("arena.server.submissions")
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9_-]{3,40}$")
-ADDRESS = re.compile(r"^(?:[A-Za-z0-9.\-]{1,253}|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
+ADDRESS = re.compile(r"^(?:tls://)?(?:[A-Za-z0-9.\-]{1,253}|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
 
 
 def check_bot_name(name: str) -> str:
@@ -59,7 +59,7 @@ def check_game(game: str) -> str:
 def check_address(address: str) -> str:
     m = ADDRESS.match(address or "")
     if not m or not 0 < int(m.group("port")) < 65536:
-        raise invalid(f"bot address {address[:80]!r} is not host:port (e.g. bots.example.org:50061)")
+        raise invalid(f"bot address {address[:80]!r} is not host:port or tls://host:port (e.g. tls://bots.example.org:50061)")
     return address
 
 

@@ -55,8 +55,13 @@ def test_volumes_are_declared_and_shared(compose: dict) -> None:
         v.split(":", 1)[0]
         for s in compose["services"].values()
         for v in s.get("volumes", [])
+        if not v.startswith(("./", "/"))  # bind mounts (./tls) are host folders, not volumes
     }
     assert used == declared
+    # The API serves TLS from the mounted ./tls (issue 11).
+    server = compose["services"]["server"]
+    assert "./tls:/etc/arena/tls:ro" in server["volumes"]
+    assert server["environment"]["ARENA_TLS_CERT"].startswith("/etc/arena/tls/")
     for name in ARENA_SERVICES:  # uploaded bots are visible to the workers that play them
         assert "bots:/var/lib/arena" in compose["services"][name]["volumes"]
     assert compose["services"]["worker"]["deploy"]["replicas"] >= 2
