@@ -103,6 +103,7 @@ def make_app() -> Celery:
             "sweep": {
                 "task": "arena.tasks.sweep",
                 "schedule": float(os.environ.get("ARENA_SWEEP_EVERY", "15")),
+                "kwargs": {"wait": 0},  # a sweep already running covers this one
                 # A sweep not run by then is superseded by the next one: do not pile them up.
                 "options": {"expires": float(os.environ.get("ARENA_SWEEP_EVERY", "15"))},
             },
