@@ -33,11 +33,19 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
+import time
+from pathlib import Path
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 BROKER_ENV = "ARENA_BROKER_URL"
+#: The file a worker touches every few seconds while it is connected to the broker: its health
+#: check (``celery inspect ping`` fails while a solo worker plays a match; this does not).
+HEALTH_FILE_ENV = "ARENA_WORKER_HEALTH_FILE"
+DEFAULT_HEALTH_FILE = "/tmp/arena-worker.alive"  # noqa: S108 - a liveness marker, no data
+HEALTH_EVERY = 5.0
 QUEUE_ENV = "ARENA_QUEUE"
 EXTRA_GAMES_ENV = "ARENA_EXTRA_GAMES"
 
@@ -169,3 +177,57 @@ def _fresh_connections(**_: object) -> None:
     from arena.db import dispose_all
 
     dispose_all()
+
+
+def health_file() -> Path:
+    return Path(os.environ.get(HEALTH_FILE_ENV) or DEFAULT_HEALTH_FILE)
+
+
+def worker_healthy(path: Path | None = None, max_age: float = 6 * HEALTH_EVERY) -> bool:
+    """The worker's health check: its heartbeat file was touched within ``max_age`` seconds."""
+    try:
+        return time.time() - (path or health_file()).stat().st_mtime <= max_age
+    except OSError:
+        return False
+
+
+class _HealthBeat(threading.Thread):
+    """Touches :func:`health_file` every :data:`HEALTH_EVERY` seconds while the worker's
+    consumer holds a broker connection — from a thread of its own, so it goes on while the
+    (solo) pool plays a match, and stops when the broker is lost or the worker stops."""
+
+    def __init__(self, consumer: object) -> None:
+        super().__init__(daemon=True, name="arena-health")
+        self.consumer, self.stopped, self.path = consumer, threading.Event(), health_file()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            connection = getattr(self.consumer, "connection", None)
+            if connection is not None and getattr(connection, "connected", False):
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    self.path.touch()
+                except OSError:
+                    pass  # an unwritable path simply makes the check fail
+            self.stopped.wait(HEALTH_EVERY)
+
+
+_health: _HealthBeat | None = None
+
+
+@worker_ready.connect
+def _start_health(sender: object = None, **_: object) -> None:
+    global _health
+    if _health is None:
+        _health = _HealthBeat(sender)
+        _health.start()
+
+
+@worker_shutdown.connect
+def _stop_health(**_: object) -> None:
+    if _health is not None:
+        _health.stopped.set()
+        try:
+            _health.path.unlink()
+        except OSError:
+            pass

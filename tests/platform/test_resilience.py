@@ -383,3 +383,47 @@ def test_postgres_restarted_mid_tournament(
     assert "12 played, 0 failed" in log.read_text()
     assert len(_check_every_match_exactly_once(db)) == 12
     assert "database unavailable" in workers.logs()  # the outage really hit the workers
+
+
+# --- item 4 (first part): health check while playing, SIGTERM finishes the match ---------------
+
+
+def test_health_file_stays_fresh_while_playing_and_sigterm_finishes_the_match(
+    redis_db: str, tmp_path: Path
+) -> None:
+    """The worker's health check (a file its own thread touches while it holds a broker
+    connection) stays true while its solo pool plays a match; SIGTERM then lets it finish that
+    match (recorded once, by this worker, on the first attempt) and exit 0."""
+    from arena.celery_app import HEALTH_EVERY, worker_healthy
+
+    db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    alive = tmp_path / "alive"
+    env = platform_env(db, redis_db, ARENA_WORKER_HEALTH_FILE=str(alive), ARENA_LEASE_SECONDS="20")
+    workers = Workers(env, tmp_path)
+    (worker,) = workers.start(1)
+    log = tmp_path / "tournament.log"
+    bots = [f"--bot=b{i}={_slow_bot(tmp_path, 1.5)}" for i in range(2)]
+    submit = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "toy", *bots, "-k", "2",
+                               "--decision-ms", "4000", "--bank-ms", "60000", *SANDBOX],
+                              env=env, cwd=ROOT, stdout=open(log, "wb"),  # noqa: SIM115
+                              stderr=subprocess.STDOUT)
+    try:
+        running = select(Match.id).where(Match.status == "running")
+        _wait_for(lambda: _db_value(db, running) is not None, 90, "a match to start", workers.logs)
+        playing = _db_value(db, running)
+        fresh = []
+        for _ in range(4):  # over two health periods, all while the match is being played
+            fresh.append(worker_healthy(alive, max_age=2 * HEALTH_EVERY))
+            time.sleep(HEALTH_EVERY / 2)
+        assert _db_value(db, select(Match.status).where(Match.id == playing)) == "running"
+        assert all(fresh), fresh
+        worker.send_signal(signal.SIGTERM)  # the main process only: its bots are not signalled
+        assert worker.wait(timeout=120) == 0, workers.logs()
+    finally:
+        submit.kill()
+        submit.wait()
+        workers.stop()
+    assert _db_value(db, select(Match.status).where(Match.id == playing)) == "done"
+    assert _db_value(db, select(Match.attempts).where(Match.id == playing)) == 1
+    assert _db_value(db, select(func.count()).select_from(Match).where(Match.status == "done")) == 1
+    assert not alive.exists()  # removed at shutdown: a stopped worker is not "healthy"
