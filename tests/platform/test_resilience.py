@@ -427,3 +427,47 @@ def test_health_file_stays_fresh_while_playing_and_sigterm_finishes_the_match(
     assert _db_value(db, select(Match.attempts).where(Match.id == playing)) == 1
     assert _db_value(db, select(func.count()).select_from(Match).where(Match.status == "done")) == 1
     assert not alive.exists()  # removed at shutdown: a stopped worker is not "healthy"
+
+
+STALE_SCRIPT = """
+import json, time
+from arena import tasks
+from arena.celery_app import app
+from arena.db import Match, session_scope
+from sqlalchemy import select
+with session_scope() as s:
+    stuck, held = sorted(s.scalars(select(Match.id)))[:2]
+queue = app.conf.task_default_queue
+with app.connection_for_write() as conn:
+    client = conn.default_channel.client
+    for tag, mid, age in (("t-stuck", stuck, 10 * tasks.UNACKED_STALE), ("t-held", held, 1.0)):
+        message = {"headers": {"id": f"play-{mid}-x"}}
+        client.hset("unacked", f"{queue}-{tag}", json.dumps([message, "", queue]))
+        client.zadd("unacked_index", {f"{queue}-{tag}": time.time() - age})
+sent = tasks.sweep()
+queued = sorted(tasks.broker_snapshot()[0])
+print(json.dumps({"stuck": stuck, "held": held, "sent": sent, "queued": queued}))
+"""
+
+
+def test_sweeper_resends_a_match_whose_message_a_worker_holds_too_long(
+    redis_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pending match whose message sits in Redis' ``unacked`` hash for far longer than a
+    claim takes (a worker lost Redis while holding it, and Redis kept it) is re-sent; one
+    delivered a second ago is left alone."""
+    from arena import bots, tournaments
+
+    db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    monkeypatch.setenv("ARENA_DATABASE_URL", db)
+    dispose_all()
+    with session_scope() as s:
+        ids = [bots.register_version(s, "toy", RANDOM_BOT, name=f"u{i}").id for i in range(2)]
+        tournaments.create_tournament(s, "toy", ids, players=2, rounds=1)  # 2 matches
+    dispose_all()
+    env = platform_env(db, redis_db, ARENA_REQUEUE_GRACE="0")
+    out = subprocess.run([sys.executable, "-c", STALE_SCRIPT], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["sent"] == 1 and result["queued"] == [result["stuck"]]
