@@ -38,27 +38,29 @@ pytestmark = pytest.mark.redis
 class PrivateRedis:
     """A redis-server of this test only, without persistence (a restart loses everything)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, host: str = "127.0.0.1") -> None:
         self.server = shutil.which("redis-server")
         if self.server is None:
             pytest.skip("redis-server not installed")
-        self.port, self.folder = free_port(), folder
+        self.port, self.folder, self.host = free_port(), folder, host
         self.proc: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"redis://{self.host}:{self.port}/0"
 
     def start(self) -> None:
         import redis
 
         self.proc = subprocess.Popen(
-            [self.server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.folder)],
+            [self.server, "--port", str(self.port), "--bind", self.host, "--save", "",
+             "--appendonly", "no", "--dir", str(self.folder),
+             # Off the loopback (a test bridge only this test uses), no password: allow it.
+             "--protected-mode", "yes" if self.host == "127.0.0.1" else "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(200):
             try:
-                if redis.Redis(port=self.port).ping():
+                if redis.Redis(host=self.host, port=self.port).ping():
                     return
             except Exception:  # noqa: BLE001 - not up yet
                 time.sleep(0.05)
@@ -288,7 +290,8 @@ class PrivatePostgres:
     """A PostgreSQL cluster of this test only (``initdb`` + ``pg_ctl``), on its own port, run as
     the ``postgres`` user when this process is root (PostgreSQL refuses to run as root)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
         self.initdb, self.pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
         if not self.initdb or not self.pg_ctl:
             pytest.skip("PostgreSQL server binaries not installed")
@@ -313,14 +316,18 @@ class PrivatePostgres:
 
     @property
     def url(self) -> str:
-        return f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/postgres"
+        return f"postgresql+psycopg2://postgres@{self.host}:{self.port}/postgres"
 
-    def init(self) -> None:
+    def init(self, trust_net: str | None = None) -> None:
+        """``trust_net``: also accept connections from that network (e.g. 10.1.2.0/24)."""
         self._run(self.initdb, "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
                   "--no-sync")
+        if trust_net:
+            with open(self.data / "pg_hba.conf", "a") as hba:
+                hba.write(f"host all all {trust_net} trust\n")
 
     def start(self) -> None:
-        opts = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+        opts = (f"-p {self.port} -k {self.folder} -c listen_addresses={self.host} -c fsync=off "
                 "-c max_connections=60")
         self._run(self.pg_ctl, "-D", str(self.data), "-o", opts, "-l", str(self.folder / "log"),
                   "-w", "-t", "60", "start")
