@@ -70,6 +70,13 @@ def bench_tournament() -> None:
     _run("bench_tournament")
 
 
+@bench_group.command("schedule")
+@click.option("--seeds", default=5, show_default=True, help="seeds per shape")
+def bench_schedule(seeds: int) -> None:
+    """Scheduler CPU time (16 bots, 4 seats) and pair balance over every shape up to 16 bots."""
+    _run("bench_schedule", seeds=seeds)
+
+
 @bench_group.command("api")
 def bench_api() -> None:
     """GetLeaderboard and ListMatches throughput and latency vs a bare gRPC call."""
