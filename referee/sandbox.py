@@ -28,6 +28,7 @@ import fcntl
 import glob
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import site
@@ -39,6 +40,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from referee import seccomp
+from referee.sandbox_view import NotASocket, ProcInfo, SandboxView
 
 #: The folder holding ``arena`` and ``referee``: bound read-only so the SDK (and engine code a
 #: heuristic bot may import) is importable inside the sandbox.
@@ -70,6 +74,7 @@ class SandboxLimits:
     open_files: int = 256
     file_size_mb: int = 64
     tmp_mb: int = 256  # size of the private /tmp
+    shm_mb: int = 64  # size of the private /dev/shm
     output_bytes: int = 1 << 20  # total stdout+stderr over the match before the bot is killed
     tail_bytes: int = 8192  # how much of the output is kept for the crash log
 
@@ -244,10 +249,24 @@ def _ro_bind(args: list[str], made: set[str], src: Path, dest: Path | None = Non
     args += ["--ro-bind", str(src), str(dest)]
 
 
+#: Size of the tmpfs holding the bot's socket: a socket takes no data pages, so this only caps
+#: what a bot could put beside it before it is locked.
+SOCKET_TMPFS_BYTES = 1 << 20
+
+
 def sandbox_command(
-    bwrap: str, bot_dir: Path, sock_dir: Path, uid: int | None, limits: SandboxLimits
+    bwrap: str, bot_dir: Path, uid: int | None, limits: SandboxLimits, seccomp_fd: int
 ) -> list[str]:
-    """The full command line: bwrap [mounts] setpriv [uid] prlimit [limits] python bot.py."""
+    """The full command line: bwrap [mounts] setpriv [uid] prlimit [limits] python bot.py.
+
+    Every place the bot can write is a size-capped tmpfs of the sandbox (``/tmp``, ``/dev/shm``,
+    ``/arena/sock``); the root and ``/dev`` that bwrap builds are remounted read-only last. As
+    root, bwrap keeps only what ``setpriv`` needs to switch to the bot's uid, and ``setpriv``
+    empties every capability set, the bounding set included. As any other user, bwrap makes a
+    user namespace whose processes may not make another (``--disable-userns``) and have no
+    capabilities; ``RLIMIT_NPROC`` then counts the processes of that namespace only. In both
+    modes the seccomp filter of :mod:`referee.seccomp` applies from ``setpriv`` on.
+    """
     args = [bwrap]
     made: set[str] = set()
     _ro_bind(args, made, Path("/usr"))
@@ -271,21 +290,32 @@ def sandbox_command(
         _ro_bind(args, made, PROJECT_ROOT / pkg)
     _ro_bind(args, made, bot_dir, Path(BOT_DIR_INSIDE))
     _ensure_parents(args, made, Path(SOCKET_DIR_INSIDE))
+    # Root owns the socket tmpfs and the bot's uid may only add its socket (locked to 0711 once
+    # ready); without root the bot's uid is the folder's owner, the size cap is what holds.
+    sock_perms = "0733" if uid is not None else "0700"
     args += [
-        "--bind", str(sock_dir), SOCKET_DIR_INSIDE,
+        "--perms", sock_perms, "--size", str(SOCKET_TMPFS_BYTES), "--tmpfs", SOCKET_DIR_INSIDE,
         "--dev", "/dev",
+        "--perms", "1777", "--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm",
         "--proc", "/proc",
+        "--remount-ro", "/dev",
+        "--remount-ro", "/",
         "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session",
         "--hostname", "sandbox",
         "--chdir", BOT_DIR_INSIDE,
+        "--seccomp", str(seccomp_fd),
     ]
     if uid is not None:
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                 "--cap-add", "CAP_SETPCAP"]
         args += [
             "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-            "--inh-caps=-all", "--no-new-privs", "--",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
         ]
-    args += prlimit_args(limits, with_nproc=uid is not None)
+    else:
+        args += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+    args += prlimit_args(limits, with_nproc=True)
     # sys.executable as it is, not resolved: in a virtual environment the path of the link is
     # how Python finds the venv (pyvenv.cfg) and so its site-packages.
     args += [sys.executable, "-s", "-B", f"{BOT_DIR_INSIDE}/bot.py",
@@ -500,18 +530,28 @@ def _remove_stale_groups(parent: Path) -> None:
 
 
 class BotProcess:
-    """A hosted bot's process (sandboxed or not) and everything to clean up after it."""
+    """A hosted bot's process (sandboxed or not) and everything to clean up after it.
+
+    A sandboxed bot has no folder on the host: the referee reaches its socket, files and
+    processes through a :class:`~referee.sandbox_view.SandboxView` once the sandbox is up
+    (:meth:`dial_address`). Only an unsandboxed bot (trusted code) gets a host socket folder.
+    """
 
     def __init__(self, bot_dir: Path, sandbox: bool, limits: SandboxLimits | None = None) -> None:
         self.bot_dir = Path(bot_dir).resolve()
         self.limits = limits or SandboxLimits()
         self.sandboxed = sandbox
         self.uid: int | None = None
+        self.view: SandboxView | None = None
+        self.memory_kill: str | None = None  # set by the memory watch when it killed something
         self._lease: UidLease | None = None
         self._stopped = False
         self._lock = threading.Lock()
-        remove_stale_socket_dirs()
-        self.sock_dir = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-"))
+        self.sock_dir: Path | None = None
+        self.token = secrets.token_hex(4)
+        if not sandbox:
+            remove_stale_socket_dirs()
+            self.sock_dir = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-"))
         try:
             self._launch()
         except BaseException:
@@ -520,30 +560,51 @@ class BotProcess:
                 self._lease.release()
             raise
 
+    def dial_address(self) -> str | None:
+        """The gRPC address the referee dials, or None while the bot's socket is not there yet.
+        Raises :class:`SandboxError` when the bot put something else where its socket belongs."""
+        if self.sock_dir is not None:
+            return f"unix:{self.sock_dir / SOCKET_NAME}"
+        if self.view is None:
+            pid = self.bot_pid()
+            self.view = SandboxView.open(pid) if pid is not None else None
+            if self.view is None:
+                return None
+            if self.memory_limited:
+                MEMORY_WATCH.add(self)
+        try:
+            return self.view.socket_address()
+        except NotASocket as exc:
+            raise SandboxError(f"the bot's socket cannot be trusted: {exc}") from None
+
     @property
-    def address(self) -> str:
-        """The gRPC address the referee dials."""
-        return f"unix:{self.sock_dir / SOCKET_NAME}"
+    def memory_limited(self) -> bool:
+        """Whether the referee's memory watch (not a cgroup) bounds this sandbox's memory."""
+        return self.sandboxed and self.cgroup is None
 
     def _launch(self) -> None:
+        fds: list[int] = []
         if self.sandboxed:
             bwrap = require_bwrap()
             if os.geteuid() == 0:
                 self._lease = lease_uid()
                 self.uid = self._lease.uid
-            # The bot's uid creates its socket here but may not list the folder.
-            os.chmod(self.sock_dir, 0o733)
-            cmd = sandbox_command(bwrap, self.bot_dir, self.sock_dir, self.uid, self.limits)
+            try:
+                fds.append(seccomp.program_fd())
+            except seccomp.SeccompUnsupported as exc:
+                raise SandboxError(str(exc)) from None
+            cmd = sandbox_command(bwrap, self.bot_dir, self.uid, self.limits, fds[0])
             env = bot_environment(f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}")
             cwd = "/"
         else:
+            address = f"unix:{self.sock_dir / SOCKET_NAME}"
             cmd = prlimit_args(self.limits, with_nproc=False) + [
-                sys.executable, "-s", "-B", str(self.bot_dir / "bot.py"), "--address", self.address,
+                sys.executable, "-s", "-B", str(self.bot_dir / "bot.py"), "--address", address,
             ]
-            env = bot_environment(self.address)
+            env = bot_environment(address)
             cwd = str(self.bot_dir)
-        token = self.sock_dir.name.rsplit("-", 1)[1]
-        self.cgroup = SandboxCgroups.create(f"{os.getpid()}-{token}", self.limits) if self.sandboxed else None
+        self.cgroup = (SandboxCgroups.create(f"{os.getpid()}-{self.token}", self.limits)
+                       if self.sandboxed else None)
         if self.cgroup is not None:
             cmd = self.cgroup.wrap(cmd)
         self.started_at = time.perf_counter()
@@ -557,11 +618,15 @@ class BotProcess:
                 cwd=cwd,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=fds,
             )
         except OSError as exc:
             if self.cgroup is not None:
                 self.cgroup.remove()
             raise SandboxError(f"cannot launch the bot in {self.bot_dir}: {exc}") from exc
+        finally:
+            for fd in fds:
+                os.close(fd)
         self.output = OutputTail(
             self.proc.stdout, self.limits.output_bytes, self.limits.tail_bytes, self.kill
         )
@@ -575,19 +640,23 @@ class BotProcess:
         code = self.proc.poll()
         if code is None:
             return "still running"
+        text = f"exited with code {code}"
         if code < 0:
-            return f"killed by signal {signal.Signals(-code).name}"
-        if code > 128 and self.sandboxed:  # bwrap reports a signal death as 128+n
+            text = f"killed by signal {signal.Signals(-code).name}"
+        elif code > 128 and self.sandboxed:  # bwrap reports a signal death as 128+n
             try:
-                return f"killed by signal {signal.Signals(code - 128).name}"
+                text = f"killed by signal {signal.Signals(code - 128).name}"
             except ValueError:
                 pass
-        return f"exited with code {code}"
+        if self.memory_kill:
+            text += f" ({self.memory_kill})"
+        return text
 
     def lock_socket_dir(self) -> None:
-        """Once the socket exists the bot may no longer create files in the shared folder."""
-        if self.sandboxed and self.uid is not None:
-            os.chmod(self.sock_dir, 0o711)
+        """Once the socket exists the bot may no longer create files beside it (as root, where
+        the folder's owner is not the bot's uid)."""
+        if self.view is not None and self.uid is not None:
+            self.view.lock_socket_dir()
 
     def bot_pid(self) -> int | None:
         """The pid (in the host's namespace) of the Python process running bot.py."""
@@ -605,25 +674,55 @@ class BotProcess:
             pid = int(kids[0])
         return pid
 
+    def processes(self) -> list[ProcInfo]:
+        """Every process of the sandbox (its init included); empty before it is up."""
+        if self.view is None:
+            return []
+        try:
+            return self.view.processes()
+        except OSError:
+            return []
+
+    def memory_mb(self) -> float | None:
+        """Memory the sandbox holds now: the cgroup's usage (tmpfs pages included), else the
+        resident memory of all its processes."""
+        if self.cgroup is not None and "memory" in self.cgroup.paths:
+            try:
+                return int((self.cgroup.paths["memory"] / "memory.usage_in_bytes").read_text()) / (1 << 20)
+            except OSError:
+                return None
+        procs = self.processes()
+        return sum(p.rss_bytes for p in procs) / (1 << 20) if procs else None
+
+    def private_files(self) -> list[str]:
+        """Files the bot has left in its private /tmp, /dev/shm and socket folder."""
+        if self.view is None:
+            return []
+        try:
+            return self.view.private_files()
+        except OSError:
+            return []
+
     def cpu_ms(self) -> float | None:
         """CPU time the bot has used so far (user + system), or None if it cannot be measured.
 
         From the bot's cpuacct cgroup when there is one (every process of the sandbox, in ns);
-        otherwise from /proc/<pid>/stat of the bot's main process (threads and reaped children
-        included, in clock ticks of 10 ms). Both are read through a kept-open descriptor: cheap
-        enough for every decision.
+        otherwise from the sandbox's own /proc: each live process's time plus what it reaped
+        of its children, init included (orphans end there), in clock ticks of 10 ms. An
+        unsandboxed bot is read from /proc/<pid>/stat of its process through a kept-open
+        descriptor.
         """
         if self.cgroup is not None and self.cgroup.paths.get("cpuacct"):
             try:
                 return self.cgroup.cpu_ms()
             except (OSError, ValueError):
                 return None
+        if self.sandboxed:
+            procs = self.processes()
+            return sum(p.cpu_ticks for p in procs) * 1000.0 / _CLK_TCK if procs else None
         if self._stat_fd is None:
-            pid = self.bot_pid()
-            if pid is None:
-                return None
             try:
-                self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+                self._stat_fd = os.open(f"/proc/{self.proc.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 return None
         try:
@@ -650,10 +749,11 @@ class BotProcess:
                     pass
 
     def stop(self) -> None:
-        """Kill, reap, release the uid and delete the socket folder."""
+        """Kill, reap, release the uid and close every descriptor into the sandbox."""
         if self._stopped:
             return
         self._stopped = True
+        MEMORY_WATCH.discard(self)
         self.kill()
         try:
             self.proc.wait(timeout=5)
@@ -662,6 +762,10 @@ class BotProcess:
         if self._stat_fd is not None:
             os.close(self._stat_fd)
             self._stat_fd = None
+        with self._lock:
+            if self.view is not None:
+                self.view.close()
+                self.view = None
         if self.uid is not None:
             # The pid namespace is gone with its init; this catches anything that slipped out.
             for _ in range(50):
@@ -679,7 +783,69 @@ class BotProcess:
         self._cleanup_files()
 
     def _cleanup_files(self) -> None:
-        shutil.rmtree(self.sock_dir, ignore_errors=True)
+        if self.sock_dir is not None:
+            shutil.rmtree(self.sock_dir, ignore_errors=True)
+
+
+class MemoryWatch:
+    """Bounds the memory of sandboxes that have no memory cgroup (a referee that is not root).
+
+    rlimits are per process, and a bot that forks multiplies them. One daemon thread per referee
+    process sums the resident memory of every process of each such sandbox every
+    :attr:`interval_s`; over the limit, it SIGKILLs the largest process, as the kernel's
+    out-of-memory killer does inside a memory cgroup. A bot can overshoot only by what it
+    allocates within one interval. tmpfs pages are bounded separately by each tmpfs's size.
+    """
+
+    interval_s = 0.05
+
+    def __init__(self) -> None:
+        self._bots: set[BotProcess] = set()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self.kills = 0
+
+    def add(self, bot: BotProcess) -> None:
+        with self._lock:
+            self._bots.add(bot)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="sandbox-memory", daemon=True)
+                self._thread.start()
+
+    def discard(self, bot: BotProcess) -> None:
+        with self._lock:
+            self._bots.discard(bot)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.interval_s)
+            with self._lock:
+                bots = list(self._bots)
+            for bot in bots:
+                self.check(bot)
+
+    def check(self, bot: BotProcess) -> None:
+        """One look at one sandbox; kill its largest process if it is over its memory limit."""
+        with bot._lock:  # stop() closes the view under this lock
+            view = bot.view
+            if view is None:
+                return
+            try:
+                procs = view.processes()
+            except OSError:
+                return
+            limit = bot.limits.memory_mb << 20
+            total = sum(p.rss_bytes for p in procs)
+            if total <= limit or not procs:
+                return
+            victim = max(procs, key=lambda p: p.rss_bytes)
+            if view.kill(victim.pid):
+                self.kills += 1
+                bot.memory_kill = (f"its processes held {total >> 20} MiB, over the "
+                                   f"{bot.limits.memory_mb} MiB memory limit")
+
+
+MEMORY_WATCH = MemoryWatch()
 
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
