@@ -764,6 +764,18 @@ class BotProcess:
             self._stat_fd = None
         with self._lock:
             if self.view is not None:
+                # The namespace's init is dead, and the kernel kills the rest asynchronously:
+                # wait (and help) until its /proc is empty, so nothing is seen running after.
+                for _ in range(100):
+                    try:
+                        procs = self.view.processes()
+                    except OSError:
+                        break
+                    if not procs:
+                        break
+                    for p in procs:
+                        self.view.kill(p.pid)
+                    time.sleep(0.01)
                 self.view.close()
                 self.view = None
         if self.uid is not None:
