@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee import seccomp
-from referee.sandbox_view import NotASocket, ProcInfo, SandboxView
+from referee.sandbox_view import NotASocket, ProcInfo, SandboxView, cpu_ticks_of
 
 #: The folder holding ``arena`` and ``referee``: bound read-only so the SDK (and engine code a
 #: heuristic bot may import) is importable inside the sandbox.
@@ -544,6 +544,11 @@ class BotProcess:
         self.uid: int | None = None
         self.view: SandboxView | None = None
         self.memory_kill: str | None = None  # set by the memory watch when it killed something
+        #: Without a cpuacct cgroup: kept stat descriptors of the sandbox's processes as of the
+        #: first reading (init and the bot), and the CPU of any other process as the memory
+        #: watch last saw it (children, at most one watch interval late).
+        self._ns_stat: dict[int, int] | None = None
+        self.others_ticks = 0
         self._lease: UidLease | None = None
         self._stopped = False
         self._lock = threading.Lock()
@@ -718,8 +723,8 @@ class BotProcess:
             except (OSError, ValueError):
                 return None
         if self.sandboxed:
-            procs = self.processes()
-            return sum(p.cpu_ticks for p in procs) * 1000.0 / _CLK_TCK if procs else None
+            ticks = self._sandbox_cpu_ticks()
+            return ticks * 1000.0 / _CLK_TCK if ticks is not None else None
         if self._stat_fd is None:
             try:
                 self._stat_fd = os.open(f"/proc/{self.proc.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
@@ -732,6 +737,36 @@ class BotProcess:
         fields = data[data.rindex(b")") + 2:].split()
         ticks = int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
         return ticks * 1000.0 / _CLK_TCK
+
+    def _sandbox_cpu_ticks(self) -> int | None:
+        """CPU of every process of the sandbox, cheaply enough for every decision: a pread per
+        kept process plus the watch's figure for the others. When a kept process is gone (its
+        time moved to its parent's reaped-children share) the set is read afresh."""
+        with self._lock:
+            if self.view is None:
+                return None
+            if self._ns_stat is None:
+                try:
+                    procs = self.view.processes()
+                    self._ns_stat = {p.pid: self.view.open_stat(p.pid) for p in procs}
+                except OSError:
+                    self._close_ns_stat()
+                    return None
+                if not procs:
+                    self._ns_stat = None
+                    return None
+            try:
+                return sum(cpu_ticks_of(fd) for fd in self._ns_stat.values()) + self.others_ticks
+            except OSError:
+                self._close_ns_stat()
+        procs = self.processes()
+        return sum(p.cpu_ticks for p in procs) if procs else None
+
+    def _close_ns_stat(self) -> None:
+        for fd in (self._ns_stat or {}).values():
+            os.close(fd)
+        self._ns_stat = None
+        self.others_ticks = 0
 
     # --- the end -------------------------------------------------------------------------------
     def kill(self) -> None:
@@ -776,6 +811,7 @@ class BotProcess:
                     for p in procs:
                         self.view.kill(p.pid)
                     time.sleep(0.01)
+                self._close_ns_stat()
                 self.view.close()
                 self.view = None
         if self.uid is not None:
@@ -846,6 +882,9 @@ class MemoryWatch:
                 procs = view.processes()
             except OSError:
                 return
+            kept = bot._ns_stat
+            if kept is not None:
+                bot.others_ticks = sum(p.cpu_ticks for p in procs if p.pid not in kept)
             limit = bot.limits.memory_mb << 20
             total = sum(p.rss_bytes for p in procs)
             if total <= limit or not procs:
