@@ -4,15 +4,21 @@ Why it is built this way:
 
 * bubblewrap gives a fresh mount, pid, network, IPC and UTS namespace. The bot sees only what
   Python needs (``/usr``, the Python installation and its site-packages, the project packages
-  ``arena`` and ``referee``), its own code read-only, a private ``/tmp`` and one folder holding
-  the gRPC Unix socket. No network namespace is shared, so even 127.0.0.1 is a different,
-  empty loopback.
+  ``arena`` and ``referee``), its own code read-only, and three size-capped tmpfs of its own:
+  ``/tmp``, ``/dev/shm`` and ``/arena/sock`` for its gRPC Unix socket; everything else is
+  read-only. No network namespace is shared, so even 127.0.0.1 is a different, empty loopback.
+  The referee reaches the socket without following any link the bot made
+  (:mod:`referee.sandbox_view`).
+* Kernel surface: no capabilities (bounding set included), ``no_new_privs``, no nested user
+  namespace, and the seccomp filter of :mod:`referee.seccomp`.
 * Limits come from ``setrlimit`` (via ``prlimit``). Root ignores ``RLIMIT_NPROC`` and the limit
   counts per real uid, so when the referee runs as root every running bot gets an unprivileged
   uid of its own (:func:`lease_uid`); bwrap runs as root (it must read the Python install under
   ``/root``) and ``setpriv`` drops to that uid inside, clearing every capability. As root, cgroup-v1
   groups (:class:`SandboxCgroups`) add one memory and pids limit for the whole sandbox — rlimits
-  are per process, and a bot that forks would multiply them — and exact CPU accounting.
+  are per process, and a bot that forks would multiply them — and exact CPU accounting. Without
+  root, the sandbox's own user namespace makes ``RLIMIT_NPROC`` count its processes alone, and
+  :class:`MemoryWatch` bounds the memory of all of them together.
 * ``--unshare-pid`` makes the bot's processes live in a pid namespace whose init is bwrap;
   ``--die-with-parent`` plus SIGKILL on the outer bwrap take the whole namespace down, so a
   fork bomb or a forgotten child never outlives the sandbox.
