@@ -39,9 +39,12 @@ def _test_user() -> pwd.struct_passwd:
     try:
         return pwd.getpwnam(USER)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                        USER], check=True, capture_output=True)
-        return pwd.getpwnam(USER)
+        made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                               "/usr/sbin/nologin", USER], capture_output=True, text=True)
+    try:
+        return pwd.getpwnam(USER)  # made now, or by a test run beside this one
+    except KeyError:
+        raise AssertionError(f"cannot create the test user {USER}: {made.stderr}") from None
 
 
 def _others_may_enter(path: Path) -> bool:
