@@ -81,6 +81,7 @@ class SandboxLimits:
     file_size_mb: int = 64
     tmp_mb: int = 256  # size of the private /tmp
     shm_mb: int = 64  # size of the private /dev/shm
+    files: int = 4096  # entries in /tmp, /dev/shm and the socket folder together (kernel memory)
     output_bytes: int = 1 << 20  # total stdout+stderr over the match before the bot is killed
     tail_bytes: int = 8192  # how much of the output is kept for the crash log
 
@@ -581,8 +582,7 @@ class BotProcess:
             self.view = SandboxView.open(pid) if pid is not None else None
             if self.view is None:
                 return None
-            if self.memory_limited:
-                MEMORY_WATCH.add(self)
+            MEMORY_WATCH.add(self)
         try:
             return self.view.socket_address()
         except NotASocket as exc:
@@ -591,7 +591,7 @@ class BotProcess:
     @property
     def memory_limited(self) -> bool:
         """Whether the referee's memory watch (not a cgroup) bounds this sandbox's memory."""
-        return self.sandboxed and self.cgroup is None
+        return self.sandboxed and (self.cgroup is None or "memory" not in self.cgroup.paths)
 
     def _launch(self) -> None:
         fds: list[int] = []
@@ -842,13 +842,17 @@ class BotProcess:
 
 
 class MemoryWatch:
-    """Bounds the memory of sandboxes that have no memory cgroup (a referee that is not root).
+    """Bounds the memory of sandboxes that have no memory cgroup (a referee that is not root),
+    and the number of files of every sandbox.
 
     rlimits are per process, and a bot that forks multiplies them. One daemon thread per referee
     process sums the resident memory of every process of each such sandbox every
     :attr:`interval_s`; over the limit, it SIGKILLs the largest process, as the kernel's
     out-of-memory killer does inside a memory cgroup. A bot can overshoot only by what it
     allocates within one interval. tmpfs pages are bounded separately by each tmpfs's size.
+
+    A tmpfs's size does not bound its files: each empty file or folder costs kernel memory and
+    no data page. A sandbox with more than ``SandboxLimits.files`` of them is killed whole.
     """
 
     interval_s = 0.05
@@ -885,6 +889,23 @@ class MemoryWatch:
             if view is None:
                 return
             try:
+                files = view.private_inodes()
+            except OSError:
+                files = 0
+            if files > bot.limits.files:
+                bot.memory_kill = (f"it made {files} files in its tmpfs, over the limit of "
+                                   f"{bot.limits.files}")
+                self.kills += 1
+                try:
+                    for p in view.processes():
+                        view.kill(p.pid)
+                except OSError:
+                    pass
+                return
+            cpu_by_cgroup = bot.cgroup is not None and "cpuacct" in bot.cgroup.paths
+            if not bot.memory_limited and cpu_by_cgroup:
+                return
+            try:
                 procs = view.processes()
             except OSError:
                 return
@@ -893,7 +914,7 @@ class MemoryWatch:
                 bot.others_ticks = sum(p.cpu_ticks for p in procs if p.pid not in kept)
             limit = bot.limits.memory_mb << 20
             total = sum(p.rss_bytes for p in procs)
-            if total <= limit or not procs:
+            if not bot.memory_limited or total <= limit or not procs:
                 return
             victim = max(procs, key=lambda p: p.rss_bytes)
             if view.kill(victim.pid):

@@ -49,6 +49,7 @@ class SandboxView:
         self._root = root_fd
         self._proc: int | None = None
         self._socket: int | None = None
+        self._private: list[int] | None = None
 
     @classmethod
     def open(cls, pid: int) -> SandboxView | None:
@@ -133,6 +134,13 @@ class SandboxView:
                       if not (folder == SOCKET_DIR and n == SOCKET_NAME)]
         return sorted(found)
 
+    def private_inodes(self) -> int:
+        """Files, folders and links the bot has made in its tmpfs, together. Each costs kernel
+        memory that the tmpfs size cap does not count (an empty file has no data pages)."""
+        if self._private is None:
+            self._private = [self._walk(folder) for folder in PRIVATE_DIRS]
+        return sum(st.f_files - st.f_ffree - 1 for st in map(os.fstatvfs, self._private))
+
     # --- processes -----------------------------------------------------------------------------
     def _proc_fd(self) -> int:
         if self._proc is None:
@@ -181,6 +189,9 @@ class SandboxView:
             os.close(fd)
 
     def close(self) -> None:
+        for fd in self._private or []:
+            os.close(fd)
+        self._private = None
         for name in ("_socket", "_proc"):
             fd = getattr(self, name)
             if fd is not None:

@@ -283,3 +283,9 @@ def test_start_match_work_counts_against_the_start_budget(tmp_path: Path) -> Non
     # Within a larger budget the same bot plays, and its start-up work is on the record.
     record = play("toy", [str(bot), str(RANDOM_BOT)], start_budget_ms=3000)
     assert record.forfeits == [] and record.totals[0].start_ms >= 1500
+
+
+def test_files_without_end_in_tmp_are_stopped_at_the_file_limit(hostile) -> None:
+    record = play("toy", [hostile("file_spray"), str(RANDOM_BOT)], tc=TimeControl(5000, 20000))
+    forfeit = _forfeited(record, 0, "crash")
+    assert "files in its tmpfs, over the limit of 4096" in forfeit.message, forfeit.message

@@ -32,7 +32,7 @@ pytestmark = needs_bwrap
 PROJECT = Path(__file__).resolve().parents[2]
 USER = "arena-unpriv-test"
 BOTS = ("fork_bomb", "fork_hog", "space_filler", "sock_squatter", "sock_symlink", "syscall_probe",
-        "memory_hog")
+        "memory_hog", "file_spray")
 
 
 def _test_user() -> pwd.struct_passwd:
@@ -159,6 +159,13 @@ def test_socket_folder_writes_stay_in_a_capped_tmpfs(unprivileged_run: dict) -> 
     marker = f"unprivsquat{os.getpid()}"
     assert not any(marker in name for _, dirs, files in os.walk(tmp) for name in dirs + files
                    if not name.startswith("pytest"))
+
+
+def test_files_without_end_are_stopped_at_the_file_limit(unprivileged_run: dict) -> None:
+    run = unprivileged_run["file_spray"]
+    forfeit = _forfeit(run, "crash")
+    assert "files in its tmpfs, over the limit of 4096" in forfeit["message"], forfeit["message"]
+    assert run["left_running"] == []
 
 
 def test_a_symlinked_socket_is_refused(unprivileged_run: dict) -> None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from referee import registry, sandbox
+from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.sandbox import SandboxLimits
 from tests.toy_game import ToyState
@@ -47,6 +48,7 @@ def main() -> None:
     for name in ("fork_bomb", "space_filler", "sock_squatter", "sock_symlink", "syscall_probe",
                  "memory_hog"):
         out[name] = play(name)
+    out["file_spray"] = play("file_spray", time_control=TimeControl(5000, 20000))
     out["fork_hog"] = play("fork_hog", limits=SandboxLimits(memory_mb=300))
     out["memory_kills"] = sandbox.MEMORY_WATCH.kills
     try:
