@@ -13,6 +13,7 @@ from referee import registry, sandbox
 from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.sandbox import SandboxLimits
+from referee.sandbox_watch import MEMORY_WATCH
 from tests.toy_game import ToyState
 
 registry.register(ToyState)
@@ -50,7 +51,7 @@ def main() -> None:
         out[name] = play(name)
     out["file_spray"] = play("file_spray", time_control=TimeControl(5000, 20000))
     out["fork_hog"] = play("fork_hog", limits=SandboxLimits(memory_mb=300))
-    out["memory_kills"] = sandbox.MEMORY_WATCH.kills
+    out["memory_kills"] = MEMORY_WATCH.kills
     try:
         listener.accept()
         out["host_socket_dialled"] = True
