@@ -95,8 +95,8 @@ class MemoryWatch:
             victim = max(procs, key=lambda p: p.rss_bytes)
             if view.kill(victim.pid):
                 self.kills += 1
-                bot.memory_kill = (f"its processes held {total >> 20} MiB, over the "
-                                   f"{bot.limits.memory_mb} MiB memory limit")
+                bot.memory_kill = (f"the memory watch killed its largest process: its processes "
+                                   f"held {total >> 20} MiB, over the {bot.limits.memory_mb} MiB limit")
 
 
 MEMORY_WATCH = MemoryWatch()
