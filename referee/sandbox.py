@@ -326,7 +326,8 @@ def sandbox_command(
     args += prlimit_args(limits, with_nproc=True)
     # sys.executable as it is, not resolved: in a virtual environment the path of the link is
     # how Python finds the venv (pyvenv.cfg) and so its site-packages.
-    args += [sys.executable, "-s", "-B", f"{BOT_DIR_INSIDE}/bot.py",
+    # referee.bot_launch shuts the socket folder (Landlock) before the bot's first line runs.
+    args += [sys.executable, "-s", "-B", "-m", "referee.bot_launch", f"{BOT_DIR_INSIDE}/bot.py",
              "--address", f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}"]
     return args
 

@@ -92,8 +92,8 @@ class SandboxView:
             folder = self._walk(SOCKET_DIR)
         except FileNotFoundError:
             return None
-        except NotADirectoryError:
-            raise NotASocket(f"/{SOCKET_DIR} is not a folder") from None
+        except OSError as exc:  # ENOTDIR / ELOOP: a link (or a file) where a folder belongs
+            raise NotASocket(f"/{SOCKET_DIR} is not a folder of the sandbox ({exc.strerror})") from None
         try:
             fd = os.open(SOCKET_NAME, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
         except FileNotFoundError:
