@@ -54,6 +54,9 @@ class MatchConfig:
     time_control: TimeControl | None = None  # None -> the game's spec default
     sandbox: bool = True  # False only with the user's explicit --unsafe-no-sandbox
     startup_ms: int = 10000  # launch to the answer to StartMatch
+    #: The bot's own StartMatch work (from its socket being there to its answer): past it the
+    #: seat forfeits with start_timeout. Recorded per seat as ``start_ms``.
+    start_budget_ms: int = 2000
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     #: Opt-in warm processes (workers): hosted bots are taken from and given back to the pool
     #: instead of being launched and killed per match. None: every bot dies with its match.
@@ -240,7 +243,7 @@ class _Runner:
                 seat_names=names,
             )
             try:
-                seat.client.start_match(request, timeout_s)
+                seat.client.start_match(request, timeout_s, self.config.start_budget_ms / 1000.0)
             except BotFault as fault:
                 return fault
             return None
@@ -250,6 +253,7 @@ class _Runner:
             faults = list(pool.map(start, live))
         for seat, fault in zip(live, faults, strict=True):
             seat.totals.ready_ms = seat.client.ready_ms
+            seat.totals.start_ms = seat.client.start_ms
             if fault is not None:
                 self.forfeit(seat, fault, 0)
             else:

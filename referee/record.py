@@ -57,6 +57,7 @@ class SeatTotals:
     bank_left_ms: float = 0.0
     cpu_ms: float | None = None
     ready_ms: float | None = None  # launch (or dial) to the answer to StartMatch
+    start_ms: float | None = None  # the StartMatch call alone, against the start budget
 
 
 @dataclass

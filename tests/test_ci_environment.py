@@ -22,6 +22,11 @@ def test_bubblewrap_is_installed() -> None:
     assert shutil.which("bwrap"), "bubblewrap is missing: .ci/run must install it"
 
 
+def test_the_unprivileged_referee_tests_can_make_a_user() -> None:
+    for tool in ("useradd", "setpriv", "unshare"):
+        assert shutil.which(tool), f"{tool} is missing: .ci/run must install it"
+
+
 def test_chromium_is_installed() -> None:
     assert os.path.exists("/usr/bin/chromium"), "chromium is missing: .ci/run must install it"
 
