@@ -194,6 +194,12 @@ class BlackAngelState(GameState):
 
         return determinise(self, seat, seed)
 
+    @classmethod
+    def from_observation(cls, observation: dict[str, Any], seed: int = 0) -> BlackAngelState:
+        from referee.black_angel.observed import state_from_observation
+
+        return state_from_observation(observation, seed)
+
     # --- the end ------------------------------------------------------------------------------
     def result(self) -> Result:
         from referee.black_angel.scoring import result

@@ -671,6 +671,12 @@ class SoleniaState(GameState):
         st._cache = None
         return st
 
+    @classmethod
+    def from_observation(cls, observation: dict[str, Any], seed: int = 0) -> SoleniaState:
+        from referee.solenia.observed import state_from_observation
+
+        return state_from_observation(observation, seed)
+
     def determinise(self, seat: int, seed: int) -> SoleniaState:
         """Re-deal what ``seat`` cannot see: other hands, every deck's order, the tile piles, dice."""
         c = self.clone()
