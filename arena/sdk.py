@@ -67,6 +67,7 @@ class Turn:
         planned for: it is a cushion for a slow machine, not time to think.
         """
         own_ms = max(0.0, float(self.time_left_ms - self.bank_left_ms))
+        share = min(1.0, max(0.0, share))
         return self.received + max(0.0, share * own_ms - reserve_ms) / 1000.0
 
 

@@ -34,6 +34,8 @@ from referee.engine import GameState
 from referee.rng import Rng
 
 Values = Callable[[GameState], list[float]]
+#: at most this many random decisions to finish a turn in a playout
+TURN_CAP = 40
 
 
 class Node:
@@ -69,6 +71,9 @@ class Settings:
 
     exploration: float = 0.7
     rollout_depth: int = 6
+    #: first finish the decisions of the seat that made the last tree move (its turn), so the
+    #: leaf is scored between turns, not halfway through a payment
+    to_turn_end: bool = True
     #: distinct deals of the hidden information; later iterations reuse one (with fresh rolls)
     samples: int = 48
     max_iterations: int = 1_000_000
@@ -98,6 +103,7 @@ def search(
     allowed = set(legal)
     c = cfg.exploration
     depth = cfg.rollout_depth
+    turn_end = cfg.to_turn_end
     log = math.log
     sqrt = math.sqrt
     iterations = 0
@@ -144,6 +150,13 @@ def search(
             node = children[best]
             state.apply(best)
             path.append((node, mover))
+        if turn_end and path:
+            last = path[-1][1]
+            for _ in range(TURN_CAP):
+                if state.to_move() != last:
+                    break
+                ids = state.option_ids()
+                state.apply(ids[rng.below(len(ids))])
         for _ in range(depth):
             if state.to_move() is None:
                 break
