@@ -13,6 +13,7 @@ import os
 import zlib
 
 from arena.sdk import Turn, serve_bot
+from referee.engine import EngineError
 
 try:  # imported as a package (tests, benchmarks)
     from sample_bots.ismcts.player import decide
@@ -34,8 +35,11 @@ def start(info: dict) -> None:
 def act(observation: dict, legal_options: list, turn: Turn) -> tuple[str, str]:
     game = match["game"] or observation["game"]
     seed = zlib.crc32(f"{match['id']}:{turn.decision}".encode())
-    result = decide(game, observation, [o.id for o in legal_options], turn.deadline(SHARE, RESERVE_MS),
-                    seed, MAX_ITERATIONS)
+    legal = [o.id for o in legal_options]
+    try:
+        result = decide(game, observation, legal, turn.deadline(SHARE, RESERVE_MS), seed, MAX_ITERATIONS)
+    except EngineError as exc:  # an engine that cannot rebuild a state: play on, and say why
+        return legal[seed % len(legal)], f"no search: {exc}"[:200]
     return result.option_id, result.comment()
 
 

@@ -41,3 +41,18 @@ def test_the_search_bot_wins_or_plays_on_against_itself_in_every_seat(game):
     record = play(game, [str(ISMCTS)] * players, seed=5, tc=SHORT)
     assert record.forfeits == [], record.forfeits
     assert all(d.comment.startswith("ISMCTS") for d in record.decisions if not d.forced)
+
+
+def test_a_game_that_cannot_be_sampled_still_gets_a_legal_answer_and_the_reason():
+    import time
+
+    from arena.sdk import Turn
+    from sample_bots.ismcts import bot
+    from tests.toy_game import ToyState
+
+    state = ToyState.new(2, 1)
+    options = state.legal_options()
+    bot.start({"game": "toy", "match_id": "m", "seat": 0})
+    oid, comment = bot.act(state.observation(0), options, Turn(0, 1000, 0, "", time.perf_counter()))
+    assert oid in {o.id for o in options}
+    assert comment.startswith("no search: toy cannot rebuild a state from an observation")
