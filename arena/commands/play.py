@@ -105,10 +105,9 @@ def play_command(
     unsafe_no_sandbox: bool,
 ) -> None:
     """Play one match of GAME between bots and print the result table."""
+    from arena.builtin_bots import UnknownBuiltin, resolve
     from referee import registry
     from referee.match import MatchConfig, SeatSpec, run_match
-
-    from arena.builtin_bots import UnknownBuiltin, resolve
 
     try:
         sources = [resolve(b, game) for b in bots]
