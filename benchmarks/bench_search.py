@@ -107,7 +107,8 @@ def play_one(game: str, seed: int, search_seat: int, ms: float | None, iteration
     return {"score": score, "think_s": think, "searched": searched, "scores": list(st.result().scores)}
 
 
-def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: int | None = None) -> dict[str, Any]:
+def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: int | None = None,
+              first_seed: int = 0, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The search bot's score share against the greedy bot over ``seeds`` games, seats alternated."""
     if ms is None and iterations is None:
         ms = registry.get_spec(game).time_control.decision_ms * ismcts_bot.SHARE
@@ -116,9 +117,12 @@ def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: 
     think = 0.0
     searched = 0
     margins = []
-    for seed in range(seeds):
+    for seed in range(first_seed, first_seed + seeds):
         seat = seed % 2
         out = play_one(game, seed, seat, ms, iterations)
+        if progress is not None:
+            progress(f"{game} seed {seed}: search bot in seat {seat} scores {out['score']} "
+                     f"({out['scores'][seat]:.0f} to {out['scores'][1 - seat]:.0f})")
         total += out["score"]
         wins += out["score"] == 1.0
         ties += out["score"] == 0.5
@@ -131,6 +135,7 @@ def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: 
     return {
         "game": game,
         "games": seeds,
+        "seeds": f"{first_seed}..{first_seed + seeds - 1}",
         "budget": budget,
         "win_share": round(total / seeds, 3),
         "wins": wins,
@@ -141,11 +146,12 @@ def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: 
 
 
 def bench(games: tuple[str, ...] = ("black_angel", "solenia"), seeds: int = 100,
-          ms: float | None = None, iterations: int | None = None) -> dict[str, Any]:
+          ms: float | None = None, iterations: int | None = None,
+          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for game in games:
         out[f"{game}_iterations_per_cpu_s"] = iterations_per_second(game)["iterations_per_s"]
     for game in games:
         if seeds > 0:
-            out[f"{game}_vs_greedy"] = win_share(game, seeds, ms, iterations)
+            out[f"{game}_vs_greedy"] = win_share(game, seeds, ms, iterations, progress=progress)
     return out

@@ -99,7 +99,8 @@ def bench_search(games: tuple[str, ...], seeds: int, ms: float | None, iteration
                                    f"choose from {', '.join(GREEDY)}")
     if seeds < 0 or (ms is not None and ms <= 0) or (iterations is not None and iterations <= 0):
         raise click.ClickException("--seeds must be 0 or more, --ms and --iterations above 0")
-    _run("bench_search", games=games, seeds=seeds, ms=ms, iterations=iterations)
+    _run("bench_search", games=games, seeds=seeds, ms=ms, iterations=iterations,
+         progress=lambda line: click.echo(line, err=True))
 
 
 def register(group: click.Group) -> None:

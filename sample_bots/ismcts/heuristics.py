@@ -9,13 +9,14 @@ can be searched, only with whole playouts being more telling there).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from referee.engine import GameState
 
 try:  # imported as a package (tests, benchmarks)
-    from sample_bots.ismcts.search import final_values, reward_from_points
+    from sample_bots.ismcts.search import Settings, final_values, reward_from_points
 except ImportError:  # run from the bot's own folder: the sandbox shows only that folder
-    from search import final_values, reward_from_points  # type: ignore[no-redef]
+    from search import Settings, final_values, reward_from_points  # type: ignore[no-redef]
 
 Values = Callable[[GameState], list[float]]
 
@@ -99,11 +100,19 @@ def _generic(root: GameState) -> Values:
 
 _BY_GAME = {"black_angel": _black_angel, "solenia": _solenia}
 
+#: Search knobs per game, tuned against the greedy bots (``arena bench search``): how far a
+#: playout goes past the end of the current turn before the heuristic scores it, and UCB's
+#: exploration constant. Games without a heuristic play out to the end.
+SETTINGS = {
+    "black_angel": Settings(exploration=0.4, rollout_depth=3, to_turn_end=True),
+    "solenia": Settings(exploration=0.4, rollout_depth=8, to_turn_end=True),
+}
+WHOLE_PLAYOUT = Settings(exploration=0.7, rollout_depth=10_000, to_turn_end=False)
 
-def values_for(game: str, root: GameState) -> tuple[Values, bool]:
-    """The leaf evaluation for ``game`` at ``root``, and whether it is game-specific (if not,
-    playouts should run to the end)."""
+
+def values_for(game: str, root: GameState) -> tuple[Values, Settings]:
+    """The leaf evaluation for ``game`` at ``root`` and the search settings that go with it."""
     make = _BY_GAME.get(game)
     if make is None:
-        return _generic(root), False
-    return make(root), True
+        return _generic(root), replace(WHOLE_PLAYOUT)
+    return make(root), replace(SETTINGS[game])

@@ -16,12 +16,6 @@ except ImportError:  # run from the bot's own folder: the sandbox shows only tha
     from heuristics import values_for  # type: ignore[no-redef]
     from search import SearchResult, Settings, observation_seat, search  # type: ignore[no-redef]
 
-#: Random decisions played after the tree's edge before the leaf is scored (game heuristics);
-#: games without one play out to the end.
-ROLLOUT_DEPTH = 6
-WHOLE_PLAYOUT = 10_000
-
-
 def decide(
     game: str,
     observation: dict[str, Any],
@@ -36,7 +30,7 @@ def decide(
     if len(legal) == 1:
         return SearchResult(legal[0], 0, 0.0, {legal[0]: 0}, 0.5)
     base = sample_state(game, observation, seed)
-    values, specific = values_for(game, base)
-    cfg = settings or Settings(rollout_depth=ROLLOUT_DEPTH if specific else WHOLE_PLAYOUT)
+    values, tuned = values_for(game, base)
+    cfg = settings or tuned
     cfg.max_iterations = min(cfg.max_iterations, max_iterations)
     return search(base, seat, legal, values, deadline, seed ^ 0x15C7, cfg)
