@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from referee.engine import GameState
+from referee.rng import Rng
 
 try:  # imported as a package (tests, benchmarks)
     from sample_bots.ismcts.search import Settings, final_values, reward_from_points
@@ -42,6 +43,20 @@ def _black_angel(root: GameState) -> Values:
         return reward_from_points(est, scale, float(s.hal_vp) if solo else None)
 
     return values
+
+
+def black_angel_playout(s: GameState, ids: list[str], rng: Rng) -> str:
+    """Random, except for the greedy bot's two surest rules, mostly kept: play sequence A while
+    you can (B throws away the dice's value), and use the highest die (rulebook [4] A2)."""
+    if rng.below(10) < 8:
+        if s.phase == "turn" and "A" in ids:
+            return "A"
+        if s.phase == "a_die":
+            uses = [i for i in ids if i.startswith("use:")]
+            if uses:
+                comp = s.comp[s.seat]
+                return max(uses, key=lambda i: comp[int(i[4:])] & 3)
+    return ids[rng.below(len(ids))]
 
 
 def _solenia_points(st: GameState, seat: int) -> float:
@@ -104,7 +119,7 @@ _BY_GAME = {"black_angel": _black_angel, "solenia": _solenia}
 #: playout goes past the end of the current turn before the heuristic scores it, and UCB's
 #: exploration constant. Games without a heuristic play out to the end.
 SETTINGS = {
-    "black_angel": Settings(exploration=0.4, rollout_depth=3, to_turn_end=True),
+    "black_angel": Settings(exploration=0.4, rollout_depth=3, to_turn_end=True, policy=black_angel_playout),
     "solenia": Settings(exploration=0.4, rollout_depth=8, to_turn_end=True),
 }
 WHOLE_PLAYOUT = Settings(exploration=0.7, rollout_depth=10_000, to_turn_end=False)

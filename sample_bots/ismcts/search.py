@@ -34,6 +34,7 @@ from referee.engine import GameState
 from referee.rng import Rng
 
 Values = Callable[[GameState], list[float]]
+Policy = Callable[[GameState, list[str], Rng], str]
 #: at most this many random decisions to finish a turn in a playout
 TURN_CAP = 40
 
@@ -76,6 +77,8 @@ class Settings:
     to_turn_end: bool = True
     #: distinct deals of the hidden information; later iterations reuse one (with fresh rolls)
     samples: int = 48
+    #: playout policy ``(state, option ids, rng) -> id``; None plays uniformly at random
+    policy: Policy | None = None
     max_iterations: int = 1_000_000
 
 
@@ -104,6 +107,7 @@ def search(
     c = cfg.exploration
     depth = cfg.rollout_depth
     turn_end = cfg.to_turn_end
+    policy = cfg.policy
     log = math.log
     sqrt = math.sqrt
     iterations = 0
@@ -156,12 +160,12 @@ def search(
                 if state.to_move() != last:
                     break
                 ids = state.option_ids()
-                state.apply(ids[rng.below(len(ids))])
+                state.apply(policy(state, ids, rng) if policy else ids[rng.below(len(ids))])
         for _ in range(depth):
             if state.to_move() is None:
                 break
             ids = state.option_ids()
-            state.apply(ids[rng.below(len(ids))])
+            state.apply(policy(state, ids, rng) if policy else ids[rng.below(len(ids))])
         reward = values(state)
         for child, mover in path:
             child.visits += 1
