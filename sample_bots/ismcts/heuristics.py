@@ -23,14 +23,19 @@ Values = Callable[[GameState], list[float]]
 
 
 def _black_angel(root: GameState) -> Values:
-    from referee.black_angel.scoring import advanced_vp, final_scores
+    from referee.black_angel.scoring import advanced_tiles, advanced_vp, final_scores
 
     solo = root.players == 1
     scale = 4.0
 
     def points(s: GameState, p: int) -> float:
-        return (s.vp[p] + advanced_vp(s, p) + 0.45 * (s.res[p] + s.shp[p] + s.rbreak[p])
-                + 0.25 * s.deb[p] + 0.7 * len(s.hand_m[p]))
+        # VP now, the end scoring so far, and rough worth of what turns into VP later: an
+        # advanced tile keeps counting components (the greedy bot's favourite), stored
+        # resources, ships and robots convert 2:1 or pay for actions, a mission in hand is a
+        # reward to place, a Ravager in hand a card play.
+        return (s.vp[p] + advanced_vp(s, p) + 1.5 * len(advanced_tiles(s, p))
+                + 0.45 * (s.res[p] + s.shp[p] + s.rbreak[p]) + 0.25 * s.deb[p]
+                + 0.7 * len(s.hand_m[p]) + 0.4 * len(s.hand_r[p]))
 
     def values(s: GameState) -> list[float]:
         if s.over:
