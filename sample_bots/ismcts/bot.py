@@ -3,8 +3,9 @@
 Each decision it samples the hidden information afresh from its observation many times over,
 grows one tree of option ids over those samples and plays the most visited option. It spends
 ``SHARE`` of the decision's own time (never the bank), minus ``RESERVE_MS`` for the answer's
-trip back to the referee. Set ``ARENA_ISMCTS_SHARE`` (0-1) and ``ARENA_ISMCTS_ITERATIONS`` (a
-cap) to change the budget without editing the file.
+trip back to the referee. Change ``SHARE`` here for a hosted copy (the sandbox passes no
+environment); a bot you run yourself also reads ``ARENA_ISMCTS_SHARE`` (0-1) and
+``ARENA_ISMCTS_ITERATIONS`` (a cap per decision).
 """
 
 from __future__ import annotations
