@@ -104,9 +104,10 @@ def register_version(
 
 
 def latest_versions(session: Session, game: str, active_only: bool = True) -> list[BotVersion]:
-    """The newest version of every (active) bot of ``game`` — the ladder's population."""
+    """The playing version of every (active) bot of ``game`` — the ladder's population: the
+    newest version not held back by an SPRT (:attr:`Bot.playing_version`)."""
     query = select(Bot).where(Bot.game == game)
     if active_only:
         query = query.where(Bot.active.is_(True))
     bots = session.scalars(query.order_by(Bot.id)).all()
-    return [b.latest_version for b in bots if b.latest_version is not None]
+    return [b.playing_version for b in bots if b.playing_version is not None]

@@ -57,5 +57,7 @@ class Submission(Base):
     #: The qualification match record (not in ``matches``: the candidate is no BotVersion yet).
     record: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
+    #: The submitter's SPRT settings (arena.sprt.SprtSettings fields); None: the server's.
+    sprt_settings: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

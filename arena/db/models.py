@@ -45,6 +45,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -76,6 +77,12 @@ class Bot(Base):
     def latest_version(self) -> BotVersion | None:
         return self.versions[-1] if self.versions else None
 
+    @property
+    def playing_version(self) -> BotVersion | None:
+        """The newest version that plays: not held back by an SPRT (see :class:`SprtTest`)."""
+        playing = [v for v in self.versions if not v.held]
+        return playing[-1] if playing else None
+
 
 class BotVersion(Base):
     __tablename__ = "bot_versions"
@@ -90,6 +97,9 @@ class BotVersion(Base):
     initial_mu: Mapped[float] = mapped_column(Float)
     initial_sigma: Mapped[float] = mapped_column(Float)
     predecessor_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
+    #: Qualified but not on the ladder: its SPRT against the predecessor is running, or did not
+    #: accept (see :class:`SprtTest`). The scheduler plays the newest version not held.
+    held: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
     bot: Mapped[Bot] = relationship(back_populates="versions", foreign_keys=[bot_id])
@@ -299,3 +309,47 @@ class Ladder(Base):
     #: {players (str): ladder matches created} — the player-count quota
     player_counts: Mapped[dict] = mapped_column(JSON, default=dict)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SprtTest(Base):
+    """A new version's sequential test against its predecessor (:mod:`arena.sprt`).
+
+    Settings (``elo0``…``replace``) are fixed when the test starts; the progress columns are
+    rewritten after every pair of games so the API, the CLI and the website show it live.
+    ``replaced`` says whether the candidate took its predecessor's place on the ladder.
+    """
+
+    __tablename__ = "sprt_tests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    candidate_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    baseline_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    game: Mapped[str] = mapped_column(String(50))
+    variant: Mapped[str] = mapped_column(String(50))
+    elo0: Mapped[float] = mapped_column(Float)
+    elo1: Mapped[float] = mapped_column(Float)
+    alpha: Mapped[float] = mapped_column(Float)
+    beta: Mapped[float] = mapped_column(Float)
+    max_pairs: Mapped[int] = mapped_column(Integer)
+    replace: Mapped[str] = mapped_column(String(10), default="accept")  # accept | always
+    status: Mapped[str] = mapped_column(String(20), default="running")
+    llr: Mapped[float] = mapped_column(Float, default=0.0)
+    lower: Mapped[float] = mapped_column(Float)
+    upper: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    pairs: Mapped[int] = mapped_column(Integer, default=0)
+    score: Mapped[float] = mapped_column(Float, default=0.5)
+    elo: Mapped[float] = mapped_column(Float, default=0.0)
+    elo_error: Mapped[float] = mapped_column(Float, default=0.0)
+    #: [LL, LD+DL, LW+DD+WL, DW+WD, WW] pair counts, candidate's view
+    pentanomial: Mapped[list] = mapped_column(JSON, default=list)
+    #: [losses, draws, wins] game counts, candidate's view
+    trinomial: Mapped[list] = mapped_column(JSON, default=list)
+    replaced: Mapped[bool] = mapped_column(Boolean, default=False)
+    message: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    candidate: Mapped[BotVersion] = relationship(foreign_keys=[candidate_version_id])
+    baseline: Mapped[BotVersion] = relationship(foreign_keys=[baseline_version_id])

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.sprt import SprtSettings
 from arena.uploads import MiB, UploadLimits
 from referee.engine import TimeControl
 
@@ -71,6 +72,13 @@ class ServerConfig:
     qualification_workers: int = 2
     #: How long a ``wait=true`` submission may block before returning QUALIFYING.
     qualification_wait_s: float = 600.0
+    #: The SPRT a new version plays against the version it would replace (None: no test, a
+    #: qualified version replaces its predecessor at once). A submission may override it.
+    sprt: SprtSettings | None = field(default_factory=SprtSettings)
+    #: Time control of SPRT matches; None uses the game's own.
+    sprt_time_control: TimeControl | None = None
+    #: Threads of the server playing SPRT tests (each plays its matches one after another).
+    sprt_workers: int = 1
     #: Threads answering unary calls (WatchMatch streams hold none: see arena.server.streams).
     max_workers: int = 32
     #: Open WatchMatch streams at once, in total and per client IP address.

@@ -19,18 +19,21 @@ import shutil
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import asdict
 from pathlib import Path
 
 import grpc
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena import qualification
+from arena import qualification, sprt, sprt_runner
 from arena.bots import register_version
 from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
+from arena.db.models import SprtTest
 from arena.server.config import ServerConfig
 from arena.server.errors import ApiError, denied, invalid, not_found
+from arena.sprt import SprtSettings
 from arena.uploads import UnsafeArchive, read_archive, write_bot
 from referee import registry
 
@@ -64,9 +67,11 @@ def check_address(address: str) -> str:
 
 
 def playing_version_id(session: Session, bot: Bot) -> int | None:
-    """The version the scheduler plays: the bot's newest BotVersion (qualified by construction)."""
+    """The version the scheduler plays: the bot's newest BotVersion (qualified by construction)
+    that no SPRT holds back."""
     return session.scalar(
-        select(BotVersion.id).where(BotVersion.bot_id == bot.id).order_by(BotVersion.number.desc()).limit(1)
+        select(BotVersion.id).where(BotVersion.bot_id == bot.id, BotVersion.held.is_(False))
+        .order_by(BotVersion.number.desc()).limit(1)
     )
 
 
@@ -78,12 +83,15 @@ class Submissions:
         self.url: str | None = None
         self._pool = ThreadPoolExecutor(max_workers=config.qualification_workers, thread_name_prefix="qualify")
         self._futures: dict[int, Future[None]] = {}
+        self._sprt_pool = ThreadPoolExecutor(max_workers=config.sprt_workers, thread_name_prefix="sprt")
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._sprt_pool.shutdown(wait=False, cancel_futures=True)
 
     # --- storing ------------------------------------------------------------------------------
-    def submit_hosted(self, user: User, name: str, game: str, archive: bytes, wait: bool) -> int:
+    def submit_hosted(self, user: User, name: str, game: str, archive: bytes, wait: bool,
+                      sprt: SprtSettings | None = None) -> int:
         """Store an archive as a new version; returns the submission id."""
         check_bot_name(name)
         check_game(game)
@@ -100,19 +108,25 @@ class Submissions:
             write_bot(members, dest)
             return str(dest.resolve())
 
-        return self._store(user, name, game, "hosted", digest, place, wait)
+        return self._store(user, name, game, "hosted", digest, place, wait, sprt)
 
-    def submit_remote(self, user: User, name: str, game: str, address: str, wait: bool) -> int:
+    def submit_remote(self, user: User, name: str, game: str, address: str, wait: bool,
+                      sprt: SprtSettings | None = None) -> int:
         check_bot_name(name)
         check_game(game)
         check_address(address)
         digest = hashlib.sha256(address.encode()).hexdigest()
-        return self._store(user, name, game, "remote", digest, lambda _b, _n: address, wait)
+        return self._store(user, name, game, "remote", digest, lambda _b, _n: address, wait, sprt)
 
     def _store(
         self, user: User, name: str, game: str, kind: str, digest: str,
-        place: Callable[[int, int], str], wait: bool,
+        place: Callable[[int, int], str], wait: bool, sprt: SprtSettings | None = None,
     ) -> int:
+        if sprt is not None:
+            try:
+                sprt.check()
+            except ValueError as exc:
+                raise invalid(f"SPRT settings refused: {exc}") from None
         written: Path | None = None
         try:
             with session_scope(self.url) as s:
@@ -131,7 +145,8 @@ class Submissions:
                 source = place(bot.id, number)
                 if kind == "hosted":
                     written = Path(source)
-                sub = Submission(bot_id=bot.id, number=number, kind=kind, source=source, digest=digest, status=QUALIFYING)
+                sub = Submission(bot_id=bot.id, number=number, kind=kind, source=source, digest=digest, status=QUALIFYING,
+                                 sprt_settings=asdict(sprt) if sprt is not None else None)
                 s.add(sub)
                 s.flush()
                 sub_id = sub.id
@@ -160,7 +175,18 @@ class Submissions:
             ids = list(s.scalars(select(Submission.id).where(Submission.status == QUALIFYING)))
         for sub_id in ids:
             self.start_qualification(sub_id)
+        with session_scope(self.url) as s:
+            tests = list(s.scalars(select(SprtTest.id).where(SprtTest.status == sprt.RUNNING)))
+        for test_id in tests:
+            self.start_sprt(test_id)
         return len(ids)
+
+    def start_sprt(self, test_id: int) -> Future[str]:
+        """Play SPRT ``test_id`` in the background (its row shows the progress)."""
+        return self._sprt_pool.submit(
+            sprt_runner.run_test, self.url, test_id, sandbox=self.config.sandbox,
+            time_control=self.config.sprt_time_control, startup_ms=self.config.qualification_startup_ms,
+        )
 
     def _qualify(self, sub_id: int) -> None:
         with session_scope(self.url) as s:
@@ -184,11 +210,16 @@ class Submissions:
             sub.match_id = outcome.match_id or None
             sub.record = outcome.record
             sub.finished_at = utcnow()
+            test_id = None
             if outcome.passed:
                 before = playing_version_id(s, bot)
                 version = register_version(s, bot.game, sub.source, name=bot.name, owner=bot.owner)
                 if version.id != before:  # new (a remote address registered again is not)
                     version.number = sub.number
+                settings = SprtSettings(**sub.sprt_settings) if sub.sprt_settings else self.config.sprt
+                if before is not None and version.id != before and settings is not None:
+                    # The predecessor keeps playing until the test says otherwise.
+                    test_id = sprt_runner.start_test(s, bot, version, s.get(BotVersion, before), settings).id
                 sub.status = QUALIFIED
                 sub.bot_version_id = version.id
                 bot.active = True
@@ -197,6 +228,8 @@ class Submissions:
                 sub.refusal_kind = outcome.kind or "error"
                 sub.refusal_message = outcome.message
                 sub.log_tail = outcome.log_tail
+        if test_id is not None:
+            self.start_sprt(test_id)
 
     # --- reading ------------------------------------------------------------------------------------
     def find_submission(self, session: Session, bot_id: int, number: int) -> Submission:

@@ -90,7 +90,7 @@ def _entrants(session: Session, game: str, bot_ids: list[int]) -> list[int]:
         bot = get_bot(session, bot_id)
         if bot.game != game:
             raise invalid(f"bot {bot_id} ({bot.name!r}) plays {bot.game}, not {game}")
-        version = bot.latest_version
+        version = bot.playing_version
         if not bot.active or version is None:
             raise invalid(f"bot {bot_id} ({bot.name!r}) has no active qualified version")
         version_ids.append(version.id)

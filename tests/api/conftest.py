@@ -37,6 +37,7 @@ def make_config(tmp: Path) -> ServerConfig:
         qualification_wait_s=60.0,
         qualification_startup_ms=4000,
         max_workers=16,
+        sprt=None,  # tests/sprt/ turn it on
     )
 
 

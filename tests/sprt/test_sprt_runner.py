@@ -1,0 +1,94 @@
+"""A small real SPRT: paired toy matches over real bot processes, and the replacement rule."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from arena import bots, sprt, sprt_runner
+from arena.db import Bot, dispose_all, session_scope
+from arena.db.models import BotVersion, SprtTest
+
+HERE = Path(__file__).resolve().parent
+HIGH = str(HERE / "bots" / "high_card")
+LOW = str(HERE / "bots" / "low_card")
+TABLE = sprt_runner.Table("toy", "base", 2, sandbox=False)
+
+
+def seeds() -> itertools.count:
+    return itertools.count(1000)
+
+
+def test_candidate_score_reads_ranks_and_forfeits() -> None:
+    assert sprt_runner.candidate_score({"ranks": [1, 2]}, set(), 0, 1) == 1.0
+    assert sprt_runner.candidate_score({"ranks": [1, 1]}, set(), 1, 0) == 0.5
+    assert sprt_runner.candidate_score({"ranks": [1, 2]}, {0}, 0, 1) == 0.0  # forfeit: last
+
+
+def test_pairs_swap_seats_and_stronger_accepts_weaker_rejects() -> None:
+    seen: list[list[int]] = []
+    strong = sprt_runner.play(TABLE, sprt.SprtSettings(), HIGH, LOW, seeds(),
+                              lambda st: seen.append(list(st.pentanomial)))
+    assert strong.status == sprt.ACCEPTED
+    assert strong.games == 2 * strong.pairs and len(seen) == strong.pairs
+    weak = sprt_runner.play(TABLE, sprt.SprtSettings(), LOW, HIGH, seeds())
+    assert weak.status == sprt.REJECTED
+    # Same seeds with the roles swapped: the weak side's pairs mirror the strong side's.
+    n = min(strong.pairs, weak.pairs)
+    assert n >= 1
+
+
+@pytest.fixture
+def db(tmp_path: Path):  # noqa: ANN201
+    url = f"sqlite:///{tmp_path / 'sprt.sqlite3'}"
+    yield url
+    dispose_all()
+
+
+def _versions(url: str, *sources: str) -> list[int]:
+    with session_scope(url) as s:
+        ids = [bots.register_version(s, "toy", src, name="subject").id for src in sources]
+    return ids
+
+
+def _test(url: str, candidate: int, baseline: int, settings: sprt.SprtSettings) -> int:
+    with session_scope(url) as s:
+        bot = s.scalar(__import__("sqlalchemy").select(Bot).where(Bot.name == "subject"))
+        return sprt_runner.start_test(s, bot, s.get(BotVersion, candidate), s.get(BotVersion, baseline), settings).id
+
+
+def _playing(url: str) -> int:
+    with session_scope(url) as s:
+        return [v.id for v in bots.latest_versions(s, "toy")][0]
+
+
+def test_replacement_rule(db: str, tmp_path: Path) -> None:
+    # Copies, so each version has its own folder (a version is its source).
+    import shutil
+
+    low1, high2, low3 = (shutil.copytree(src, tmp_path / name) for src, name in
+                         ((LOW, "v1"), (HIGH, "v2"), (LOW, "v3")))
+    v1, = _versions(db, str(low1))
+    v2, = _versions(db, str(high2))
+    test2 = _test(db, v2, v1, sprt.SprtSettings())
+    assert _playing(db) == v1  # held while the test runs
+    assert sprt_runner.run_test(db, test2, sandbox=False, seeds=seeds()) == sprt.ACCEPTED
+    assert _playing(db) == v2
+    v3, = _versions(db, str(low3))
+    test3 = _test(db, v3, v2, sprt.SprtSettings())
+    assert sprt_runner.run_test(db, test3, sandbox=False, seeds=seeds()) == sprt.REJECTED
+    assert _playing(db) == v2  # rejected: the predecessor keeps its place
+    with session_scope(db) as s:
+        row = s.get(SprtTest, test3)
+        assert not row.replaced and row.llr <= row.lower and row.games == 2 * row.pairs
+        assert row.elo < 0 and row.score < 0.5 and sum(row.pentanomial) == row.pairs
+        assert s.get(BotVersion, v3).held
+    # The owner's choice "always": replaced whatever the verdict, the verdict still recorded.
+    test4 = _test(db, v3, v2, sprt.SprtSettings(replace="always"))
+    assert sprt_runner.run_test(db, test4, sandbox=False, seeds=seeds()) == sprt.REJECTED
+    assert _playing(db) == v3
+    with session_scope(db) as s:
+        row = s.get(SprtTest, test4)
+        assert row.replaced and row.status == sprt.REJECTED and row.finished_at is not None
