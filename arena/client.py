@@ -132,9 +132,11 @@ class ArenaClient:
         return self.stub.WhoAmI(arena_pb2.WhoAmIRequest(), metadata=self._meta(), timeout=self.timeout)
 
     # --- bots -------------------------------------------------------------------------------
-    def submit(self, path: Path, game: str, name: str, wait: bool = True) -> arena_pb2.SubmitBotReply:
+    def submit(self, path: Path, game: str, name: str, wait: bool = True,
+               sprt: arena_pb2.SprtSettings | None = None) -> arena_pb2.SubmitBotReply:
         data, archive_name = read_upload(path)
-        request = arena_pb2.SubmitBotRequest(name=name, game=game, archive=data, archive_name=archive_name, wait=wait)
+        request = arena_pb2.SubmitBotRequest(name=name, game=game, archive=data, archive_name=archive_name, wait=wait,
+                                             sprt=sprt)
         return self.stub.SubmitBot(request, metadata=self._meta(), timeout=max(self.timeout, 600.0))
 
     def register_remote(self, address: str, game: str, name: str, wait: bool = True) -> arena_pb2.SubmitBotReply:

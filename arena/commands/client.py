@@ -104,8 +104,22 @@ def version_status_name(status: int) -> str:
     return _STATUS_NAMES.get(status, "UNKNOWN").removeprefix("VERSION_STATUS_").lower()
 
 
+def sprt_line(t: arena_pb2.SprtTest) -> str:
+    """One line of an SPRT: versions, verdict, LLR against its bounds, games, score, Elo ± error."""
+    verdict = t.status + (", replaced" if t.replaced else ", not replaced" if t.finished_at else "")
+    return (
+        f"SPRT v{t.candidate_number} vs v{t.baseline_number}: {verdict}; "
+        f"LLR {t.llr:.2f} in [{t.lower:.2f}, {t.upper:.2f}] "
+        f"(elo0 {t.settings.elo0:g}, elo1 {t.settings.elo1:g}, alpha {t.settings.alpha:g}, beta {t.settings.beta:g}); "
+        f"{t.games} games ({t.pairs} pairs), score {t.score:.3f}, Elo {t.elo:+.1f} ± {t.elo_error:.1f}"
+        + (f"; {t.message}" if t.message else "")
+    )
+
+
 def _echo_version(v: arena_pb2.BotVersion) -> None:
     click.echo(f"  version {v.number}: {version_status_name(v.status)}")
+    if v.HasField("sprt"):
+        click.echo(f"  {sprt_line(v.sprt)}")
     if v.status == arena_pb2.VERSION_STATUS_REFUSED:
         terminal.secho(f"  refused ({v.refusal.kind}): {v.refusal.message}", fg="red")
         if v.refusal.log_tail:
@@ -135,17 +149,34 @@ def register_command(name: str, server: str, no_save: bool) -> None:
 @click.option("--game", required=True, help="Game the bot plays, e.g. solenia.")
 @click.option("--name", required=True, help="Bot name; a new name creates a bot, a known one adds a version.")
 @click.option("--no-wait", is_flag=True, help="Return at once instead of waiting for qualification.")
+@click.option("--elo0", type=float, default=None, help="SPRT: Elo of the null hypothesis (server default 0).")
+@click.option("--elo1", type=float, default=None, help="SPRT: Elo the new version should gain (server default 50).")
+@click.option("--alpha", type=float, default=None, help="SPRT: false-accept probability (default 0.05).")
+@click.option("--beta", type=float, default=None, help="SPRT: false-reject probability (default 0.05).")
+@click.option("--max-pairs", type=int, default=None, help="SPRT: pairs of games at most (default 200).")
+@click.option("--replace-always", is_flag=True,
+              help="Replace the previous version whatever the SPRT says (its verdict is still shown).")
 @_server_option
 @_grpc_errors
-def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str) -> None:
-    """Upload a bot (a folder with bot.py, or a .tar.gz/.zip of one) as a new version."""
+def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str, elo0: float | None,
+                   elo1: float | None, alpha: float | None, beta: float | None, max_pairs: int | None,
+                   replace_always: bool) -> None:
+    """Upload a bot (a folder with bot.py, or a .tar.gz/.zip of one) as a new version.
+
+    A new version of a bot that already plays must then pass an SPRT against that version
+    before it replaces it (see `arena sprt`)."""
+    given = {k: v for k, v in dict(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_pairs=max_pairs).items()
+             if v is not None}
+    sprt = arena_pb2.SprtSettings(**given, replace_always=replace_always) if given or replace_always else None
     with _client(server, _need_token()) as client:
-        reply = client.submit(path, game=game, name=name, wait=not no_wait)
+        reply = client.submit(path, game=game, name=name, wait=not no_wait, sprt=sprt)
     bot, version = reply.bot.bot, reply.version
     click.echo(f"bot {bot.name!r} (id {bot.id}, {bot.game}): version {version.number} uploaded")
     _echo_version(version)
     if version.status == arena_pb2.VERSION_STATUS_QUALIFYING:
         click.echo("  qualification is running; check later with `arena bots`")
+    if version.status == arena_pb2.VERSION_STATUS_TESTING:
+        click.echo(f"  its SPRT against the playing version is running; follow it with `arena sprt {bot.id}`")
     if version.status == arena_pb2.VERSION_STATUS_REFUSED:
         raise SystemExit(1)
 
@@ -245,6 +276,33 @@ def _echo_result(record: dict[str, Any]) -> None:
         terminal.secho(f"  forfeit: {forfeit}", fg="red")
 
 
+@click.command("sprt")
+@click.argument("bot_id", type=int)
+@click.option("--follow", is_flag=True, help="Print the running test's progress until it ends.")
+@click.option("--interval", default=5.0, show_default=True, help="Seconds between updates with --follow.")
+@_server_option
+@_grpc_errors
+def sprt_command(bot_id: int, follow: bool, interval: float, server: str) -> None:
+    """Show the SPRT history of bot BOT_ID: each new version against the one it would replace."""
+    import time
+
+    with _client(server) as client:
+        detail = client.bot(bot_id)
+        if not detail.sprt_tests:
+            click.echo(f"bot {detail.bot.name!r} has played no SPRT yet (its first version needs none)")
+            return
+        for test in detail.sprt_tests:
+            terminal.echo(sprt_line(test))
+        last = ""
+        while follow and detail.sprt_tests[0].status == "running":
+            time.sleep(interval)
+            detail = client.bot(bot_id)
+            line = sprt_line(detail.sprt_tests[0])
+            if line != last:
+                terminal.echo(line)
+                last = line
+
+
 def register(group: click.Group) -> None:
-    for command in (register_command, submit_command, bots_command, leaderboard_command, watch_command):
+    for command in (register_command, submit_command, bots_command, leaderboard_command, watch_command, sprt_command):
         group.add_command(command)

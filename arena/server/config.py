@@ -77,6 +77,9 @@ class ServerConfig:
     sprt: SprtSettings | None = field(default_factory=SprtSettings)
     #: Time control of SPRT matches; None uses the game's own.
     sprt_time_control: TimeControl | None = None
+    #: Seeds of SPRT pairs: None draws secret random ones; a number counts up from it
+    #: (reproducible tests).
+    sprt_seed: int | None = None
     #: Threads of the server playing SPRT tests (each plays its matches one after another).
     sprt_workers: int = 1
     #: Threads answering unary calls (WatchMatch streams hold none: see arena.server.streams).

@@ -8,6 +8,7 @@ from datetime import datetime
 from arena._proto import arena_pb2 as pb
 from arena.db import Bot, Match
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
+from arena.db.models import SprtTest
 
 
 def timestamp(value: datetime | None) -> str:
@@ -21,23 +22,42 @@ def user(u: User) -> pb.User:
     return pb.User(id=u.id, name=u.name, role=u.role)
 
 
-def version_status(sub: Submission, playing_version_id: int | None) -> int:
+def version_status(sub: Submission, playing_version_id: int | None, test: SprtTest | None = None) -> int:
     if sub.status == QUALIFYING:
         return pb.VERSION_STATUS_QUALIFYING
     if sub.status == REFUSED:
         return pb.VERSION_STATUS_REFUSED
     if sub.status == QUALIFIED and sub.bot_version_id is not None and sub.bot_version_id == playing_version_id:
         return pb.VERSION_STATUS_ACTIVE
+    if test is not None and test.status == "running":
+        return pb.VERSION_STATUS_TESTING
+    if test is not None and not test.replaced:
+        return pb.VERSION_STATUS_HELD
     return pb.VERSION_STATUS_RETIRED
 
 
-def version(sub: Submission, playing_version_id: int | None, logs: bool = False) -> pb.BotVersion:
+def sprt_test(t: SprtTest) -> pb.SprtTest:
+    """An SPRT's settings, progress and verdict."""
+    return pb.SprtTest(
+        id=t.id, candidate_number=t.candidate.number, baseline_number=t.baseline.number,
+        status=t.status,
+        settings=pb.SprtSettings(elo0=t.elo0, elo1=t.elo1, alpha=t.alpha, beta=t.beta,
+                                 max_pairs=t.max_pairs, replace_always=t.replace == "always"),
+        llr=t.llr, lower=t.lower, upper=t.upper, games=t.games, pairs=t.pairs, score=t.score,
+        elo=t.elo, elo_error=t.elo_error, pentanomial=list(t.pentanomial or []),
+        trinomial=list(t.trinomial or []), replaced=t.replaced, message=t.message or "",
+        created_at=timestamp(t.created_at), finished_at=timestamp(t.finished_at),
+    )
+
+
+def version(sub: Submission, playing_version_id: int | None, logs: bool = False,
+            test: SprtTest | None = None) -> pb.BotVersion:
     """A version as the API shows it; ``logs``: the caller may read its qualification log
-    tail (its owner or an organiser)."""
+    tail (its owner or an organiser); ``test``: its SPRT against its predecessor, if any."""
     msg = pb.BotVersion(
         bot_id=sub.bot_id,
         number=sub.number,
-        status=version_status(sub, playing_version_id),
+        status=version_status(sub, playing_version_id, test),
         kind=sub.kind,
         address=sub.source if sub.kind == "remote" else "",
         archive_sha256=sub.digest if sub.kind == "hosted" else "",
@@ -52,6 +72,8 @@ def version(sub: Submission, playing_version_id: int | None, logs: bool = False)
                 match_id=sub.match_id or "",
             )
         )
+    if test is not None:
+        msg.sprt.CopyFrom(sprt_test(test))
     return msg
 
 

@@ -21,7 +21,14 @@ from arena.server import accounts, convert, results, tournaments, watch
 from arena.server.config import ServerConfig
 from arena.server.errors import handle, handle_stream, invalid
 from arena.server.live import LiveBus, get_bus
-from arena.server.submissions import Submissions, get_bot, get_owned_bot, playing_version_id
+from arena.server.submissions import (
+    Submissions,
+    get_bot,
+    get_owned_bot,
+    playing_version_id,
+    sprt_settings,
+    sprt_tests,
+)
 from referee.record import without_logs
 
 
@@ -49,13 +56,15 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     @handle
     def SubmitBot(self, request: pb.SubmitBotRequest, context: grpc.ServicerContext) -> pb.SubmitBotReply:  # noqa: N802
         user = accounts.caller(context, self.url)
-        sub_id = self.submissions.submit_hosted(user, request.name, request.game, request.archive, request.wait)
+        sub_id = self.submissions.submit_hosted(user, request.name, request.game, request.archive, request.wait,
+                                                sprt_settings(request))
         return self._submission_reply(sub_id)
 
     @handle
     def RegisterRemoteBot(self, request: pb.RegisterRemoteBotRequest, context: grpc.ServicerContext) -> pb.SubmitBotReply:  # noqa: N802
         user = accounts.caller(context, self.url)
-        sub_id = self.submissions.submit_remote(user, request.name, request.game, request.address, request.wait)
+        sub_id = self.submissions.submit_remote(user, request.name, request.game, request.address, request.wait,
+                                                sprt_settings(request))
         return self._submission_reply(sub_id)
 
     def _submission_reply(self, sub_id: int) -> pb.SubmitBotReply:
@@ -74,9 +83,12 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         ).all()
         playing = playing_version_id(session, bot)
         playing_number = next((s.number for s in subs if s.bot_version_id == playing), 0) if playing else 0
+        tests = sprt_tests(session, bot.id)
+        latest = {t.candidate_version_id: t for t in reversed(tests)}  # newest test per version
         return pb.BotDetail(
             bot=convert.bot(bot, playing_number, len(subs)),
-            versions=[convert.version(s, playing, logs) for s in subs],
+            versions=[convert.version(s, playing, logs, latest.get(s.bot_version_id)) for s in subs],
+            sprt_tests=[convert.sprt_test(t) for t in tests],
         )
 
     @handle
@@ -118,7 +130,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             bot = get_bot(s, request.bot_id)
             sub = self.submissions.find_submission(s, bot.id, request.number)
             logs = may_read_logs(bot, viewer)
-            version = convert.version(sub, playing_version_id(s, bot), logs)
+            tests = [t for t in sprt_tests(s, bot.id) if t.candidate_version_id == sub.bot_version_id]
+            version = convert.version(sub, playing_version_id(s, bot), logs, tests[0] if tests else None)
             if sub.record:
                 record = sub.record if logs else without_logs(sub.record)
                 version.qualification_record_json = json.dumps(record, ensure_ascii=False)

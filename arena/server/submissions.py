@@ -12,6 +12,7 @@ again when it starts.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import re
 import secrets
@@ -183,9 +184,11 @@ class Submissions:
 
     def start_sprt(self, test_id: int) -> Future[str]:
         """Play SPRT ``test_id`` in the background (its row shows the progress)."""
+        seeds = None if self.config.sprt_seed is None else itertools.count(self.config.sprt_seed)
         return self._sprt_pool.submit(
             sprt_runner.run_test, self.url, test_id, sandbox=self.config.sandbox,
             time_control=self.config.sprt_time_control, startup_ms=self.config.qualification_startup_ms,
+            seeds=seeds,
         )
 
     def _qualify(self, sub_id: int) -> None:
@@ -256,3 +259,21 @@ def get_bot(session: Session, bot_id: int) -> Bot:
     if bot is None:
         raise not_found(f"no bot with id {bot_id}")
     return bot
+
+
+def sprt_tests(session: Session, bot_id: int) -> list[SprtTest]:
+    """Every SPRT of a bot's versions, newest first."""
+    return list(session.scalars(select(SprtTest).where(SprtTest.bot_id == bot_id).order_by(SprtTest.id.desc())))
+
+
+def sprt_settings(request) -> SprtSettings | None:  # noqa: ANN001 - SubmitBot/RegisterRemoteBot request
+    """The submitter's SPRT settings (zero fields: the defaults), or None to use the server's."""
+    if not request.HasField("sprt"):
+        return None
+    given, default = request.sprt, SprtSettings()
+    return SprtSettings(
+        elo0=given.elo0 or default.elo0, elo1=given.elo1 or default.elo1,
+        alpha=given.alpha or default.alpha, beta=given.beta or default.beta,
+        max_pairs=given.max_pairs or default.max_pairs,
+        replace="always" if given.replace_always else "accept",
+    )
