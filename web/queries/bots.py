@@ -13,6 +13,7 @@ from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
+from arena.db.models import SprtTest
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,38 @@ class VersionInfo:
     provisional: bool
     games_played: int
     opponent_spread: float
+    #: Held back by an SPRT (running, or it did not accept): not on the ladder.
+    held: bool = False
+    #: {players (str): {seat (str): games}} and {players (str): games} — the fairness ledger.
+    seat_counts: dict = field(default_factory=dict)
+    player_counts: dict = field(default_factory=dict)
+    distinct_opponents: int = 0
+
+
+@dataclass(frozen=True)
+class SprtInfo:
+    """One SPRT: version ``candidate`` against ``baseline`` (see arena.sprt)."""
+
+    candidate: int
+    baseline: int
+    status: str
+    replaced: bool
+    replace: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    llr: float
+    lower: float
+    upper: float
+    games: int
+    pairs: int
+    score: float
+    elo: float
+    elo_error: float
+    pentanomial: list
+    created_at: datetime | None
+    finished_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -74,6 +107,8 @@ class BotPage:
     history: list[HistoryPoint] = field(default_factory=list)
     by_seat: list[SeatResult] = field(default_factory=list)
     by_opponent: list[OpponentResult] = field(default_factory=list)
+    #: Every SPRT of its versions, newest first.
+    sprt: list[SprtInfo] = field(default_factory=list)
 
 
 def bot_page(session: Session, bot_id: int) -> BotPage | None:
@@ -101,6 +136,10 @@ def bot_page(session: Session, bot_id: int) -> BotPage | None:
                 provisional=r.provisional if r else True,
                 games_played=r.games_played if r else 0,
                 opponent_spread=r.opponent_spread if r else 0.0,
+                held=v.held,
+                seat_counts=dict(r.seat_counts or {}) if r else {},
+                player_counts=dict(r.player_counts or {}) if r else {},
+                distinct_opponents=r.distinct_opponents if r else 0,
             )
         )
     ids = [v.id for v in versions]
@@ -112,11 +151,19 @@ def bot_page(session: Session, bot_id: int) -> BotPage | None:
         active=bot.active,
         created_at=bot.created_at,
         versions=versions,
-        current=versions[-1] if versions else None,
+        current=next((v for v in reversed(versions) if not v.held), None),
     )
     if not ids:
         return page
     number_of = {v.id: v.number for v in versions}
+    page.sprt = [
+        SprtInfo(
+            number_of[t.candidate_version_id], number_of[t.baseline_version_id], t.status, t.replaced,
+            t.replace, t.elo0, t.elo1, t.alpha, t.beta, t.llr, t.lower, t.upper, t.games, t.pairs,
+            t.score, t.elo, t.elo_error, list(t.pentanomial or []), t.created_at, t.finished_at,
+        )
+        for t in session.scalars(select(SprtTest).where(SprtTest.bot_id == bot_id).order_by(SprtTest.id.desc()))
+    ]
     page.history = [
         HistoryPoint(seq, number_of[vid], mid, mu, sigma, at)
         for vid, seq, mid, mu, sigma, at in session.execute(
