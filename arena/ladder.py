@@ -123,8 +123,10 @@ def ensure_ladder(
     decision_ms: int | None = None,
     bank_ms: int | None = None,
     sandbox: bool = True,
+    house: bool = False,
 ) -> Ladder:
-    """Create or update (and enable) the ladder of ``game``."""
+    """Create or update (and enable) the ladder of ``game``; ``house``: with the house bots
+    (:mod:`arena.house`), the rating scale's reference points."""
     spec = registry.get_spec(game)
     variant = variant or spec.default_variant
     if not ladder_counts(game, variant):
@@ -138,6 +140,10 @@ def ensure_ladder(
     ladder.queue_target = queue_target
     ladder.decision_ms, ladder.bank_ms, ladder.sandbox = decision_ms, bank_ms, sandbox
     ladder.updated_at = utcnow()
+    if house:
+        from arena.house import ensure_house_bots
+
+        ensure_house_bots(session, game)
     session.flush()
     return ladder
 

@@ -222,7 +222,7 @@ def leaderboard_command(game: str, limit: int, server: str) -> None:
     for row in board.rows:
         terminal.echo(
             f"{row.rank:>3}  {row.bot:<28} {row.owner:<16} {row.mu:>7.2f} {row.sigma:>6.2f} "
-            f"{row.conservative:>7.2f} {row.matches:>6}"
+            f"{row.conservative:>7.2f} {row.matches:>6}" + ("  house (reference)" if row.house else "")
         )
 
 

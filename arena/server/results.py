@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, selectinload
 from arena._proto import arena_pb2 as pb
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
 from arena.db.accounts import ROLE_ORGANISER, User
+from arena.house import HOUSE_OWNER
 from arena.server import convert
 from arena.server.errors import invalid, not_found
 from arena.server.submissions import check_game, get_bot
@@ -33,6 +34,7 @@ def leaderboard(session: Session, game: str, limit: int) -> pb.Leaderboard:
     limit = min(limit or 100, MAX_LEADERBOARD)
     newest = (
         select(BotVersion.bot_id, func.max(BotVersion.number).label("number"))
+        .where(BotVersion.held.is_(False))  # a version held by its SPRT is not on the ladder
         .group_by(BotVersion.bot_id)
         .subquery()
     )
@@ -51,7 +53,7 @@ def leaderboard(session: Session, game: str, limit: int) -> pb.Leaderboard:
         rows=[
             pb.LeaderboardRow(
                 rank=i + 1, bot_id=r[0], bot=f"{r[1]} v{r[3]}", owner=r[2], mu=r[4], sigma=r[5],
-                conservative=r[7], matches=r[6],
+                conservative=r[7], matches=r[6], house=r[2] == HOUSE_OWNER,
             )
             for i, r in enumerate(rows)
         ],

@@ -111,7 +111,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             ) if ids else {}
             playing = dict(
                 s.execute(
-                    select(BotVersion.bot_id, func.max(BotVersion.number)).where(BotVersion.bot_id.in_(ids)).group_by(BotVersion.bot_id)
+                    select(BotVersion.bot_id, func.max(BotVersion.number))
+                    .where(BotVersion.bot_id.in_(ids), BotVersion.held.is_(False)).group_by(BotVersion.bot_id)
                 ).all()
             ) if ids else {}
             return pb.ListBotsReply(bots=[convert.bot(b, playing.get(b.id, 0), counts.get(b.id, 0)) for b in bots])

@@ -132,7 +132,8 @@ def start_ladder(url: str | None, request: pb.StartLadderRequest, sandbox: bool)
     decision_ms, bank_ms = _time_control(request.decision_ms, request.bank_ms)
     with session_scope(url) as s:
         ladder.ensure_ladder(
-            s, request.game, request.variant or None, decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox
+            s, request.game, request.variant or None, decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
+            house=True,  # every ladder the API starts is anchored by the house bots
         )
     tasks.ladder_tick.delay(request.game)
     return get_ladder(url, request.game)

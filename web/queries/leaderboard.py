@@ -108,6 +108,7 @@ def leaderboard(
     """The game's bots, best first; ``wins=None`` skips the win counts (home page teasers)."""
     latest = (
         select(BotVersion.bot_id, func.max(BotVersion.number).label("number"))
+        .where(BotVersion.held.is_(False))  # a version held by its SPRT is not on the ladder
         .group_by(BotVersion.bot_id)
         .subquery()
     )
