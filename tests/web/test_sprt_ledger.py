@@ -67,3 +67,13 @@ def test_sprt_history_in_chromium(page, live_server, site) -> None:  # noqa: ANN
     assert rows.count() == 2
     assert rows.nth(1).locator("td").nth(1).inner_text().strip() == "accepted, replaced v1"
     assert "2 players: 5 games" in page.locator("#ledger").inner_text()
+
+
+def test_leaderboard_marks_house_bots(client, site) -> None:  # noqa: ANN001
+    url, _ = site
+    with session_scope(url) as s:
+        add_bot(s, "house-random", owner="house")
+    html = client.get("/games/toy").data.decode()
+    row = next(r for r in html.split("<tr") if "house-random" in r)
+    assert 'class="badge house"' in row
+    assert sum('class="badge house" title' in r for r in html.split("<tr")) == 1  # only the house bot
