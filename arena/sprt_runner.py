@@ -66,11 +66,13 @@ def play_game(table: Table, seed: int, candidate: str, baseline: str, candidate_
 
 
 def play(table: Table, settings: SprtSettings, candidate: str, baseline: str, seeds: Iterator[int],
-         on_pair: Callable[[SprtState], None] = lambda _s: None, opponent: str = "") -> SprtState:
-    """Play pairs until the test ends; ``on_pair`` sees the state after every pair."""
+         on_pair: Callable[[SprtState], None] = lambda _s: None, opponent: str = "",
+         state: SprtState | None = None) -> SprtState:
+    """Play pairs until the test ends; ``on_pair`` sees the state after every pair; ``state``:
+    the counts so far (a test resumed after a server restart goes on from them)."""
     from arena.qualification import RANDOM_BOT
 
-    state = SprtState(settings.check())
+    state = state or SprtState(settings.check())
     while state.status == RUNNING:
         seed = next(seeds)
         first = play_game(table, seed, candidate, baseline, 0, opponent or str(RANDOM_BOT))
@@ -143,9 +145,10 @@ def run_test(url: str | None, test_id: int, *, sandbox: bool = True,
         players, _ = table_for(test.game)
         table = Table(test.game, test.variant, players, sandbox, time_control, startup_ms)
         candidate, baseline = test.candidate.source, test.baseline.source
+        so_far = SprtState(settings, list(test.pentanomial or [0] * 5), list(test.trinomial or [0] * 3))
     try:
         state = play(table, settings, candidate, baseline, seeds or random_seeds(),
-                     lambda st: _store(url, test_id, st.summary()))
+                     lambda st: _store(url, test_id, st.summary()), state=so_far)
     except Exception as exc:  # noqa: BLE001 - the verdict says so; the log has the traceback
         log.exception("SPRT %s failed", test_id)
         finish(url, test_id, FAILED, f"the test could not be played: {exc}")

@@ -100,3 +100,19 @@ def test_replacement_rule(db: str, tmp_path: Path) -> None:
     with session_scope(db) as s:
         row = s.get(SprtTest, test4)
         assert row.replaced and row.pairs == 2 and row.finished_at is not None
+
+
+def test_a_resumed_test_goes_on_from_its_stored_counts(db: str, tmp_path: Path) -> None:
+    """After a server restart the running test continues: counts so far are kept."""
+    import shutil
+
+    v1, = _versions(db, str(shutil.copytree(LOW, tmp_path / "r1")))
+    v2, = _versions(db, str(shutil.copytree(HIGH, tmp_path / "r2")))
+    test = _test(db, v2, v1, sprt.SprtSettings(max_pairs=3))
+    with session_scope(db) as s:  # as if two pairs were played before the restart
+        row = s.get(SprtTest, test)
+        row.pentanomial, row.trinomial, row.pairs, row.games = [0, 0, 2, 0, 0], [2, 0, 2], 2, 4
+    assert sprt_runner.run_test(db, test, sandbox=False, seeds=seeds()) == sprt.INCONCLUSIVE
+    with session_scope(db) as s:
+        row = s.get(SprtTest, test)
+        assert row.pairs == 3 and row.games == 6 and sum(row.pentanomial) == 3
