@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import base64
 from datetime import datetime
 
 from arena._proto import arena_pb2 as pb
 from arena.db import Bot, Match
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
+from referee.faults import SERVER_ERROR, canonical, proto_number
 
 
 def timestamp(value: datetime | None) -> str:
@@ -46,7 +46,8 @@ def version(sub: Submission, playing_version_id: int | None, logs: bool = False)
     if sub.status == REFUSED:
         msg.refusal.CopyFrom(
             pb.Refusal(
-                kind=sub.refusal_kind or "error",
+                kind=canonical(sub.refusal_kind) or SERVER_ERROR,
+                fault=refusal_fault(sub.refusal_kind),
                 message=sub.refusal_message or "",
                 log_tail=(sub.log_tail or "") if logs else "",
                 match_id=sub.match_id or "",
@@ -67,13 +68,14 @@ def match_summary(m: Match) -> pb.MatchSummary:
     seats = []
     for s in m.seats:
         v = s.version
-        reason = s.forfeit or ""
+        reason = canonical(s.forfeit)
         if not reason and s.seat in forfeits:
-            reason = str(forfeits[s.seat].get("reason", ""))
+            reason = canonical(str(forfeits[s.seat].get("reason", "")))
         seats.append(
             pb.MatchSeat(
                 seat=s.seat, bot_id=v.bot_id, bot=v.bot.name, version=v.number,
                 score=s.score or 0.0, rank=s.rank or 0, forfeit_reason=reason,
+                fault=proto_number(reason),
             )
         )
     return pb.MatchSummary(
@@ -84,24 +86,21 @@ def match_summary(m: Match) -> pb.MatchSummary:
 
 
 def with_forfeit_reasons(seats: list[pb.MatchSeat], forfeits: list | None) -> list[pb.MatchSeat]:
-    """Fill a seat's forfeit reason from the match's forfeit list when the seat row has none."""
+    """Fill a seat's forfeit reason from the match's forfeit list when the seat row has none;
+    every reason in its current name (old records migrated) and as ``fault``."""
     for f in forfeits or []:
         if isinstance(f, dict) and 0 <= int(f.get("seat", -1)) < len(seats):
             seat = seats[int(f["seat"])]
             if not seat.forfeit_reason:
                 seat.forfeit_reason = str(f.get("reason", ""))
+    for seat in seats:
+        seat.forfeit_reason = canonical(seat.forfeit_reason)
+        seat.fault = proto_number(seat.forfeit_reason)
     return seats
 
 
-def page_token(created_at: datetime, match_id: str) -> str:
-    raw = f"{created_at.isoformat()}|{match_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def read_page_token(token: str) -> tuple[datetime, str]:
-    """Raises ValueError for a token this server did not make."""
-    raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-    when, _, match_id = raw.partition("|")
-    if not match_id:
-        raise ValueError("no match id")
-    return datetime.fromisoformat(when), match_id
+def refusal_fault(kind: str | None) -> int:
+    """``Refusal.fault`` of a stored refusal kind (old names migrated): a seat fault's number,
+    or SERVER_ERROR's."""
+    name = canonical(kind) or SERVER_ERROR
+    return pb.FAULT_REASON_SERVER_ERROR if name == SERVER_ERROR else proto_number(name)

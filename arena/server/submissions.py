@@ -33,6 +33,7 @@ from arena.server.config import ServerConfig
 from arena.server.errors import ApiError, denied, invalid, not_found
 from arena.uploads import UnsafeArchive, read_archive, write_bot
 from referee import registry
+from referee.faults import SERVER_ERROR
 
 log = logging.getLogger("arena.server.submissions")
 
@@ -177,7 +178,7 @@ class Submissions:
             )
         except Exception as exc:  # noqa: BLE001 - recorded as the refusal; the log has the rest
             log.exception("qualification of submission %s failed", sub_id)
-            outcome = qualification.Outcome(False, "", "error", f"qualification failed on the server: {exc}")
+            outcome = qualification.Outcome(False, "", SERVER_ERROR, f"qualification failed on the server: {exc}")
         with session_scope(self.url) as s:
             sub = s.get(Submission, sub_id)
             bot = s.get(Bot, sub.bot_id)
@@ -194,7 +195,7 @@ class Submissions:
                 bot.active = True
             else:
                 sub.status = REFUSED
-                sub.refusal_kind = outcome.kind or "error"
+                sub.refusal_kind = outcome.kind or SERVER_ERROR
                 sub.refusal_message = outcome.message
                 sub.log_tail = outcome.log_tail
 

@@ -235,8 +235,8 @@ def test_bytes_that_are_not_a_protobuf_message_are_refused(server, stub) -> None
     ("source", "kind", "log_says"),
     [
         (CRASHING_BOT, "crash", "about to fail on purpose"),
-        (DIES_AT_START, "crash", "ZeroDivisionError: my bot divides by zero"),
-        (ILLEGAL_BOT, "illegal_move", ""),
+        (DIES_AT_START, "start_failed", "ZeroDivisionError: my bot divides by zero"),
+        (ILLEGAL_BOT, "illegal_option", ""),
         (SLOW_BOT, "timeout", ""),
     ],
     ids=["crash-in-act", "crash-at-start", "illegal-move", "timeout"],
@@ -250,6 +250,8 @@ def test_a_faulty_bot_is_refused_in_qualification_with_the_reason(server, stub, 
     version = reply.version
     assert version.status == pb.VERSION_STATUS_REFUSED
     assert version.refusal.kind == kind, version.refusal.message
+    # One vocabulary: the enum names the same fault as the string.
+    assert pb.FaultReason.Name(version.refusal.fault) == "FAULT_REASON_" + kind.upper()
     assert version.refusal.message
     assert log_says in version.refusal.log_tail
     # The follow-up status call says the same; the bot has no playable version and is inactive.
