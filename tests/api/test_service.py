@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 from click.testing import CliRunner
+from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena import celery_app
@@ -88,6 +89,35 @@ def test_reflection_and_health_let_grpcurl_find_the_service(server) -> None:  # 
         replies = list(stub.ServerReflectionInfo(
             iter([reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.arena.v1.Arena")]), timeout=5))
         assert replies[0].file_descriptor_response.file_descriptor_proto
+    finally:
+        channel.close()
+
+
+@pytest.mark.parametrize("version", ["v1", "v1alpha"])
+def test_reflection_is_served_as_v1_and_v1alpha(server, version: str) -> None:  # noqa: ANN001
+    # grpcurl and current tools ask for grpc.reflection.v1; older ones for v1alpha. The messages
+    # are the same on the wire, so the v1alpha classes read both.
+    channel = grpc.insecure_channel(server.address)
+    try:
+        call = channel.stream_stream(
+            f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
+        replies = list(call(iter([
+            reflection_pb2.ServerReflectionRequest(list_services=""),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol="grpc.reflection.v1.ServerReflection"),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.arena.v1.Arena"),
+        ]), timeout=5))
+        names = {s.name for s in replies[0].list_services_response.service}
+        assert {"tabletop.arena.v1.Arena", "grpc.reflection.v1.ServerReflection",
+                "grpc.reflection.v1alpha.ServerReflection"} <= names
+        for reply in replies[1:]:
+            assert reply.WhichOneof("message_response") == "file_descriptor_response", reply
+        v1 = descriptor_pb2.FileDescriptorProto.FromString(replies[1].file_descriptor_response.file_descriptor_proto[0])
+        assert v1.package == "grpc.reflection.v1"
+        arena = descriptor_pb2.FileDescriptorProto.FromString(replies[2].file_descriptor_response.file_descriptor_proto[0])
+        assert arena.package == "tabletop.arena.v1" and arena.service[0].name == "Arena"
     finally:
         channel.close()
 
