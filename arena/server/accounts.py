@@ -24,6 +24,18 @@ def check_user_name(name: str) -> str:
     return name
 
 
+def rotate_token(user: User, url: str | None = None) -> tuple[User, str]:
+    """Give ``user`` a new token and forget the old one (only its hash was kept): the old token
+    stops working with this call. Returns the user and the new token, shown only here."""
+    token = new_token()
+    with session_scope(url) as s:
+        row = s.get(User, user.id)
+        row.token_hash = hash_token(token)
+        s.flush()
+        s.expunge(row)
+    return row, token
+
+
 def register_user(name: str, url: str | None = None) -> tuple[User, str]:
     """Create a user; returns it with its token (the only moment the token exists in clear)."""
     check_user_name(name)

@@ -156,7 +156,7 @@ def test_cli_register_submit_and_bots_in_process(server, tmp_path: Path, monkeyp
     (crash / "bot.py").write_text("import sys\nprint('Traceback: I give up', file=sys.stderr)\nsys.exit(3)\n")
     result = runner.invoke(cli, ["submit", str(crash), "--game", "toy", "--name", "crashy", "--server", server.address])
     assert result.exit_code == 1
-    assert "refused (crash)" in result.output and "| Traceback: I give up" in result.output
+    assert "refused (start_failed)" in result.output and "| Traceback: I give up" in result.output
     result = runner.invoke(cli, ["submit", str(ROOT / "sample_bots" / "random_bot"), "--game", "toy", "--name", "carla-rnd",
                                  "--server", server.address])
     assert result.exit_code == 0 and "version 1: active" in result.output, result.output
