@@ -17,7 +17,7 @@ from arena._proto import arena_pb2 as pb
 from arena._proto import arena_pb2_grpc
 from arena.db import Bot, BotVersion, session_scope
 from arena.db.accounts import ROLE_ORGANISER, Submission, User
-from arena.server import accounts, convert, results, tournaments, watch
+from arena.server import accounts, convert, idempotency, results, tournaments, watch
 from arena.server.config import ServerConfig
 from arena.server.errors import handle, handle_stream, invalid
 from arena.server.live import LiveBus, get_bus
@@ -38,7 +38,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     # --- accounts ----------------------------------------------------------------------------
     @handle
     def Register(self, request: pb.RegisterRequest, context: grpc.ServicerContext) -> pb.RegisterReply:  # noqa: N802
-        user, token = accounts.register_user(request.name, self.url)
+        user, token = accounts.register_user(request.name, self.url, idempotency.request_hash(request.request_id))
         return pb.RegisterReply(user=convert.user(user), token=token)
 
     @handle
@@ -54,13 +54,15 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     @handle
     def SubmitBot(self, request: pb.SubmitBotRequest, context: grpc.ServicerContext) -> pb.SubmitBotReply:  # noqa: N802
         user = accounts.caller(context, self.url)
-        sub_id = self.submissions.submit_hosted(user, request.name, request.game, request.archive, request.wait)
+        sub_id = idempotency.once(self.url, user, request.request_id, lambda: self.submissions.submit_hosted(
+            user, request.name, request.game, request.archive, request.wait))
         return self._submission_reply(sub_id)
 
     @handle
     def RegisterRemoteBot(self, request: pb.RegisterRemoteBotRequest, context: grpc.ServicerContext) -> pb.SubmitBotReply:  # noqa: N802
         user = accounts.caller(context, self.url)
-        sub_id = self.submissions.submit_remote(user, request.name, request.game, request.address, request.wait)
+        sub_id = idempotency.once(self.url, user, request.request_id, lambda: self.submissions.submit_remote(
+            user, request.name, request.game, request.address, request.wait))
         return self._submission_reply(sub_id)
 
     def _submission_reply(self, sub_id: int) -> pb.SubmitBotReply:

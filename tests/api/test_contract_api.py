@@ -93,3 +93,37 @@ def test_list_matches_filters_by_the_status_enum_and_refuses_a_contradiction(stu
         assert m.finish_time.ToDatetime(tzinfo=UTC) >= m.create_time.ToDatetime(tzinfo=UTC)
     clash = pb.ListMatchesRequest(status="running", match_status=pb.MATCH_STATUS_DONE)
     assert code_of(stub.ListMatches, clash) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_register_with_a_request_id_is_idempotent(stub) -> None:  # noqa: ANN001
+    first = stub.Register(pb.RegisterRequest(name="idem-user", request_id="reg-3f9a1c77"), timeout=10)
+    again = stub.Register(pb.RegisterRequest(name="idem-user", request_id="reg-3f9a1c77"), timeout=10)
+    assert again.user.id == first.user.id and again.token != first.token
+    # The retry's token is the one that works now (the first may have been lost in transit).
+    assert stub.WhoAmI(pb.WhoAmIRequest(), metadata=auth_metadata(again.token)).name == "idem-user"
+    assert code_of(stub.WhoAmI, pb.WhoAmIRequest(), metadata=auth_metadata(first.token)) == grpc.StatusCode.UNAUTHENTICATED
+    # Another id (or none) for a taken name is still refused.
+    other = pb.RegisterRequest(name="idem-user", request_id="reg-other-id")
+    assert code_of(stub.Register, other) == grpc.StatusCode.ALREADY_EXISTS
+    assert code_of(stub.Register, pb.RegisterRequest(name="idem-user")) == grpc.StatusCode.ALREADY_EXISTS
+    assert code_of(stub.Register, pb.RegisterRequest(name="idem-two", request_id="short")) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_submission_with_a_request_id_creates_one_version(stub) -> None:  # noqa: ANN001
+    user = new_account(stub, "idem")
+    request = pb.SubmitBotRequest(name="idem-bot", game="toy", archive=tar_bot(), request_id="sub-7d1e0b42")
+    first = stub.SubmitBot(request, metadata=user.meta, timeout=30)
+    again = stub.SubmitBot(request, metadata=user.meta, timeout=30)
+    assert (again.bot.bot.id, again.version.number) == (first.bot.bot.id, first.version.number) == (first.bot.bot.id, 1)
+    # A new id is a new submission: version 2.
+    request.request_id = "sub-7d1e0b43"
+    assert stub.SubmitBot(request, metadata=user.meta, timeout=30).version.number == 2
+    # The same id of another user is that user's own request.
+    other = new_account(stub, "idem")
+    request.name = "idem-bot-2"
+    assert stub.SubmitBot(request, metadata=other.meta, timeout=30).version.number == 1
+    # A refused call leaves its id unused: the corrected retry with the same id goes through.
+    bad = pb.SubmitBotRequest(name="idem-bot-3", game="chess", archive=tar_bot(), request_id="sub-fix-me-1")
+    assert code_of(stub.SubmitBot, bad, metadata=user.meta) == grpc.StatusCode.INVALID_ARGUMENT
+    bad.game = "toy"
+    assert stub.SubmitBot(bad, metadata=user.meta, timeout=30).version.number == 1
