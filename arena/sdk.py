@@ -31,9 +31,9 @@ import orjson
 
 from arena._proto import bot_pb2, bot_pb2_grpc
 from arena.grpc_util import add_health_and_reflection
+from arena.protocol import PROTOCOL_VERSION, version_mismatch
 from arena.tls import TlsError, server_credentials
 
-PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 #: A remote bot's TLS certificate chain and key (PEM files), as ``--tls-cert``/``--tls-key``.
 TLS_CERT_ENV = "ARENA_BOT_TLS_CERT"
@@ -96,6 +96,8 @@ class BotServicer(bot_pb2_grpc.BotServicer):
         self._name = name
 
     def StartMatch(self, request: bot_pb2.MatchStart, context: grpc.ServicerContext) -> bot_pb2.Ready:  # noqa: N802
+        if request.protocol_version != PROTOCOL_VERSION:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, version_mismatch(request.protocol_version))
         if self._start is not None:
             self._start(
                 {
@@ -140,6 +142,9 @@ class BotServicer(bot_pb2_grpc.BotServicer):
                     "scores": list(request.scores),
                     "ranks": list(request.ranks),
                     "forfeit_reason": request.forfeit_reason,
+                    "seat": request.seat,
+                    "fault": bot_pb2.FaultReason.Name(request.fault).removeprefix("FAULT_REASON_").lower()
+                    if request.fault else "",
                 }
             )
         return bot_pb2.Ack()

@@ -18,21 +18,10 @@ from pathlib import Path
 import grpc
 
 from arena._proto import bot_pb2
+from arena.protocol import version_mismatch
 from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
+from referee.faults import REASONS  # noqa: F401 - re-exported: the reason codes live there
 from referee.sandbox import BotProcess, SandboxError, SandboxLimits
-
-#: Forfeit reason codes and what they mean (shown to humans next to the specific message).
-REASONS: dict[str, str] = {
-    "start_failed": "the bot could not be started or exited before it was ready",
-    "start_timeout": "the bot was not ready before the start-up deadline",
-    "crash": "the bot's process died during the match",
-    "timeout": "the bot overran its decision time and its bank",
-    "illegal_option": "the bot answered an option id that is not legal",
-    "garbage_reply": "the bot's reply could not be decoded",
-    "bot_error": "the bot answered with an error instead of a move",
-    "output_flood": "the bot wrote more output than allowed",
-    "unreachable": "the remote bot could not be reached",
-}
 
 _SERVICE = "/tabletop.bot.v1.Bot/"
 _HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
@@ -242,12 +231,8 @@ class BotClient:
             ready = bot_pb2.Ready.FromString(raw)
         except Exception:
             raise BotFault("start_failed", "StartMatch reply could not be decoded") from None
-        if ready.protocol_version not in (0, request.protocol_version):
-            raise BotFault(
-                "start_failed",
-                f"the bot speaks protocol version {ready.protocol_version}, "
-                f"the referee {request.protocol_version}",
-            )
+        if ready.protocol_version != request.protocol_version:
+            raise BotFault("start_failed", "the bot's Ready: " + version_mismatch(ready.protocol_version))
         return ready
 
     # --- the hot path ------------------------------------------------------------------------

@@ -716,6 +716,18 @@ class BotProcess:
         except OSError:
             return []
 
+    def pause(self, paused: bool) -> None:
+        """Stop (SIGSTOP) or continue (SIGCONT) the bot's main process, best effort: a seat that
+        forfeited on a timeout may still be computing, and must not take CPU from the seats
+        still playing while it waits for its MatchEnd."""
+        pid = self.bot_pid() if self.proc.poll() is None else None
+        if pid is None:
+            return
+        try:
+            os.kill(pid, signal.SIGSTOP if paused else signal.SIGCONT)
+        except OSError:
+            pass  # already gone: nothing to stop or continue
+
     def cpu_ms(self) -> float | None:
         """CPU time the bot has used so far (user + system), or None if it cannot be measured.
 
