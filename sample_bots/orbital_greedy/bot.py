@@ -113,12 +113,15 @@ def choose(obs: dict[str, Any], ids: list[str]) -> str:
         return min(ids, key=lambda i: card_value(st, seat, int(i.split(":")[1])))
     best_id, best_val = ids[0], float("-inf")
     for oid in ids:
-        child = st.clone()
-        child.apply(oid)
-        _finish(child, seat)
-        v = evaluate(child, seat)
         if oid == "pass":
-            v -= 0.5
+            # Passing may end the year; its scoring comes anyway, so passing is worth the
+            # position as it stands (else a one-step look would always pass to score at once).
+            v = evaluate(st, seat) - 0.5
+        else:
+            child = st.clone()
+            child.apply(oid)
+            _finish(child, seat)
+            v = evaluate(child, seat)
         if v > best_val:
             best_id, best_val = oid, v
     return best_id

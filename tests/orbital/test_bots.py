@@ -138,7 +138,7 @@ def test_without_cards_the_bot_activates_in_target_order_skipping_build_and_repa
     casino = put(st, 1, card("Casino"), 0, E)
     st.discard.append(card("Corridor"))
     passed, _ = bot_turn(st, 1)
-    assert not passed and st.mc[1] == 3 and st.mods[1][casino][geo.U] == 1
+    assert not passed and st.mc[1] == 4 and st.mods[1][casino][geo.U] == 1
 
 
 def test_bot_observatory_draws_one_card() -> None:

@@ -121,7 +121,7 @@ def test_activate_uses_crew_from_the_core_once_a_year() -> None:
     hotel = put(st, 0, card("Hotel"), 0, E)  # always on: no action
     assert f"act:{hotel}" not in ids(st)
     st.apply(f"act:{casino}")
-    assert st.mc[0] == 3 and st.crew[0] == 0 and st.mods[0][casino][geo.W] == 1
+    assert st.mc[0] == 4 and st.crew[0] == 0 and st.mods[0][casino][geo.W] == 1
     st.apply("pass")
     st.crew[0] = 5
     st._cache = None
