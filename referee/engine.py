@@ -22,8 +22,8 @@ Why these choices:
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 

@@ -14,7 +14,15 @@ from typing import Any
 from arena.sdk import serve_bot
 from referee.orbital import rules
 from referee.orbital import station as geo
-from referee.orbital.data import CARD_ACTION, CARD_COLOUR, CARD_IS_EVENT, CARD_PASSIVE, CARD_POP, COLOURS, RULES
+from referee.orbital.data import (
+    CARD_ACTION,
+    CARD_COLOUR,
+    CARD_IS_EVENT,
+    CARD_PASSIVE,
+    CARD_POP,
+    COLOURS,
+    RULES,
+)
 from referee.orbital.observed import state_from_observation
 from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_OVER, OrbitalState
 
