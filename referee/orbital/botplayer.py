@@ -62,7 +62,7 @@ def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
 def choose_build(st: OrbitalState, a: int, card: int, via: str = "") -> tuple[int, int, int] | None:
     """(parent, direction, cost): a same-colour exit for the discount if possible, else the first
     free exit in target order."""
-    slots = [(p, d, c) for cc, p, d, c in rules.build_options(st, a, via) if cc == card]
+    slots = [(p, d, c) for cc, p, d, c in rules.build_options(st, a, via, ordered=True) if cc == card]
     if not slots:
         return None
     mods = st.mods[a]

@@ -85,22 +85,35 @@ def build_cost(st: OrbitalState, a: int, card: int, parent: int, via: str = "") 
     return max(0, cost)
 
 
-def build_options(st: OrbitalState, a: int, via: str = "") -> list[tuple[int, int, int, int]]:
-    """(card, parent, direction, cost) for every module card in hand and every free exit it can afford."""
-    slots = geo.free_slots(st.mods[a])
+def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False) -> list[tuple[int, int, int, int]]:
+    """(card, parent, direction, cost) for every module card in hand and every free exit it can
+    afford (``ordered``: exits in the bot's placement order)."""
+    hand = [c for c in st.hands[a] if not CARD_IS_EVENT[c]]
+    if not hand:
+        return []
+    mods = st.mods[a]
+    slots = geo.free_slots(mods, ordered)
     if not slots:
         return []
+    base = BUILD_COST
+    if has_passive(st, a, "build_discount") or CORE_EFFECT[st.core[a]] == "build_repair_discount":
+        base -= 1
+    if via:
+        base -= 2
+    core = st.core[a]
+    parent_colour = [core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]] for p, _ in slots]
+    same = RULES["same_colour_discount"]
     out = []
     mc = st.mc[a]
-    seen: set[int] = set()
-    for card in st.hands[a]:
-        if CARD_IS_EVENT[card] or card in seen:
-            continue
-        seen.add(card)
-        for parent, d in slots:
-            cost = build_cost(st, a, card, parent, via)
-            if cost <= mc:
-                out.append((card, parent, d, cost))
+    for card in hand:
+        colour = CARD_COLOUR[card]
+        cost = base - (1 if via == "build_military" and colour == PURPLE else 0)
+        for k, (parent, d) in enumerate(slots):
+            c = cost - same if parent_colour[k] == colour else cost
+            if c < 0:
+                c = 0
+            if c <= mc:
+                out.append((card, parent, d, c))
     return out
 
 

@@ -60,24 +60,26 @@ def is_end(mods: list[list[int]], i: int) -> bool:
     return True
 
 
-def free_slots(mods: list[list[int]]) -> list[tuple[int, int]]:
-    """Every (module, direction) where a new module may go, in target-module order of the new cell.
+def free_slots(mods: list[list[int]], ordered: bool = True) -> list[tuple[int, int]]:
+    """Every (module, direction) where a new module may go; ``ordered``: in target-module order
+    of the new cell (the bot's placement order), else in module order (cheaper).
 
     모듈 건설: a new module's entrance goes on a free exit; damaged modules take no new
     connections (게임의 주요 개념 » 손상); modules never overlap.
     """
-    occ = {(m[X], m[Y]) for m in mods}
+    occ = {(m[1], m[2]) for m in mods}
     out = []
     for i, m in enumerate(mods):
-        if m[D]:
+        if m[5]:
             continue
+        x, y = m[1], m[2]
         for d in exits(m):
             dx, dy = STEP[d]
-            cell = (m[X] + dx, m[Y] + dy)
-            if cell not in occ:
-                out.append((cell_key(*cell), i, d))
-    out.sort()
-    return [(i, d) for _, i, d in out]
+            if (x + dx, y + dy) not in occ:
+                out.append((i, d))
+    if ordered:
+        out.sort(key=lambda s: (cell_key(mods[s[0]][1] + STEP[s[1]][0], mods[s[0]][2] + STEP[s[1]][1]), s))
+    return out
 
 
 def target_order(mods: list[list[int]], include_core: bool = False) -> list[int]:

@@ -53,7 +53,7 @@ def station_value(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
         value += 1.0 * min(len(st.hands[a]) - modules, 2)
         mods = st.mods[a]
         value += 1.2 * geo.population(mods, st.core[a]) * (left - 1) / 4
-        value += min(len(geo.free_slots(mods)), 4) * 0.8
+        value += min(len(geo.free_slots(mods, ordered=False)), 4) * 0.8
         value += (W["mod"] + W["mod_early"] * (left - 1) / 4) * (len(mods) - 1)
         for m in mods[1:]:
             if m[geo.D]:
