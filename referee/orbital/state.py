@@ -58,7 +58,7 @@ VARIANT_HELP = {
 }
 _BOT_VARIANTS = tuple((p, f"bots-{k}") for p in (2, 3, 4) for k in range(1, 6 - p))
 for _p, _v in _BOT_VARIANTS:
-    VARIANT_HELP.setdefault(_v, f"bot players added to the game (1인 규칙: 여러 명이 플레이할 때에도 봇 추가): {_v[5:]} bot(s)")
+    VARIANT_HELP.setdefault(_v, f"{_v[5:]} bot player(s) join the game (1인 규칙: bots may fill seats of a multiplayer game)")
 
 
 class OrbitalState(GameState):
