@@ -175,6 +175,33 @@ def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> 
     return out
 
 
+def has_target(st: OrbitalState, a: int, effect: str, bot: bool = False) -> bool:
+    """Whether :func:`effect_targets` is non-empty, without sorting anything (option listing)."""
+    for b in others(st, a):
+        if effect == "quiet_year":
+            if st.hands[b]:
+                return True
+            continue
+        mods = st.mods[b]
+        if len(mods) < 2:
+            continue
+        parents = {m[P] for m in mods}
+        for i in range(1, len(mods)):
+            dmg = mods[i][D]
+            end = i not in parents
+            if effect == "attack_end" and end and not (bot and dmg):
+                return True
+            if effect == "attack_any" and not (bot and dmg):
+                return True
+            if effect == "sabotage" and not dmg:
+                return True
+            if effect == "hull_breach" and dmg and end:
+                return True
+            if effect == "meteor_storm" and end and not dmg:
+                return True
+    return False
+
+
 def can_draw(st: OrbitalState) -> bool:
     return bool(st.deck) or bool(st.discard)
 
@@ -209,7 +236,7 @@ def effect_applies(st: OrbitalState, a: int, effect: str, mc_after: int = 0, bot
     if effect == "salvage":
         return bool(st.discard)
     if effect in ("attack_end", "attack_any"):
-        return bool(effect_targets(st, a, effect, bot))
+        return has_target(st, a, effect, bot)
     raise AssertionError(effect)
 
 
@@ -217,7 +244,7 @@ def event_applies(st: OrbitalState, a: int, card: int, bot: bool = False) -> boo
     """이벤트 카드 사용하기: only if its effect can apply."""
     e = EVENT_EFFECT[card]
     if e in ("meteor_storm", "quiet_year", "sabotage", "hull_breach"):
-        return bool(effect_targets(st, a, e, bot))
+        return has_target(st, a, e, bot)
     if e == "insider_contact":
         return can_draw(st) if (st.no_market or bot) else bool(st.market)
     if e in ("reinforcements", "trade_boom", "tax_refund"):

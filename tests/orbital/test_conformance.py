@@ -73,3 +73,19 @@ def test_observation_never_shows_the_deck_or_a_bot_stack() -> None:
         for card in st.hands[bot]:
             if card not in st.hands[0] and card not in st.market:
                 assert f'"id": {card},' not in text
+
+
+def test_fast_target_check_agrees_with_the_target_list() -> None:
+    from referee.orbital import rules
+
+    effects = ("attack_end", "attack_any", "sabotage", "hull_breach", "meteor_storm", "quiet_year")
+    for seed in range(4):
+        st = OrbitalState.new(4, seed, "standard")
+        pick = Rng(seed)
+        while not st.is_over():
+            for a in range(st.actors):
+                for e in effects:
+                    for bot in (False, True):
+                        assert rules.has_target(st, a, e, bot) == bool(rules.effect_targets(st, a, e, bot)), (e, bot)
+            ids = st.option_ids()
+            st.apply(ids[pick.below(len(ids))])
