@@ -21,6 +21,7 @@ from referee.orbital.data import (
     CARD_PASSIVE,
     CARD_POP,
     COLOURS,
+    CORE_EFFECT,
     RULES,
 )
 from referee.orbital.observed import state_from_observation
@@ -67,6 +68,11 @@ def station_value(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
                 # a money module pays again every year that is left
                 value += W["yield"] * W["mc"] * (act[3] - act[1]) * (left - 1)
         value -= 2.0 * sum(m[geo.D] for m in mods)
+        core = CORE_EFFECT[st.core[a]]
+        if core == "income2":
+            value += W["yield"] * W["mc"] * 2 * (left - 1)
+        elif core == "build_repair_discount":
+            value += W["mc"] * 2.5 * (left - 1)
     else:
         value += 0.1 * st.mc[a] + 0.1 * geo.population(st.mods[a], st.core[a])
     return value

