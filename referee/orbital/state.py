@@ -61,6 +61,14 @@ for _p, _v in _BOT_VARIANTS:
     VARIANT_HELP.setdefault(_v, f"{_v[5:]} bot player(s) join the game (1인 규칙: bots may fill seats of a multiplayer game)")
 
 
+_BUILD_ID = [f"build:{c}:" for c in range(len(CARD_NAME))]
+_BUILD_LABEL = [f"build {n} on module " for n in CARD_NAME]
+
+
+def _build_option(c: int, p: int, d: int, cost: int) -> Option:
+    return Option(f"{_BUILD_ID[c]}{p}.{d}", f"{_BUILD_LABEL[c]}{p} side {'NESW'[d]} for {cost} MC")
+
+
 class OrbitalState(GameState):
     spec = GameSpec(
         name="orbital",
@@ -194,28 +202,23 @@ class OrbitalState(GameState):
         if ph == P_OBS:
             return [Option(f"keep:{c}", f"keep {CARD_NAME[c]}") for c in self.peek]
         if ph == P_VIA:
-            return [Option(f"build:{c}:{p}.{d}", f"build {CARD_NAME[c]} on module {p} side {'NESW'[d]} for {cost} MC")
-                    for c, p, d, cost in rules.build_options(self, self.cur, self.pend)]
+            return [_build_option(c, p, d, cost) for c, p, d, cost in rules.build_options(self, self.cur, self.pend)]
         raise AssertionError(ph)
 
     def _main_options(self, a: int) -> list[Option]:
-        out = []
-        for c, p, d, cost in rules.build_options(self, a):
-            out.append(Option(f"build:{c}:{p}.{d}", f"build {CARD_NAME[c]} on module {p} side {'NESW'[d]} for {cost} MC"))
+        out = [_build_option(c, p, d, cost) for c, p, d, cost in rules.build_options(self, a)]
         if self.core[a] == RED and self.mc[a] >= RULES["upgrade_cost"]:
             for c in self.upgrades:
                 out.append(Option(f"upgrade:{COLOURS[c]}", f"upgrade the core to the {CORE_NAME[c]} (4 MC)"))
         for i, c in enumerate(self.market):
             if self.mc[a] >= i + 1:
                 out.append(Option(f"buy:{i}", f"buy {CARD_NAME[c]} for {i + 1} MC"))
-        for i in range(len(self.mods[a])):
-            if rules.can_activate(self, a, i):
-                m = self.mods[a][i]
+        for i, m in enumerate(self.mods[a]):
+            if not m[U] and not m[D] and rules.can_activate(self, a, i):
                 label = CORE_NAME[self.core[a]] if m[0] == CORE else CARD_NAME[m[0]]
                 out.append(Option(f"act:{i}", f"activate {label}"))
-        seen: set[str] = set()
         for c in self.hands[a]:
-            if CARD_IS_EVENT[c] and c not in seen and rules.event_applies(self, a, c):
+            if CARD_IS_EVENT[c] and rules.event_applies(self, a, c):
                 out.append(Option(f"event:{c}", f"play {CARD_NAME[c]}"))
         cost = rules.repair_cost(self, a)
         if self.mc[a] >= cost:
