@@ -28,7 +28,7 @@ from referee.orbital.observed import state_from_observation
 from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_OVER, OrbitalState
 
 #: evaluation weights, tuned by self-play against the random bot (RULES_NOTES.md)
-W = {"margin": 0.35, "tie": 0.7, "mc": 0.6, "mod": 2.0, "mod_early": 2.0, "rival": 0.5, "field": 0.2, "yield": 1.0}
+W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.5, "field": 0.2, "yield": 1.0}
 _FOLLOW_UPS = ("tgt:", "crew:", "pick:", "keep:", "build:")
 
 
