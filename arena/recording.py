@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import bindparam, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -200,113 +200,169 @@ def forfeited_seats(record: dict[str, Any]) -> list[int]:
     return sorted({int(f["seat"]) for f in record.get("forfeits") or []})
 
 
+def _lock_seq(session: Session, game: str) -> int:
+    """Take the per-game rating lock; the game's last ``rating_seq`` (one statement when the
+    lock row exists — the common case — without loading an ORM object)."""
+    last = session.execute(
+        select(RatingLock.last_seq).where(RatingLock.game == game).with_for_update()
+    ).scalar()
+    if last is None:
+        last = _lock_game(session, game).last_seq
+    return last
+
+
+_T_RATING, _T_SEAT, _T_MATCH = Rating.__table__, MatchSeat.__table__, Match.__table__
+
+# Statements for the per-match writes, built once: recording is the hot path of every worker.
+_UPDATE_RATING = (
+    update(_T_RATING)
+    .where(_T_RATING.c.bot_version_id == bindparam("b_vid"), _T_RATING.c.game == bindparam("b_game"))
+    .values(
+        mu=bindparam("b_mu"), sigma=bindparam("b_sigma"), provisional=bindparam("b_provisional"),
+        games_played=bindparam("b_games"), opponent_counts=bindparam("b_opponents"),
+        distinct_opponents=bindparam("b_distinct"), seat_counts=bindparam("b_seats"),
+        player_counts=bindparam("b_players"), updated_at=bindparam("b_now"),
+    )
+)
+_UPDATE_SEAT = (
+    update(_T_SEAT)
+    .where(_T_SEAT.c.match_id == bindparam("b_mid"), _T_SEAT.c.seat == bindparam("b_seat"))
+    .values(
+        rank=bindparam("b_rank"), score=bindparam("b_score"), forfeit=bindparam("b_forfeit"),
+        mu_before=bindparam("b_mu0"), sigma_before=bindparam("b_sigma0"),
+        mu_after=bindparam("b_mu1"), sigma_after=bindparam("b_sigma1"),
+    )
+)
+
+
 def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bool:
     """Store a finished match and update the ratings, exactly once. Commits.
 
     Returns True when this call counted the result, False when the match had already been
     recorded (a re-delivered task or a duplicate player): nothing is changed then.
+
+    Written as a few Core statements (executemany for the seats, ratings and history) rather
+    than ORM objects: the same rows and values, in a fraction of the per-match CPU time.
     """
     game = session.execute(select(Match.game).where(Match.id == match_id)).scalar_one()
-    lock = _lock_game(session, game)
-    match = session.scalar(
-        select(Match)
-        .where(Match.id == match_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    if match.status == "done":
+    seq = _lock_seq(session, game) + 1
+    status, tournament_id = session.execute(
+        select(Match.status, Match.tournament_id).where(Match.id == match_id).with_for_update()
+    ).one()
+    if status == "done":
         session.commit()
         return False
-    seats = sorted(match.seats, key=lambda s: s.seat)
+    seats = session.execute(
+        select(MatchSeat.seat, MatchSeat.bot_version_id)
+        .where(MatchSeat.match_id == match_id)
+        .order_by(MatchSeat.seat)
+    ).all()
     result = record["result"]
     forfeited = forfeited_seats(record)
     reasons = {int(f["seat"]): str(f.get("reason", "forfeit")) for f in record.get("forfeits") or []}
     ranks = ratings.effective_ranks(result["ranks"], forfeited,
                                     (result.get("details") or {}).get("automaton_rank"))
-    ids = [s.bot_version_id for s in seats]
+    ids = [vid for _, vid in seats]
     rows = {
         r.bot_version_id: r
-        for r in session.scalars(
-            select(Rating)
+        for r in session.execute(
+            select(Rating.bot_version_id, Rating.mu, Rating.sigma, Rating.games_played,
+                   Rating.opponent_counts, Rating.seat_counts, Rating.player_counts)
             .where(Rating.game == game, Rating.bot_version_id.in_(ids))
-            .execution_options(populate_existing=True)
         )
     }
+    now = utcnow()
     for vid in ids:
         if vid not in rows:  # a version registered without its rating row: start it now
             version = session.get(BotVersion, vid)
-            rows[vid] = Rating(
+            session.execute(insert(_T_RATING).values(
                 bot_version_id=vid, game=game, mu=version.initial_mu,
                 sigma=version.initial_sigma, provisional=True, games_played=0,
                 distinct_opponents=0, opponent_counts={}, seat_counts={}, player_counts={},
-            )
-            session.add(rows[vid])
+                updated_at=now,
+            ))
+            rows[vid] = _Row(vid, version.initial_mu, version.initial_sigma, 0, {}, {}, {})
     before = [ratings.Skill(rows[v].mu, rows[v].sigma) for v in ids]
     after = ratings.rate(game, before, ranks) if len(ids) >= 2 else before
-    seq = lock.last_seq + 1
-    lock.last_seq = seq
     scores = result.get("scores") or [None] * len(ids)
     players = str(len(ids))
-    for seat, old, new in zip(seats, before, after, strict=True):
-        i = seat.seat
-        seat.rank = ranks[i]
-        seat.score = float(scores[i]) if scores[i] is not None else None
-        seat.forfeit = reasons.get(i)
-        seat.mu_before, seat.sigma_before = old.mu, old.sigma
-        seat.mu_after, seat.sigma_after = new.mu, new.sigma
-        row = rows[seat.bot_version_id]
-        row.mu, row.sigma = new.mu, new.sigma
-        row.provisional = ratings.is_provisional(new.sigma)
-        row.games_played += 1
+    rating_params, seat_params, history = [], [], []
+    for (i, vid), old, new in zip(seats, before, after, strict=True):
+        row = rows[vid]
+        seat_params.append({
+            "b_mid": match_id, "b_seat": i, "b_rank": ranks[i],
+            "b_score": float(scores[i]) if scores[i] is not None else None,
+            "b_forfeit": reasons.get(i), "b_mu0": old.mu, "b_sigma0": old.sigma,
+            "b_mu1": new.mu, "b_sigma1": new.sigma,
+        })
         opponents = dict(row.opponent_counts or {})
         for other in ids:
-            if other != seat.bot_version_id:
+            if other != vid:
                 opponents[str(other)] = opponents.get(str(other), 0) + 1
-        row.opponent_counts = opponents
-        row.distinct_opponents = len(opponents)
         seat_counts = {k: dict(v) for k, v in (row.seat_counts or {}).items()}
         per = seat_counts.setdefault(players, {})
         per[str(i)] = per.get(str(i), 0) + 1
-        row.seat_counts = seat_counts
         counts = dict(row.player_counts or {})
         counts[players] = counts.get(players, 0) + 1
-        row.player_counts = counts
-        row.updated_at = utcnow()
-        session.add(
-            RatingHistory(
-                bot_version_id=seat.bot_version_id,
-                game=game,
-                match_id=match.id,
-                seq=seq,
-                mu=new.mu,
-                sigma=new.sigma,
-            )
+        rating_params.append({
+            "b_vid": vid, "b_game": game, "b_mu": new.mu, "b_sigma": new.sigma,
+            "b_provisional": ratings.is_provisional(new.sigma), "b_games": row.games_played + 1,
+            "b_opponents": opponents, "b_distinct": len(opponents), "b_seats": seat_counts,
+            "b_players": counts, "b_now": now,
+        })
+        history.append({"bot_version_id": vid, "game": game, "match_id": match_id, "seq": seq,
+                        "mu": new.mu, "sigma": new.sigma, "created_at": now})
+    session.execute(update(RatingLock).where(RatingLock.game == game).values(last_seq=seq)
+                    .execution_options(synchronize_session=False))
+    conn = session.connection()
+    conn.execute(_UPDATE_RATING, rating_params)
+    conn.execute(_UPDATE_SEAT, seat_params)
+    conn.execute(insert(RatingHistory.__table__), history)
+    conn.execute(
+        update(_T_MATCH).where(_T_MATCH.c.id == match_id).values(
+            status="done", rating_seq=seq, result=result, forfeits=record.get("forfeits") or [],
+            timings=record.get("timings"), record=record, finished_at=now, lease_until=None,
+            error=None,
         )
-    match.status = "done"
-    match.rating_seq = seq
-    match.result = result
-    match.forfeits = record.get("forfeits") or []
-    match.timings = record.get("timings")
-    match.record = record
-    match.finished_at = utcnow()
-    match.lease_until = None
-    match.error = None
-    _count_finished(session, match)
+    )
+    _count_finished_id(session, tournament_id)
+    session.expire_all()  # objects this session loaded before now hold the old values
     session.commit()
     return True
 
 
-def _count_finished(session: Session, match: Match) -> None:
-    """Advance the tournament's progress; close it when nothing is left to play."""
-    if match.tournament_id is None:
+@dataclass(frozen=True)
+class _Row:
+    """A rating row as :func:`record_result` reads it (for a row it has just created)."""
+
+    bot_version_id: int
+    mu: float
+    sigma: float
+    games_played: int
+    opponent_counts: dict
+    seat_counts: dict
+    player_counts: dict
+
+
+def _count_finished_id(session: Session, tournament_id: int | None) -> None:
+    """Advance the tournament's progress; close it when nothing is left to play (Core only)."""
+    if tournament_id is None:
         return
     session.execute(
         update(Tournament)
-        .where(Tournament.id == match.tournament_id)
+        .where(Tournament.id == tournament_id)
         .values(matches_done=Tournament.matches_done + 1)
         .execution_options(synchronize_session=False)
     )
-    tournament = session.get(Tournament, match.tournament_id, populate_existing=True)
-    if tournament.matches_done >= tournament.matches_total and tournament.status != "done":
-        tournament.status = "done"
-        tournament.finished_at = utcnow()
+    session.execute(
+        update(Tournament)
+        .where(Tournament.id == tournament_id, Tournament.matches_done >= Tournament.matches_total,
+               Tournament.status != "done")
+        .values(status="done", finished_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+
+
+def _count_finished(session: Session, match: Match) -> None:
+    """Advance the tournament's progress; close it when nothing is left to play."""
+    _count_finished_id(session, match.tournament_id)
