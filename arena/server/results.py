@@ -9,12 +9,23 @@ and never load the (large) match records.
 from __future__ import annotations
 
 import json
+import threading
+import time
 
-from sqlalchemy import func, literal, select, tuple_
+from sqlalchemy import bindparam, func, literal, select, tuple_
 from sqlalchemy.orm import Session, selectinload
 
 from arena._proto import arena_pb2 as pb
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
+from arena.db import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingHistory,
+    RatingLock,
+    get_engine,
+)
 from arena.db.accounts import ROLE_ORGANISER, User
 from arena.server import convert
 from arena.server.errors import invalid, not_found
@@ -56,6 +67,52 @@ def leaderboard(session: Session, game: str, limit: int) -> pb.Leaderboard:
             for i, r in enumerate(rows)
         ],
     )
+
+
+class LeaderboardCache:
+    """Leaderboards per (game, limit), rebuilt only when something they show may have changed.
+
+    Many clients poll ``GetLeaderboard``; the query behind it joins every bot, version and
+    rating of the game, while what it returns changes only when (a) a match of the game is
+    rated — every rating update bumps ``rating_locks.last_seq`` in the same transaction — or
+    (b) a bot gets a new version (``bot_versions.id`` grows) or (c) is deactivated or
+    reactivated. So each call reads one row of (``last_seq``, newest version id) — one indexed
+    round trip, no ORM session — and answers from the cache when it matches. (c) happens in
+    this server (``DeactivateBot``, qualification), which calls :meth:`invalidate`; a change
+    made by another process is picked up within :attr:`max_age` seconds at the latest.
+    """
+
+    def __init__(self, max_age: float = 2.0) -> None:
+        self.max_age = max_age
+        self._rows: dict[tuple[str, int], tuple[tuple, float, pb.Leaderboard]] = {}
+        self._lock = threading.Lock()
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._rows.clear()
+
+    def get(self, url: str | None, game: str, limit: int) -> pb.Leaderboard:
+        check_game(game)
+        limit = min(limit or 100, MAX_LEADERBOARD)
+        with get_engine(url).connect() as conn:
+            token = tuple(conn.execute(_TOKEN, {"game": game}).one())
+            key = (game, limit)
+            hit = self._rows.get(key)
+            now = time.monotonic()
+            if hit is not None and hit[0] == token and now - hit[1] < self.max_age:
+                return hit[2]
+            with Session(bind=conn) as session:
+                board = leaderboard(session, game, limit)
+            conn.rollback()
+        with self._lock:
+            self._rows[key] = (token, now, board)
+        return board
+
+
+_TOKEN = select(
+    select(RatingLock.last_seq).where(RatingLock.game == bindparam("game")).scalar_subquery(),
+    select(func.max(BotVersion.id)).scalar_subquery(),
+)
 
 
 def rating_history(session: Session, bot_id: int) -> pb.RatingHistory:
