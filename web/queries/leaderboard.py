@@ -10,6 +10,8 @@ brought up to date with just the matches rated since (see :class:`WinCache`).
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -166,3 +168,38 @@ def leaderboard(
             )
         )
     return out
+
+
+def board_token(session: Session, game: str) -> tuple:
+    """What a leaderboard page depends on that moves: the game's rating sequence (every rated
+    match bumps it) and the newest version id (every new version)."""
+    return tuple(
+        session.execute(
+            select(
+                select(RatingLock.last_seq).where(RatingLock.game == game).scalar_subquery(),
+                select(func.max(BotVersion.id)).scalar_subquery(),
+            )
+        ).one()
+    )
+
+
+class PageCache:
+    """Rendered leaderboard pages per game, reused while :func:`board_token` stands and for at
+    most ``max_age`` seconds (what the token cannot see — a bot deactivated through the API —
+    shows within that). With 5,000 bots a game the page is ~1 MB of HTML: rendering it costs
+    far more than the 50 ms a page may take, while it changes only when a match is rated."""
+
+    def __init__(self, max_age: float = 2.0) -> None:
+        self.max_age = max_age
+        self._pages: dict[str, tuple[tuple, float, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, game: str, token: tuple, render: Callable[[], str]) -> str:
+        now = time.monotonic()
+        hit = self._pages.get(game)
+        if hit is not None and hit[0] == token and now - hit[1] < self.max_age:
+            return hit[2]
+        page = render()
+        with self._lock:
+            self._pages[game] = (token, now, page)
+        return page
