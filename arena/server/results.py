@@ -97,6 +97,7 @@ class LeaderboardCache:
         self._tokens: dict[tuple[str | None, str], tuple[tuple, float]] = {}
         self._rows: dict[tuple[str, int], tuple[tuple, float, pb.Leaderboard]] = {}
         self._lock = threading.Lock()
+        self._building: dict[tuple[str, int], threading.Lock] = {}
         self._local = threading.local()
 
     def invalidate(self) -> None:
@@ -119,11 +120,23 @@ class LeaderboardCache:
         hit = self._rows.get(key)
         if hit is not None and hit[0] == token and now - hit[1] < self.max_age:
             return hit[2]
-        with session_scope(url) as session:
-            board = leaderboard(session, game, limit)
         with self._lock:
-            self._rows[key] = (token, now, board)
-        return board
+            building = self._building.setdefault(key, threading.Lock())
+        # One rebuild at a time per board: the other callers keep answering from a board that
+        # is only old (same token), or wait for the rebuild when the token moved.
+        if not building.acquire(blocking=hit is None or hit[0] != token):
+            return hit[2]
+        try:
+            hit = self._rows.get(key)
+            if hit is not None and hit[0] == token and time.monotonic() - hit[1] < self.max_age:
+                return hit[2]  # built by the caller we waited for
+            with session_scope(url) as session:
+                board = leaderboard(session, game, limit)
+            with self._lock:
+                self._rows[key] = (token, time.monotonic(), board)
+            return board
+        finally:
+            building.release()
 
     def _token(self, url: str | None, game: str) -> tuple:
         """(last rating seq of the game, newest version id): one statement on a connection this
