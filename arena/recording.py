@@ -91,6 +91,22 @@ def create_match(
     return match
 
 
+_CLAIM = (
+    update(Match.__table__)
+    .where(
+        Match.__table__.c.id == bindparam("b_mid"),
+        or_(
+            Match.__table__.c.status == "pending",
+            (Match.__table__.c.status == "running")
+            & (or_(Match.__table__.c.lease_until.is_(None),
+                   Match.__table__.c.lease_until < bindparam("b_now"))),
+        ),
+    )
+    .values(status="running", worker=bindparam("b_worker"), lease_until=bindparam("b_until"),
+            attempts=Match.__table__.c.attempts + 1, started_at=bindparam("b_started"))
+)
+
+
 @dataclass(frozen=True)
 class Claim:
     """What :func:`claim` found: ``claimed`` (play it), ``done``, ``busy`` (another worker holds a
@@ -104,25 +120,10 @@ def claim(session: Session, match_id: str, worker: str, lease: float = LEASE_SEC
     """Atomically take a match for ``worker``. Commits."""
     now = time.time()
     until = now + lease
-    taken = session.execute(
-        update(Match)
-        .where(
-            Match.id == match_id,
-            or_(
-                Match.status == "pending",
-                (Match.status == "running")
-                & (or_(Match.lease_until.is_(None), Match.lease_until < now)),
-            ),
-        )
-        .values(
-            status="running",
-            worker=worker,
-            lease_until=until,
-            attempts=Match.attempts + 1,
-            started_at=utcnow(),
-        )
-        .execution_options(synchronize_session=False)
-    ).rowcount
+    taken = session.connection().execute(_CLAIM, {
+        "b_mid": match_id, "b_now": now, "b_worker": worker, "b_until": until,
+        "b_started": utcnow(),
+    }).rowcount
     session.commit()
     if taken:
         return Claim("claimed", until)
@@ -203,15 +204,37 @@ def forfeited_seats(record: dict[str, Any]) -> list[int]:
 def _lock_seq(session: Session, game: str) -> int:
     """Take the per-game rating lock; the game's last ``rating_seq`` (one statement when the
     lock row exists — the common case — without loading an ORM object)."""
-    last = session.execute(
-        select(RatingLock.last_seq).where(RatingLock.game == game).with_for_update()
-    ).scalar()
+    last = session.connection().execute(_LOCK_SEQ, {"b_game": game}).scalar()
     if last is None:
         last = _lock_game(session, game).last_seq
     return last
 
 
 _T_RATING, _T_SEAT, _T_MATCH = Rating.__table__, MatchSeat.__table__, Match.__table__
+_T_LOCK, _T_HISTORY = RatingLock.__table__, RatingHistory.__table__
+
+_LOCK_SEQ = (
+    select(_T_LOCK.c.last_seq).where(_T_LOCK.c.game == bindparam("b_game")).with_for_update()
+)
+_SET_SEQ = update(_T_LOCK).where(_T_LOCK.c.game == bindparam("b_game")).values(
+    last_seq=bindparam("b_seq"))
+_MATCH_GAME = select(_T_MATCH.c.game).where(_T_MATCH.c.id == bindparam("b_mid"))
+_MATCH_STATE = (
+    select(_T_MATCH.c.status, _T_MATCH.c.tournament_id)
+    .where(_T_MATCH.c.id == bindparam("b_mid"))
+    .with_for_update()
+)
+# The seats with their current ratings (None for a version without its rating row yet).
+_SEATS_AND_RATINGS = (
+    select(_T_SEAT.c.seat, _T_SEAT.c.bot_version_id, _T_RATING.c.mu, _T_RATING.c.sigma,
+           _T_RATING.c.games_played, _T_RATING.c.opponent_counts, _T_RATING.c.seat_counts,
+           _T_RATING.c.player_counts)
+    .select_from(_T_SEAT)
+    .outerjoin(_T_RATING, (_T_RATING.c.bot_version_id == _T_SEAT.c.bot_version_id)
+               & (_T_RATING.c.game == bindparam("b_game")))
+    .where(_T_SEAT.c.match_id == bindparam("b_mid"))
+    .order_by(_T_SEAT.c.seat)
+)
 
 # Statements for the per-match writes, built once: recording is the hot path of every worker.
 _UPDATE_RATING = (
@@ -234,6 +257,13 @@ _UPDATE_SEAT = (
     )
 )
 
+_INSERT_HISTORY = insert(_T_HISTORY)
+_FINISH_MATCH = update(_T_MATCH).where(_T_MATCH.c.id == bindparam("b_mid")).values(
+    status="done", rating_seq=bindparam("b_seq"), result=bindparam("b_result"),
+    forfeits=bindparam("b_forfeits"), timings=bindparam("b_timings"),
+    record=bindparam("b_record"), finished_at=bindparam("b_now"), lease_until=None, error=None,
+)
+
 
 def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bool:
     """Store a finished match and update the ratings, exactly once. Commits.
@@ -244,19 +274,15 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
     Written as a few Core statements (executemany for the seats, ratings and history) rather
     than ORM objects: the same rows and values, in a fraction of the per-match CPU time.
     """
-    game = session.execute(select(Match.game).where(Match.id == match_id)).scalar_one()
+    conn = session.connection()
+    game = conn.execute(_MATCH_GAME, {"b_mid": match_id}).scalar_one()
     seq = _lock_seq(session, game) + 1
-    status, tournament_id = session.execute(
-        select(Match.status, Match.tournament_id).where(Match.id == match_id).with_for_update()
-    ).one()
+    status, tournament_id = conn.execute(_MATCH_STATE, {"b_mid": match_id}).one()
     if status == "done":
         session.commit()
         return False
-    seats = session.execute(
-        select(MatchSeat.seat, MatchSeat.bot_version_id)
-        .where(MatchSeat.match_id == match_id)
-        .order_by(MatchSeat.seat)
-    ).all()
+    found = conn.execute(_SEATS_AND_RATINGS, {"b_mid": match_id, "b_game": game}).all()
+    seats = [(r.seat, r.bot_version_id) for r in found]
     result = record["result"]
     forfeited = forfeited_seats(record)
     reasons = {int(f["seat"]): str(f.get("reason", "forfeit")) for f in record.get("forfeits") or []}
@@ -264,18 +290,15 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
                                     (result.get("details") or {}).get("automaton_rank"))
     ids = [vid for _, vid in seats]
     rows = {
-        r.bot_version_id: r
-        for r in session.execute(
-            select(Rating.bot_version_id, Rating.mu, Rating.sigma, Rating.games_played,
-                   Rating.opponent_counts, Rating.seat_counts, Rating.player_counts)
-            .where(Rating.game == game, Rating.bot_version_id.in_(ids))
-        )
+        r.bot_version_id: _Row(r.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts,
+                               r.seat_counts, r.player_counts)
+        for r in found if r.mu is not None
     }
     now = utcnow()
     for vid in ids:
         if vid not in rows:  # a version registered without its rating row: start it now
             version = session.get(BotVersion, vid)
-            session.execute(insert(_T_RATING).values(
+            conn.execute(insert(_T_RATING).values(
                 bot_version_id=vid, game=game, mu=version.initial_mu,
                 sigma=version.initial_sigma, provisional=True, games_played=0,
                 distinct_opponents=0, opponent_counts={}, seat_counts={}, player_counts={},
@@ -312,21 +335,18 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
         })
         history.append({"bot_version_id": vid, "game": game, "match_id": match_id, "seq": seq,
                         "mu": new.mu, "sigma": new.sigma, "created_at": now})
-    session.execute(update(RatingLock).where(RatingLock.game == game).values(last_seq=seq)
-                    .execution_options(synchronize_session=False))
-    conn = session.connection()
+    conn.execute(_SET_SEQ, {"b_game": game, "b_seq": seq})
     conn.execute(_UPDATE_RATING, rating_params)
     conn.execute(_UPDATE_SEAT, seat_params)
-    conn.execute(insert(RatingHistory.__table__), history)
-    conn.execute(
-        update(_T_MATCH).where(_T_MATCH.c.id == match_id).values(
-            status="done", rating_seq=seq, result=result, forfeits=record.get("forfeits") or [],
-            timings=record.get("timings"), record=record, finished_at=now, lease_until=None,
-            error=None,
-        )
-    )
+    conn.execute(_INSERT_HISTORY, history)
+    conn.execute(_FINISH_MATCH, {
+        "b_mid": match_id, "b_seq": seq, "b_result": result,
+        "b_forfeits": record.get("forfeits") or [], "b_timings": record.get("timings"),
+        "b_record": record, "b_now": now,
+    })
     _count_finished_id(session, tournament_id)
-    session.expire_all()  # objects this session loaded before now hold the old values
+    if session.identity_map:
+        session.expire_all()  # objects this session loaded before now hold the old values
     session.commit()
     return True
 
@@ -348,19 +368,21 @@ def _count_finished_id(session: Session, tournament_id: int | None) -> None:
     """Advance the tournament's progress; close it when nothing is left to play (Core only)."""
     if tournament_id is None:
         return
-    session.execute(
-        update(Tournament)
-        .where(Tournament.id == tournament_id)
-        .values(matches_done=Tournament.matches_done + 1)
-        .execution_options(synchronize_session=False)
-    )
-    session.execute(
-        update(Tournament)
-        .where(Tournament.id == tournament_id, Tournament.matches_done >= Tournament.matches_total,
-               Tournament.status != "done")
-        .values(status="done", finished_at=utcnow())
-        .execution_options(synchronize_session=False)
-    )
+    conn = session.connection()
+    conn.execute(_TOURNAMENT_DONE_ONE, {"b_tid": tournament_id})
+    conn.execute(_TOURNAMENT_CLOSE, {"b_tid": tournament_id, "b_now": utcnow()})
+
+
+_T_TOURNAMENT = Tournament.__table__
+_TOURNAMENT_DONE_ONE = update(_T_TOURNAMENT).where(_T_TOURNAMENT.c.id == bindparam("b_tid")).values(
+    matches_done=_T_TOURNAMENT.c.matches_done + 1)
+_TOURNAMENT_CLOSE = (
+    update(_T_TOURNAMENT)
+    .where(_T_TOURNAMENT.c.id == bindparam("b_tid"),
+           _T_TOURNAMENT.c.matches_done >= _T_TOURNAMENT.c.matches_total,
+           _T_TOURNAMENT.c.status != "done")
+    .values(status="done", finished_at=bindparam("b_now"))
+)
 
 
 def _count_finished(session: Session, match: Match) -> None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TypeVar
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, bindparam, or_, select, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from arena import ladder, recording, tournaments
@@ -108,27 +108,29 @@ class _Heartbeat(threading.Thread):
                 log.warning("could not renew the lease of match %s", self.match_id, exc_info=True)
 
 
+_CONFIG_MATCH = select(
+    Match.game, Match.seed, Match.variant, Match.decision_ms, Match.bank_ms, Match.sandbox
+).where(Match.id == bindparam("b_mid"))
+_CONFIG_SEATS = (
+    select(Bot.name, BotVersion.number, BotVersion.source)
+    .select_from(MatchSeat)
+    .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+    .join(Bot, Bot.id == BotVersion.bot_id)
+    .where(MatchSeat.match_id == bindparam("b_mid"))
+    .order_by(MatchSeat.seat)
+)
+
+
 def _match_config(match_id: str):  # noqa: ANN202 - referee.match.MatchConfig
     """The runner's configuration, read with two plain queries (no ORM objects, no lazy loads:
     this runs once per match on every worker)."""
     from referee.match import MatchConfig, SeatSpec
 
     with session_scope() as s:
-        m = s.execute(
-            select(Match.game, Match.seed, Match.variant, Match.decision_ms, Match.bank_ms,
-                   Match.sandbox).where(Match.id == match_id)
-        ).one()
-        seats = [
-            SeatSpec(f"{name} v{number}", source)
-            for name, number, source in s.execute(
-                select(Bot.name, BotVersion.number, BotVersion.source)
-                .select_from(MatchSeat)
-                .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
-                .join(Bot, Bot.id == BotVersion.bot_id)
-                .where(MatchSeat.match_id == match_id)
-                .order_by(MatchSeat.seat)
-            )
-        ]
+        conn = s.connection()
+        m = conn.execute(_CONFIG_MATCH, {"b_mid": match_id}).one()
+        seats = [SeatSpec(f"{name} v{number}", source)
+                 for name, number, source in conn.execute(_CONFIG_SEATS, {"b_mid": match_id})]
     tc = TimeControl(m.decision_ms, m.bank_ms) if m.decision_ms else None
     return MatchConfig(
         game=m.game,
