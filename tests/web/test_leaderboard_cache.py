@@ -71,3 +71,17 @@ def test_the_rendered_page_is_reused_until_a_match_is_rated(tmp_path, monkeypatc
         record_result(s, match_id, play_record(match_id, ["s0", "s1"], 91).to_dict())
     assert _page_matches(client) == 10  # rated: the very next view is rebuilt
     assert renders.count("leaderboard.html") == 2
+
+
+def test_a_deactivated_bot_shows_retired_on_the_very_next_view(tmp_path) -> None:
+    from sqlalchemy import update
+
+    from arena.db import Bot
+
+    url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    seed_site(url, matches=4)
+    client = create_app(url).test_client()
+    assert "retired" not in client.get("/games/toy").get_data(as_text=True)
+    with session_scope(url) as s:  # e.g. through the API, another process
+        s.execute(update(Bot).where(Bot.name == "alpha").values(active=False))
+    assert client.get("/games/toy").get_data(as_text=True).count('<span class="badge">retired</span>') == 1
