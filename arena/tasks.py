@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TypeVar
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, bindparam, or_, select, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from arena import ladder, recording, tournaments
 from arena.celery_app import app, broker_url, has_broker, queue_name
-from arena.db import Ladder, Match, Tournament, session_scope, utcnow
+from arena.db import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament, session_scope, utcnow
 from arena.server import live
 from referee.engine import ConfigError, TimeControl
 
@@ -108,23 +108,40 @@ class _Heartbeat(threading.Thread):
                 log.warning("could not renew the lease of match %s", self.match_id, exc_info=True)
 
 
+_CONFIG_MATCH = select(
+    Match.game, Match.seed, Match.variant, Match.decision_ms, Match.bank_ms, Match.sandbox
+).where(Match.id == bindparam("b_mid"))
+_CONFIG_SEATS = (
+    select(Bot.name, BotVersion.number, BotVersion.source)
+    .select_from(MatchSeat)
+    .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+    .join(Bot, Bot.id == BotVersion.bot_id)
+    .where(MatchSeat.match_id == bindparam("b_mid"))
+    .order_by(MatchSeat.seat)
+)
+
+
 def _match_config(match_id: str):  # noqa: ANN202 - referee.match.MatchConfig
+    """The runner's configuration, read with two plain queries (no ORM objects, no lazy loads:
+    this runs once per match on every worker)."""
     from referee.match import MatchConfig, SeatSpec
 
     with session_scope() as s:
-        m = s.get(Match, match_id)
-        seats = [SeatSpec(seat.version.label, seat.version.source) for seat in m.seats]
-        tc = TimeControl(m.decision_ms, m.bank_ms) if m.decision_ms else None
-        return MatchConfig(
-            game=m.game,
-            seats=seats,
-            seed=m.seed,
-            variant=m.variant,
-            match_id=m.id,
-            time_control=tc,
-            sandbox=m.sandbox,
-            pool=worker_bot_pool(),
-        )
+        conn = s.connection()
+        m = conn.execute(_CONFIG_MATCH, {"b_mid": match_id}).one()
+        seats = [SeatSpec(f"{name} v{number}", source)
+                 for name, number, source in conn.execute(_CONFIG_SEATS, {"b_mid": match_id})]
+    tc = TimeControl(m.decision_ms, m.bank_ms) if m.decision_ms else None
+    return MatchConfig(
+        game=m.game,
+        seats=seats,
+        seed=m.seed,
+        variant=m.variant,
+        match_id=match_id,
+        time_control=tc,
+        sandbox=m.sandbox,
+        pool=worker_bot_pool(),
+    )
 
 
 #: ``ARENA_BOT_POOL=0`` turns the warm bot pool off (every bot launched and killed per match).

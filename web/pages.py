@@ -53,8 +53,13 @@ def leaderboard(game: str):  # noqa: ANN201
     session = db()
     if game not in {g.name for g in known_games(session)}:
         abort(404, description=f"There is no game called “{game}” on this site.")
-    rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
-    return render_template("leaderboard.html", game=game_info(game), rows=rows)
+    token = board_q.board_token(session, game)
+
+    def render() -> str:
+        rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
+        return render_template("leaderboard.html", game=game_info(game), rows=rows)
+
+    return current_app.extensions["arena_board_pages"].get(game, token, render)
 
 
 @bp.get("/bots/<int:bot_id>")

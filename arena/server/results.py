@@ -9,12 +9,25 @@ and never load the (large) match records.
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
 
-from sqlalchemy import func, literal, select, tuple_
+from sqlalchemy import bindparam, func, literal, select, tuple_
 from sqlalchemy.orm import Session, selectinload
 
 from arena._proto import arena_pb2 as pb
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
+from arena.db import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingHistory,
+    RatingLock,
+    get_engine,
+    session_scope,
+)
 from arena.db.accounts import ROLE_ORGANISER, User
 from arena.server import convert
 from arena.server.errors import invalid, not_found
@@ -22,6 +35,7 @@ from arena.server.submissions import check_game, get_bot
 from referee.record import without_logs
 
 MAX_LEADERBOARD = 1000
+RECHECK_ENV = "ARENA_LEADERBOARD_RECHECK_S"
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
 MATCH_STATUSES = ("pending", "running", "done", "failed")
@@ -59,6 +73,107 @@ def leaderboard(session: Session, game: str, limit: int, page_token: str = "") -
         ],
         next_page_token=convert.next_offset_token(offset, limit, len(rows)),
     )
+
+
+class LeaderboardCache:
+    """Leaderboards per (game, limit), rebuilt only when something they show may have changed.
+
+    Many clients poll ``GetLeaderboard``; the query behind it joins every bot, version and
+    rating of the game, while what it returns changes only when (a) a match of the game is
+    rated — every rating update bumps ``rating_locks.last_seq`` in the same transaction — or
+    (b) a bot gets a new version (``bot_versions.id`` grows) or (c) is deactivated or
+    reactivated. So each call reads one row of (``last_seq``, newest version id) — one indexed
+    round trip, no ORM session — and answers from the cache when it matches. (c) happens in
+    this server (``DeactivateBot``, qualification), which calls :meth:`invalidate`; a change
+    made by another process is picked up within :attr:`max_age` seconds at the latest.
+
+    On a database server that round trip costs as much as the whole gRPC call, so a token read
+    less than :attr:`recheck` seconds ago (default 50 ms; ``ARENA_LEADERBOARD_RECHECK_S``) is
+    trusted: a result becomes visible at most that long after its commit — far below any
+    client's polling interval — and a board polled hundreds of times a second costs one
+    statement per 50 ms. SQLite (a local file, no round trip) checks on every call.
+    """
+
+    def __init__(self, max_age: float = 2.0, recheck: float | None = None) -> None:
+        self.max_age = max_age
+        self.recheck = float(os.environ.get(RECHECK_ENV, "0.05")) if recheck is None else recheck
+        self._tokens: dict[tuple[str | None, str], tuple[tuple, float]] = {}
+        self._rows: dict[tuple[str, int, str], tuple[tuple, float, pb.Leaderboard]] = {}
+        self._lock = threading.Lock()
+        self._building: dict[tuple[str, int, str], threading.Lock] = {}
+        self._local = threading.local()
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._rows.clear()
+            self._tokens.clear()
+
+    def get(self, url: str | None, game: str, limit: int, page_token: str = "") -> pb.Leaderboard:
+        check_game(game)
+        limit = min(limit or 100, MAX_LEADERBOARD)
+        key = (game, limit, page_token)
+        now = time.monotonic()
+        seen = self._tokens.get((url, game))
+        if seen is not None and now - seen[1] < self.recheck:
+            token = seen[0]
+        else:
+            token = self._token(url, game)
+            if get_engine(url).dialect.name != "sqlite":
+                self._tokens[(url, game)] = (token, now)
+        hit = self._rows.get(key)
+        if hit is not None and hit[0] == token and now - hit[1] < self.max_age:
+            return hit[2]
+        with self._lock:
+            building = self._building.setdefault(key, threading.Lock())
+        # One rebuild at a time per board: the other callers keep answering from a board that
+        # is only old (same token), or wait for the rebuild when the token moved.
+        if not building.acquire(blocking=hit is None or hit[0] != token):
+            return hit[2]
+        try:
+            hit = self._rows.get(key)
+            if hit is not None and hit[0] == token and time.monotonic() - hit[1] < self.max_age:
+                return hit[2]  # built by the caller we waited for
+            with session_scope(url) as session:
+                board = leaderboard(session, game, limit, page_token)
+            with self._lock:
+                self._rows[key] = (token, time.monotonic(), board)
+            return board
+        finally:
+            building.release()
+
+    def _token(self, url: str | None, game: str) -> tuple:
+        """(last rating seq of the game, newest version id): one statement on a connection this
+        thread keeps in autocommit mode — no pool checkout, pre-ping, BEGIN or ROLLBACK, which
+        would cost more round trips than the statement itself. A broken connection (database
+        restarted) is replaced once. SQLite (no round trips; every transaction there takes the
+        write lock, see arena.db.session) reads it in a transaction of its own."""
+        engine = get_engine(url)
+        if engine.dialect.name == "sqlite":
+            with engine.connect() as conn:
+                return tuple(conn.execute(_TOKEN, {"game": game}).one())
+        for attempt in (0, 1):
+            raw = getattr(self._local, "raw", None)
+            if raw is None or self._local.engine is not engine:
+                raw = engine.raw_connection()
+                raw.driver_connection.autocommit = True
+                self._local.raw, self._local.engine = raw, engine
+                self._local.sql = str(_TOKEN.compile(dialect=engine.dialect))
+            try:
+                with raw.cursor() as cur:
+                    cur.execute(self._local.sql, {"game": game})
+                    return tuple(cur.fetchone())
+            except engine.dialect.dbapi.Error:
+                self._local.raw = None
+                raw.invalidate()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+
+_TOKEN = select(
+    select(RatingLock.last_seq).where(RatingLock.game == bindparam("game")).scalar_subquery(),
+    select(func.max(BotVersion.id)).scalar_subquery(),
+)
 
 
 def rating_history(session: Session, request: pb.GetRatingHistoryRequest) -> pb.RatingHistory:

@@ -31,6 +31,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.url: str | None = None  # the database of arena.db: ARENA_DATABASE_URL or its default
         self.bus = bus or get_bus()
         self.submissions = Submissions(config)
+        self.leaderboards = results.LeaderboardCache()
+        self.submissions.on_bots_changed = self.leaderboards.invalidate
 
     def close(self) -> None:
         self.submissions.close()
@@ -141,7 +143,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             bot = get_owned_bot(s, request.bot_id, user)
             bot.active = False
             s.flush()
-            return self._bot_detail(s, bot)
+            detail = self._bot_detail(s, bot)
+        self.leaderboards.invalidate()  # after the commit: a rebuild now sees the bot inactive
+        return detail
 
     # --- tournaments --------------------------------------------------------------------------------
     @handle
@@ -179,8 +183,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     # --- results ------------------------------------------------------------------------------------
     @handle
     def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context: grpc.ServicerContext) -> pb.Leaderboard:  # noqa: N802
-        with session_scope(self.url) as s:
-            return results.leaderboard(s, request.game, request.limit, request.page_token)
+        return self.leaderboards.get(self.url, request.game, request.limit, request.page_token)
 
     @handle
     def GetRatingHistory(self, request: pb.GetRatingHistoryRequest, context: grpc.ServicerContext) -> pb.RatingHistory:  # noqa: N802

@@ -91,6 +91,8 @@ class Submissions:
         self.url: str | None = None
         self._pool = ThreadPoolExecutor(max_workers=config.qualification_workers, thread_name_prefix="qualify")
         self._futures: dict[int, Future[None]] = {}
+        #: Called after a qualification changed which bots are active (the leaderboard cache).
+        self.on_bots_changed: Callable[[], None] = lambda: None
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -210,6 +212,8 @@ class Submissions:
                 sub.refusal_kind = outcome.kind or SERVER_ERROR
                 sub.refusal_message = outcome.message
                 sub.log_tail = outcome.log_tail
+        if outcome.passed:
+            self.on_bots_changed()
 
     # --- reading ------------------------------------------------------------------------------------
     def find_submission(self, session: Session, bot_id: int, number: int) -> Submission:
