@@ -6,6 +6,8 @@
   skipped, and recording counts a result at most once. A match held by another live worker is
   retried after its lease. Infrastructure errors release the match for another attempt.
 * ``record_result(match_id, record)`` — recording alone (for results produced elsewhere).
+* ``qualify_submission(sub_id, settings)`` — a new bot version's qualification match, sent by
+  the API server so that only workers need root for the sandbox (:mod:`arena.qualification`).
 * ``schedule_tournament(tournament_id)`` — start a tournament and enqueue its pending matches.
 * ``ladder_tick(game)`` / ``ladder_tick_all()`` — top up ladder queues (Celery beat).
 * ``sweep()`` — start tournaments whose start message was lost, re-send matches whose message
@@ -244,6 +246,24 @@ def play_match(self, match_id: str) -> str:  # noqa: ANN001
 def record_result(match_id: str, record: dict) -> bool:
     with session_scope() as s:
         return recording.record_result(s, match_id, record)
+
+
+@app.task(
+    name="arena.tasks.qualify_submission", bind=True, acks_late=True, reject_on_worker_lost=True,
+    max_retries=None, ignore_result=True,
+)
+def qualify_submission(self, sub_id: int, settings: dict) -> str:  # noqa: ANN001
+    """Qualify a stored submission (the server's settings in ``settings``); decided at most once."""
+    from arena import qualification
+
+    try:
+        return qualification.qualify_submission(sub_id, qualification.Settings(**settings))
+    except Exception as exc:
+        if not db_unavailable(exc):
+            raise
+        delay = min(60.0, 2.0 * 2 ** min(self.request.retries, 5))
+        log.warning("database unavailable for submission %s; retrying in %.0f s", sub_id, delay)
+        raise self.retry(countdown=delay) from None
 
 
 @app.task(name="arena.tasks.schedule_tournament", acks_late=True, reject_on_worker_lost=True)

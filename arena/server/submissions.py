@@ -3,10 +3,15 @@
 Order of work, so a refused call leaves nothing half-written: the request and the whole archive
 are checked first (nothing touched yet); then one transaction creates the bot (if new) and the
 submission row and unpacks the files into the version's folder; a failure before the commit
-removes the folder and rolls the rows back. Qualification runs afterwards in a background
-thread and ends in one more transaction: a ``BotVersion`` (which the scheduler then picks) or a
-refusal with its reason. Submissions still qualifying when the server stopped are qualified
-again when it starts.
+removes the folder and rolls the rows back. Qualification runs afterwards and ends in one more
+transaction: a ``BotVersion`` (which the scheduler then picks) or a refusal with its reason.
+
+With a broker it runs on the Celery workers (``arena.tasks.qualify_submission``): the sandbox
+needs root (a uid and cgroup per bot) and the workers keep it, so the API server runs as an
+unprivileged user. A message that cannot be sent (broker down) is sent again every
+:data:`RESEND_EVERY` seconds until it goes through. Without a broker it runs in a thread pool of
+this server. Submissions still qualifying when the server starts are sent (or run) again; the
+verdict is recorded once whichever run finishes first (:func:`arena.qualification.record_verdict`).
 """
 
 from __future__ import annotations
@@ -14,11 +19,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import secrets
 import shutil
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 import grpc
@@ -26,9 +31,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena import qualification
-from arena.bots import register_version
-from arena.db import Bot, BotVersion, session_scope, utcnow
-from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
+from arena.celery_app import has_broker
+from arena.db import Bot, BotVersion, session_scope
+from arena.db.accounts import QUALIFYING, Submission, User
 from arena.server.config import ServerConfig
 from arena.server.errors import ApiError, denied, invalid, not_found
 from arena.uploads import UnsafeArchive, read_archive, write_bot
@@ -37,6 +42,8 @@ from referee import registry
 log = logging.getLogger("arena.server.submissions")
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9_-]{3,40}$")
+#: Seconds between attempts to send qualification messages the broker did not take.
+RESEND_EVERY = 5.0
 ADDRESS = re.compile(r"^(?:tls://)?(?:[A-Za-z0-9.\-]{1,253}|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
 
 
@@ -71,15 +78,28 @@ def playing_version_id(session: Session, bot: Bot) -> int | None:
 
 
 class Submissions:
-    """Owns the qualification thread pool; one per server."""
+    """Hands qualifications out (to the workers, or to this server's thread pool); one per server."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.url: str | None = None
         self._pool = ThreadPoolExecutor(max_workers=config.qualification_workers, thread_name_prefix="qualify")
-        self._futures: dict[int, Future[None]] = {}
+        self._futures: dict[int, Future[str]] = {}
+        self._unsent: set[int] = set()
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._resender: threading.Thread | None = None
+
+    @property
+    def settings(self) -> qualification.Settings:
+        tc = self.config.qualification_time_control
+        return qualification.Settings(
+            sandbox=self.config.sandbox, decision_ms=tc.decision_ms if tc else 0,
+            bank_ms=tc.bank_ms if tc else 0, startup_ms=self.config.qualification_startup_ms,
+        )
 
     def close(self) -> None:
+        self._stopped.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # --- storing ------------------------------------------------------------------------------
@@ -139,20 +159,67 @@ class Submissions:
             if written is not None:
                 shutil.rmtree(written, ignore_errors=True)
             raise
-        future = self.start_qualification(sub_id)
-        if wait:
-            try:
-                future.result(timeout=self.config.qualification_wait_s)
-            except FutureTimeout:
-                pass  # the reply says QUALIFYING; GetVersionStatus tells the rest later
+        self.start_qualification(sub_id)
+        if wait:  # until decided; past the limit the reply says QUALIFYING (GetVersionStatus later)
+            self.wait_decided(sub_id, self.config.qualification_wait_s)
         return sub_id
 
     # --- qualifying -------------------------------------------------------------------------------
-    def start_qualification(self, sub_id: int) -> Future[None]:
-        future = self._pool.submit(self._qualify, sub_id)
+    def start_qualification(self, sub_id: int) -> None:
+        if has_broker():
+            self._send(sub_id)
+            return
+        future = self._pool.submit(qualification.qualify_submission, sub_id, self.settings, self.url)
         self._futures[sub_id] = future
         future.add_done_callback(lambda _f: self._futures.pop(sub_id, None))
-        return future
+
+    def _send(self, sub_id: int) -> bool:
+        """Send the qualification to the workers; remembered and re-sent if the broker is down."""
+        from arena import tasks
+
+        try:
+            tasks.qualify_submission.apply_async(args=[sub_id, self.settings.to_dict()])
+        except Exception as exc:  # noqa: BLE001 - kombu's connection errors vary by transport
+            log.warning("qualification of submission %s not sent yet (%s); retrying every %.0f s",
+                        sub_id, " ".join(str(exc).split()), RESEND_EVERY)
+            with self._lock:
+                self._unsent.add(sub_id)
+                if self._resender is None:
+                    self._resender = threading.Thread(target=self._resend_loop, daemon=True,
+                                                      name="qualify-resend")
+                    self._resender.start()
+            return False
+        with self._lock:
+            self._unsent.discard(sub_id)
+        return True
+
+    def _resend_loop(self) -> None:
+        while not self._stopped.wait(RESEND_EVERY):
+            with self._lock:
+                pending = sorted(self._unsent)
+            for sub_id in pending:
+                if not self._send(sub_id):
+                    break  # still down: the rest wait for the next round
+
+    def wait_decided(self, sub_id: int, timeout: float) -> bool:
+        """Block until the submission is qualified or refused (True) or ``timeout`` passes."""
+        future = self._futures.get(sub_id)
+        deadline = time.monotonic() + timeout
+        while True:
+            if future is None or future.done():
+                with session_scope(self.url) as s:
+                    if s.scalar(select(Submission.status).where(Submission.id == sub_id)) != QUALIFYING:
+                        return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if future is not None and not future.done():
+                try:
+                    future.result(timeout=remaining)
+                except Exception:  # noqa: BLE001 - any end of the run: look at the row
+                    pass
+            else:
+                time.sleep(min(0.2, remaining))
 
     def resume_pending(self) -> int:
         """Qualify again whatever was still qualifying when the server last stopped."""
@@ -161,42 +228,6 @@ class Submissions:
         for sub_id in ids:
             self.start_qualification(sub_id)
         return len(ids)
-
-    def _qualify(self, sub_id: int) -> None:
-        with session_scope(self.url) as s:
-            sub = s.get(Submission, sub_id)
-            if sub is None or sub.status != QUALIFYING:
-                return
-            bot = s.get(Bot, sub.bot_id)
-            game, source, label = bot.game, sub.source, f"{bot.name} v{sub.number}"
-        try:
-            outcome = qualification.qualify(
-                game, source, name=label, seed=secrets.randbits(31),
-                sandbox=self.config.sandbox, time_control=self.config.qualification_time_control,
-                startup_ms=self.config.qualification_startup_ms,
-            )
-        except Exception as exc:  # noqa: BLE001 - recorded as the refusal; the log has the rest
-            log.exception("qualification of submission %s failed", sub_id)
-            outcome = qualification.Outcome(False, "", "error", f"qualification failed on the server: {exc}")
-        with session_scope(self.url) as s:
-            sub = s.get(Submission, sub_id)
-            bot = s.get(Bot, sub.bot_id)
-            sub.match_id = outcome.match_id or None
-            sub.record = outcome.record
-            sub.finished_at = utcnow()
-            if outcome.passed:
-                before = playing_version_id(s, bot)
-                version = register_version(s, bot.game, sub.source, name=bot.name, owner=bot.owner)
-                if version.id != before:  # new (a remote address registered again is not)
-                    version.number = sub.number
-                sub.status = QUALIFIED
-                sub.bot_version_id = version.id
-                bot.active = True
-            else:
-                sub.status = REFUSED
-                sub.refusal_kind = outcome.kind or "error"
-                sub.refusal_message = outcome.message
-                sub.log_tail = outcome.log_tail
 
     # --- reading ------------------------------------------------------------------------------------
     def find_submission(self, session: Session, bot_id: int, number: int) -> Submission:
