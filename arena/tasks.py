@@ -242,7 +242,10 @@ def play_match(self, match_id: str) -> str:  # noqa: ANN001
     return outcome.status
 
 
-@app.task(name="arena.tasks.record_result", acks_late=True, reject_on_worker_lost=True)
+# Nobody reads these tasks' results (progress is in the database): ignore_result also keeps a
+# sender from subscribing to the result backend, which with Redis down costs ~25 s of retries
+# before the send fails.
+@app.task(name="arena.tasks.record_result", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def record_result(match_id: str, record: dict) -> bool:
     with session_scope() as s:
         return recording.record_result(s, match_id, record)
@@ -266,7 +269,7 @@ def qualify_submission(self, sub_id: int, settings: dict) -> str:  # noqa: ANN00
         raise self.retry(countdown=delay) from None
 
 
-@app.task(name="arena.tasks.schedule_tournament", acks_late=True, reject_on_worker_lost=True)
+@app.task(name="arena.tasks.schedule_tournament", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def schedule_tournament(tournament_id: int) -> int:
     """Mark the tournament running and enqueue every match not yet played.
 
@@ -288,7 +291,7 @@ def schedule_tournament(tournament_id: int) -> int:
     return len(ids)
 
 
-@app.task(name="arena.tasks.ladder_tick", acks_late=True)
+@app.task(name="arena.tasks.ladder_tick", acks_late=True, ignore_result=True)
 def ladder_tick(game: str) -> int:
     with session_scope() as s:
         ids = ladder.tick(s, game)
@@ -296,7 +299,7 @@ def ladder_tick(game: str) -> int:
     return len(ids)
 
 
-@app.task(name="arena.tasks.ladder_tick_all", acks_late=True)
+@app.task(name="arena.tasks.ladder_tick_all", acks_late=True, ignore_result=True)
 def ladder_tick_all() -> int:
     with session_scope() as s:
         games = list(s.scalars(select(Ladder.game).where(Ladder.enabled.is_(True))))
@@ -341,7 +344,7 @@ def sweep_lease(wait: float = 10.0) -> Iterator[bool]:
 _local_sweep_lock = threading.Lock()
 
 
-@app.task(name="arena.tasks.sweep", acks_late=True)
+@app.task(name="arena.tasks.sweep", acks_late=True, ignore_result=True)
 def sweep(
     tournament_id: int | None = None, game: str | None = None, kind: str | None = None,
     wait: float = 10.0,
