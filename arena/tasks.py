@@ -443,7 +443,7 @@ def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int
 PLAY_TASK_PREFIX = "play-"
 
 
-def _match_of_message(raw: bytes | str) -> str | None:
+def _task_id_of(raw: bytes | str) -> str | None:
     try:
         message = json.loads(raw)
         if isinstance(message, list):  # the unacked hash stores [message, exchange, routing key]
@@ -451,7 +451,12 @@ def _match_of_message(raw: bytes | str) -> str | None:
         task_id = message["headers"]["id"]
     except (ValueError, KeyError, TypeError, IndexError):
         return None
-    if task_id.startswith(PLAY_TASK_PREFIX):
+    return task_id if isinstance(task_id, str) else None
+
+
+def _match_of_message(raw: bytes | str) -> str | None:
+    task_id = _task_id_of(raw)
+    if task_id is not None and task_id.startswith(PLAY_TASK_PREFIX):
         return task_id[len(PLAY_TASK_PREFIX) : len(PLAY_TASK_PREFIX) + 32]
     return None
 
@@ -480,6 +485,29 @@ def broker_snapshot() -> tuple[set[str], dict[str, float]] | None:
             key = tag.decode() if isinstance(tag, bytes) else tag
             unacked[mid] = max(unacked.get(mid, 0.0), since.get(key, time.time()))
     return queued, unacked
+
+
+QUALIFY_TASK_PREFIX = "qualify-"
+
+
+def submissions_in_broker() -> set[int] | None:
+    """Ids of the submissions with a qualification message in Redis (queued, or delivered and
+    not yet acknowledged: a worker is playing it). None when the broker cannot be reached."""
+    try:
+        with app.connection_for_write() as conn:
+            pipe = conn.default_channel.client.pipeline(transaction=True)
+            pipe.lrange(app.conf.task_default_queue, 0, -1)
+            pipe.hvals("unacked")
+            queue_raws, unacked_raws = pipe.execute()
+    except Exception:  # noqa: BLE001 - broker unreachable now: look again later
+        return None
+    held: set[int] = set()
+    for raw in [*queue_raws, *unacked_raws]:
+        task_id = _task_id_of(raw) or ""
+        number = task_id[len(QUALIFY_TASK_PREFIX):].split("-", 1)[0]
+        if task_id.startswith(QUALIFY_TASK_PREFIX) and number.isdigit():
+            held.add(int(number))
+    return held
 
 
 def match_ids_in_broker() -> set[str] | None:

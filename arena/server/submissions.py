@@ -9,7 +9,9 @@ transaction: a ``BotVersion`` (which the scheduler then picks) or a refusal with
 With a broker it runs on the Celery workers (``arena.tasks.qualify_submission``): the sandbox
 needs root (a uid and cgroup per bot) and the workers keep it, so the API server runs as an
 unprivileged user. A message that cannot be sent (broker down) is sent again every
-:data:`RESEND_EVERY` seconds until it goes through. Without a broker it runs in a thread pool of
+:data:`RESEND_EVERY` seconds until it goes through, and one that Redis lost (a restart without
+persistence) is sent again once the submission has been qualifying for :data:`LOST_AFTER`
+seconds with no message of it in Redis (neither queued nor held by a worker). Without a broker it runs in a thread pool of
 this server. Submissions still qualifying when the server starts are sent (or run) again; the
 verdict is recorded once whichever run finishes first (:func:`arena.qualification.record_verdict`).
 """
@@ -18,12 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import shutil
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 
 import grpc
@@ -32,7 +37,7 @@ from sqlalchemy.orm import Session
 
 from arena import qualification
 from arena.celery_app import has_broker
-from arena.db import Bot, BotVersion, session_scope
+from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import QUALIFYING, Submission, User
 from arena.server.config import ServerConfig
 from arena.server.errors import ApiError, denied, invalid, not_found
@@ -44,6 +49,9 @@ log = logging.getLogger("arena.server.submissions")
 BOT_NAME = re.compile(r"^[A-Za-z0-9_-]{3,40}$")
 #: Seconds between attempts to send qualification messages the broker did not take.
 RESEND_EVERY = 5.0
+#: A submission qualifying this long (and as long since this server last sent it) with no
+#: message in Redis is sent again: its message was lost.
+LOST_AFTER = float(os.environ.get("ARENA_QUALIFY_LOST_AFTER", "60"))
 ADDRESS = re.compile(r"^(?:tls://)?(?:[A-Za-z0-9.\-]{1,253}|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
 
 
@@ -86,6 +94,7 @@ class Submissions:
         self._pool = ThreadPoolExecutor(max_workers=config.qualification_workers, thread_name_prefix="qualify")
         self._futures: dict[int, Future[str]] = {}
         self._unsent: set[int] = set()
+        self._sent_at: dict[int, float] = {}  # monotonic time of this server's last send
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._resender: threading.Thread | None = None
@@ -177,29 +186,64 @@ class Submissions:
         """Send the qualification to the workers; remembered and re-sent if the broker is down."""
         from arena import tasks
 
+        self.start_resender()
+        task_id = f"{tasks.QUALIFY_TASK_PREFIX}{sub_id}-{uuid.uuid4().hex[:8]}"  # seen in Redis by id
         try:
-            tasks.qualify_submission.apply_async(args=[sub_id, self.settings.to_dict()])
+            tasks.qualify_submission.apply_async(args=[sub_id, self.settings.to_dict()], task_id=task_id)
         except Exception as exc:  # noqa: BLE001 - kombu's connection errors vary by transport
             log.warning("qualification of submission %s not sent yet (%s); retrying every %.0f s",
                         sub_id, " ".join(str(exc).split()), RESEND_EVERY)
             with self._lock:
                 self._unsent.add(sub_id)
-                if self._resender is None:
-                    self._resender = threading.Thread(target=self._resend_loop, daemon=True,
-                                                      name="qualify-resend")
-                    self._resender.start()
             return False
         with self._lock:
             self._unsent.discard(sub_id)
+            self._sent_at[sub_id] = time.monotonic()
         return True
 
+    def start_resender(self) -> None:
+        """The thread that re-sends unsent and lost qualification messages (broker only)."""
+        with self._lock:
+            if self._resender is None:
+                self._resender = threading.Thread(target=self._resend_loop, daemon=True, name="qualify-resend")
+                self._resender.start()
+
     def _resend_loop(self) -> None:
+        last_lost_check = time.monotonic()
         while not self._stopped.wait(RESEND_EVERY):
             with self._lock:
                 pending = sorted(self._unsent)
             for sub_id in pending:
                 if not self._send(sub_id):
                     break  # still down: the rest wait for the next round
+            if time.monotonic() - last_lost_check >= min(LOST_AFTER, 30.0):
+                last_lost_check = time.monotonic()
+                try:
+                    self.resend_lost()
+                except Exception:  # noqa: BLE001 - database or broker trouble: next round
+                    log.warning("could not look for lost qualification messages", exc_info=True)
+
+    def resend_lost(self) -> list[int]:
+        """Send again the qualifications whose message Redis no longer holds; returns their ids."""
+        from arena import tasks
+
+        cutoff = utcnow() - timedelta(seconds=LOST_AFTER)
+        with session_scope(self.url) as s:
+            waiting = list(s.scalars(select(Submission.id).where(
+                Submission.status == QUALIFYING, Submission.created_at < cutoff)))
+        if not waiting:
+            return []
+        held = tasks.submissions_in_broker()
+        if held is None:
+            return []
+        now = time.monotonic()
+        with self._lock:
+            lost = [i for i in waiting if i not in held and i not in self._unsent
+                    and now - self._sent_at.get(i, -LOST_AFTER) >= LOST_AFTER]
+        for sub_id in lost:
+            log.warning("qualification message of submission %s was lost; sending it again", sub_id)
+            self._send(sub_id)
+        return lost
 
     def wait_decided(self, sub_id: int, timeout: float) -> bool:
         """Block until the submission is qualified or refused (True) or ``timeout`` passes."""
@@ -222,9 +266,16 @@ class Submissions:
                 time.sleep(min(0.2, remaining))
 
     def resume_pending(self) -> int:
-        """Qualify again whatever was still qualifying when the server last stopped."""
+        """Qualify again whatever was still qualifying when the server last stopped (with a
+        broker: whatever has no message in Redis), and start watching for lost messages."""
         with session_scope(self.url) as s:
             ids = list(s.scalars(select(Submission.id).where(Submission.status == QUALIFYING)))
+        if has_broker():
+            from arena import tasks
+
+            self.start_resender()
+            held = tasks.submissions_in_broker()  # None (cannot tell): send; decided once anyway
+            ids = [i for i in ids if held is None or i not in held]
         for sub_id in ids:
             self.start_qualification(sub_id)
         return len(ids)

@@ -235,3 +235,65 @@ def test_create_tournament_while_the_broker_is_down_is_stored_with_its_start_pen
     finally:
         _stop(server)
         log.close()
+
+
+def test_a_qualification_message_redis_lost_is_sent_again(tmp_path: Path) -> None:
+    """A submission's qualification message held in Redis is never duplicated; once Redis has
+    lost it (a restart without persistence), the server sends it again, and a worker that
+    starts afterwards qualifies the version."""
+    import redis
+
+    from arena.tasks import QUALIFY_TASK_PREFIX, _task_id_of
+
+    with private_redis(tmp_path) as redis_url:
+        port = free_port()
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'arena.sqlite3'}",
+               "ARENA_DATA_DIR": str(tmp_path / "data"), "ARENA_BROKER_URL": redis_url, "ARENA_EXTRA_GAMES": TOY,
+               "ARENA_QUALIFY_LOST_AFTER": "2", "ARENA_SANDBOX": "0",
+               "ARENA_WORKER_HEALTH_FILE": str(tmp_path / "alive")}
+        env.pop("ARENA_QUEUE", None)
+        client_redis = redis.Redis.from_url(redis_url)
+
+        def queued() -> list[str]:
+            return [t for t in map(_task_id_of, client_redis.lrange("arena", 0, -1)) if t]
+
+        logs = [open(tmp_path / name, "wb") for name in ("server.log", "worker.log")]  # noqa: SIM115
+        procs = [subprocess.Popen([sys.executable, "-m", "arena", "serve", "--port", str(port), "--host", "127.0.0.1"],
+                                  env=env, cwd=ROOT, stdout=logs[0], stderr=subprocess.STDOUT)]
+        try:
+            address = f"127.0.0.1:{port}"
+            _wait_serving(address, procs[0])
+            with ArenaClient(address) as anon:
+                token = anon.register("lost-lena").token
+            with ArenaClient(address, token=token) as client:
+                reply = client.submit(RANDOM_BOT, "toy", "lena-bot", wait=False)
+                bot_id = reply.bot.bot.id
+                (first,) = queued()
+                assert first.startswith(QUALIFY_TASK_PREFIX)
+                time.sleep(7.0)  # past LOST_AFTER and a resend round: held, so not sent again
+                assert queued() == [first]
+
+                client_redis.delete("arena")  # Redis lost it
+                deadline = time.monotonic() + 30
+                while not queued():
+                    assert time.monotonic() < deadline, (tmp_path / "server.log").read_text()
+                    time.sleep(0.3)
+                (again,) = queued()
+                assert again != first and again.startswith(f"{QUALIFY_TASK_PREFIX}")
+                assert "was lost; sending it again" in (tmp_path / "server.log").read_text()
+
+                procs.append(subprocess.Popen(
+                    [sys.executable, "-m", "arena", "worker", "--concurrency", "1", "--loglevel", "info"],
+                    env=env, cwd=ROOT, stdout=logs[1], stderr=subprocess.STDOUT, start_new_session=True))
+                deadline = time.monotonic() + 90
+                while _status(client, bot_id, 1) == pb.VERSION_STATUS_QUALIFYING:
+                    assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()
+                    time.sleep(0.3)
+                assert _status(client, bot_id, 1) == pb.VERSION_STATUS_ACTIVE
+        finally:
+            for proc in reversed(procs):
+                if proc.poll() is None and proc is not procs[0]:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                _stop(proc)
+            for log in logs:
+                log.close()
