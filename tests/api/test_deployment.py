@@ -297,3 +297,39 @@ def test_a_qualification_message_redis_lost_is_sent_again(tmp_path: Path) -> Non
                 _stop(proc)
             for log in logs:
                 log.close()
+
+
+def test_a_submission_is_decided_once_however_often_it_is_qualified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs of one qualification (a message delivered twice): the first verdict stands, the
+    second records nothing, and a run after the verdict plays no match."""
+    from sqlalchemy import func, select
+
+    from arena import qualification
+    from arena.db import Bot, BotVersion, dispose_all, init_db, session_scope
+    from arena.db.accounts import QUALIFIED, QUALIFYING, Submission
+
+    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.sqlite3'}")
+    dispose_all()
+    init_db()
+    with session_scope() as s:
+        bot = Bot(owner="ola", name="ola-bot", game="toy", active=False)
+        s.add(bot)
+        s.flush()
+        sub = Submission(bot_id=bot.id, number=1, kind="hosted", source=str(RANDOM_BOT), status=QUALIFYING)
+        s.add(sub)
+        s.flush()
+        sub_id = sub.id
+    passed = qualification.Outcome(True, "m" * 32, record={"ok": True})
+    refused = qualification.Outcome(False, "n" * 32, "crash", "it crashed")
+    assert qualification.record_verdict(sub_id, passed) == "qualified"
+    assert qualification.record_verdict(sub_id, refused) == "skipped"
+    monkeypatch.setattr(qualification, "qualify", lambda *a, **k: pytest.fail("played a decided submission"))
+    assert qualification.qualify_submission(sub_id, qualification.Settings(sandbox=False)) == "skipped"
+    with session_scope() as s:
+        sub = s.get(Submission, sub_id)
+        assert (sub.status, sub.match_id, sub.refusal_kind) == (QUALIFIED, "m" * 32, None)
+        assert s.scalar(select(func.count()).select_from(BotVersion)) == 1
+        assert s.get(Bot, sub.bot_id).active
+    dispose_all()
