@@ -32,6 +32,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import grpc
+from google.rpc import error_details_pb2
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -40,11 +41,22 @@ from arena.celery_app import has_broker
 from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import QUALIFYING, Submission, User
 from arena.server.config import ServerConfig
-from arena.server.errors import ApiError, denied, invalid, not_found
+from arena.server.errors import ERROR_DOMAIN, ApiError, denied, invalid, not_found
 from arena.uploads import UnsafeArchive, read_archive, write_bot
 from referee import registry
 
 log = logging.getLogger("arena.server.submissions")
+
+
+def unsafe_archive(exc: UnsafeArchive) -> ApiError:
+    """INVALID_ARGUMENT with the rule in the message and, machine-readable, an ErrorInfo
+    (reason UNSAFE_ARCHIVE, metadata kind=<rule>) and a BadRequest naming the field."""
+    message = f"archive refused ({exc.kind}): {exc}"
+    info = error_details_pb2.ErrorInfo(reason="UNSAFE_ARCHIVE", domain=ERROR_DOMAIN, metadata={"kind": exc.kind})
+    bad = error_details_pb2.BadRequest(field_violations=[
+        error_details_pb2.BadRequest.FieldViolation(field="archive", description=message),
+    ])
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, message, (info, bad))
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9_-]{3,40}$")
 #: Seconds between attempts to send qualification messages the broker did not take.
@@ -119,7 +131,7 @@ class Submissions:
         try:
             members = read_archive(archive, self.config.limits)
         except UnsafeArchive as exc:
-            raise invalid(f"archive refused ({exc.kind}): {exc}") from None
+            raise unsafe_archive(exc) from None
         digest = hashlib.sha256(archive).hexdigest()
 
         def place(bot_id: int, number: int) -> str:
