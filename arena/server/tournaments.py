@@ -3,6 +3,7 @@ arena.ladder), plus the progress figures clients poll."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 
 import grpc
@@ -18,6 +19,8 @@ from arena.schedule import ScheduleError
 from arena.server import convert
 from arena.server.errors import ApiError, invalid, not_found
 from arena.server.submissions import check_game, get_bot
+
+log = logging.getLogger("arena.server.tournaments")
 
 
 def _match_counts(session: Session, *where: ColumnElement[bool]) -> dict[str, int]:
@@ -130,8 +133,18 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
         except ScheduleError as exc:
             raise invalid(str(exc)) from None
         tournament_id = t.id
-    tasks.schedule_tournament.delay(tournament_id)
-    return get_tournament(url, tournament_id)
+    notice = ""
+    try:
+        tasks.schedule_tournament.delay(tournament_id)
+    except Exception as exc:  # noqa: BLE001 - kombu's connection errors vary by transport
+        # Stored and committed: the sweeper (beat) starts a tournament left `scheduled`, so the
+        # call succeeded; only the start is late.
+        log.warning("tournament %s stored; its start message could not be sent: %s", tournament_id, exc)
+        notice = (f"start pending: the broker cannot be reached now ({' '.join(str(exc).split())[:200]}); "
+                  "the tournament is stored and the sweeper starts it once the broker is back")
+    reply = get_tournament(url, tournament_id)
+    reply.notice = notice
+    return reply
 
 
 def start_ladder(url: str | None, request: pb.StartLadderRequest, sandbox: bool) -> pb.Ladder:
@@ -141,7 +154,10 @@ def start_ladder(url: str | None, request: pb.StartLadderRequest, sandbox: bool)
         ladder.ensure_ladder(
             s, request.game, request.variant or None, decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox
         )
-    tasks.ladder_tick.delay(request.game)
+    try:
+        tasks.ladder_tick.delay(request.game)
+    except Exception as exc:  # noqa: BLE001 - stored: beat's next ladder tick fills its queue
+        log.warning("ladder %s enabled; its first tick could not be sent: %s", request.game, exc)
     return get_ladder(url, request.game)
 
 
