@@ -150,6 +150,7 @@ def play_command(
         variant=variant,
         time_control=time_control,
         sandbox=not unsafe_no_sandbox,
+        record_sources=True,
     )
     if unsafe_no_sandbox:
         click.echo("warning: hosted bots run WITHOUT a sandbox (--unsafe-no-sandbox)", err=True)
