@@ -26,8 +26,8 @@ def _check_out(out: str | None) -> None:
 @click.command("fork")
 @click.argument("match")
 @click.option("--at", "at", type=int, required=True,
-              help="the decision to fork at (numbered from 0 as on the replay page): "
-                   "decisions before it are replayed from the record")
+              help="the replay page's step N (the board after N decisions): those N decisions "
+                   "are replayed from the record, the new bot plays the next one on")
 @click.option("--seat", type=int, required=True, help="the seat the new bot takes over")
 @click.option("--bot", required=True, metavar="PATH_OR_NAME",
               help="the new bot: a folder with bot.py, host:port, or random, greedy, ismcts")
