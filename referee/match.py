@@ -314,6 +314,7 @@ class _Runner:
                 continue
             seat = self.seats[seat_index]
             option_id, comment, wall_ms, cpu_ms, forced = None, "", 0.0, None, True
+            options: list = []
             if seat.client is not None:
                 options = state.legal_options()
                 request = bot_pb2.ActRequest(
@@ -351,6 +352,7 @@ class _Runner:
                     self.forfeit(seat, fault, n)
             if option_id is None:
                 option_id = state.fallback_option()
+            label = next((o.label for o in options if o.id == option_id), None) if not forced else None
             secret = state.option_audience(option_id)
             events = state.apply(option_id)
             decision = Decision(n, seat_index, option_id, round(wall_ms, 3),
@@ -359,7 +361,7 @@ class _Runner:
                                 None if secret is None else list(secret), audiences(events))
             decisions.append(decision)
             if self.on_event is not None:
-                self.on_event(live_decision(match_id, decision))
+                self.on_event(live_decision(match_id, decision, label))
             if self.on_view is not None:
                 self.view(force=state.is_over())
 
@@ -460,14 +462,16 @@ class _Runner:
             self.record.ended_at = _now()
 
 
-def live_decision(match_id: str, decision: Decision) -> dict[str, Any]:
+def live_decision(match_id: str, decision: Decision, label: str | None = None) -> dict[str, Any]:
     """The live event of one decision: what a spectator (or an opponent) may see while the
-    match runs. A private choice shows neither its option id nor the bot's comment (a bot may
-    name its card there); lines with an audience are left out. The record keeps everything."""
+    match runs. A private choice shows neither its option id, its ``label`` nor the bot's
+    comment (a bot may name its card there); lines with an audience are left out. The record
+    keeps everything."""
     private = decision.option_audience is not None
     return {
         "type": "decision", "match_id": match_id, "n": decision.n, "seat": decision.seat,
         "option": None if private else decision.option, "private_choice": private,
+        "label": None if private else label,
         "wall_ms": decision.wall_ms, "cpu_ms": decision.cpu_ms,
         "comment": "" if private else decision.comment, "forced": decision.forced,
         "events": public_lines(decision.events),

@@ -8,19 +8,8 @@ from pathlib import Path
 import click
 
 from arena import terminal
-from arena.commands.play import _Progress, _result_table
+from arena.commands.play import _Progress, _result_table, check_bots, check_out
 from referee.engine import ConfigError, TimeControl
-
-
-def _check_out(out: str | None) -> None:
-    """Refuse an output file that cannot be written before the match is played."""
-    if out is None:
-        return
-    folder = Path(out).resolve().parent
-    if not folder.is_dir():
-        raise click.UsageError(f"--out {out}: the folder {folder} does not exist")
-    if Path(out).is_dir():
-        raise click.UsageError(f"--out {out}: is a folder; give a file name")
 
 
 @click.command("fork")
@@ -61,7 +50,7 @@ def fork_command(
     from arena.builtin_bots import UnknownBuiltin, resolve
     from referee.match import run_match
 
-    _check_out(out)
+    check_out(out)
     try:
         original = fork.load(match, db_url)
         game = original.record.game
@@ -69,10 +58,8 @@ def fork_command(
         other_bot = resolve(others, game) if others is not None else None
     except (fork.ForkError, UnknownBuiltin) as exc:
         raise click.UsageError(str(exc)) from None
-    for flag, source in (("--bot", new_bot), ("--others", other_bot)):
-        if source is not None and ":" not in source and not (Path(source) / "bot.py").is_file():
-            raise click.UsageError(f"{flag} {source}: not a bot folder (no bot.py there), host:port, "
-                                   f"or a built-in bot (random, greedy, ismcts)")
+    check_bots("--bot", [new_bot])
+    check_bots("--others", [other_bot] if other_bot is not None else [])
     tc = original.record.time_control
     time_control = TimeControl(decision_ms if decision_ms is not None else tc["decision_ms"],
                                bank_ms if bank_ms is not None else tc["bank_ms"])
