@@ -150,7 +150,7 @@ def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str)
         if detail.qualification_record_json:
             qualification = json.loads(detail.qualification_record_json).get("match_id", "")
     if qualification:
-        click.echo(f"  qualification match {qualification} (arena watch {qualification})")
+        click.echo(f"  qualification match {qualification}")
     _echo_version(version)
     if version.status == arena_pb2.VERSION_STATUS_QUALIFYING:
         click.echo("  qualification is running; check later with `arena bots`")

@@ -191,3 +191,19 @@ def test_fork_finds_a_match_in_the_database_by_unique_prefix(
 
 def test_the_command_for_a_step() -> None:
     assert command_for("abc", 7, 1) == "arena fork abc --at 7 --seat 1 --bot YOUR_BOT_DIR"
+
+
+def test_live_decisions_carry_the_chosen_options_label() -> None:
+    """`arena watch` prints labels: the live event names the chosen option's label."""
+    events: list[dict] = []
+    config = MatchConfig(game="toy", seats=[SeatSpec("a", str(RANDOM_BOT)), SeatSpec("b", str(RANDOM_BOT))],
+                         seed=12)
+    run_match(config, on_event=events.append)
+    decisions = [e for e in events if e["type"] == "decision"]
+    assert decisions
+    expected = {"pass": "keep the hand as it is", "draw": "draw a card"}
+    for e in decisions:
+        if e["private_choice"]:
+            assert e["label"] is None and e["option"] is None
+        else:
+            assert e["label"] == expected.get(e["option"], f"play card {e['option'].removeprefix('play:')}")
