@@ -125,8 +125,31 @@ def _from_db(match_id: str, url: str | None) -> Original:
     return Original(record, sources)
 
 
-def load(what: str, db_url: str | None = None) -> Original:
-    """The original match: a record file, a website URL, or a match id (prefix) in the database."""
+def load_record_api(match_id: str, server: str) -> Original:
+    """A finished match from an arena server (``GetMatch``; a unique id prefix will do)."""
+    import grpc
+
+    from arena.client import ArenaClient, load_token
+
+    try:
+        with ArenaClient(server, load_token()) as client:
+            reply = client.match(match_id)
+    except grpc.RpcError as exc:
+        code = exc.code().name if hasattr(exc, "code") and exc.code() else "ERROR"
+        details = exc.details() if hasattr(exc, "details") else str(exc)
+        raise ForkError(f"the arena server at {server} answered {code}: {details}") from None
+    if not reply.record_json:
+        raise ForkError(f"match {reply.summary.id} has no record yet (status {reply.summary.status})")
+    try:
+        record = MatchRecord.from_json(reply.record_json)
+    except RecordError as exc:
+        raise ForkError(f"match {reply.summary.id}: {exc}") from None
+    return Original(record, [None] * record.players)
+
+
+def load(what: str, db_url: str | None = None, server: str | None = None) -> Original:
+    """The original match: a record file, a website URL, or a match id (prefix) on an arena
+    server (``server``) or in the database."""
     if what.startswith(("http://", "https://")):
         return load_record_url(what)
     path = Path(what)
@@ -134,6 +157,8 @@ def load(what: str, db_url: str | None = None) -> Original:
         return load_record_file(path)
     if path.suffix == ".json" or "/" in what:
         raise ForkError(f"{what}: no such record file")
+    if server is not None:
+        return load_record_api(what, server)
     return load_record_db(what, db_url)
 
 

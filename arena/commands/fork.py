@@ -24,6 +24,8 @@ from referee.engine import ConfigError, TimeControl
               help="the bot for the other seats whose recorded bot is not on this machine")
 @click.option("--db", "db_url", default=None,
               help="database to look MATCH up in (default: $ARENA_DATABASE_URL or the local one)")
+@click.option("--server", default=None, metavar="HOST:PORT",
+              help="look MATCH up on this arena server (over the API) instead of the database")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="write the forked match's record (JSON) here")
 @click.option("--decision-ms", type=int, default=None, help="time per decision (default: the original's)")
@@ -37,6 +39,7 @@ def fork_command(
     bot: str,
     others: str | None,
     db_url: str | None,
+    server: str | None,
     out: str | None,
     decision_ms: int | None,
     bank_ms: int | None,
@@ -45,14 +48,17 @@ def fork_command(
     """Play MATCH on from decision --at with --bot in --seat.
 
     MATCH is a record file (``arena play --out``), a match page URL of the website, or the id
-    (or a unique id prefix) of a match in the database. The new record names its origin."""
+    (or a unique id prefix) of a match on an arena server (--server) or in the database. The
+    other seats are played by their recorded bots when those are on this machine, otherwise
+    by --others. The new record names its origin. Exits 1 when a seat forfeits after the fork
+    point."""
     from arena import fork
     from arena.builtin_bots import UnknownBuiltin, resolve
     from referee.match import run_match
 
     check_out(out)
     try:
-        original = fork.load(match, db_url)
+        original = fork.load(match, db_url, server)
         game = original.record.game
         new_bot = resolve(bot, game)
         other_bot = resolve(others, game) if others is not None else None

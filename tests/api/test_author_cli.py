@@ -5,6 +5,7 @@ the website, ``arena ladder start|stop|status`` drive a server's ladder."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -121,3 +122,35 @@ def test_ladder_start_status_stop_over_the_api(server, home: Path) -> None:  # n
     assert ": stopped" in _run("ladder", "status", "toy", server=server).output
     bad = _run("ladder", "status", "chess", server=server)
     assert bad.exit_code == 1 and "INVALID_ARGUMENT" in bad.output and "Traceback" not in bad.output
+
+
+def test_fork_a_match_of_the_server_by_prefix(server, stub, home: Path) -> None:  # noqa: ANN001
+    registered = _run("register", "loop-fork", server=server)
+    token = re.search(r"API token \(shown only now\): (\S+)", registered.output).group(1)
+    organiser = Account("loop-fork", token)
+    make_organiser(server, organiser)
+    ids = []
+    for name in ("fork-a", "fork-b"):
+        result = _run("submit", str(RANDOM_BOT), "--game", "toy", "--name", name, server=server)
+        assert result.exit_code == 0, result.output
+        ids.append(int(re.search(r"\(id (\d+), toy\)", result.output).group(1)))
+    t = stub.CreateTournament(pb.CreateTournamentRequest(name="fork", game="toy", players=2, bot_ids=ids,
+                                                         decision_ms=1500, bank_ms=3000), metadata=organiser.meta)
+    deadline = time.monotonic() + 120
+    while stub.GetTournament(pb.GetTournamentRequest(tournament_id=t.id)).status != "done":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    match_id = stub.ListMatches(pb.ListMatchesRequest(tournament_id=t.id)).matches[0].id
+    out = home / "fork.json"
+    args = ["fork", match_id[:8], "--at", "2", "--seat", "1", "--bot", "random", "--out", str(out)]
+    # the server's bots are not on this machine: the author says who plays the other seat
+    needs = _run(*args, server=server)
+    assert needs.exit_code == 2 and "give --others" in needs.output, needs.output
+    forked = _run(*args, "--others", "random", server=server)
+    assert forked.exit_code == 0, forked.output
+    record = json.loads(out.read_text())
+    assert record["origin"]["match_id"] == match_id and record["origin"]["decision"] == 2
+    original = json.loads(stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).record_json)
+    assert [d["option"] for d in record["decisions"][:2]] == [d["option"] for d in original["decisions"][:2]]
+    gone = _run("fork", "0123abcd", "--at", "1", "--seat", "0", "--bot", "random", server=server)
+    assert gone.exit_code == 2 and "NOT_FOUND" in gone.output
