@@ -62,6 +62,17 @@ class MatchConfig:
     #: Opt-in warm processes (workers): hosted bots are taken from and given back to the pool
     #: instead of being launched and killed per match. None: every bot dies with its match.
     pool: BotPool | None = field(default=None, compare=False, repr=False)
+    #: A fork (``arena fork``): these recorded decisions are re-applied first, without asking
+    #: the bots (their clocks are charged the recorded time), then the bots play on. Bots see
+    #: the match from decision ``len(prefix)`` on.
+    prefix: list[Decision] = field(default_factory=list)
+    #: Forfeits of the original that happened inside ``prefix``: those seats stay forfeited.
+    carried_forfeits: list[Forfeit] = field(default_factory=list)
+    #: Where a fork comes from (``{"match_id", "decision", "seat", "bot"}``), kept in the record.
+    origin: dict[str, Any] | None = None
+    #: Keep each seat's bot source (folder or host:port) in the record, so a local record can
+    #: be forked with the same bots; off on servers (their paths are nobody else's business).
+    record_sources: bool = False
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -152,7 +163,11 @@ def run_match(
         seats=[{"name": s.name, "kind": src.kind} for s, src in zip(config.seats, sources, strict=True)],
         opening_events=list(state.opening_events()),
         started_at=_now(),
+        origin=config.origin,
     )
+    if config.record_sources:
+        for info, spec in zip(record.seats, config.seats, strict=True):
+            info["source"] = spec.source
     record.opening_audiences = audiences(record.opening_events)
     seats = [_Seat(i, s.name, tc.bank_ms) for i, s in enumerate(config.seats)]
     runner = _Runner(config, state, record, seats, tc, on_event, on_view)
@@ -162,6 +177,7 @@ def run_match(
                      "opening_events": public_lines(record.opening_events)})
         runner.view(force=True)
         runner.start_bots(sources)
+        runner.carry_forfeits()
         runner.emit({"type": "ready", "match_id": config.match_id,
                      "ready_ms": [s.totals.ready_ms for s in seats],
                      "forfeits": [f.seat for f in record.forfeits]})
@@ -261,6 +277,33 @@ class _Runner:
             else:
                 seat.last_cpu = seat.client.cpu_ms()
 
+    def carry_forfeits(self) -> None:
+        """A fork keeps the original's forfeits from before the fork point."""
+        for f in self.config.carried_forfeits:
+            seat = self.seats[f.seat]
+            if self.record.forfeit_of(f.seat) is None:
+                self.forfeit(seat, BotFault(f.reason, f.message), f.decision)
+
+    def replay_prefix(self, n: int) -> bool:
+        """Re-apply recorded decision ``n`` of a fork's prefix; False once the prefix is over."""
+        if n >= len(self.config.prefix):
+            return False
+        old = self.config.prefix[n]
+        state = self.state
+        if state.to_move() != old.seat:
+            raise MatchSetupError(f"the record does not replay: decision {n} is seat {old.seat}'s "
+                                  f"in the record but seat {state.to_move()}'s in the engine")
+        if not old.forced:
+            self._charge(self.seats[old.seat], old.wall_ms)
+        secret = state.option_audience(old.option)
+        events = state.apply(old.option)
+        decision = Decision(n, old.seat, old.option, old.wall_ms, old.cpu_ms, old.comment,
+                            old.forced, events, None if secret is None else list(secret),
+                            audiences(events))
+        self.record.decisions.append(decision)
+        self.emit(live_decision(self.config.match_id, decision))
+        return True
+
     # --- the loop --------------------------------------------------------------------------------
     def play(self) -> None:
         state = self.state
@@ -269,8 +312,11 @@ class _Runner:
         match_id = self.config.match_id
         while (seat_index := state.to_move()) is not None:
             n = len(decisions)
+            if self.replay_prefix(n):
+                continue
             seat = self.seats[seat_index]
             option_id, comment, wall_ms, cpu_ms, forced = None, "", 0.0, None, True
+            options: list = []
             if seat.client is not None:
                 options = state.legal_options()
                 request = bot_pb2.ActRequest(
@@ -309,6 +355,7 @@ class _Runner:
                     self.forfeit(seat, fault, n)
             if option_id is None:
                 option_id = state.fallback_option()
+            label = next((o.label for o in options if o.id == option_id), None) if not forced else None
             secret = state.option_audience(option_id)
             events = state.apply(option_id)
             decision = Decision(n, seat_index, option_id, round(wall_ms, 3),
@@ -317,7 +364,7 @@ class _Runner:
                                 None if secret is None else list(secret), audiences(events))
             decisions.append(decision)
             if self.on_event is not None:
-                self.on_event(live_decision(match_id, decision))
+                self.on_event(live_decision(match_id, decision, label))
             if self.on_view is not None:
                 self.view(force=state.is_over())
 
@@ -429,14 +476,16 @@ class _Runner:
             self.record.ended_at = _now()
 
 
-def live_decision(match_id: str, decision: Decision) -> dict[str, Any]:
+def live_decision(match_id: str, decision: Decision, label: str | None = None) -> dict[str, Any]:
     """The live event of one decision: what a spectator (or an opponent) may see while the
-    match runs. A private choice shows neither its option id nor the bot's comment (a bot may
-    name its card there); lines with an audience are left out. The record keeps everything."""
+    match runs. A private choice shows neither its option id, its ``label`` nor the bot's
+    comment (a bot may name its card there); lines with an audience are left out. The record
+    keeps everything."""
     private = decision.option_audience is not None
     return {
         "type": "decision", "match_id": match_id, "n": decision.n, "seat": decision.seat,
         "option": None if private else decision.option, "private_choice": private,
+        "label": None if private else label,
         "wall_ms": decision.wall_ms, "cpu_ms": decision.cpu_ms,
         "comment": "" if private else decision.comment, "forced": decision.forced,
         "events": public_lines(decision.events),

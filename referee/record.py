@@ -81,6 +81,9 @@ class MatchRecord:
     totals: list[SeatTotals] = field(default_factory=list)
     started_at: str = ""
     ended_at: str = ""
+    #: A forked match (``arena fork``): the original's match id, the decision it was forked
+    #: at (decisions before it are the original's), the seat and the bot that took it over.
+    origin: dict[str, Any] | None = None
     format_version: int = FORMAT_VERSION
 
     def events(self) -> list[str]:
@@ -127,6 +130,7 @@ class MatchRecord:
                 totals=[SeatTotals(**t) for t in data["totals"]],
                 started_at=data.get("started_at", ""),
                 ended_at=data.get("ended_at", ""),
+                origin=data.get("origin"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"match record is malformed: {exc}") from None

@@ -274,12 +274,30 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
     return reply
 
 
+def resolve_match_id(session: Session, match_id: str) -> str:
+    """The full id of the match ``match_id`` names: the id itself, or a unique prefix of one
+    (the website shows the first 8 characters). Unknown → NOT_FOUND; ambiguous → INVALID_ARGUMENT
+    naming the candidates."""
+    if not match_id or len(match_id) > 64:
+        raise invalid("match_id is required (the id ListMatches shows, or a unique prefix of it)")
+    if session.scalar(select(Match.id).where(Match.id == match_id)) is not None:
+        return match_id
+    if not all(c in "0123456789abcdef" for c in match_id):
+        raise not_found(f"no match with id {match_id!r}")
+    found = list(session.scalars(select(Match.id).where(Match.id.startswith(match_id)).limit(6)))
+    if not found:
+        raise not_found(f"no match with id {match_id!r}")
+    if len(found) > 1:
+        shown = ", ".join(found[:5]) + (" …" if len(found) > 5 else "")
+        raise invalid(f"the id prefix {match_id!r} is ambiguous: it matches {shown}")
+    return found[0]
+
+
 def get_match(session: Session, match_id: str, viewer: User | None = None) -> tuple[Match, pb.Match]:
     """The match and its record. Bots' crash logs and stderr tails (``forfeits[].log_tail``)
     are kept only for ``viewer``'s own bots, or all of them for an organiser; anyone else
-    (no token) gets the fault reasons without them."""
-    if not match_id or len(match_id) > 64:
-        raise invalid("match_id is required (the id ListMatches shows)")
+    (no token) gets the fault reasons without them. ``match_id`` may be a unique prefix."""
+    match_id = resolve_match_id(session, match_id)
     match = session.scalar(
         select(Match)
         .where(Match.id == match_id)
