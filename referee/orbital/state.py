@@ -21,6 +21,7 @@ from referee.engine import (
     TimeControl,
     competition_ranks,
     seen_by,
+    solo_outcome,
 )
 from referee.orbital import botplayer, rules, views
 from referee.orbital import station as geo
@@ -767,13 +768,26 @@ class OrbitalState(GameState):
         }
         if self.nbots:
             details["bot_vp"] = self.vp[self.players:]
+        scores = tuple(float(self.vp[a]) for a in range(self.players))
         if self.peaceful:
+            # 평화 버전: 22 VP or more after year 5 wins; the goal plays the automaton's part
             details["opponent_vp"] = list(self.opp_vp)
             details["won"] = self.vp[0] >= RULES["peaceful_win_vp"]
             details["solo_message"] = ("won" if details["won"] else "lost") + f": {self.vp[0]} VP (22 or more wins)"
-        elif self.players == 1:
+            rank, outcome = solo_outcome(scores[0], "the 22 VP goal", float(RULES["peaceful_win_vp"]), tie_wins=True)
+            details.update(outcome)
+            return Result(scores, (rank,), details)
+        if self.players == 1:
+            # 경쟁 버전: the player against the best bot player, 게임 종료's tie-breakers deciding a tie
             details["won"] = details["places"][0] == 1
             details["solo_message"] = "won against the bot players" if details["won"] else "a bot player won"
-        scores = tuple(float(self.vp[a]) for a in range(self.players))
+            best = max(self.vp[self.players:])
+            rank, outcome = solo_outcome(scores[0], "the bot players", float(best), tie_wins=details["won"])
+            details.update(outcome)
+            if scores[0] == best:
+                words = "beat the bot players on the tie-breaker" if details["won"] else "lost to the bot players on the tie-breaker"
+                details["outcome"] = f"{words}, {scores[0]:g} to {best:g} VP"
+                details["automaton_rank"] = 2 if details["won"] else 1
+            return Result(scores, (rank,), details)
         return Result(scores, competition_ranks(keys[: self.players]), details)
 
