@@ -1,7 +1,7 @@
 """Rebuild a playable state from one seat's observation (for bots that search).
 
 Everything public is copied from the observation's ``raw`` block; what the seat cannot see —
-other hands, the bot players' stacks, the deck order, the discard pile, the observatory's cards
+other hands, the bot players' stacks, the deck order, the secret discards, the observatory's cards
 of another seat — is sampled from the cards not in view, exactly as
 :meth:`OrbitalState.determinise` would.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.orbital import rules
 from referee.orbital.data import CARD_COUNT, MODULE_COUNT
 from referee.orbital.state import OrbitalState
 from referee.orbital.station import CORE
@@ -33,7 +34,9 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> OrbitalState:
     st._derive()
     own = [c["id"] for c in obs["hand"]]
     own_peek = [c["id"] for c in obs.get("peek", [])]
-    known = set(own) | set(own_peek) | set(st.market)
+    layout = raw.get("discard", [-1] * raw["discard_size"])
+    st.dpub = [c for c in layout if c >= 0]
+    known = set(own) | set(own_peek) | set(st.market) | set(st.dpub)
     for s in st.mods:
         known.update(m[0] for m in s if m[0] != CORE)
     pool = [c for c in range(MODULE_COUNT if st.peaceful else CARD_COUNT) if c not in known]
@@ -50,8 +53,7 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> OrbitalState:
     else:
         st.peek = pool[: raw["peek_size"]]
         pool = pool[raw["peek_size"]:]
-    st.discard = pool[: raw["discard_size"]]
-    st.deck = pool[raw["discard_size"]:]
+    st.discard, st.deck = rules.fill_discard(layout, set(st.dpub), pool)
     st.rng = Rng(rng.next64())
     st.opening = ()
     st._cache = None

@@ -274,10 +274,34 @@ def draw(st: OrbitalState, a: int, n: int, events: list[str]) -> list[int]:
                 break
             st.deck = st.discard
             st.discard = []
+            st.dpub = []
             st.rng.shuffle(st.deck)
             events.append("the discard pile is shuffled into a new deck")
         got.append(st.deck.pop())
     return got
+
+
+def to_discard(st: OrbitalState, cards: list[int], public: bool) -> None:
+    """Put cards on the discard pile; ``public`` ones were shown face up (a played event, a bot's
+    revealed card, a removed module, the old market) and stay visible there, the others (over the
+    hand limit, the observatory's rest, Quiet Year) are secret."""
+    st.discard.extend(cards)
+    if public:
+        st.dpub.extend(cards)
+
+
+def fill_discard(layout: list[int], shown: set[int], pool: list[int]) -> tuple[list[int], list[int]]:
+    """The discard pile with its face-up cards in place and its secret places dealt from
+    ``pool`` (a card id < 0 or not in ``shown`` is a secret place); returns (pile, rest of pool)."""
+    pile = []
+    k = 0
+    for x in layout:
+        if x >= 0 and x in shown:
+            pile.append(x)
+        else:
+            pile.append(pool[k])
+            k += 1
+    return pile, pool[k:]
 
 
 def give(st: OrbitalState, a: int, cards: list[int], events: list[str], why: str = "draws") -> None:
@@ -313,7 +337,7 @@ def repair_one(st: OrbitalState, a: int, i: int, events: list[str]) -> None:
 def remove_module(st: OrbitalState, b: int, i: int, events: list[str]) -> None:
     """게임의 주요 개념 » 제거: the module is discarded, its crew and tokens go back to the supply."""
     card = geo.remove(st.mods[b], i)
-    st.discard.append(card)
+    to_discard(st, [card], public=True)
     events.append(f"{name(st, b)}'s {CARD_NAME[card]} is removed and discarded")
 
 

@@ -21,6 +21,7 @@ from referee.engine import (
     TimeControl,
     competition_ranks,
     seen_by,
+    solo_outcome,
 )
 from referee.orbital import botplayer, rules, views
 from referee.orbital import station as geo
@@ -48,7 +49,7 @@ PHASE_NAMES = ("keep", "main", "target", "crew_count", "market_pick", "observato
 SCALARS = ("players", "variant", "seed", "nbots", "year", "first", "cur", "passes", "phase", "pend",
            "pend_src", "damage_dealt")
 FLAT = ("mc", "vp", "crew", "core", "shield", "events_played", "attacks", "built", "market", "deck",
-        "discard", "peek", "upgrades", "queue", "opp_vp")
+        "discard", "dpub", "peek", "upgrades", "queue", "opp_vp")
 NESTED = ("hands", "track")
 
 VARIANT_HELP = {
@@ -119,6 +120,7 @@ class OrbitalState(GameState):
         st.track = [[1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]] if st.peaceful else []
         st.mods = [[geo.new_core()] for _ in range(n)]
         st.discard = []
+        st.dpub = []
         st._cache = None
         events: list[str] = []
         st._setup(events)
@@ -385,6 +387,8 @@ class OrbitalState(GameState):
             rules.give(self, a, rules.draw(self, a, amount, events), events)
         elif effect == "salvage":
             card = self.discard.pop()
+            if card in self.dpub:
+                self.dpub.remove(card)
             rules.give(self, a, [card], events, why="takes from the discard pile")
         elif effect == "observe":
             got = rules.draw(self, a, 1 if bot else amount, events)
@@ -415,7 +419,7 @@ class OrbitalState(GameState):
             self.hands[a].pop()
         else:
             self.hands[a].remove(card)
-        self.discard.append(card)
+        rules.to_discard(self, [card], public=True)
         self.events_played[a] += 1
         e = EVENT_EFFECT[card]
         who = rules.name(self, a)
@@ -512,7 +516,7 @@ class OrbitalState(GameState):
         a = self.cur
         self.peek.remove(card)
         self.hands[a].append(card)
-        self.discard.extend(self.peek)
+        rules.to_discard(self, self.peek, public=False)
         events.append(f"{rules.name(self, a)} keeps 1 card and discards {len(self.peek)}")
         events.append(seen_by(a, f"P{a + 1} keeps {CARD_NAME[card]}"))
         self.peek = []
@@ -549,7 +553,7 @@ class OrbitalState(GameState):
             events.append("the game ends after year 5")
             return
         if not self.no_market:
-            self.discard.extend(self.market)
+            rules.to_discard(self, self.market, public=True)
             self.market = rules.draw(self, 0, RULES["market_size"], events)
             events.append("new market: " + ", ".join(CARD_NAME[c] for c in self.market))
         for a in range(self.actors):
@@ -626,7 +630,7 @@ class OrbitalState(GameState):
             got = rules.draw(self, -1, RULES["peaceful_draw"], events)
             for c in got:
                 self.track[k][CARD_COLOUR[c]] += 1
-            self.discard.extend(got)
+            rules.to_discard(self, got, public=True)
             events.append(f"Opponent {k + 1} builds " + ", ".join(f"{CARD_NAME[c]} ({COLOURS[CARD_COLOUR[c]]})" for c in got))
 
     def _discard(self, card: int, events: list[str]) -> None:
@@ -657,6 +661,22 @@ class OrbitalState(GameState):
     # ------------------------------------------------------------------ views
     def observation(self, seat: int) -> dict[str, Any]:
         return views.observation(self, seat)
+
+    def public_view(self) -> dict[str, Any]:
+        """Exactly the public part: what every observation shares (no hand, no peek)."""
+        return views.public_view(self)
+
+    @classmethod
+    def from_observation(cls, observation: dict[str, Any], seed: int = 0) -> OrbitalState:
+        from referee.engine import ConfigError
+        from referee.orbital.observed import state_from_observation
+
+        try:
+            return state_from_observation(observation, seed)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"not an Orbital observation: {exc!r}") from None
 
     def spectator_view(self) -> dict[str, Any]:
         return views.spectator_view(self)
@@ -698,7 +718,7 @@ class OrbitalState(GameState):
         for k in SCALARS:
             d[k] = data[k]
         for k in FLAT:
-            d[k] = list(data[k])
+            d[k] = list(data.get(k, ()))
         st.hands = [list(h) for h in data["hands"]]
         st.track = [list(t) for t in data["track"]]
         st.mods = [[list(m) for m in s] for s in data["mods"]]
@@ -715,7 +735,8 @@ class OrbitalState(GameState):
         rng = Rng(seed ^ 0x0B17A1)
         own_peek = c.phase == P_OBS and c.cur == seat
         hidden = [a for a in range(c.actors) if a != seat]
-        pool = c.deck + c.discard + (c.peek if not own_peek else [])
+        shown = set(c.dpub)
+        pool = c.deck + [x for x in c.discard if x not in shown] + (c.peek if not own_peek else [])
         for a in hidden:
             pool += c.hands[a]
         rng.shuffle(pool)
@@ -727,9 +748,8 @@ class OrbitalState(GameState):
             n = len(c.peek)
             c.peek = pool[:n]
             pool = pool[n:]
-        n = len(c.discard)
-        c.discard = pool[:n]
-        c.deck = pool[n:]
+        c.discard, pool = rules.fill_discard(c.discard, shown, pool)
+        c.deck = pool
         c.rng = Rng(rng.next64())
         return c
 
@@ -748,13 +768,26 @@ class OrbitalState(GameState):
         }
         if self.nbots:
             details["bot_vp"] = self.vp[self.players:]
+        scores = tuple(float(self.vp[a]) for a in range(self.players))
         if self.peaceful:
+            # 평화 버전: 22 VP or more after year 5 wins; the goal plays the automaton's part
             details["opponent_vp"] = list(self.opp_vp)
             details["won"] = self.vp[0] >= RULES["peaceful_win_vp"]
             details["solo_message"] = ("won" if details["won"] else "lost") + f": {self.vp[0]} VP (22 or more wins)"
-        elif self.players == 1:
+            rank, outcome = solo_outcome(scores[0], "the 22 VP goal", float(RULES["peaceful_win_vp"]), tie_wins=True)
+            details.update(outcome)
+            return Result(scores, (rank,), details)
+        if self.players == 1:
+            # 경쟁 버전: the player against the best bot player, 게임 종료's tie-breakers deciding a tie
             details["won"] = details["places"][0] == 1
             details["solo_message"] = "won against the bot players" if details["won"] else "a bot player won"
-        scores = tuple(float(self.vp[a]) for a in range(self.players))
+            best = max(self.vp[self.players:])
+            rank, outcome = solo_outcome(scores[0], "the bot players", float(best), tie_wins=details["won"])
+            details.update(outcome)
+            if scores[0] == best:
+                words = "beat the bot players on the tie-breaker" if details["won"] else "lost to the bot players on the tie-breaker"
+                details["outcome"] = f"{words}, {scores[0]:g} to {best:g} VP"
+                details["automaton_rank"] = 2 if details["won"] else 1
+            return Result(scores, (rank,), details)
         return Result(scores, competition_ranks(keys[: self.players]), details)
 

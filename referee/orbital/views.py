@@ -2,8 +2,9 @@
 
 A seat sees its own hand, every station (modules, colours, damage, crew), the market, the
 upgrade cores left, every player's MC, VP and unused crew, and only the *sizes* of other hands,
-of the bot players' hand stacks, of the deck and of the discard pile (discards over the hand
-limit are secret, so the pile's contents are not shown). The ``raw`` block repeats the public
+of the bot players' hand stacks and of the deck. The discard pile shows the cards that were
+face up when discarded (a played event, a bot player's revealed card, a removed module, the old
+market); discards over the hand limit, the observatory's rest and Quiet Year's are secret. The ``raw`` block repeats the public
 state as plain numbers so a bot can rebuild a playable state
 (:func:`referee.orbital.observed.state_from_observation`). The spectator view adds every hand.
 """
@@ -55,6 +56,18 @@ def station_json(st: OrbitalState, a: int) -> dict[str, Any]:
     }
 
 
+def discard_layout(st: OrbitalState) -> list[int]:
+    """The discard pile bottom to top: a face-up card's id, -1 for a secret discard."""
+    shown = set(st.dpub)
+    return [c if c in shown else -1 for c in st.discard]
+
+
+def discard_json(st: OrbitalState) -> list[dict[str, Any] | None]:
+    """The discard pile bottom to top as players see it: the cards shown when discarded (played
+    events, bot players' revealed cards, removed modules, the old market), ``null`` for a secret one."""
+    return [card_json(c) if c >= 0 else None for c in discard_layout(st)]
+
+
 def public_view(st: OrbitalState) -> dict[str, Any]:
     from referee.orbital.state import PHASE_NAMES
 
@@ -76,6 +89,7 @@ def public_view(st: OrbitalState) -> dict[str, Any]:
         "upgrade_cores": [COLOURS[c] for c in st.upgrades],
         "deck_size": len(st.deck),
         "discard_size": len(st.discard),
+        "discard": discard_json(st),
         "hand_sizes": [len(h) for h in st.hands],
         "peek_size": len(st.peek),
         "mc": list(st.mc), "vp": list(st.vp), "crew": list(st.crew),
@@ -91,6 +105,7 @@ def public_view(st: OrbitalState) -> dict[str, Any]:
     raw["hand_sizes"] = [len(h) for h in st.hands]
     raw["deck_size"] = len(st.deck)
     raw["discard_size"] = len(st.discard)
+    raw["discard"] = discard_layout(st)
     raw["peek_size"] = len(st.peek)
     view["raw"] = raw
     return view

@@ -52,4 +52,35 @@ def test_twenty_two_vp_wins() -> None:
     st2.year = 5
     st2.vp[0] = 19
     st2.apply("pass")
-    assert st2.result().details["won"] is False
+    r2 = st2.result()
+    assert r2.details["won"] is False
+    # a solo result ranks the seat against the goal (referee.engine.solo_outcome): a loss is rank 2
+    assert r.details["beat_automaton"] is True and r.details["outcome"] == "tied with the 22 VP goal (a shared win), 22 to 22"
+    assert r2.ranks == (2,) and r2.details["automaton_rank"] == 1 and r2.details["outcome"].startswith("lost to")
+
+
+def test_competitive_solo_ranks_the_player_against_the_bot_players() -> None:
+    # 1인 규칙 » 경쟁 버전: the player wins by beating both bot players (게임 종료 tie-breakers)
+    for bot_vp, rank, words in ((30, 2, "lost to the bot players, 0 to 3"), (0, 1, "beat the bot players")):
+        st = fresh(1, "competitive")
+        st.year = 5
+        st.vp = [0, bot_vp, 0] if bot_vp else [40, 0, 0]
+        while st.phase != P_OVER:
+            st.apply("pass" if "pass" in st.option_ids() else st.option_ids()[0])
+        r = st.result()
+        assert r.ranks == (rank,) and r.details["won"] is (rank == 1)
+        assert r.details["automaton"] == "the bot players" and r.details["outcome"].startswith(words[:20])
+        assert r.details["automaton_rank"] == (2 if rank == 1 else 1)
+
+
+def test_competitive_solo_tie_is_decided_by_the_tie_breakers() -> None:
+    # 게임 종료: equal VP, then population on undamaged modules, then MC decide
+    st = fresh(1, "competitive")
+    st.year = 5
+    st.vp = [10, 10, 0]
+    st.mc = [50, 0, 0]
+    st.phase = P_OVER
+    r = st.result()
+    assert st.vp[0] == st.vp[1] and r.details["won"] is True and r.ranks == (1,)
+    assert r.details["outcome"] == "beat the bot players on the tie-breaker, 10 to 10 VP"
+    assert r.details["automaton_rank"] == 2
