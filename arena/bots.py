@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import ratings
+from arena import dialin, ratings
 from arena.db.models import Bot, BotVersion, Rating
 from referee import registry
 from referee.engine import ConfigError
@@ -43,7 +43,7 @@ def source_digest(source: str) -> tuple[str, str]:
             h.update(b"\0")
             h.update(file.read_bytes())
         return "hosted", h.hexdigest()
-    if _REMOTE.match(source):
+    if _REMOTE.match(source) or dialin.is_source(source):
         return "remote", hashlib.sha256(source.encode()).hexdigest()
     raise BotError(f"{source}: not a bot folder (with bot.py) nor a host:port (or tls://host:port) address")
 
