@@ -33,7 +33,7 @@ from arena._proto import arena_pb2 as pb
 from arena.db import Bot, session_scope
 from arena.db.accounts import QUALIFYING, REFUSED, Submission, User
 from arena.server import accounts
-from arena.server.errors import ApiError
+from arena.server.errors import ApiError, _status_of
 from arena.server.submissions import Submissions, check_bot_name, check_game
 
 log = logging.getLogger("arena.server.dialin")
@@ -116,8 +116,8 @@ class DialinHub:
         try:
             check_bot_name(hello.name)
             check_game(hello.game)
-        except ApiError as exc:
-            await context.abort(exc.code, exc.message)
+        except Exception as exc:  # noqa: BLE001 - ApiError, or the engine's ConfigError
+            await context.abort(*_status_of(exc))
         source = dialin.source(user.name, hello.game, hello.name)
         session = _Session(source)
         old = self.sessions.get(source)
@@ -129,8 +129,8 @@ class DialinHub:
         try:
             try:
                 detail, qualifying = await loop.run_in_executor(self.executor, self._register, user, hello, source)
-            except ApiError as exc:
-                await context.abort(exc.code, exc.message)
+            except Exception as exc:  # noqa: BLE001 - mapped like every Arena call's errors
+                await context.abort(*_status_of(exc))
             log.info("dial-in bot %s connected (session %s)", source, session.id)
             yield pb.ConnectBotResponse(welcome=pb.ConnectBotWelcome(bot=detail, qualifying=qualifying))
             while (item := await session.outbox.get()) is not None:
