@@ -20,6 +20,7 @@ import grpc
 from arena import dialin
 from arena._proto import bot_pb2
 from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
+from referee.manifest import has_entry
 from referee.sandbox import BotProcess, SandboxError, SandboxLimits
 
 #: Forfeit reason codes and what they mean (shown to humans next to the specific message).
@@ -96,8 +97,8 @@ class BotSource:
             return BotSource("remote", text)
         path = Path(text).expanduser()
         if path.is_dir():
-            if not (path / "bot.py").is_file():
-                raise ValueError(f"bot folder {text!r} has no bot.py")
+            if not has_entry(path):
+                raise ValueError(f"bot folder {text!r} has no bot.py (nor a bot.json manifest)")
             return BotSource("hosted", str(path.resolve()))
         if path.suffix == ".py" and path.is_file():
             raise ValueError(f"give the bot's folder, not the file: {str(path.parent)!r}")

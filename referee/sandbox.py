@@ -40,10 +40,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.manifest import ManifestError, launch_command
+
 #: The folder holding ``arena`` and ``referee``: bound read-only so the SDK (and engine code a
 #: heuristic bot may import) is importable inside the sandbox.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROJECT_PACKAGES = ("arena", "referee")
+#: The contract's .proto files, bound read-only at the same path and named by ``ARENA_PROTOS``:
+#: bots in other languages load them at start (starter_kits/node does).
+PROTOS_DIR = PROJECT_ROOT / "protos"
 
 #: Paths inside the sandbox.
 BOT_DIR_INSIDE = "/arena/bot"
@@ -269,6 +274,8 @@ def sandbox_command(
             _ro_bind(args, made, root)
     for pkg in PROJECT_PACKAGES:
         _ro_bind(args, made, PROJECT_ROOT / pkg)
+    if PROTOS_DIR.is_dir():
+        _ro_bind(args, made, PROTOS_DIR)
     _ro_bind(args, made, bot_dir, Path(BOT_DIR_INSIDE))
     _ensure_parents(args, made, Path(SOCKET_DIR_INSIDE))
     args += [
@@ -288,8 +295,8 @@ def sandbox_command(
     args += prlimit_args(limits, with_nproc=uid is not None)
     # sys.executable as it is, not resolved: in a virtual environment the path of the link is
     # how Python finds the venv (pyvenv.cfg) and so its site-packages.
-    args += [sys.executable, "-s", "-B", f"{BOT_DIR_INSIDE}/bot.py",
-             "--address", f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}"]
+    # bot.py, or the program a bot.json manifest names (referee.manifest).
+    args += launch_command(bot_dir, BOT_DIR_INSIDE, f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}")
     return args
 
 
@@ -324,6 +331,7 @@ def bot_environment(address: str) -> dict[str, str]:
         "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MiB of address space per arena otherwise
         "GRPC_ENABLE_FORK_SUPPORT": "0",
         "ARENA_BOT_ADDRESS": address,
+        "ARENA_PROTOS": str(PROTOS_DIR),
     }
 
 
@@ -514,10 +522,12 @@ class BotProcess:
         self.sock_dir = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-"))
         try:
             self._launch()
-        except BaseException:
+        except BaseException as exc:
             self._cleanup_files()
             if self._lease is not None:
                 self._lease.release()
+            if isinstance(exc, ManifestError):
+                raise SandboxError(str(exc)) from None
             raise
 
     @property
@@ -537,9 +547,9 @@ class BotProcess:
             env = bot_environment(f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}")
             cwd = "/"
         else:
-            cmd = prlimit_args(self.limits, with_nproc=False) + [
-                sys.executable, "-s", "-B", str(self.bot_dir / "bot.py"), "--address", self.address,
-            ]
+            cmd = prlimit_args(self.limits, with_nproc=False) + launch_command(
+                self.bot_dir, str(self.bot_dir), self.address
+            )
             env = bot_environment(self.address)
             cwd = str(self.bot_dir)
         token = self.sock_dir.name.rsplit("-", 1)[1]
