@@ -155,12 +155,37 @@ class DialInBot:
     def _answer(self, call: pb.ConnectBotCall, outbox: queue.Queue) -> None:
         answer = pb.ConnectBotAnswer(call_id=call.call_id)
         try:
-            message_type, method = _DECODE[call.method]
-            reply = getattr(self.servicer, method)(message_type.FromString(call.request), None)
-            answer.reply = reply.SerializeToString()
+            answer.reply = self.reply(call)
         except Exception as exc:  # noqa: BLE001 - reported to the referee as the bot's error
             answer.error = f"{type(exc).__name__}: {exc}"[:500]
         outbox.put(pb.ConnectBotRequest(answer=answer))
+
+    def reply(self, call: pb.ConnectBotCall) -> bytes:
+        """The serialized answer to one call (here: the ``act`` function's)."""
+        message_type, method = _DECODE[call.method]
+        return getattr(self.servicer, method)(message_type.FromString(call.request), None).SerializeToString()
+
+
+class ForwardingDialInBot(DialInBot):
+    """Dials in on behalf of a bot that serves ``tabletop.bot.v1.Bot`` locally (``arena
+    connect DIR``: any language, the folder's bot.py or bot.json): each call is passed on
+    to ``local`` unchanged, within the referee's deadline."""
+
+    def __init__(self, local: grpc.Channel, server: str, token: str, name: str, game: str, **kw: object) -> None:
+        super().__init__(lambda _o, _l: "", server, token, name, game, **kw)  # type: ignore[arg-type]
+        self._methods = {
+            code: local.unary_unary(f"/tabletop.bot.v1.Bot/{method}") for code, (_t, method) in _DECODE.items()
+        }
+
+    def reply(self, call: pb.ConnectBotCall) -> bytes:
+        try:
+            method = self._methods[call.method]
+        except KeyError:
+            raise ValueError(f"unknown method {call.method}") from None
+        try:
+            return method(call.request, timeout=max(0.05, call.deadline_ms / 1000.0), wait_for_ready=True)
+        except grpc.RpcError as exc:
+            raise RuntimeError(f"the local bot failed: {exc.code().name} {exc.details()}") from None
 
 
 def connect_bot(
