@@ -42,3 +42,12 @@ def test_postgresql_answers() -> None:
 
 def test_openssl_is_installed() -> None:
     assert shutil.which("openssl"), "openssl is missing (the TLS tests make certificates with it): .ci/run must install it"
+
+
+def test_node_and_the_kit_packages_are_installed() -> None:
+    from tests.api.processes import ROOT
+
+    assert shutil.which("node"), "node is missing (the Node starter kit tests run it): .ci/run must install nodejs"
+    assert (ROOT / "starter_kits" / "node" / "node_modules" / "@grpc" / "grpc-js").is_dir(), (
+        "the Node kit's npm packages are missing: .ci/run must run npm ci in starter_kits/node"
+    )
