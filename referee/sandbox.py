@@ -47,8 +47,9 @@ from referee.manifest import ManifestError, launch_command
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROJECT_PACKAGES = ("arena", "referee")
 #: The contract's .proto files, bound read-only at the same path and named by ``ARENA_PROTOS``:
-#: bots in other languages load them at start (starter_kits/node does).
-PROTOS_DIR = PROJECT_ROOT / "protos"
+#: bots in other languages load them at start (starter_kits/node does). An installed (not
+#: editable) package has no protos/ beside it: then ``ARENA_PROTOS`` says where they are.
+PROTOS_DIR = Path(os.environ.get("ARENA_PROTOS") or PROJECT_ROOT / "protos").resolve()
 
 #: Paths inside the sandbox.
 BOT_DIR_INSIDE = "/arena/bot"
