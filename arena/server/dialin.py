@@ -17,6 +17,7 @@ See ``arena/dialin.py`` for who may call the relay.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import itertools
 import logging
@@ -93,6 +94,7 @@ class DialinHub:
         self.sessions: dict[str, _Session] = {}
         self._changed: dict[str, asyncio.Event] = {}
         self._call_ids = itertools.count(1)
+        self._heartbeat: asyncio.Future[None] | None = None
 
     def connected(self) -> set[str]:
         """The sources connected now (for the ladder)."""
@@ -125,6 +127,8 @@ class DialinHub:
         if old is not None:
             old.close("replaced by a newer connection of the same bot")
         self._event(source).set()
+        await loop.run_in_executor(self.executor, dialin.mark, source, True)
+        self._start_heartbeat()
         reader = asyncio.ensure_future(self._read(requests, session))
         try:
             try:
@@ -140,6 +144,8 @@ class DialinHub:
             reader.cancel()
             if self.sessions.get(source) is session:
                 del self.sessions[source]
+                with contextlib.suppress(RuntimeError):  # the loop is stopping: the key expires
+                    loop.run_in_executor(self.executor, dialin.mark, source, False)
             log.info("dial-in bot %s disconnected (session %s)", source, session.id)
 
     async def _read(self, requests: AsyncIterator[pb.ConnectBotRequest], session: _Session) -> None:
@@ -171,6 +177,17 @@ class DialinHub:
             sub = s.scalar(select(Submission).where(Submission.bot_id == bot.id)
                            .order_by(Submission.number.desc()).limit(1))
             return self.detail(s, bot), sub.status == QUALIFYING
+
+    def _start_heartbeat(self) -> None:
+        """Keep the presence keys of this server's bots fresh (with a broker; see arena.dialin)."""
+        if self._heartbeat is None or self._heartbeat.done():
+            self._heartbeat = asyncio.ensure_future(self._beat())
+
+    async def _beat(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.sessions:
+            await asyncio.sleep(dialin.PRESENCE_TTL_S / 3)
+            await loop.run_in_executor(self.executor, dialin.refresh)
 
     def _event(self, source: str) -> asyncio.Event:
         event = self._changed.get(source)

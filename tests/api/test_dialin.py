@@ -220,3 +220,35 @@ def test_wrong_token_and_unknown_game_are_refusals_not_retries(server, stub) -> 
             thief.run()
     finally:
         taken.stop()
+
+
+def test_the_ladder_seats_a_dial_in_bot_only_while_it_is_connected(server, stub) -> None:  # noqa: ANN001
+    owner = new_account(stub, "pres")
+    bots = [Running(dial(server, owner.token, f"pres-{i}", game="solenia")) for i in range(2)]
+    try:
+        for r in bots:
+            assert r.bot.welcomed.wait(20), r.error
+        sources = [dialin.source(owner.name, "solenia", f"pres-{i}") for i in range(2)]
+        assert dialin.connected_among(sources) == set(sources)
+        ids = [r.bot.welcome.bot.bot.id for r in bots]
+        wait_for(lambda: all(stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=i)).status
+                             == pb.VERSION_STATUS_ACTIVE for i in ids), what="both qualifications")
+        assert seated_by_a_tick() == set(sources)  # connected: the ladder takes them
+    finally:
+        for r in bots:
+            r.stop()
+    wait_for(lambda: not dialin.connected_among(sources), timeout=10, what="the disconnections")
+    assert seated_by_a_tick() == set()
+
+
+def seated_by_a_tick() -> set[str]:
+    """The sources one ladder tick of solenia would seat (rolled back: nothing is played)."""
+    from arena import ladder
+    from arena.db import session_scope
+
+    with session_scope() as s:
+        ladder.ensure_ladder(s, "solenia", queue_target=1)
+        created = ladder.tick(s, "solenia")
+        seated = {seat.version.source for mid in created for seat in s.get(ladder.Match, mid).seats}
+        s.rollback()
+    return seated
