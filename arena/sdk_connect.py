@@ -81,6 +81,14 @@ class DialInBot:
         self._lock = threading.Lock()
 
     # --- control ---------------------------------------------------------------------------
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    def wait_stopped(self, timeout: float) -> bool:
+        """Block up to ``timeout`` s; True once :meth:`stop` was called."""
+        return self._stopped.wait(timeout)
+
     def stop(self) -> None:
         """End :meth:`run` (the current connection is closed)."""
         self._stopped.set()

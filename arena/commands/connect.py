@@ -43,7 +43,7 @@ def connect_command(folder: Path, game: str, name: str | None, server: str) -> N
                               tls=bool(meta.get("arena.tls")) or None, ca=meta.get("arena.tls_ca"))
 
     def watch_process() -> None:
-        while process.exit_status() is None and not bot._stopped.wait(0.5):
+        while process.exit_status() is None and not bot.wait_stopped(0.5):
             pass
         if process.exit_status() is not None:
             bot.stop()
