@@ -104,6 +104,8 @@ class RunningServer:
             self.ticker.stopped.set()
         dialin.clear_local_relay(self.relay_address)
         if self._loop is not None:
+            if self.dialin is not None:
+                self._loop.call(self.dialin.aclose())
             self._loop.call(self.server.stop(grace))
             self._loop.close()
         if self._pool is not None:

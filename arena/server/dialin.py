@@ -178,6 +178,13 @@ class DialinHub:
                            .order_by(Submission.number.desc()).limit(1))
             return self.detail(s, bot), sub.status == QUALIFYING
 
+    async def aclose(self) -> None:
+        """The server is stopping: drop every bot's stream and the presence heartbeat."""
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        for session in list(self.sessions.values()):
+            session.close("the server is stopping")
+
     def _start_heartbeat(self) -> None:
         """Keep the presence keys of this server's bots fresh (with a broker; see arena.dialin)."""
         if self._heartbeat is None or self._heartbeat.done():
