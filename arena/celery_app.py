@@ -15,9 +15,16 @@
   non-persistent Redis are re-sent from the database by the sweeper (``arena.tasks.sweep``,
   run by beat, and by ``arena tournament`` while it waits).
 * Beat: ``ladder-tick`` every ``ARENA_LADDER_TICK`` seconds (default 10) and ``sweep`` every
-  30 s.
+  ``ARENA_SWEEP_EVERY`` seconds (default 15).
 * ``ARENA_QUEUE`` names the queue (default ``arena``): deployments or test runs sharing one
-  Redis database keep their matches apart.
+  Redis database keep their matches apart. Sweeps and beat's ladder ticks go to a second queue,
+  ``<queue>.control`` (:func:`control_queue_name`), which ``arena worker`` consumes *first*
+  (``queue_order_strategy = "priority"``, control queue listed first): a free worker takes a
+  sweep before any queued match, so recovery never waits behind a long match queue. Every
+  worker must consume both queues (``arena worker`` does).
+* Broker failures: :func:`_patch_kombu_restore` works around kombu's crash when a worker loses
+  Redis while holding unacknowledged (e.g. countdown) messages, and ``arena worker`` exits
+  non-zero whenever Celery stops on an unrecoverable error.
 * ``ARENA_EXTRA_GAMES`` (``module:Class,…``) registers extra engines in every process that
   loads this app — the tests use it to give real worker processes the toy game.
 """
@@ -26,11 +33,19 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
+import time
+from pathlib import Path
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 BROKER_ENV = "ARENA_BROKER_URL"
+#: The file a worker touches every few seconds while it is connected to the broker: its health
+#: check (``celery inspect ping`` fails while a solo worker plays a match; this does not).
+HEALTH_FILE_ENV = "ARENA_WORKER_HEALTH_FILE"
+DEFAULT_HEALTH_FILE = "/tmp/arena-worker.alive"  # noqa: S108 - a liveness marker, no data
+HEALTH_EVERY = 5.0
 QUEUE_ENV = "ARENA_QUEUE"
 EXTRA_GAMES_ENV = "ARENA_EXTRA_GAMES"
 
@@ -38,6 +53,11 @@ EXTRA_GAMES_ENV = "ARENA_EXTRA_GAMES"
 def queue_name() -> str:
     """The Redis queue of this deployment (tests give each run its own, so runs never mix)."""
     return os.environ.get(QUEUE_ENV) or "arena"
+
+
+def control_queue_name() -> str:
+    """The queue of sweeps and ladder ticks, consumed before the match queue."""
+    return f"{queue_name()}.control"
 
 
 def broker_url() -> str | None:
@@ -70,11 +90,17 @@ def make_app() -> Celery:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         task_default_queue=queue_name(),
+        task_routes={
+            "arena.tasks.sweep": {"queue": control_queue_name()},
+            "arena.tasks.ladder_tick_all": {"queue": control_queue_name()},
+        },
         result_expires=3600,
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,
         broker_transport_options={
             "visibility_timeout": int(os.environ.get("ARENA_VISIBILITY_TIMEOUT", "1800")),
+            # Queues are polled in the order the worker lists them (control queue first).
+            "queue_order_strategy": "priority",
         },
         worker_hijack_root_logger=False,
         beat_schedule={
@@ -82,13 +108,66 @@ def make_app() -> Celery:
                 "task": "arena.tasks.ladder_tick_all",
                 "schedule": float(os.environ.get("ARENA_LADDER_TICK", "10")),
             },
-            "sweep": {"task": "arena.tasks.sweep", "schedule": 30.0},
+            "sweep": {
+                "task": "arena.tasks.sweep",
+                "schedule": float(os.environ.get("ARENA_SWEEP_EVERY", "15")),
+                "kwargs": {"wait": 0},  # a sweep already running covers this one
+                # A sweep not run by then is superseded by the next one: do not pile them up.
+                "options": {"expires": float(os.environ.get("ARENA_SWEEP_EVERY", "15"))},
+            },
         },
     )
     return app
 
 
+def _patch_kombu_restore() -> None:
+    """Keep a worker alive when Redis dies while it holds unacknowledged messages.
+
+    kombu 5.x (reproduced with 5.7.0; the same failure as celery/kombu#970 and
+    celery/celery#8845): after a lost connection Celery's consumer first *collects* the
+    connection (which detaches the transport from it, ``transport.client = None``) and then
+    closes it; closing the channel restores the unacknowledged messages (countdown/ETA tasks
+    held by the worker), which needs a new Redis client built from ``transport.client`` →
+    ``AttributeError: 'NoneType' object has no attribute 'hostname'``. That is not a connection
+    error, so it escapes ``ignore_errors`` and Celery stops with "Unrecoverable error".
+
+    The work-around skips the restore when the channel has no connection left, or when Redis
+    cannot be reached (it is down: nothing can be written to it anyway), and logs it. Nothing is
+    lost: the messages stay in Redis' ``unacked`` hash if Redis kept them (Redis re-delivers
+    them after the visibility timeout), and the sweeper re-sends every match whose message is
+    gone or stuck (:func:`arena.tasks.sweep`).
+    """
+    import logging
+
+    import redis
+    from kombu.transport import redis as kombu_redis
+
+    original = kombu_redis.QoS.restore_unacked
+    if getattr(original, "_arena_patched", False):
+        return
+    log = logging.getLogger("arena.celery_app")
+
+    def restore_unacked(self, client=None):  # noqa: ANN001, ANN202 - kombu's signature
+        transport = getattr(self.channel, "connection", None)
+        if client is None and (transport is None or getattr(transport, "client", None) is None):
+            log.warning("broker connection gone: %d unacknowledged message(s) left to Redis "
+                        "and the sweeper", len(self._delivered))
+            self._delivered.clear()
+            return None
+        try:
+            return original(self, client)
+        except (AttributeError, OSError, redis.exceptions.RedisError) as exc:
+            log.warning("could not restore %d unacknowledged message(s) (%r); left to Redis "
+                        "and the sweeper", len(self._delivered), exc)
+            self._delivered.clear()
+            return None
+
+    restore_unacked._arena_patched = True  # type: ignore[attr-defined]
+    kombu_redis.QoS.restore_unacked = restore_unacked
+
+
 register_extra_games()
+_patch_kombu_restore()
 app = make_app()
 
 
@@ -98,3 +177,57 @@ def _fresh_connections(**_: object) -> None:
     from arena.db import dispose_all
 
     dispose_all()
+
+
+def health_file() -> Path:
+    return Path(os.environ.get(HEALTH_FILE_ENV) or DEFAULT_HEALTH_FILE)
+
+
+def worker_healthy(path: Path | None = None, max_age: float = 6 * HEALTH_EVERY) -> bool:
+    """The worker's health check: its heartbeat file was touched within ``max_age`` seconds."""
+    try:
+        return time.time() - (path or health_file()).stat().st_mtime <= max_age
+    except OSError:
+        return False
+
+
+class _HealthBeat(threading.Thread):
+    """Touches :func:`health_file` every :data:`HEALTH_EVERY` seconds while the worker's
+    consumer holds a broker connection — from a thread of its own, so it goes on while the
+    (solo) pool plays a match, and stops when the broker is lost or the worker stops."""
+
+    def __init__(self, consumer: object) -> None:
+        super().__init__(daemon=True, name="arena-health")
+        self.consumer, self.stopped, self.path = consumer, threading.Event(), health_file()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            connection = getattr(self.consumer, "connection", None)
+            if connection is not None and getattr(connection, "connected", False):
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    self.path.touch()
+                except OSError:
+                    pass  # an unwritable path simply makes the check fail
+            self.stopped.wait(HEALTH_EVERY)
+
+
+_health: _HealthBeat | None = None
+
+
+@worker_ready.connect
+def _start_health(sender: object = None, **_: object) -> None:
+    global _health
+    if _health is None:
+        _health = _HealthBeat(sender)
+        _health.start()
+
+
+@worker_shutdown.connect
+def _stop_health(**_: object) -> None:
+    if _health is not None:
+        _health.stopped.set()
+        try:
+            _health.path.unlink()
+        except OSError:
+            pass

@@ -18,23 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from referee import registry
-from referee.bot_client import REASONS
 from referee.engine import ConfigError, TimeControl
+from referee.faults import REASONS, SERVER_ERROR
 from referee.match import MatchConfig, SeatSpec, run_match
 
 log = logging.getLogger("arena.qualification")
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "sample_bots" / "random_bot"
 
-#: The referee's forfeit codes, as the three kinds the author is told about (others kept as is).
-REFUSAL_KINDS = {
-    "crash": "crash",
-    "start_failed": "crash",
-    "start_timeout": "timeout",
-    "timeout": "timeout",
-    "illegal_option": "illegal_move",
-    "bot_error": "crash",
-}
 LOG_TAIL_CHARS = 4000
 
 
@@ -83,16 +74,16 @@ def qualify(
     try:
         record = run_match(config)
     except ConfigError as exc:
-        return Outcome(False, config.match_id, "error", f"the qualification match could not start: {exc}")
+        return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match could not start: {exc}")
     except Exception as exc:  # noqa: BLE001 - an engine or runner failure is not the bot's fault,
         # but the version cannot be activated without a clean match; the log has the traceback.
         log.exception("qualification match %s failed", config.match_id)
-        return Outcome(False, config.match_id, "error", f"the qualification match failed on the server: {exc}")
+        return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match failed on the server: {exc}")
     data = record.to_dict()
     forfeit = record.forfeit_of(0)
     if forfeit is None:
         return Outcome(True, record.match_id, record=data)
-    kind = REFUSAL_KINDS.get(forfeit.reason, forfeit.reason)
+    kind = forfeit.reason  # the refusal kind is the fault reason itself: one vocabulary
     why = REASONS.get(forfeit.reason, forfeit.reason)
     message = f"{why} (decision {forfeit.decision}): {forfeit.message}"
     return Outcome(False, record.match_id, kind, message, forfeit.log_tail[-LOG_TAIL_CHARS:], data)

@@ -18,8 +18,10 @@ no argument handling. Everything else about gRPC stays out of the contestant's w
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from concurrent import futures
@@ -31,9 +33,9 @@ import orjson
 
 from arena._proto import bot_pb2, bot_pb2_grpc
 from arena.grpc_util import add_health_and_reflection
+from arena.protocol import PROTOCOL_VERSION, version_mismatch
 from arena.tls import TlsError, server_credentials
 
-PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 #: A remote bot's TLS certificate chain and key (PEM files), as ``--tls-cert``/``--tls-key``.
 TLS_CERT_ENV = "ARENA_BOT_TLS_CERT"
@@ -48,7 +50,34 @@ class Option:
     label: str
 
 
-ActFn = Callable[[dict[str, Any], list[Option]], "str | tuple[str, str]"]
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The clock of one decision, for a bot whose ``act`` takes a third argument.
+
+    ``time_left_ms`` is this decision's allowance plus the bank, ``bank_left_ms`` the bank alone
+    (so ``time_left_ms - bank_left_ms`` is what may be spent without touching the bank);
+    ``received`` is the ``time.perf_counter()`` at which the request arrived, so the bot can
+    subtract what it has already spent (parsing the observation, say).
+    """
+
+    decision: int
+    time_left_ms: int
+    bank_left_ms: int
+    prompt: str
+    received: float
+
+    def deadline(self, share: float, reserve_ms: float = 0.0) -> float:
+        """The ``perf_counter()`` by which to answer, spending ``share`` of the decision's own time.
+
+        ``reserve_ms`` is kept back for the reply's trip to the referee. The bank is never
+        planned for: it is a cushion for a slow machine, not time to think.
+        """
+        own_ms = max(0.0, float(self.time_left_ms - self.bank_left_ms))
+        share = min(1.0, max(0.0, share))
+        return self.received + max(0.0, share * own_ms - reserve_ms) / 1000.0
+
+
+ActFn = Callable[..., "str | tuple[str, str]"]
 HookFn = Callable[[dict[str, Any]], None]
 
 
@@ -63,11 +92,14 @@ class BotServicer(bot_pb2_grpc.BotServicer):
         name: str = "",
     ) -> None:
         self._act = act
+        self._wants_turn = _takes_three(act)
         self._start = start
         self._end = end
         self._name = name
 
     def StartMatch(self, request: bot_pb2.MatchStart, context: grpc.ServicerContext) -> bot_pb2.Ready:  # noqa: N802
+        if request.protocol_version != PROTOCOL_VERSION:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, version_mismatch(request.protocol_version))
         if self._start is not None:
             self._start(
                 {
@@ -84,10 +116,15 @@ class BotServicer(bot_pb2_grpc.BotServicer):
         return bot_pb2.Ready(protocol_version=PROTOCOL_VERSION, bot_name=self._name)
 
     def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActReply:  # noqa: N802
+        received = time.perf_counter()
         observation = orjson.loads(request.observation_json) if request.observation_json else {}
         options = [Option(o.id, o.label) for o in request.options]
         try:
-            answer = self._act(observation, options)
+            if self._wants_turn:
+                turn = Turn(request.decision, request.time_left_ms, request.bank_left_ms, request.prompt, received)
+                answer = self._act(observation, options, turn)
+            else:
+                answer = self._act(observation, options)
         except Exception:
             # The referee keeps the tail of stderr as the crash log the author will read.
             traceback.print_exc(file=sys.stderr)
@@ -107,9 +144,38 @@ class BotServicer(bot_pb2_grpc.BotServicer):
                     "scores": list(request.scores),
                     "ranks": list(request.ranks),
                     "forfeit_reason": request.forfeit_reason,
+                    "seat": request.seat,
+                    "fault": bot_pb2.FaultReason.Name(request.fault).removeprefix("FAULT_REASON_").lower()
+                    if request.fault else "",
                 }
             )
         return bot_pb2.Ack()
+
+
+def _takes_three(act: ActFn) -> bool:
+    """Does ``act`` accept a third positional argument (the :class:`Turn`)?"""
+    try:
+        params = list(inspect.signature(act).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3
+
+
+def sample_state(game: str, observation: dict[str, Any], seed: int = 0) -> Any:
+    """A playable engine state of ``game`` sampled consistently with one seat's ``observation``.
+
+    What the seat sees is reproduced exactly (``state.observation(seat) == observation``); what
+    it cannot see (other hands, deck orders, future rolls) is drawn afresh from ``seed``, so a
+    search bot can clone the result, apply option ids and play it on to the end. Different seeds
+    give different samples. Raises :class:`referee.engine.EngineError` (a clear message) for a
+    game whose engine cannot do this, or for an observation that is not the game's.
+    """
+    from referee import registry
+
+    return registry.get_game(game).from_observation(observation, seed)
 
 
 def make_server(

@@ -8,8 +8,15 @@
 * ``record_result(match_id, record)`` — recording alone (for results produced elsewhere).
 * ``schedule_tournament(tournament_id)`` — start a tournament and enqueue its pending matches.
 * ``ladder_tick(game)`` / ``ladder_tick_all()`` — top up ladder queues (Celery beat).
-* ``sweep()`` — re-send matches whose message was lost (a Redis restart without persistence)
-  or whose worker died (lease expired). Run by beat and by ``arena tournament`` while waiting.
+* ``sweep()`` — start tournaments whose start message was lost, re-send matches whose message
+  was lost (a Redis restart without persistence) or whose worker died (lease expired). Run by
+  beat (on the control queue, ahead of matches) and by ``arena tournament``/``resume`` while
+  waiting; one sweep at a time in the whole deployment (a Redis lease, :func:`sweep_lease`).
+
+A worker outlives the database too: a task that cannot reach it is retried with backoff, and a
+match already played keeps its result in memory and retries recording it (with backoff, up to
+``ARENA_DB_RETRY_SECONDS``) until the database is back; recording is idempotent, so a match that
+was meanwhile played again elsewhere is still counted once.
 
 :func:`enqueue` is the one way matches are handed out: to Redis when ``ARENA_BROKER_URL`` is
 set, otherwise to a thread pool in this process (``set_local_workers``).
@@ -23,14 +30,18 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypeVar
 
 from sqlalchemy import and_, or_, select, update
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from arena import ladder, recording, tournaments
-from arena.celery_app import app, has_broker
+from arena.celery_app import app, broker_url, has_broker, queue_name
 from arena.db import Ladder, Match, Tournament, session_scope, utcnow
 from arena.server import live
 from referee.engine import ConfigError, TimeControl
@@ -39,6 +50,39 @@ log = logging.getLogger(__name__)
 
 #: A pending match re-sent when its message seems lost is given this long to be picked up first.
 REQUEUE_GRACE = float(os.environ.get("ARENA_REQUEUE_GRACE", "10"))
+#: A pending match whose message a worker has held unacknowledged for longer than this is taken
+#: as stuck (the worker lost Redis, or died with the message delivered): it is re-sent. Legitimate
+#: holds of a pending match's message are short: a claim, or a retry countdown of a few seconds.
+UNACKED_STALE = max(60.0, 3 * recording.LEASE_SECONDS)
+#: How long a worker keeps retrying to store a played match while the database is unreachable.
+DB_RETRY_SECONDS = float(os.environ.get("ARENA_DB_RETRY_SECONDS", "600"))
+#: Longest a sweep may hold the deployment-wide sweep lease (it is released when done).
+SWEEP_LEASE_SECONDS = 120.0
+
+T = TypeVar("T")
+
+
+def db_unavailable(exc: BaseException) -> bool:
+    """True for errors that mean "the database cannot be reached now" (worth retrying)."""
+    if isinstance(exc, OperationalError):
+        return True
+    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+
+
+def retry_db(fn: Callable[[], T], what: str, budget: float = DB_RETRY_SECONDS) -> T:
+    """``fn()``, retried with exponential backoff (0.5 s doubling to 15 s) while the database is
+    unavailable, for at most ``budget`` seconds; other errors propagate at once."""
+    delay, deadline = 0.5, time.monotonic() + budget
+    while True:
+        try:
+            return fn()
+        except Exception as exc:
+            if not db_unavailable(exc) or time.monotonic() + delay > deadline:
+                raise
+            log.warning("database unavailable (%s); %s again in %.1f s",
+                        type(exc).__name__, what, delay)
+            time.sleep(delay)
+            delay = min(2 * delay, 15.0)
 
 
 @dataclass(frozen=True)
@@ -152,15 +196,23 @@ def play_match_now(match_id: str) -> Outcome:
             log.exception("match %s failed to run", match_id)
             with session_scope() as s:
                 status = recording.release(s, match_id, worker, f"{type(exc).__name__}: {exc}")
+            heartbeat.stopped.set()
             return Outcome(status, 5.0 if status == "pending" else None)
+        data = _record_dict(record)
+
+        def store() -> bool:
+            with session_scope() as s:
+                return recording.record_result(s, match_id, data)
+
+        try:
+            # The heartbeat keeps renewing once the database is back, so the match is not
+            # handed to another worker while this one still holds its result.
+            counted = retry_db(store, f"recording match {match_id}")
+        except BaseException:
+            end_live(end=False)  # not stored: the match will be played again
+            raise
     finally:
         heartbeat.stopped.set()
-    try:
-        with session_scope() as s:
-            counted = recording.record_result(s, match_id, _record_dict(record))
-    except BaseException:
-        end_live(end=False)  # not stored: the match will be played again
-        raise
     end_live()  # after the record is stored: a watcher then finds it in the database
     return Outcome("recorded" if counted else "duplicate")
 
@@ -174,7 +226,15 @@ def play_match_now(match_id: str) -> Outcome:
     ignore_result=True,
 )
 def play_match(self, match_id: str) -> str:  # noqa: ANN001
-    outcome = play_match_now(match_id)
+    try:
+        outcome = play_match_now(match_id)
+    except Exception as exc:
+        if not db_unavailable(exc):
+            raise
+        # The database is down (e.g. restarting): try again later rather than drop the message.
+        delay = min(60.0, 2.0 * 2 ** min(self.request.retries, 5))
+        log.warning("database unavailable for match %s; retrying in %.0f s", match_id, delay)
+        raise self.retry(countdown=delay) from None
     if outcome.retry_in is not None:
         raise self.retry(countdown=outcome.retry_in)
     return outcome.status
@@ -188,12 +248,15 @@ def record_result(match_id: str, record: dict) -> bool:
 
 @app.task(name="arena.tasks.schedule_tournament", acks_late=True, reject_on_worker_lost=True)
 def schedule_tournament(tournament_id: int) -> int:
-    """Mark the tournament running and enqueue every match not yet played."""
+    """Mark the tournament running and enqueue every match not yet played.
+
+    Only the call that moves it from ``scheduled`` to ``running`` enqueues (an atomic
+    conditional UPDATE): if the sweeper already started it (this message came late), or this
+    message is delivered twice, nothing is sent again.
+    """
+    if not tournaments.start_if_scheduled(tournament_id):
+        return 0
     with session_scope() as s:
-        t = s.get(Tournament, tournament_id)
-        if t is None:
-            return 0
-        tournaments.start(s, t)
         ids = list(
             s.scalars(
                 select(Match.id)
@@ -220,20 +283,98 @@ def ladder_tick_all() -> int:
     return sum(ladder_tick(game) for game in games)
 
 
+@contextmanager
+def sweep_lease(wait: float = 10.0) -> Iterator[bool]:
+    """One sweep at a time in the whole deployment: a lease in Redis (``SET NX PX`` with a
+    random token, released only by its holder) — beat, every ``arena tournament`` and
+    ``arena resume`` may sweep at once and would otherwise re-send the same matches. Yields
+    whether the lease was obtained within ``wait`` seconds. Without a broker, a process lock.
+    """
+    if not has_broker():
+        got = _local_sweep_lock.acquire(timeout=wait)
+        try:
+            yield got
+        finally:
+            if got:
+                _local_sweep_lock.release()
+        return
+    import redis
+
+    client = redis.Redis.from_url(broker_url(), socket_timeout=5, socket_connect_timeout=5)
+    lock = client.lock(f"arena:sweep-lease:{queue_name()}", timeout=SWEEP_LEASE_SECONDS,
+                       blocking_timeout=wait)
+    try:
+        got = bool(lock.acquire())
+    except redis.RedisError:
+        got = False  # broker down: nothing can be sent now anyway
+    try:
+        yield got
+    finally:
+        if got:
+            try:
+                lock.release()
+            except redis.RedisError:
+                pass  # expired or unreachable: it times out by itself
+        client.close()
+
+
+_local_sweep_lock = threading.Lock()
+
+
 @app.task(name="arena.tasks.sweep", acks_late=True)
-def sweep(tournament_id: int | None = None, game: str | None = None, kind: str | None = None) -> int:
+def sweep(
+    tournament_id: int | None = None, game: str | None = None, kind: str | None = None,
+    wait: float = 10.0,
+) -> int:
     """Re-send matches that would otherwise never be played (optionally only one tournament, or
     one game's matches of one kind). Returns how many were re-sent.
 
+    * A tournament still ``scheduled`` well after it was created (its start message was lost,
+      e.g. Redis was down when it was submitted) is started.
     * ``running`` with an expired lease: its worker died; send it again.
     * ``pending`` for longer than the grace period and not in the broker — neither waiting in
-      the queue nor held by a worker (Redis' ``unacked`` hash): its message was lost, e.g. with
-      a Redis restart. Without a broker: pending and not in this process's pool.
+      the queue nor held by a worker (Redis' ``unacked`` hash; or held there for longer than
+      :data:`UNACKED_STALE`): its message was lost, e.g. with a Redis restart. Without a broker:
+      pending and not in this process's pool.
 
-    Matches of a tournament that has not been started (``scheduled``) are left alone.
+    Runs under :func:`sweep_lease`; a sweep that cannot get it within ``wait`` seconds returns
+    0 (the sweep holding it covers the same matches).
     """
+    with sweep_lease(wait) as held:
+        if not held:
+            log.info("another sweep is running; skipped")
+            return 0
+        return _sweep(tournament_id, game, kind)
+
+
+def _start_lost_tournaments(tournament_id: int | None, game: str | None) -> list[int]:
+    """Start tournaments left ``scheduled`` for longer than the grace period."""
+    grace = utcnow() - timedelta(seconds=REQUEUE_GRACE)
+    with session_scope() as s:
+        query = select(Tournament.id).where(Tournament.status == "scheduled")
+        if tournament_id is not None:
+            query = query.where(Tournament.id == tournament_id)
+        else:
+            query = query.where(Tournament.created_at < grace)
+        if game is not None:
+            query = query.where(Tournament.game == game)
+        ids = list(s.scalars(query))
+    started = [tid for tid in ids if tournaments.start_if_scheduled(tid)]
+    if started:
+        log.info("started tournament(s) %s whose start message was lost", started)
+    return started
+
+
+def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int:
+    if kind in (None, "tournament") and (has_broker() or tournament_id is not None):
+        _start_lost_tournaments(tournament_id, game)
     now = time.time()
     grace = utcnow() - timedelta(seconds=REQUEUE_GRACE)
+    # The broker is read first: a match sent after this snapshot has a fresh queued_at (within
+    # the grace period), so it is never taken for lost.
+    snapshot = broker_snapshot() if has_broker() else None
+    if has_broker() and snapshot is None:
+        return 0  # broker unreachable: nothing can be sent now anyway
     with session_scope() as s:
         scope = [
             or_(
@@ -259,12 +400,13 @@ def sweep(tournament_id: int | None = None, game: str | None = None, kind: str |
         pending = s.execute(
             select(Match.id, Match.queued_at).where(*scope, Match.status == "pending")
         ).all()
-    if has_broker():
-        known = match_ids_in_broker() if pending else set()
-        if known is None:
-            return 0  # broker unreachable: nothing can be sent now anyway
+    if snapshot is not None:
+        queued, unacked = snapshot
+        stale = now - UNACKED_STALE
+        known = queued | {mid for mid, since in unacked.items() if since >= stale}
         resend = [
-            mid for mid, queued in pending if mid not in known and (queued is None or queued < grace)
+            mid for mid, queued_at in pending
+            if mid not in known and (queued_at is None or queued_at < grace)
         ]
     else:
         resend = [mid for mid, _ in pending if mid not in _local_submitted]
@@ -291,17 +433,40 @@ def _match_of_message(raw: bytes | str) -> str | None:
     return None
 
 
-def match_ids_in_broker() -> set[str] | None:
-    """Ids of the matches with a play task in Redis: queued, or delivered and not yet
-    acknowledged. None when the broker cannot be reached."""
+def broker_snapshot() -> tuple[set[str], dict[str, float]] | None:
+    """The matches with a play task in Redis, read in one MULTI transaction (a retry moving a
+    message from ``unacked`` back to the queue is never missed in between): ids waiting in the
+    queue, and ids delivered to a worker and not yet acknowledged with the time of delivery.
+    None when the broker cannot be reached."""
     try:
         with app.connection_for_write() as conn:
             client = conn.default_channel.client
-            raws = list(client.lrange(app.conf.task_default_queue, 0, -1))
-            raws += list(client.hvals("unacked"))
+            pipe = client.pipeline(transaction=True)
+            pipe.lrange(app.conf.task_default_queue, 0, -1)
+            pipe.hgetall("unacked")
+            pipe.zrange("unacked_index", 0, -1, withscores=True)
+            queue_raws, unacked_raws, index = pipe.execute()
     except Exception:  # noqa: BLE001 - broker unreachable now: decide on the next sweep
         return None
-    return {mid for mid in map(_match_of_message, raws) if mid}
+    queued = {mid for mid in map(_match_of_message, queue_raws) if mid}
+    since = {(tag.decode() if isinstance(tag, bytes) else tag): score for tag, score in index}
+    unacked: dict[str, float] = {}
+    for tag, raw in unacked_raws.items():
+        mid = _match_of_message(raw)
+        if mid:
+            key = tag.decode() if isinstance(tag, bytes) else tag
+            unacked[mid] = max(unacked.get(mid, 0.0), since.get(key, time.time()))
+    return queued, unacked
+
+
+def match_ids_in_broker() -> set[str] | None:
+    """Ids of the matches with a play task in Redis: queued, or delivered and not yet
+    acknowledged. None when the broker cannot be reached."""
+    snapshot = broker_snapshot()
+    if snapshot is None:
+        return None
+    queued, unacked = snapshot
+    return queued | set(unacked)
 
 
 # --- handing matches out ----------------------------------------------------------------------

@@ -10,10 +10,11 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from arena import ratings, recording, schedule
+from arena.db import session_scope
 from arena.db.models import Bot, BotVersion, Rating, Tournament, TournamentEntry, utcnow
 from referee import registry
 
@@ -83,6 +84,20 @@ def start(session: Session, tournament: Tournament) -> None:
     if tournament.status == "scheduled":
         tournament.status = "running"
         tournament.started_at = utcnow()
+
+
+def start_if_scheduled(tournament_id: int) -> bool:
+    """Move the tournament from ``scheduled`` to ``running`` in one conditional UPDATE (its own
+    transaction). True only for the one caller that made the move, so the start message and
+    the sweeper never both enqueue its matches."""
+    with session_scope() as s:
+        moved = s.execute(
+            update(Tournament)
+            .where(Tournament.id == tournament_id, Tournament.status == "scheduled")
+            .values(status="running", started_at=utcnow())
+            .execution_options(synchronize_session=False)
+        ).rowcount
+    return bool(moved)
 
 
 @dataclass(frozen=True)

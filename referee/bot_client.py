@@ -19,23 +19,11 @@ import grpc
 
 from arena import dialin
 from arena._proto import bot_pb2
+from arena.protocol import version_mismatch
 from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
+from referee.faults import REASONS  # noqa: F401 - re-exported: the reason codes live there
 from referee.manifest import has_entry
 from referee.sandbox import BotProcess, SandboxError, SandboxLimits
-
-#: Forfeit reason codes and what they mean (shown to humans next to the specific message).
-REASONS: dict[str, str] = {
-    "start_failed": "the bot could not be started or exited before it was ready",
-    "start_timeout": "the bot was not ready before the start-up deadline",
-    "crash": "the bot's process died during the match",
-    "timeout": "the bot overran its decision time and its bank",
-    "illegal_option": "the bot answered an option id that is not legal",
-    "garbage_reply": "the bot's reply could not be decoded",
-    "bot_error": "the bot answered with an error instead of a move",
-    "output_flood": "the bot wrote more output than allowed",
-    "unreachable": "the remote bot could not be reached",
-    "disconnected": "the dial-in bot's connection dropped during the match",
-}
 
 _SERVICE = "/tabletop.bot.v1.Bot/"
 _HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
@@ -118,12 +106,28 @@ class BotSource:
 class BotClient:
     """One seat's connection: a channel, the three calls, and the process if it is hosted."""
 
-    def __init__(self, address: str, process: BotProcess | None) -> None:
+    def __init__(self, address: str | None, process: BotProcess | None) -> None:
         self.address = address
         self.process = process
         #: Call metadata: None, except for a dial-in bot (which bot, the relay key, and after
         #: StartMatch the connection the match is bound to).
         self.metadata: tuple[tuple[str, str], ...] | None = None
+        self.dialin = False
+        self.channel: grpc.Channel | None = None
+        if address is not None:
+            self._open_channel(address)
+        self.ready_ms: float | None = None
+        #: How long the bot took to answer StartMatch (its own start-up work), against
+        #: the start budget.
+        self.start_ms: float | None = None
+        #: Where this match's start-up is timed from: the launch, or the moment a pooled bot
+        #: was taken for the match.
+        self.started_at: float | None = process.started_at if process is not None else None
+
+    def _open_channel(self, address: str) -> None:
+        """Dial ``address``; a ``dialin://`` bot is reached through the Arena server's relay,
+        with call metadata naming the bot and carrying the relay key."""
+        self.address = address
         self.dialin = address.startswith(dialin.SCHEME)
         if self.dialin:
             relay = dialin.relay_address()
@@ -138,10 +142,6 @@ class BotClient:
         self._start = self.channel.unary_unary(_SERVICE + "StartMatch")
         self._act = self.channel.unary_unary(_SERVICE + "Act")
         self._end = self.channel.unary_unary(_SERVICE + "EndMatch")
-        self.ready_ms: float | None = None
-        #: Where this match's start-up is timed from: the launch, or the moment a pooled bot
-        #: was taken for the match.
-        self.started_at: float | None = process.started_at if process is not None else None
 
     # --- construction -----------------------------------------------------------------------
     @classmethod
@@ -155,15 +155,61 @@ class BotClient:
             process = BotProcess(Path(source.location), sandbox=sandbox, limits=limits)
         except SandboxError as exc:
             raise BotFault("start_failed", str(exc)) from exc
-        return cls(process.address, process)
+        return cls(None, process)  # dialled once its socket exists (start_match)
 
     # --- start -------------------------------------------------------------------------------
-    def start_match(self, request: bot_pb2.MatchStart, timeout_s: float) -> bot_pb2.Ready:
+    def _wait_for_socket(self, deadline: float) -> None:
+        """A hosted bot is dialled once its socket exists: until then, watch the process."""
+        proc = self.process
+        while True:
+            try:
+                address = proc.dial_address()
+            except SandboxError as exc:
+                raise BotFault("start_failed", str(exc), self.log_tail()) from None
+            if address is not None:
+                self._open_channel(address)
+                return
+            if proc.exit_status() is not None:
+                raise BotFault("start_failed", f"the bot {proc.describe_exit()} before it was ready",
+                               self.log_tail())
+            if time.perf_counter() > deadline:
+                raise BotFault("start_timeout", "the bot made no socket before the start-up deadline",
+                               self.log_tail())
+            time.sleep(0.003)
+
+    def start_match(
+        self, request: bot_pb2.MatchStart, timeout_s: float, budget_s: float | None = None
+    ) -> bot_pb2.Ready:
         """Wait until the bot answers StartMatch, watching its process so a bot that dies at
-        start is reported at once rather than at the deadline."""
+        start is reported at once rather than at the deadline.
+
+        ``timeout_s`` bounds the whole start-up (launch included); ``budget_s`` bounds the bot's
+        own StartMatch work, timed from its socket being there (:attr:`start_ms`)."""
         t0 = time.perf_counter()
         started = self.started_at if self.started_at is not None else t0
         deadline = t0 + timeout_s
+        if self.channel is None:
+            self._wait_for_socket(deadline)
+        t_call = time.perf_counter()
+        call_s = max(0.001, deadline - t_call)
+        budget_hit = budget_s is not None and budget_s < call_s
+        if budget_hit:
+            call_s = budget_s
+        try:
+            ready = self._call_start(request, call_s, deadline=t_call + call_s)
+        except BotFault as fault:
+            if budget_hit and fault.code == "start_timeout":
+                self.start_ms = (time.perf_counter() - t_call) * 1000.0
+                raise BotFault("start_timeout", f"StartMatch took over the start budget of "
+                               f"{budget_s * 1000:.0f} ms", fault.log_tail) from None
+            raise
+        self.start_ms = (time.perf_counter() - t_call) * 1000.0
+        self.ready_ms = (time.perf_counter() - started) * 1000.0
+        if self.process is not None:
+            self.process.lock_socket_dir()
+        return ready
+
+    def _call_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float) -> bot_pb2.Ready:
         future = self._start.future(
             request.SerializeToString(), timeout=timeout_s, wait_for_ready=True,
             metadata=self.metadata,
@@ -210,18 +256,11 @@ class BotClient:
             ready = bot_pb2.Ready.FromString(raw)
         except Exception:
             raise BotFault("start_failed", "StartMatch reply could not be decoded") from None
-        if ready.protocol_version not in (0, request.protocol_version):
-            raise BotFault(
-                "start_failed",
-                f"the bot speaks protocol version {ready.protocol_version}, "
-                f"the referee {request.protocol_version}",
-            )
-        self.ready_ms = (time.perf_counter() - started) * 1000.0
+        if ready.protocol_version != request.protocol_version:
+            raise BotFault("start_failed", "the bot's Ready: " + version_mismatch(ready.protocol_version))
         if self.dialin:  # later calls of this match go to the connection that answered
             bound = dict(future.trailing_metadata() or ()).get(dialin.SESSION_HEADER, "")
             self.metadata = (*self.metadata[:2], (dialin.SESSION_HEADER, bound))
-        if self.process is not None:
-            self.process.lock_socket_dir()
         return ready
 
     # --- the hot path ------------------------------------------------------------------------
@@ -303,6 +342,7 @@ class BotClient:
         """A pooled bot is seated again: per-match state starts afresh (output quota, log tail,
         start-up timing). The bank and CPU baseline live in the runner's seat, also per match."""
         self.ready_ms = None
+        self.start_ms = None
         self.started_at = time.perf_counter()
         if self.process is not None:
             self.process.output.start_new_match()
@@ -315,7 +355,8 @@ class BotClient:
     def close(self) -> None:
         """Close the channel and kill the sandbox. Idempotent; called on every path."""
         try:
-            self.channel.close()
+            if self.channel is not None:
+                self.channel.close()
         finally:
             if self.process is not None:
                 self.process.stop()

@@ -13,7 +13,12 @@ What is reused, and what never is:
 * Only a bot whose match ended normally, that did not forfeit and acknowledged ``EndMatch`` is
   given back. It is retired (closed, a fresh one launched next time) when it has served
   ``max_uses`` matches, has used ``max_cpu_s`` of CPU (RLIMIT_CPU counts over the process's
-  life), burnt CPU while idle, sat idle longer than ``max_idle_s``, died, or flooded its output.
+  life), burnt CPU while idle, sat idle longer than ``max_idle_s``, died, or flooded its output;
+  and, checked when it is given back and again when it is taken, when it keeps a process of its
+  own alive (a child could work between matches, or play the next match's opponent), holds more
+  than ``max_idle_memory_mb``, or left files in its private ``/tmp``, ``/dev/shm`` or socket
+  folder (state carried from one match to the next, or junk that holds memory). Why each was
+  retired is counted in :attr:`BotPool.retired`.
 * One process serves one match at a time; two seats of one bot take two processes.
 * Remote bots (``host:port``) are not pooled: there is nothing to start.
 
@@ -26,6 +31,7 @@ the launcher, it dies exactly when the whole referee process dies (SIGKILL inclu
 from __future__ import annotations
 
 import atexit
+import collections
 import hashlib
 import os
 import threading
@@ -88,12 +94,17 @@ class BotPool:
         max_idle_s: float = 300.0,
         max_cpu_s: float = 120.0,
         idle_cpu_ms: float = 500.0,
+        max_idle_memory_mb: float = 512.0,
     ) -> None:
         self.max_uses = max_uses
         self.max_idle = max_idle  # over every key: each idle bot holds memory and a uid
         self.max_idle_s = max_idle_s
         self.max_cpu_s = max_cpu_s
         self.idle_cpu_ms = idle_cpu_ms  # more than this while idle: it is doing something
+        self.max_idle_memory_mb = max_idle_memory_mb
+        #: Why bots were retired instead of reused, by reason (``child_process``, ``memory``,
+        #: ``files``, ``idle_cpu``, ``cpu``, ``uses``, ``dead``, ``flood``).
+        self.retired: collections.Counter[str] = collections.Counter()
         self.launches = 0
         self.reuses = 0
         self._idle: list[_Entry] = []  # oldest first
@@ -143,16 +154,33 @@ class BotPool:
         return client
 
     def _healthy(self, entry: _Entry) -> bool:
+        reason = self._problem(entry)
+        if reason is not None:
+            self.retired[reason] += 1
+        return reason is None
+
+    def _problem(self, entry: _Entry) -> str | None:
+        """Why this bot must not be seated again, or None. Runs at give-back and at take."""
         proc = entry.client.process
-        if proc is None or proc.exit_status() is not None or proc.output.flooded:
-            return False
+        if proc is None or proc.exit_status() is not None:
+            return "dead"
+        if proc.output.flooded:
+            return "flood"
         cpu = entry.client.cpu_ms()
         if cpu is not None:
             if cpu > self.max_cpu_s * 1000.0:
-                return False
+                return "cpu"
             if entry.cpu_at_release is not None and cpu - entry.cpu_at_release > self.idle_cpu_ms:
-                return False
-        return True
+                return "idle_cpu"
+        if proc.sandboxed:
+            if len(proc.processes()) > 2:  # the namespace's init and the bot: nothing else
+                return "child_process"
+            memory = proc.memory_mb()
+            if memory is not None and memory > self.max_idle_memory_mb:
+                return "memory"
+            if proc.private_files():
+                return "files"
+        return None
 
     def _expire_locked(self) -> list[_Entry]:
         now = time.monotonic()
@@ -169,19 +197,15 @@ class BotPool:
         if entry is None:  # not one of ours (a remote bot)
             client.close()
             return
-        cpu = client.cpu_ms()
-        proc = client.process
-        if (
-            proc is None
-            or proc.exit_status() is not None
-            or proc.output.flooded
-            or entry.uses >= self.max_uses
-            or (cpu is not None and cpu > self.max_cpu_s * 1000.0)
-        ):
+        entry.cpu_at_release = None
+        reason = "uses" if entry.uses >= self.max_uses else self._problem(entry)
+        if reason is not None:
+            with self._lock:
+                self.retired[reason] += 1
             client.close()
             return
         entry.idle_since = time.monotonic()
-        entry.cpu_at_release = cpu
+        entry.cpu_at_release = client.cpu_ms()
         evicted: list[_Entry] = []
         with self._lock:
             if self._closed:

@@ -337,6 +337,17 @@ class GameState(abc.ABC):
         that agrees with ``observation(seat)``; ``seat``'s own observation must be unchanged.
         """
 
+    @classmethod
+    def from_observation(cls, observation: dict[str, Any], seed: int = 0) -> GameState:
+        """A playable state whose ``observation(seat)`` equals ``observation`` (what search bots need).
+
+        Only the observation is used: whatever that seat cannot see (other hands, deck orders,
+        future rolls) is sampled afresh from ``seed``, consistently with what it shows. Engines
+        override this; the default says clearly that the game does not offer it.
+        """
+        raise EngineError(f"{cls.spec.name} cannot rebuild a state from an observation yet "
+                          "(its engine does not implement GameState.from_observation)")
+
     # --- the end -----------------------------------------------------------------------------
     @abc.abstractmethod
     def result(self) -> Result:

@@ -19,6 +19,8 @@ PYTHON_ENTRY = "bot.py"
 MANIFEST = "bot.json"
 #: Where a manifest's program may live (the sandbox's PATH; all of it under /usr or links to it).
 RUNTIME_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: What tells :mod:`referee.bot_launch` that a program (not a bot.py) follows.
+EXEC_FLAG = "--exec"
 
 
 class ManifestError(ValueError):
@@ -58,10 +60,19 @@ def read_command(bot_dir: Path) -> list[str] | None:
     return command
 
 
-def launch_command(bot_dir: Path, inside_dir: str, address: str) -> list[str]:
-    """The command line that starts the bot: ``inside_dir`` is the folder as the bot sees it."""
+def launch_command(bot_dir: Path, inside_dir: str, address: str, *, launcher: bool = False) -> list[str]:
+    """The command line that starts the bot: ``inside_dir`` is the folder as the bot sees it.
+
+    With ``launcher`` (the sandbox) the bot starts through :mod:`referee.bot_launch`, which
+    applies its Landlock restriction first and then runs ``bot.py`` in the same interpreter, or
+    ``os.execv``'s the manifest's program (the restriction is inherited across exec)."""
     command = read_command(bot_dir)
+    prefix = [sys.executable, "-s", "-B", "-m", "referee.bot_launch"] if launcher else []
     if command is None:
-        return [sys.executable, "-s", "-B", f"{inside_dir}/{PYTHON_ENTRY}", "--address", address]
+        if not launcher:
+            prefix = [sys.executable, "-s", "-B"]
+        return [*prefix, f"{inside_dir}/{PYTHON_ENTRY}", "--address", address]
     program = shutil.which(command[0], path=RUNTIME_PATH)
-    return [str(program), *command[1:], "--address", address]
+    if launcher:
+        prefix.append(EXEC_FLAG)
+    return [*prefix, str(program), *command[1:], "--address", address]

@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from arena._proto import bot_pb2
+from arena.protocol import PROTOCOL_VERSION
 from referee import registry
 from referee.bot_client import BotClient, BotFault, BotSource
 from referee.engine import ConfigError, GameState, TimeControl, audience_of
+from referee.faults import proto_number
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
 from referee.sandbox import SandboxError, SandboxLimits, require_bwrap
 
 if TYPE_CHECKING:
     from referee.bot_pool import BotPool
 
-PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
 COMMENT_LIMIT = 200
 
 
@@ -54,6 +55,9 @@ class MatchConfig:
     time_control: TimeControl | None = None  # None -> the game's spec default
     sandbox: bool = True  # False only with the user's explicit --unsafe-no-sandbox
     startup_ms: int = 10000  # launch to the answer to StartMatch
+    #: The bot's own StartMatch work (from its socket being there to its answer): past it the
+    #: seat forfeits with start_timeout. Recorded per seat as ``start_ms``.
+    start_budget_ms: int = 2000
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     #: Opt-in warm processes (workers): hosted bots are taken from and given back to the pool
     #: instead of being launched and killed per match. None: every bot dies with its match.
@@ -80,12 +84,13 @@ def public_lines(lines: list[str]) -> list[str]:
 class _Seat:
     """A seat's live state during the match: its bot (None once forfeited) and its clock."""
 
-    __slots__ = ("index", "name", "client", "bank_ms", "totals", "last_cpu")
+    __slots__ = ("index", "name", "client", "benched", "bank_ms", "totals", "last_cpu")
 
     def __init__(self, index: int, name: str, bank_ms: int) -> None:
         self.index = index
         self.name = name
         self.client: BotClient | None = None
+        self.benched: BotClient | None = None  # the bot after its seat forfeited
         self.bank_ms = float(bank_ms)
         self.totals = SeatTotals(seat=index, bank_left_ms=float(bank_ms))
         self.last_cpu: float | None = None
@@ -240,7 +245,7 @@ class _Runner:
                 seat_names=names,
             )
             try:
-                seat.client.start_match(request, timeout_s)
+                seat.client.start_match(request, timeout_s, self.config.start_budget_ms / 1000.0)
             except BotFault as fault:
                 return fault
             return None
@@ -250,6 +255,7 @@ class _Runner:
             faults = list(pool.map(start, live))
         for seat, fault in zip(live, faults, strict=True):
             seat.totals.ready_ms = seat.client.ready_ms
+            seat.totals.start_ms = seat.client.start_ms
             if fault is not None:
                 self.forfeit(seat, fault, 0)
             else:
@@ -269,6 +275,7 @@ class _Runner:
                 options = state.legal_options()
                 request = bot_pb2.ActRequest(
                     match_id=match_id,
+                    seat=seat_index,
                     decision=n,
                     observation_json=orjson.dumps(state.observation(seat_index)).decode(),
                     options=[bot_pb2.Option(id=o.id, label=o.label) for o in options],
@@ -335,29 +342,21 @@ class _Runner:
         return used
 
     def forfeit(self, seat: _Seat, fault: BotFault, n: int) -> None:
-        """The seat is out: record why, stop its bot, let the fallback play it from now on."""
+        """The seat is out: record why, bench its bot, let the fallback play it from now on.
+
+        The benched bot is paused (a timed-out bot may still be computing) and hears its
+        MatchEnd at the real end like every seat; it is never seated again (see close_all)."""
         if self.record.forfeit_of(seat.index) is not None:
             return
         forfeit = Forfeit(seat.index, fault.code, fault.message, n, fault.log_tail[-4000:])
         self.record.forfeits.append(forfeit)
         client, seat.client = seat.client, None
         if client is not None:
-            if fault.code in ("illegal_option", "garbage_reply", "bot_error"):
-                # It is still listening: tell it why it is out before the sandbox goes.
-                try:
-                    client.end_match_future(
-                        bot_pb2.MatchEnd(match_id=self.config.match_id,
-                                         forfeit_reason=f"{fault.code}: {fault.message}"),
-                        0.2,
-                    ).result()
-                except Exception:  # noqa: BLE001 - a forfeited bot's last words do not matter
-                    pass
             if not forfeit.log_tail:
                 forfeit.log_tail = client.log_tail()[-4000:]
-            if self.config.pool is not None:
-                self.config.pool.discard(client)  # a faulty bot is never seated again
-            else:
-                client.close()
+            seat.benched = client
+            if client.process is not None:
+                client.process.pause(True)
         self.emit({"type": "forfeit", "match_id": self.config.match_id, "seat": seat.index,
                    "reason": fault.code, "message": fault.message, "decision": n})
 
@@ -372,24 +371,43 @@ class _Runner:
             "engine_ranks": list(result.ranks),
             "details": result.details,
         }
+        self.end_every_seat(list(result.scores), ranks)
+        self.record.totals = [s.totals for s in self.seats]
+        self.record.ended_at = _now()
+        self.emit({"type": "end", "match_id": self.config.match_id, "result": self.record.result,
+                   "forfeits": [f.public() for f in self.record.forfeits]})
+        self.finished = True
+
+    def end_every_seat(self, scores: list[float], ranks: list[int]) -> None:
+        """Send MatchEnd exactly once to every seat whose bot is still there (playing or
+        benched after a forfeit), all at once, with the seat, every score and rank, and the
+        seat's fault. A seat whose bot is gone (crashed, unreachable) cannot hear it; that
+        attempt fails fast and changes nothing."""
         futures = []
         for seat in self.seats:
-            if seat.client is None:
+            client = seat.client or seat.benched
+            if client is None:
                 continue
-            msg = bot_pb2.MatchEnd(match_id=self.config.match_id, scores=list(result.scores),
+            forfeit = self.record.forfeit_of(seat.index)
+            msg = bot_pb2.MatchEnd(match_id=self.config.match_id, seat=seat.index, scores=scores,
                                    ranks=ranks)
-            futures.append((seat.client, seat.client.end_match_future(msg, 1.0)))
+            if forfeit is not None:
+                msg.forfeit_reason = f"{forfeit.reason}: {forfeit.message}"
+                msg.fault = proto_number(forfeit.reason)
+                msg.fault_decision = forfeit.decision
+                if client.process is not None:
+                    client.process.pause(False)
+            try:
+                future = client.end_match_future(msg, 1.0 if forfeit is None else 0.5)
+            except Exception:  # noqa: BLE001 - a closed channel: this seat cannot hear it
+                continue
+            futures.append((client, future))
         for client, fut in futures:
             try:
                 fut.result()
                 self.acked.add(id(client))
             except Exception:  # noqa: BLE001 - the match is decided; a bot's ack is a courtesy
                 pass
-        self.record.totals = [s.totals for s in self.seats]
-        self.record.ended_at = _now()
-        self.emit({"type": "end", "match_id": self.config.match_id, "result": self.record.result,
-                   "forfeits": [f.public() for f in self.record.forfeits]})
-        self.finished = True
 
     def close_all(self) -> None:
         """Kill every bot; with a pool, give back those that saw a normal end without fault

@@ -11,6 +11,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from referee.faults import canonical
+
 FORMAT_VERSION = 1
 
 
@@ -38,7 +40,7 @@ class Decision:
 @dataclass
 class Forfeit:
     seat: int
-    reason: str  # a code from referee.bot_client.REASONS
+    reason: str  # a code from referee.faults.REASONS
     message: str
     decision: int  # how many decisions had been made when the seat forfeited
     log_tail: str = ""
@@ -57,6 +59,7 @@ class SeatTotals:
     bank_left_ms: float = 0.0
     cpu_ms: float | None = None
     ready_ms: float | None = None  # launch (or dial) to the answer to StartMatch
+    start_ms: float | None = None  # the StartMatch call alone, against the start budget
 
 
 @dataclass
@@ -118,7 +121,7 @@ class MatchRecord:
                 opening_audiences=data.get("opening_audiences"),
                 decisions=[Decision(**d) for d in data["decisions"]],
                 result=dict(data["result"]),
-                forfeits=[Forfeit(**f) for f in data["forfeits"]],
+                forfeits=[Forfeit(**{**f, "reason": canonical(f["reason"])}) for f in data["forfeits"]],
                 totals=[SeatTotals(**t) for t in data["totals"]],
                 started_at=data.get("started_at", ""),
                 ended_at=data.get("ended_at", ""),

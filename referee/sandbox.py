@@ -4,15 +4,21 @@ Why it is built this way:
 
 * bubblewrap gives a fresh mount, pid, network, IPC and UTS namespace. The bot sees only what
   Python needs (``/usr``, the Python installation and its site-packages, the project packages
-  ``arena`` and ``referee``), its own code read-only, a private ``/tmp`` and one folder holding
-  the gRPC Unix socket. No network namespace is shared, so even 127.0.0.1 is a different,
-  empty loopback.
+  ``arena`` and ``referee``), its own code read-only, and three size-capped tmpfs of its own:
+  ``/tmp``, ``/dev/shm`` and ``/arena/sock`` for its gRPC Unix socket; everything else is
+  read-only. No network namespace is shared, so even 127.0.0.1 is a different, empty loopback.
+  The referee reaches the socket without following any link the bot made
+  (:mod:`referee.sandbox_view`).
+* Kernel surface: no capabilities (bounding set included), ``no_new_privs``, no nested user
+  namespace, and the seccomp filter of :mod:`referee.seccomp`.
 * Limits come from ``setrlimit`` (via ``prlimit``). Root ignores ``RLIMIT_NPROC`` and the limit
   counts per real uid, so when the referee runs as root every running bot gets an unprivileged
   uid of its own (:func:`lease_uid`); bwrap runs as root (it must read the Python install under
   ``/root``) and ``setpriv`` drops to that uid inside, clearing every capability. As root, cgroup-v1
   groups (:class:`SandboxCgroups`) add one memory and pids limit for the whole sandbox — rlimits
-  are per process, and a bot that forks would multiply them — and exact CPU accounting.
+  are per process, and a bot that forks would multiply them — and exact CPU accounting. Without
+  root, the sandbox's own user namespace makes ``RLIMIT_NPROC`` count its processes alone, and
+  :class:`~referee.sandbox_watch.MemoryWatch` bounds the memory of all of them together.
 * ``--unshare-pid`` makes the bot's processes live in a pid namespace whose init is bwrap;
   ``--die-with-parent`` plus SIGKILL on the outer bwrap take the whole namespace down, so a
   fork bomb or a forgotten child never outlives the sandbox.
@@ -28,6 +34,7 @@ import fcntl
 import glob
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import site
@@ -40,7 +47,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee import seccomp
 from referee.manifest import ManifestError, launch_command
+from referee.sandbox_view import NotASocket, ProcInfo, SandboxView, cpu_ticks_of
+from referee.sandbox_watch import MEMORY_WATCH
 
 #: The folder holding ``arena`` and ``referee``: bound read-only so the SDK (and engine code a
 #: heuristic bot may import) is importable inside the sandbox.
@@ -76,6 +86,8 @@ class SandboxLimits:
     open_files: int = 256
     file_size_mb: int = 64
     tmp_mb: int = 256  # size of the private /tmp
+    shm_mb: int = 64  # size of the private /dev/shm
+    files: int = 4096  # entries in /tmp, /dev/shm and the socket folder together (kernel memory)
     output_bytes: int = 1 << 20  # total stdout+stderr over the match before the bot is killed
     tail_bytes: int = 8192  # how much of the output is kept for the crash log
 
@@ -250,10 +262,24 @@ def _ro_bind(args: list[str], made: set[str], src: Path, dest: Path | None = Non
     args += ["--ro-bind", str(src), str(dest)]
 
 
+#: Size of the tmpfs holding the bot's socket: a socket takes no data pages, so this only caps
+#: what a bot could put beside it before it is locked.
+SOCKET_TMPFS_BYTES = 1 << 20
+
+
 def sandbox_command(
-    bwrap: str, bot_dir: Path, sock_dir: Path, uid: int | None, limits: SandboxLimits
+    bwrap: str, bot_dir: Path, uid: int | None, limits: SandboxLimits, seccomp_fd: int
 ) -> list[str]:
-    """The full command line: bwrap [mounts] setpriv [uid] prlimit [limits] python bot.py."""
+    """The full command line: bwrap [mounts] setpriv [uid] prlimit [limits] python bot.py.
+
+    Every place the bot can write is a size-capped tmpfs of the sandbox (``/tmp``, ``/dev/shm``,
+    ``/arena/sock``); the root and ``/dev`` that bwrap builds are remounted read-only last. As
+    root, bwrap keeps only what ``setpriv`` needs to switch to the bot's uid, and ``setpriv``
+    empties every capability set, the bounding set included. As any other user, bwrap makes a
+    user namespace whose processes may not make another (``--disable-userns``) and have no
+    capabilities; ``RLIMIT_NPROC`` then counts the processes of that namespace only. In both
+    modes the seccomp filter of :mod:`referee.seccomp` applies from ``setpriv`` on.
+    """
     args = [bwrap]
     made: set[str] = set()
     _ro_bind(args, made, Path("/usr"))
@@ -279,25 +305,38 @@ def sandbox_command(
         _ro_bind(args, made, PROTOS_DIR)
     _ro_bind(args, made, bot_dir, Path(BOT_DIR_INSIDE))
     _ensure_parents(args, made, Path(SOCKET_DIR_INSIDE))
+    # Root owns the socket tmpfs and the bot's uid may only add its socket (locked to 0711 once
+    # ready); without root the bot's uid is the folder's owner, the size cap is what holds.
+    sock_perms = "0733" if uid is not None else "0700"
     args += [
-        "--bind", str(sock_dir), SOCKET_DIR_INSIDE,
+        "--perms", sock_perms, "--size", str(SOCKET_TMPFS_BYTES), "--tmpfs", SOCKET_DIR_INSIDE,
         "--dev", "/dev",
+        "--perms", "1777", "--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm",
         "--proc", "/proc",
+        "--remount-ro", "/dev",
+        "--remount-ro", "/",
         "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session",
         "--hostname", "sandbox",
         "--chdir", BOT_DIR_INSIDE,
+        "--seccomp", str(seccomp_fd),
     ]
     if uid is not None:
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                 "--cap-add", "CAP_SETPCAP"]
         args += [
             "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-            "--inh-caps=-all", "--no-new-privs", "--",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
         ]
-    args += prlimit_args(limits, with_nproc=uid is not None)
+    else:
+        args += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+    args += prlimit_args(limits, with_nproc=True)
     # sys.executable as it is, not resolved: in a virtual environment the path of the link is
     # how Python finds the venv (pyvenv.cfg) and so its site-packages.
-    # bot.py, or the program a bot.json manifest names (referee.manifest).
-    args += launch_command(bot_dir, BOT_DIR_INSIDE, f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}")
+    # referee.bot_launch shuts the socket folder (Landlock) before the bot's first line runs,
+    # then runs bot.py, or execs the program a bot.json manifest names (referee.manifest).
+    args += launch_command(bot_dir, BOT_DIR_INSIDE, f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}",
+                           launcher=True)
     return args
 
 
@@ -509,18 +548,33 @@ def _remove_stale_groups(parent: Path) -> None:
 
 
 class BotProcess:
-    """A hosted bot's process (sandboxed or not) and everything to clean up after it."""
+    """A hosted bot's process (sandboxed or not) and everything to clean up after it.
+
+    A sandboxed bot has no folder on the host: the referee reaches its socket, files and
+    processes through a :class:`~referee.sandbox_view.SandboxView` once the sandbox is up
+    (:meth:`dial_address`). Only an unsandboxed bot (trusted code) gets a host socket folder.
+    """
 
     def __init__(self, bot_dir: Path, sandbox: bool, limits: SandboxLimits | None = None) -> None:
         self.bot_dir = Path(bot_dir).resolve()
         self.limits = limits or SandboxLimits()
         self.sandboxed = sandbox
         self.uid: int | None = None
+        self.view: SandboxView | None = None
+        self.memory_kill: str | None = None  # set by the memory watch when it killed something
+        #: Without a cpuacct cgroup: kept stat descriptors of the sandbox's processes as of the
+        #: first reading (init and the bot), and the CPU of any other process as the memory
+        #: watch last saw it (children, at most one watch interval late).
+        self._ns_stat: dict[int, int] | None = None
+        self.others_ticks = 0
         self._lease: UidLease | None = None
         self._stopped = False
         self._lock = threading.Lock()
-        remove_stale_socket_dirs()
-        self.sock_dir = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-"))
+        self.sock_dir: Path | None = None
+        self.token = secrets.token_hex(4)
+        if not sandbox:
+            remove_stale_socket_dirs()
+            self.sock_dir = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-"))
         try:
             self._launch()
         except BaseException as exc:
@@ -531,30 +585,50 @@ class BotProcess:
                 raise SandboxError(str(exc)) from None
             raise
 
+    def dial_address(self) -> str | None:
+        """The gRPC address the referee dials, or None while the bot's socket is not there yet.
+        Raises :class:`SandboxError` when the bot put something else where its socket belongs."""
+        if self.sock_dir is not None:
+            return f"unix:{self.sock_dir / SOCKET_NAME}"
+        if self.view is None:
+            pid = self.bot_pid()
+            self.view = SandboxView.open(pid) if pid is not None else None
+            if self.view is None:
+                return None
+            MEMORY_WATCH.add(self)
+        try:
+            return self.view.socket_address()
+        except NotASocket as exc:
+            raise SandboxError(f"the bot's socket cannot be trusted: {exc}") from None
+
     @property
-    def address(self) -> str:
-        """The gRPC address the referee dials."""
-        return f"unix:{self.sock_dir / SOCKET_NAME}"
+    def memory_limited(self) -> bool:
+        """Whether the referee's memory watch (not a cgroup) bounds this sandbox's memory."""
+        return self.sandboxed and (self.cgroup is None or "memory" not in self.cgroup.paths)
 
     def _launch(self) -> None:
+        fds: list[int] = []
         if self.sandboxed:
             bwrap = require_bwrap()
             if os.geteuid() == 0:
                 self._lease = lease_uid()
                 self.uid = self._lease.uid
-            # The bot's uid creates its socket here but may not list the folder.
-            os.chmod(self.sock_dir, 0o733)
-            cmd = sandbox_command(bwrap, self.bot_dir, self.sock_dir, self.uid, self.limits)
+            try:
+                fds.append(seccomp.program_fd())
+            except seccomp.SeccompUnsupported as exc:
+                raise SandboxError(str(exc)) from None
+            cmd = sandbox_command(bwrap, self.bot_dir, self.uid, self.limits, fds[0])
             env = bot_environment(f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}")
             cwd = "/"
         else:
+            address = f"unix:{self.sock_dir / SOCKET_NAME}"
             cmd = prlimit_args(self.limits, with_nproc=False) + launch_command(
-                self.bot_dir, str(self.bot_dir), self.address
+                self.bot_dir, str(self.bot_dir), address
             )
-            env = bot_environment(self.address)
+            env = bot_environment(address)
             cwd = str(self.bot_dir)
-        token = self.sock_dir.name.rsplit("-", 1)[1]
-        self.cgroup = SandboxCgroups.create(f"{os.getpid()}-{token}", self.limits) if self.sandboxed else None
+        self.cgroup = (SandboxCgroups.create(f"{os.getpid()}-{self.token}", self.limits)
+                       if self.sandboxed else None)
         if self.cgroup is not None:
             cmd = self.cgroup.wrap(cmd)
         self.started_at = time.perf_counter()
@@ -568,11 +642,15 @@ class BotProcess:
                 cwd=cwd,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=fds,
             )
         except OSError as exc:
             if self.cgroup is not None:
                 self.cgroup.remove()
             raise SandboxError(f"cannot launch the bot in {self.bot_dir}: {exc}") from exc
+        finally:
+            for fd in fds:
+                os.close(fd)
         self.output = OutputTail(
             self.proc.stdout, self.limits.output_bytes, self.limits.tail_bytes, self.kill
         )
@@ -586,19 +664,23 @@ class BotProcess:
         code = self.proc.poll()
         if code is None:
             return "still running"
+        text = f"exited with code {code}"
         if code < 0:
-            return f"killed by signal {signal.Signals(-code).name}"
-        if code > 128 and self.sandboxed:  # bwrap reports a signal death as 128+n
+            text = f"killed by signal {signal.Signals(-code).name}"
+        elif code > 128 and self.sandboxed:  # bwrap reports a signal death as 128+n
             try:
-                return f"killed by signal {signal.Signals(code - 128).name}"
+                text = f"killed by signal {signal.Signals(code - 128).name}"
             except ValueError:
                 pass
-        return f"exited with code {code}"
+        if self.memory_kill:
+            text += f" ({self.memory_kill})"
+        return text
 
     def lock_socket_dir(self) -> None:
-        """Once the socket exists the bot may no longer create files in the shared folder."""
-        if self.sandboxed and self.uid is not None:
-            os.chmod(self.sock_dir, 0o711)
+        """Once the socket exists the bot may no longer create files beside it (as root, where
+        the folder's owner is not the bot's uid)."""
+        if self.view is not None and self.uid is not None:
+            self.view.lock_socket_dir()
 
     def bot_pid(self) -> int | None:
         """The pid (in the host's namespace) of the Python process running bot.py."""
@@ -616,25 +698,67 @@ class BotProcess:
             pid = int(kids[0])
         return pid
 
+    def processes(self) -> list[ProcInfo]:
+        """Every process of the sandbox (its init included); empty before it is up."""
+        if self.view is None:
+            return []
+        try:
+            return self.view.processes()
+        except OSError:
+            return []
+
+    def memory_mb(self) -> float | None:
+        """Memory the sandbox holds now: the cgroup's usage (tmpfs pages included), else the
+        resident memory of all its processes."""
+        if self.cgroup is not None and "memory" in self.cgroup.paths:
+            try:
+                return int((self.cgroup.paths["memory"] / "memory.usage_in_bytes").read_text()) / (1 << 20)
+            except OSError:
+                return None
+        procs = self.processes()
+        return sum(p.rss_bytes for p in procs) / (1 << 20) if procs else None
+
+    def private_files(self) -> list[str]:
+        """Files the bot has left in its private /tmp, /dev/shm and socket folder."""
+        if self.view is None:
+            return []
+        try:
+            return self.view.private_files()
+        except OSError:
+            return []
+
+    def pause(self, paused: bool) -> None:
+        """Stop (SIGSTOP) or continue (SIGCONT) the bot's main process, best effort: a seat that
+        forfeited on a timeout may still be computing, and must not take CPU from the seats
+        still playing while it waits for its MatchEnd."""
+        pid = self.bot_pid() if self.proc.poll() is None else None
+        if pid is None:
+            return
+        try:
+            os.kill(pid, signal.SIGSTOP if paused else signal.SIGCONT)
+        except OSError:
+            pass  # already gone: nothing to stop or continue
+
     def cpu_ms(self) -> float | None:
         """CPU time the bot has used so far (user + system), or None if it cannot be measured.
 
         From the bot's cpuacct cgroup when there is one (every process of the sandbox, in ns);
-        otherwise from /proc/<pid>/stat of the bot's main process (threads and reaped children
-        included, in clock ticks of 10 ms). Both are read through a kept-open descriptor: cheap
-        enough for every decision.
+        otherwise from the sandbox's own /proc: each live process's time plus what it reaped
+        of its children, init included (orphans end there), in clock ticks of 10 ms. An
+        unsandboxed bot is read from /proc/<pid>/stat of its process through a kept-open
+        descriptor.
         """
         if self.cgroup is not None and self.cgroup.paths.get("cpuacct"):
             try:
                 return self.cgroup.cpu_ms()
             except (OSError, ValueError):
                 return None
+        if self.sandboxed:
+            ticks = self._sandbox_cpu_ticks()
+            return ticks * 1000.0 / _CLK_TCK if ticks is not None else None
         if self._stat_fd is None:
-            pid = self.bot_pid()
-            if pid is None:
-                return None
             try:
-                self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+                self._stat_fd = os.open(f"/proc/{self.proc.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 return None
         try:
@@ -644,6 +768,36 @@ class BotProcess:
         fields = data[data.rindex(b")") + 2:].split()
         ticks = int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
         return ticks * 1000.0 / _CLK_TCK
+
+    def _sandbox_cpu_ticks(self) -> int | None:
+        """CPU of every process of the sandbox, cheaply enough for every decision: a pread per
+        kept process plus the watch's figure for the others. When a kept process is gone (its
+        time moved to its parent's reaped-children share) the set is read afresh."""
+        with self._lock:
+            if self.view is None:
+                return None
+            if self._ns_stat is None:
+                try:
+                    procs = self.view.processes()
+                    self._ns_stat = {p.pid: self.view.open_stat(p.pid) for p in procs}
+                except OSError:
+                    self._close_ns_stat()
+                    return None
+                if not procs:
+                    self._ns_stat = None
+                    return None
+            try:
+                return sum(cpu_ticks_of(fd) for fd in self._ns_stat.values()) + self.others_ticks
+            except OSError:
+                self._close_ns_stat()
+        procs = self.processes()
+        return sum(p.cpu_ticks for p in procs) if procs else None
+
+    def _close_ns_stat(self) -> None:
+        for fd in (self._ns_stat or {}).values():
+            os.close(fd)
+        self._ns_stat = None
+        self.others_ticks = 0
 
     # --- the end -------------------------------------------------------------------------------
     def kill(self) -> None:
@@ -661,10 +815,11 @@ class BotProcess:
                     pass
 
     def stop(self) -> None:
-        """Kill, reap, release the uid and delete the socket folder."""
+        """Kill, reap, release the uid and close every descriptor into the sandbox."""
         if self._stopped:
             return
         self._stopped = True
+        MEMORY_WATCH.discard(self)
         self.kill()
         try:
             self.proc.wait(timeout=5)
@@ -673,6 +828,23 @@ class BotProcess:
         if self._stat_fd is not None:
             os.close(self._stat_fd)
             self._stat_fd = None
+        with self._lock:
+            if self.view is not None:
+                # The namespace's init is dead, and the kernel kills the rest asynchronously:
+                # wait (and help) until its /proc is empty, so nothing is seen running after.
+                for _ in range(100):
+                    try:
+                        procs = self.view.processes()
+                    except OSError:
+                        break
+                    if not procs:
+                        break
+                    for p in procs:
+                        self.view.kill(p.pid)
+                    time.sleep(0.01)
+                self._close_ns_stat()
+                self.view.close()
+                self.view = None
         if self.uid is not None:
             # The pid namespace is gone with its init; this catches anything that slipped out.
             for _ in range(50):
@@ -690,7 +862,10 @@ class BotProcess:
         self._cleanup_files()
 
     def _cleanup_files(self) -> None:
-        shutil.rmtree(self.sock_dir, ignore_errors=True)
+        if self.sock_dir is not None:
+            shutil.rmtree(self.sock_dir, ignore_errors=True)
+
+
 
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")

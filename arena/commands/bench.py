@@ -70,6 +70,13 @@ def bench_tournament() -> None:
     _run("bench_tournament")
 
 
+@bench_group.command("schedule")
+@click.option("--seeds", default=5, show_default=True, help="seeds per shape")
+def bench_schedule(seeds: int) -> None:
+    """Scheduler CPU time (16 bots, 4 seats) and pair balance over every shape up to 16 bots."""
+    _run("bench_schedule", seeds=seeds)
+
+
 @bench_group.command("api")
 def bench_api() -> None:
     """GetLeaderboard and ListMatches throughput and latency vs a bare gRPC call."""
@@ -98,6 +105,27 @@ def bench_balance(game: str, games: int, advanced: bool) -> None:
     from benchmarks.balance_black_angel import bench, markdown
 
     click.echo(markdown(bench(games, advanced=advanced)["rows"]))
+
+
+@bench_group.command("search")
+@click.option("--game", "games", multiple=True, help="a game (repeatable; default: Black Angel and Solenia)")
+@click.option("--seeds", default=100, show_default=True, help="games against the greedy bot (0: speed only)")
+@click.option("--ms", type=float, default=None,
+              help="search time per decision (default: the bot's share of the game's decision time)")
+@click.option("--iterations", type=int, default=None, help="a fixed number of iterations per decision instead")
+def bench_search(games: tuple[str, ...], seeds: int, ms: float | None, iterations: int | None) -> None:
+    """ISMCTS iterations per CPU second per game, and its win share against the greedy bots."""
+    from benchmarks.bench_search import GREEDY
+
+    games = games or tuple(GREEDY)
+    unknown = [g for g in games if g not in GREEDY]
+    if unknown:
+        raise click.ClickException(f"no greedy bot to play against for {', '.join(unknown)}; "
+                                   f"choose from {', '.join(GREEDY)}")
+    if seeds < 0 or (ms is not None and ms <= 0) or (iterations is not None and iterations <= 0):
+        raise click.ClickException("--seeds must be 0 or more, --ms and --iterations above 0")
+    _run("bench_search", games=games, seeds=seeds, ms=ms, iterations=iterations,
+         progress=lambda line: click.echo(line, err=True))
 
 
 def register(group: click.Group) -> None:

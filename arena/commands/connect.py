@@ -38,7 +38,7 @@ def connect_command(folder: Path, game: str, name: str | None, server: str) -> N
         process = BotProcess(folder, sandbox=False)
     except SandboxError as exc:
         raise click.ClickException(str(exc)) from None
-    local = grpc.insecure_channel(process.address)
+    local = grpc.insecure_channel(process.dial_address())  # unsandboxed: its socket path, at once
     bot = ForwardingDialInBot(local, server, token, name, game,
                               tls=bool(meta.get("arena.tls")) or None, ca=meta.get("arena.tls_ca"))
 

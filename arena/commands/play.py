@@ -85,7 +85,8 @@ def _result_table(record: MatchRecord) -> str:
 @click.command("play")
 @click.argument("game")
 @click.option("--bot", "bots", multiple=True, required=True, metavar="PATH_OR_HOST:PORT",
-              help="a bot folder with bot.py (hosted, sandboxed) or host:port (remote); repeat per seat")
+              help="a bot folder with bot.py (hosted, sandboxed), host:port (remote), or a built-in bot: "
+                   "random, greedy, ismcts; repeat per seat")
 @click.option("--players", type=int, default=None,
               help="player count (default: the number of --bot; one --bot is repeated N times)")
 @click.option("--variant", default=None, help="game variant (default: the game's default)")
@@ -108,10 +109,14 @@ def play_command(
     unsafe_no_sandbox: bool,
 ) -> None:
     """Play one match of GAME between bots and print the result table."""
+    from arena.builtin_bots import UnknownBuiltin, resolve
     from referee import registry
     from referee.match import MatchConfig, SeatSpec, run_match
 
-    sources = list(bots)
+    try:
+        sources = [resolve(b, game) for b in bots]
+    except UnknownBuiltin as exc:
+        raise click.UsageError(str(exc)) from None
     if players is None:
         players = len(sources)
     elif len(sources) == 1 and players > 1:

@@ -233,7 +233,7 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
             if time.monotonic() - last_sweep > sweep_every:
                 last_sweep = time.monotonic()
                 try:
-                    tasks.sweep(tid)
+                    tasks.sweep(tid, wait=0)  # another sweep running covers this one
                 except Exception as exc:  # noqa: BLE001 - broker down; the next sweep retries
                     click.echo(f"\n(could not re-send matches yet: {exc})", err=True)
             time.sleep(0.3)
@@ -317,7 +317,7 @@ def resume_command(tournament_id: int, workers: int | None) -> None:
 @click.option("--beat", is_flag=True, help="Also run the beat scheduler (only ONE process may).")
 def worker_command(concurrency: int, loglevel: str, beat: bool) -> None:
     """Start a Celery worker that plays matches from Redis (needs ARENA_BROKER_URL)."""
-    from arena.celery_app import BROKER_ENV, app, has_broker, queue_name
+    from arena.celery_app import BROKER_ENV, app, control_queue_name, has_broker, queue_name
     from arena.db import init_db
 
     if not has_broker():
@@ -326,13 +326,19 @@ def worker_command(concurrency: int, loglevel: str, beat: bool) -> None:
             "`arena tournament` plays the matches itself"
         )
     init_db()
-    argv = ["worker", f"--concurrency={concurrency}", "--loglevel", loglevel, "-Q", queue_name(),
+    # The control queue first: Redis is polled in this order, so sweeps never wait behind matches.
+    queues = f"{control_queue_name()},{queue_name()}"
+    argv = ["worker", f"--concurrency={concurrency}", "--loglevel", loglevel, "-Q", queues,
             "-n", os.environ.get("ARENA_WORKER_NAME") or f"arena-{os.getpid()}@%h",
             "--without-gossip", "--without-mingle"]
     argv.append("--pool=solo" if concurrency == 1 else "--pool=prefork")
     if beat:
         argv.append("--beat")
-    app.worker_main(argv)
+    # Not app.worker_main(): it drops Celery's exit code, so a worker stopped by an
+    # unrecoverable (e.g. broker) error would exit 0 and a supervisor would not restart it.
+    code = app.start(argv)
+    if code:
+        sys.exit(code)
 
 
 @click.command("beat")
@@ -407,7 +413,7 @@ def ladder_command(game, bot_specs, queue, matches, variant, workers, decision_m
                 tasks.ladder_tick(game)
                 if time.monotonic() - last_sweep > sweep_every or shown < 0:
                     last_sweep = time.monotonic()
-                    tasks.sweep(game=game, kind="ladder")  # also resumes an interrupted queue
+                    tasks.sweep(game=game, kind="ladder", wait=0)  # also resumes an interrupted queue
             except Exception as exc:  # noqa: BLE001 - broker down: matches wait in the database
                 click.echo(f"(cannot reach the broker yet: {' '.join(str(exc).split())})", err=True)
             n = played() - start

@@ -46,12 +46,19 @@ def default_sqlite_path() -> Path:
 
 
 def database_url(url: str | None = None) -> str:
-    """The URL to use: the argument, else ``ARENA_DATABASE_URL``, else the SQLite default."""
+    """The URL to use: the argument, else ``ARENA_DATABASE_URL``, else the contents of the file
+    ``ARENA_DATABASE_URL_FILE`` names (a Docker secret), else the SQLite default."""
     if url:
         return url
     env = os.environ.get(DATABASE_ENV)
     if env:
         return env
+    secret = os.environ.get(f"{DATABASE_ENV}_FILE")  # a Docker secret: the URL holds a password
+    if secret:
+        try:
+            return Path(secret).read_text().strip()
+        except OSError as exc:
+            raise RuntimeError(f"{DATABASE_ENV}_FILE={secret}: cannot read it ({exc.strerror})") from None
     return f"sqlite:///{default_sqlite_path()}"
 
 

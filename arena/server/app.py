@@ -119,6 +119,11 @@ def _options(config: ServerConfig) -> list[tuple[str, Any]]:
         ("grpc.max_send_message_length", 64 * 1024 * 1024),
         # A second server on a taken port must fail, not silently share it.
         ("grpc.so_reuseport", 0),
+        # Dial-in bots (arena.sdk_connect) ping every 20 s to keep an idle ConnectBot stream
+        # alive through NAT; the default policy (one ping per 5 min) would answer GOAWAY
+        # "too_many_pings" and cut every connected bot.
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10000),
     ]
 
 

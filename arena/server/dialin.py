@@ -130,18 +130,24 @@ class DialinHub:
         await loop.run_in_executor(self.executor, dialin.mark, source, True)
         self._start_heartbeat()
         reader = asyncio.ensure_future(self._read(requests, session))
+        watcher: asyncio.Future[None] | None = None
         try:
             try:
-                detail, qualifying = await loop.run_in_executor(self.executor, self._register, user, hello, source)
+                detail, qualifying, inherited = await loop.run_in_executor(
+                    self.executor, self._register, user, hello, source)
             except Exception as exc:  # noqa: BLE001 - mapped like every Arena call's errors
                 await context.abort(*_status_of(exc))
             log.info("dial-in bot %s connected (session %s)", source, session.id)
+            if inherited is not None:
+                watcher = asyncio.ensure_future(self._requalify(session, user, hello, inherited))
             yield pb.ConnectBotResponse(welcome=pb.ConnectBotWelcome(bot=detail, qualifying=qualifying))
             while (item := await session.outbox.get()) is not None:
                 yield item
         finally:
             session.close("the stream ended")
             reader.cancel()
+            if watcher is not None:
+                watcher.cancel()
             if self.sessions.get(source) is session:
                 del self.sessions[source]
                 with contextlib.suppress(RuntimeError):  # the loop is stopping: the key expires
@@ -160,9 +166,32 @@ class DialinHub:
         finally:
             session.close("the bot's connection closed")
 
-    def _register(self, user: User, hello: pb.ConnectBotHello, source: str) -> tuple[pb.BotDetail, bool]:
+    async def _requalify(self, session: _Session, user: User, hello: pb.ConnectBotHello, sub_id: int) -> None:
+        """A qualification begun on an older connection may still be refused because that
+        connection dropped (the match plays on to its real end first): once it ends refused,
+        and this connection is still the bot's, qualify the bot again over this one."""
+        loop = asyncio.get_running_loop()
+        try:
+            status = QUALIFYING
+            while status == QUALIFYING and not session.closed:
+                await asyncio.sleep(0.25)
+                status = await loop.run_in_executor(self.executor, self._status_of, sub_id)
+            if status == REFUSED and not session.closed and self.sessions.get(session.source) is session:
+                await loop.run_in_executor(self.executor, self._register, user, hello, session.source)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the next connection retries; logged
+            log.exception("re-qualifying %s failed", session.source)
+
+    def _status_of(self, sub_id: int) -> str | None:
+        with session_scope(self.url) as s:
+            sub = s.get(Submission, sub_id)
+            return sub.status if sub is not None else None
+
+    def _register(self, user: User, hello: pb.ConnectBotHello, source: str) -> tuple[pb.BotDetail, bool, int | None]:
         """Create and qualify the bot on its first connection (or after a refusal); later
-        connections only resume. Returns the bot and whether it is qualifying now."""
+        connections only resume. Returns the bot, whether it is qualifying now, and the id of a
+        qualification an earlier connection began and that is still running (else None)."""
         with session_scope(self.url) as s:
             bot = s.scalar(select(Bot).where(Bot.name == hello.name, Bot.game == hello.game))
             latest = None
@@ -176,7 +205,8 @@ class DialinHub:
             bot = s.scalar(select(Bot).where(Bot.name == hello.name, Bot.game == hello.game))
             sub = s.scalar(select(Submission).where(Submission.bot_id == bot.id)
                            .order_by(Submission.number.desc()).limit(1))
-            return self.detail(s, bot), sub.status == QUALIFYING
+            inherited = sub.id if known and sub.status == QUALIFYING else None
+            return self.detail(s, bot), sub.status == QUALIFYING, inherited
 
     async def aclose(self) -> None:
         """The server is stopping: drop every bot's stream and the presence heartbeat."""

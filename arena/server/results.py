@@ -27,10 +27,11 @@ MAX_PAGE = 500
 MATCH_STATUSES = ("pending", "running", "done", "failed")
 
 
-def leaderboard(session: Session, game: str, limit: int) -> pb.Leaderboard:
-    """Active bots of ``game``, each by its newest (playing) version, best mu - 3 sigma first."""
+def leaderboard(session: Session, game: str, limit: int, page_token: str = "") -> pb.Leaderboard:
+    """Active bots of ``game``, each by its newest (playing) version, best mu - 3 sigma first;
+    one page of ``limit`` rows."""
     check_game(game)
-    limit = min(limit or 100, MAX_LEADERBOARD)
+    offset, limit = convert.offset_page(limit, page_token, 100, MAX_LEADERBOARD)
     newest = (
         select(BotVersion.bot_id, func.max(BotVersion.number).label("number"))
         .group_by(BotVersion.bot_id)
@@ -44,35 +45,43 @@ def leaderboard(session: Session, game: str, limit: int) -> pb.Leaderboard:
         .join(Rating, (Rating.bot_version_id == BotVersion.id) & (Rating.game == game))
         .where(Bot.game == game, Bot.active.is_(True))
         .order_by(conservative.desc(), Bot.id)
-        .limit(limit)
+        .offset(offset)
+        .limit(limit + 1)
     ).all()
     return pb.Leaderboard(
         game=game,
         rows=[
             pb.LeaderboardRow(
-                rank=i + 1, bot_id=r[0], bot=f"{r[1]} v{r[3]}", owner=r[2], mu=r[4], sigma=r[5],
+                rank=offset + i + 1, bot_id=r[0], bot=f"{r[1]} v{r[3]}", owner=r[2], mu=r[4], sigma=r[5],
                 conservative=r[7], matches=r[6],
             )
-            for i, r in enumerate(rows)
+            for i, r in enumerate(rows[:limit])
         ],
+        next_page_token=convert.next_offset_token(offset, limit, len(rows)),
     )
 
 
-def rating_history(session: Session, bot_id: int) -> pb.RatingHistory:
-    bot = get_bot(session, bot_id)
+def rating_history(session: Session, request: pb.GetRatingHistoryRequest) -> pb.RatingHistory:
+    """One page of a bot's rating points, oldest first."""
+    offset, size = convert.offset_page(request.page_size, request.page_token, 500, 5000)
+    bot = get_bot(session, request.bot_id)
     rows = session.execute(
         select(RatingHistory.match_id, RatingHistory.mu, RatingHistory.sigma, RatingHistory.created_at, BotVersion.number)
         .join(BotVersion, BotVersion.id == RatingHistory.bot_version_id)
         .where(BotVersion.bot_id == bot.id, RatingHistory.game == bot.game)
         .order_by(RatingHistory.seq)
+        .offset(offset)
+        .limit(size + 1)
     ).all()
     return pb.RatingHistory(
         bot_id=bot.id,
         game=bot.game,
         points=[
-            pb.RatingPoint(match_id=r[0], mu=r[1], sigma=r[2], at=convert.timestamp(r[3]), version=r[4])
-            for r in rows
+            pb.RatingPoint(match_id=r[0], mu=r[1], sigma=r[2], at=convert.timestamp(r[3]), version=r[4],
+                           rate_time=convert.time_of(r[3]))
+            for r in rows[:size]
         ],
+        next_page_token=convert.next_offset_token(offset, size, len(rows)),
     )
 
 
@@ -89,10 +98,16 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
     query = select(*_SUMMARY_COLUMNS)
     if request.game:
         query = query.where(Match.game == check_game(request.game))
-    if request.status:
-        if request.status not in MATCH_STATUSES:
-            raise invalid(f"unknown match status {request.status!r}; use one of {', '.join(MATCH_STATUSES)}")
-        query = query.where(Match.status == request.status)
+    status = request.status
+    if request.match_status:
+        by_enum = pb.MatchStatus.Name(request.match_status).removeprefix("MATCH_STATUS_").lower()
+        if status and status != by_enum:
+            raise invalid(f"status {status!r} and match_status {by_enum!r} disagree; give one of them")
+        status = by_enum
+    if status:
+        if status not in MATCH_STATUSES:
+            raise invalid(f"unknown match status {status!r}; use one of {', '.join(MATCH_STATUSES)}")
+        query = query.where(Match.status == status)
     if request.tournament_id:
         query = query.where(Match.tournament_id == request.tournament_id)
     if request.bot_id:
@@ -133,6 +148,8 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
                 id=r.id, game=r.game, variant=r.variant, status=r.status, tournament_id=r.tournament_id or 0,
                 seats=convert.with_forfeit_reasons(seats_of[r.id], r.forfeits),
                 created_at=convert.timestamp(r.created_at), finished_at=convert.timestamp(r.finished_at),
+                match_status=convert.enum_of(pb.MatchStatus, "MATCH_STATUS_", r.status),
+                create_time=convert.time_of(r.created_at), finish_time=convert.time_of(r.finished_at),
             )
             for r in rows
         ]

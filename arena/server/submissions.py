@@ -22,6 +22,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 import grpc
+from google.rpc import error_details_pb2
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -30,11 +31,23 @@ from arena.bots import register_version
 from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
 from arena.server.config import ServerConfig
-from arena.server.errors import ApiError, denied, invalid, not_found
+from arena.server.errors import ERROR_DOMAIN, ApiError, denied, invalid, not_found
 from arena.uploads import UnsafeArchive, read_archive, write_bot
 from referee import registry
+from referee.faults import SERVER_ERROR
 
 log = logging.getLogger("arena.server.submissions")
+
+
+def unsafe_archive(exc: UnsafeArchive) -> ApiError:
+    """INVALID_ARGUMENT with the rule in the message and, machine-readable, an ErrorInfo
+    (reason UNSAFE_ARCHIVE, metadata kind=<rule>) and a BadRequest naming the field."""
+    message = f"archive refused ({exc.kind}): {exc}"
+    info = error_details_pb2.ErrorInfo(reason="UNSAFE_ARCHIVE", domain=ERROR_DOMAIN, metadata={"kind": exc.kind})
+    bad = error_details_pb2.BadRequest(field_violations=[
+        error_details_pb2.BadRequest.FieldViolation(field="archive", description=message),
+    ])
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, message, (info, bad))
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9_-]{3,40}$")
 ADDRESS = re.compile(r"^(?:tls://)?(?:[A-Za-z0-9.\-]{1,253}|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
@@ -90,7 +103,7 @@ class Submissions:
         try:
             members = read_archive(archive, self.config.limits)
         except UnsafeArchive as exc:
-            raise invalid(f"archive refused ({exc.kind}): {exc}") from None
+            raise unsafe_archive(exc) from None
         digest = hashlib.sha256(archive).hexdigest()
 
         def place(bot_id: int, number: int) -> str:
@@ -185,7 +198,7 @@ class Submissions:
             )
         except Exception as exc:  # noqa: BLE001 - recorded as the refusal; the log has the rest
             log.exception("qualification of submission %s failed", sub_id)
-            outcome = qualification.Outcome(False, "", "error", f"qualification failed on the server: {exc}")
+            outcome = qualification.Outcome(False, "", SERVER_ERROR, f"qualification failed on the server: {exc}")
         with session_scope(self.url) as s:
             sub = s.get(Submission, sub_id)
             bot = s.get(Bot, sub.bot_id)
@@ -202,7 +215,7 @@ class Submissions:
                 bot.active = True
             else:
                 sub.status = REFUSED
-                sub.refusal_kind = outcome.kind or "error"
+                sub.refusal_kind = outcome.kind or SERVER_ERROR
                 sub.refusal_message = outcome.message
                 sub.log_tail = outcome.log_tail
 

@@ -36,6 +36,9 @@ def tournament_message(session: Session, t: Tournament) -> pb.Tournament:
         matches_failed=counts.get("failed", 0), eta_seconds=-1.0 if eta is None else float(eta),
         created_at=convert.timestamp(t.created_at),
         bot_ids=sorted({e.version.bot_id for e in t.entries}),
+        tournament_kind=pb.TOURNAMENT_KIND_ROUND_ROBIN,
+        tournament_status=convert.enum_of(pb.TournamentStatus, "TOURNAMENT_STATUS_", t.status),
+        create_time=convert.time_of(t.created_at),
     )
 
 
@@ -47,12 +50,16 @@ def get_tournament(url: str | None, tournament_id: int) -> pb.Tournament:
         return tournament_message(s, t)
 
 
-def list_tournaments(url: str | None, game: str) -> pb.ListTournamentsReply:
+def list_tournaments(url: str | None, request: pb.ListTournamentsRequest) -> pb.ListTournamentsReply:
+    """One page of tournaments, newest first."""
+    offset, size = convert.offset_page(request.page_size, request.page_token, 50, 500)
     with session_scope(url) as s:
         query = select(Tournament).order_by(Tournament.id.desc())
-        if game:
-            query = query.where(Tournament.game == check_game(game))
-        return pb.ListTournamentsReply(tournaments=[tournament_message(s, t) for t in s.scalars(query)])
+        if request.game:
+            query = query.where(Tournament.game == check_game(request.game))
+        rows = s.scalars(query.offset(offset).limit(size + 1)).all()
+        return pb.ListTournamentsReply(tournaments=[tournament_message(s, t) for t in rows[:size]],
+                                       next_page_token=convert.next_offset_token(offset, size, len(rows)))
 
 
 def ladder_message(session: Session, ladder: Ladder | None, game: str) -> pb.Ladder:

@@ -276,6 +276,17 @@ class BlackAngelState(GameState):
 
         return determinise(self, seat, seed)
 
+    @classmethod
+    def from_observation(cls, observation: dict[str, Any], seed: int = 0) -> BlackAngelState:
+        from referee.black_angel.observed import state_from_observation
+
+        try:
+            return state_from_observation(observation, seed)
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"not a Black Angel observation: {exc!r}") from None
+
     # --- the end ------------------------------------------------------------------------------
     def result(self) -> Result:
         from referee.black_angel.scoring import result

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from referee.black_angel import board as B
 from referee.black_angel import data as D
 from referee.black_angel import space as S
+from referee.black_angel.observed import raw_block
 from referee.rng import Rng
 
 if TYPE_CHECKING:
@@ -196,8 +197,10 @@ def observation(s: BlackAngelState, seat: int) -> dict[str, Any]:
                   "ravagers": [_ravager_json(r) for r in s.hand_r[seat]]}
     me["slots"] = [None if c < 0 else (_ravager_json(c) if c >= 100 else _mission_json(c)) for c in s.slots[seat]]
     out["you"] = seat
+    out["seat"] = seat
     if seat == s.seat and not s.over:
         out["context"] = dict(s.ctx)  # the mover's own decision in progress
+    out["raw"] = raw_block(s, seat)  # engine encoding, for bots that rebuild a state (observed.py)
     return out
 
 

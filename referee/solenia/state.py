@@ -749,6 +749,18 @@ class SoleniaState(GameState):
         st._cache = None
         return st
 
+    @classmethod
+    def from_observation(cls, observation: dict[str, Any], seed: int = 0) -> SoleniaState:
+        from referee.engine import ConfigError
+        from referee.solenia.observed import state_from_observation
+
+        try:
+            return state_from_observation(observation, seed)
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"not a Solenia observation: {exc!r}") from None
+
     def determinise(self, seat: int, seed: int) -> SoleniaState:
         """Re-deal what ``seat`` cannot see: other hands, every deck's order, the tile piles, dice."""
         c = self.clone()

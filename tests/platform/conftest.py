@@ -178,14 +178,16 @@ def redis_db(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("ARENA_QUEUE", queue)
     yield REDIS_URL
     client = redis.Redis.from_url(REDIS_URL)
-    client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+    for name in (queue, f"{queue}.control"):
+        client.delete(name, f"_kombu.binding.{name}", f"_kombu.binding_permanent.{name}")
+    client.delete(f"arena:sweep-lease:{queue}")
     # Messages a killed worker never acknowledged: drop ours so they are not restored later.
     for tag, raw in client.hgetall("unacked").items():
         try:
             routing_key = json.loads(raw)[2]
         except (ValueError, IndexError, TypeError):
             continue
-        if routing_key == queue:
+        if routing_key in (queue, f"{queue}.control"):
             client.hdel("unacked", tag)
             client.zrem("unacked_index", tag)
 

@@ -40,7 +40,10 @@ def test_arena_services_run_real_arena_commands(compose: dict) -> None:
         assert service["command"][0] == command
         assert command in cli.commands, f"`arena {command}` does not exist"
         env = service["environment"]
-        assert env["ARENA_DATABASE_URL"].startswith("postgresql+psycopg2://")
+        # The database URL holds a password: a Docker secret, never in the compose file.
+        assert "ARENA_DATABASE_URL" not in env
+        assert env["ARENA_DATABASE_URL_FILE"] == "/run/secrets/database_url"
+        assert "database_url" in service["secrets"]
         assert env["ARENA_BROKER_URL"].startswith("redis://redis:")
         deps = service["depends_on"]
         assert deps["redis"]["condition"] == deps["postgres"]["condition"] == "service_healthy"
@@ -75,13 +78,61 @@ def test_dockerfile_copies_what_exists() -> None:
     assert "bubblewrap" in text and 'ENTRYPOINT ["arena"]' in text
 
 
-def test_docker_compose_config_when_a_client_is_installed() -> None:
+def _compose_client() -> list[str] | None:
+    """``docker compose`` (the plugin) or ``docker-compose`` (e.g. Debian's package)."""
     docker = shutil.which("docker")
-    if docker is None:
-        pytest.skip("no docker client")
-    probe = subprocess.run([docker, "compose", "version"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip("docker client without the compose plugin")
-    out = subprocess.run([docker, "compose", "-f", str(COMPOSE), "config", "--quiet"],
+    if docker is not None:
+        probe = subprocess.run([docker, "compose", "version"], capture_output=True, text=True)
+        if probe.returncode == 0:
+            return [docker, "compose"]
+    legacy = shutil.which("docker-compose")
+    return [legacy] if legacy else None
+
+
+def test_docker_compose_config_when_a_client_is_installed() -> None:
+    client = _compose_client()
+    if client is None:
+        pytest.skip("no compose client (docker compose plugin or docker-compose)")
+    out = subprocess.run([*client, "-f", str(COMPOSE), "config", "--quiet"],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
+
+
+def test_no_secret_in_the_compose_file(compose: dict) -> None:
+    """Passwords come from Docker secrets (files the operator creates), never from this file."""
+    text = COMPOSE.read_text()
+    assert "POSTGRES_PASSWORD:" not in text and "arena:arena@" not in text
+    postgres = compose["services"]["postgres"]
+    assert postgres["environment"]["POSTGRES_PASSWORD_FILE"] == "/run/secrets/postgres_password"
+    assert set(compose["secrets"]) == {"database_url", "postgres_password"}
+    assert (ROOT / "secrets" / "README.md").exists()
+
+
+def test_only_the_sandboxing_services_run_as_root(compose: dict) -> None:
+    """web and beat run as the image's unprivileged user; server and worker need root for the
+    sandbox (a uid and cgroup per bot), with a comment saying so."""
+    services = compose["services"]
+    assert services["web"]["user"] == services["beat"]["user"] == "arena"
+    assert "arena" in (ROOT / "Dockerfile").read_text()  # the image creates that user
+    for name in ("server", "worker"):
+        assert "user" not in services[name]
+    assert COMPOSE.read_text().count("see referee/sandbox.py") >= 1
+
+
+def test_the_worker_health_check_uses_the_heartbeat_file_and_stops_gracefully(compose: dict) -> None:
+    worker = compose["services"]["worker"]
+    assert "worker_healthy" in " ".join(worker["healthcheck"]["test"])
+    assert worker["stop_grace_period"] == "10m"
+
+
+def test_database_url_from_a_secret_file(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    from arena.db.session import database_url
+
+    secret = tmp_path / "database_url"
+    secret.write_text("postgresql+psycopg2://arena:s3cret@db:5432/arena\n")
+    monkeypatch.delenv("ARENA_DATABASE_URL", raising=False)
+    monkeypatch.setenv("ARENA_DATABASE_URL_FILE", str(secret))
+    assert database_url() == "postgresql+psycopg2://arena:s3cret@db:5432/arena"
+    monkeypatch.setenv("ARENA_DATABASE_URL_FILE", str(tmp_path / "missing"))
+    with pytest.raises(RuntimeError, match="ARENA_DATABASE_URL_FILE"):
+        database_url()

@@ -1,4 +1,4 @@
-"""Round-robin schedule properties (arena/schedule.py) for N in 2..12 and k in 2..5."""
+"""Round-robin schedule properties (arena/schedule.py) for N in 2..16, k in 2..5, R in 1..3."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from arena.schedule import PAIR_SPREAD_BOUND, ScheduleError, games_per_round, round_robin
+from arena.schedule import (
+    DESIGNS,
+    OPEN_SHAPES,
+    PAIR_SPREAD_BOUND,
+    ScheduleError,
+    games_per_round,
+    pair_cost_bound,
+    round_robin,
+)
 
 
 def _tally(tables, n, k):
@@ -28,11 +36,27 @@ def _tally(tables, n, k):
     return games, seats, pairs, ordered
 
 
-@settings(max_examples=80, deadline=None)
+def _achievable_spread(n: int, k: int, rounds: int) -> int:
+    """The pair spread a schedule of this shape can have, as far as is known.
+
+    * k = 2: 0 — the double round-robin meets every ordered pair once per round.
+    * k ≥ 3: 1 for every shape except :data:`arena.schedule.OPEN_SHAPES`. A spread of 0 or 1
+      is the best any schedule can do whenever the meetings total does not divide evenly, and
+      for every shape here a schedule with exact seat balance and spread ≤ 1 has been found
+      (by this search, for many seeds: `arena bench schedule`), which proves it exists. The
+      open shapes are the ones where spread ≤ 1 forces a rare structure (see OPEN_SHAPES) that
+      neither we nor the search could construct: there the test accepts PAIR_SPREAD_BOUND (2).
+    """
+    if k == 2:
+        return 0
+    return PAIR_SPREAD_BOUND if (n, k, rounds) in OPEN_SHAPES else 1
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(
-    n=st.integers(2, 12),
+    n=st.integers(2, 16),
     k=st.integers(2, 5),
-    rounds=st.integers(1, 2),
+    rounds=st.integers(1, 3),
     seed=st.integers(0, 2**16),
 )
 def test_seat_and_pair_balance(n: int, k: int, rounds: int, seed: int) -> None:
@@ -44,11 +68,53 @@ def test_seat_and_pair_balance(n: int, k: int, rounds: int, seed: int) -> None:
     assert all(games[b] == per_bot for b in range(n))
     assert {seats[b, s] for b in range(n) for s in range(k)} == {per_bot // k}
     meetings = [pairs[p] for p in combinations(range(n), 2)]
+    # Every pair meets: one round always has enough tables for it (m is chosen so; k = 2 too).
+    assert min(meetings) >= 1
+    assert max(meetings) - min(meetings) <= _achievable_spread(n, k, rounds)
     if k == 2:
         # Classic double round-robin: every ordered pair (colours) exactly once per round.
         assert all(ordered[p] == rounds for p in permutations(range(n), 2))
-    else:
-        assert max(meetings) - min(meetings) <= PAIR_SPREAD_BOUND
+
+
+# The shapes of issue 12: some seeds used to leave a pair that never met (11 or 12 bots at 4
+# seats, one round), or spread meetings by 2 where an even schedule exists.
+@pytest.mark.parametrize(
+    ("n", "k", "rounds", "spread"),
+    [(11, 4, 1, 1), (12, 4, 1, 1), (9, 4, 2, 0), (10, 4, 3, 0), (9, 5, 2, 0), (13, 4, 1, 0),
+     (13, 4, 2, 0), (11, 5, 2, 0), (16, 4, 3, 1)],
+)
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_reported_shapes_are_balanced_for_every_seed(
+    n: int, k: int, rounds: int, spread: int, seed: int
+) -> None:
+    _, _, pairs, _ = _tally(round_robin(n, k, rounds, seed), n, k)
+    meetings = [pairs[p] for p in combinations(range(n), 2)]
+    assert min(meetings) >= 1 and max(meetings) - min(meetings) <= spread
+
+
+@pytest.mark.parametrize("shape", sorted(DESIGNS))
+def test_designed_schedules_are_valid_for_every_relabelling(shape: tuple[int, int, int]) -> None:
+    """The tabulated (designed) schedules: exact per-round games, seats, spread 1."""
+    n, k, rounds = shape
+    for seed in range(4):
+        tables = round_robin(n, k, rounds, seed)
+        games, seats, pairs, _ = _tally(tables, n, k)
+        per_bot = games_per_round(n, k) * rounds
+        assert all(games[b] == per_bot for b in range(n))
+        assert {seats[b, s] for b in range(n) for s in range(k)} == {per_bot // k}
+        meetings = [pairs[p] for p in combinations(range(n), 2)]
+        assert min(meetings) >= 1 and max(meetings) - min(meetings) <= 1
+    assert round_robin(n, k, rounds, 0) != round_robin(n, k, rounds, 1)  # relabelled per seed
+
+
+def test_the_cost_bound_is_reached_exactly_at_spread_one() -> None:
+    """pair_cost_bound is the stopping rule of the search: check it against a real schedule."""
+    from arena.schedule import _f
+
+    for n, k, rounds in [(9, 4, 2), (12, 4, 1), (7, 3, 1)]:
+        _, _, pairs, _ = _tally(round_robin(n, k, rounds, 5), n, k)
+        cost = sum(_f(pairs[p], k) for p in combinations(range(n), 2))
+        assert cost == pair_cost_bound(n, k, rounds)
 
 
 def test_two_player_round_is_a_double_round_robin_with_colours_swapped() -> None:

@@ -22,6 +22,15 @@ RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot"
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap is not installed")
 
 
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none). Bots run on this same kernel."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return max(0, libc.syscall(ctypes.c_long(444), None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+
+
 def leftover_pids(uids: list[int]) -> list[int]:
     """Live processes of sandbox uids that no referee holds any more: survivors of a match.
 

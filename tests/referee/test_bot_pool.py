@@ -213,3 +213,40 @@ def test_output_quota_and_log_tail_are_per_match(pool: BotPool, tmp_path: Path) 
         chatty = next(e.client for e in pool._idle if "chatty" in e.key[0])
     tail = chatty.log_tail()
     assert "started pool-23" in tail and "pool-22" not in tail
+
+
+@pytest.mark.parametrize(("mode", "reason"), [
+    ("child", "child_process"),
+    ("memory", "memory"),
+    ("files", "files"),
+    ("shm", "files"),
+    ("spin", "idle_cpu"),
+])
+def test_a_bot_that_leaves_something_behind_is_retired(pool: BotPool, hostile, mode: str,
+                                                         reason: str) -> None:
+    dirty = hostile("pool_dirty", **{"mode.txt": mode})
+    record = _match([dirty, str(RANDOM_BOT)], 31, pool)
+    assert record.forfeits == []  # it played legally: only the pool notices
+    if mode == "spin":
+        # Idle, yet burning CPU. Two shared cores: the spinner may get only part of one, so
+        # wait until it has burnt the (lowered) allowance rather than a fixed time.
+        pool.idle_cpu_ms = 100.0
+        with pool._lock:
+            entry = next(e for e in pool._idle if "pool_dirty" in e.key[0])
+        deadline = time.monotonic() + 10
+        while entry.client.cpu_ms() - entry.cpu_at_release <= 150 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    record = _match([dirty, str(RANDOM_BOT)], 32, pool)
+    assert record.forfeits == []
+    assert pool.retired[reason] >= 1, dict(pool.retired)
+    assert (pool.launches, pool.reuses) == (3, 1)  # the dirty bot was launched afresh
+
+
+def test_a_clean_bot_passes_every_check(pool: BotPool) -> None:
+    for seed in (33, 34):
+        _match([str(RANDOM_BOT)] * 2, seed, pool)
+    assert pool.retired == {} and pool.reuses == 2
+    with pool._lock:
+        proc = pool._idle[0].client.process
+    assert len(proc.processes()) == 2 and proc.private_files() == []
+    assert 10 < proc.memory_mb() < pool.max_idle_memory_mb

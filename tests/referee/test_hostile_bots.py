@@ -4,17 +4,22 @@ autouse fixture in conftest.py checks that after every test)."""
 
 from __future__ import annotations
 
+import glob
+import json
 import os
 import socket
+import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from referee import sandbox, seccomp
 from referee.engine import TimeControl
 from referee.record import MatchRecord
 from referee.sandbox import SandboxLimits
-from tests.referee.helpers import RANDOM_BOT, needs_bwrap, play
+from tests.referee.helpers import RANDOM_BOT, landlock_abi, needs_bwrap, play
 
 pytestmark = needs_bwrap
 
@@ -175,3 +180,120 @@ def test_exception_in_act_forfeits_with_its_traceback(hostile) -> None:
     # The author reads the crash log: it names the line of their bug.
     assert "KeyError: 'no-such-key'" in forfeit.log_tail, forfeit.log_tail
     assert "in evaluate" in forfeit.log_tail
+
+
+# --- kernel surface, socket folder, writable places (issue 11, items 4 and 5) ----------------
+
+
+def _probe_report(record: MatchRecord) -> dict:
+    forfeit = _forfeited(record, 0, "bot_error")
+    line = next(ln for ln in forfeit.log_tail.splitlines() if ln.startswith("PROBE "))
+    return json.loads(line[len("PROBE "):])
+
+
+def test_seccomp_denies_each_call_and_no_namespace_can_be_made(hostile) -> None:
+    report = _probe_report(play("toy", [hostile("syscall_probe"), str(RANDOM_BOT)]))
+    calls = report["calls"]
+    wrong = {name: calls[name] for name in seccomp.DENIED if calls[name] != "EPERM"}
+    assert wrong == {}, wrong
+    assert calls["clone3"] == "ENOSYS"  # glibc then falls back to clone, whose flags are checked
+    assert calls["clone(CLONE_NEWUSER)"] == "EPERM"
+    assert report["fork"] == "OK"  # what a bot may do still works
+    for cmd in ("unshare -Urm", "unshare -Ur", "nested bwrap", "nested bwrap pid"):
+        assert not report[cmd].startswith("rc=0"), (cmd, report[cmd])
+    status = report["status"]
+    assert status["Seccomp"] == "2"  # a filter is in force
+    assert status["NoNewPrivs"] == "1"
+    for cap in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(status[cap], 16) == 0, (cap, status[cap])  # the bounding set too
+    if os.geteuid() == 0:
+        assert status["Uid"].split()[0] in {str(u) for u in sandbox.lease_history[-2:]}
+
+
+def _host_files_with(marker: str) -> list[str]:
+    tmp = tempfile.gettempdir()
+    return [p for p in glob.glob(os.path.join(tmp, "*" + marker + "*"))
+            + glob.glob(os.path.join(tmp, "*", "*" + marker + "*"))
+            + glob.glob(os.path.join(tmp, "*", "*", "*" + marker + "*"))]
+
+
+def test_socket_folder_writes_stay_in_the_sandbox_and_stop_once_ready(hostile) -> None:
+    marker = f"squat{os.getpid()}x{time.monotonic_ns()}"
+    record = play("toy", [hostile("sock_squatter", **{"marker.txt": marker}), str(RANDOM_BOT)])
+    assert record.forfeits == []
+    comment = next(d.comment for d in record.decisions if d.seat == 0)
+    before, after = comment.split(" after:")
+    if landlock_abi() > 0:
+        # It may make its socket there, and nothing else, from its first line on.
+        assert before == "before:mkdir=EACCES", before
+    else:
+        # Without Landlock: only inside a 1 MiB tmpfs of its own sandbox (4 MiB asked).
+        assert "ENOSPC" in before and int(before.split("wrote=")[1].split("KiB")[0]) <= 1024, before
+    if os.geteuid() == 0 or landlock_abi() > 0:
+        assert after == "mkdir=EACCES", after  # locked once ready: the folder is root's
+    assert _host_files_with(marker) == []  # nothing ever reaches the host
+
+
+def test_a_symlinked_socket_is_refused_and_never_followed(hostile, tmp_path: Path) -> None:
+    host_sock = tmp_path / "host-service.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(host_sock))
+    listener.listen()
+    listener.setblocking(False)
+    try:
+        record = play("toy", [hostile("sock_symlink", **{"target.txt": str(host_sock)}),
+                              str(RANDOM_BOT)])
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # the referee never dialled the host socket
+    finally:
+        listener.close()
+    forfeit = _forfeited(record, 0, "start_failed")
+    if landlock_abi() > 0:
+        # Landlock lets it make nothing but a socket there: not even the link.
+        assert "os.symlink" in forfeit.log_tail and "Permission denied" in forfeit.log_tail
+    else:
+        # The referee opens the path without following links (test_sandbox_view.py too).
+        assert "socket cannot be trusted" in forfeit.message and "symbolic link" in forfeit.message
+
+
+def test_every_writable_place_is_capped_and_the_rest_is_read_only(hostile) -> None:
+    record = play("toy", [hostile("space_filler"), str(RANDOM_BOT)])
+    assert record.forfeits == []
+    comment = next(d.comment for d in record.decisions if d.seat == 0)
+    notes = dict(part.split("=", 1) for part in comment.split(" | "))
+    assert notes["/tmp"] in ("256MiB ENOSPC", "255MiB ENOSPC"), comment  # tmp_mb
+    assert notes["/dev/shm"] in ("64MiB ENOSPC", "63MiB ENOSPC"), comment  # shm_mb
+    assert notes["/dropped"] == "EROFS" and notes["/dev/dropped"] == "EROFS", comment
+    assert notes["/arena/dropped"] == "EROFS", comment
+
+
+SLOW_START_MATCH = '''
+import time
+from arena.sdk import serve_bot
+
+def start(match):
+    time.sleep(1.5)  # precomputing on nobody's clock
+
+if __name__ == "__main__":
+    serve_bot(lambda observation, options: options[0].id, start=start)
+'''
+
+
+def test_start_match_work_counts_against_the_start_budget(tmp_path: Path) -> None:
+    bot = tmp_path / "slow_start_match"
+    bot.mkdir()
+    (bot / "bot.py").write_text(SLOW_START_MATCH)
+    record = play("toy", [str(bot), str(RANDOM_BOT)], start_budget_ms=500)
+    forfeit = _forfeited(record, 0, "start_timeout")
+    assert "start budget of 500 ms" in forfeit.message
+    assert 450 < record.totals[0].start_ms < 1400  # recorded, and cut at the budget
+    assert record.totals[1].start_ms is not None and record.totals[1].start_ms < 500
+    # Within a larger budget the same bot plays, and its start-up work is on the record.
+    record = play("toy", [str(bot), str(RANDOM_BOT)], start_budget_ms=3000)
+    assert record.forfeits == [] and record.totals[0].start_ms >= 1500
+
+
+def test_files_without_end_in_tmp_are_stopped_at_the_file_limit(hostile) -> None:
+    record = play("toy", [hostile("file_spray"), str(RANDOM_BOT)], tc=TimeControl(5000, 20000))
+    forfeit = _forfeited(record, 0, "crash")
+    assert "files in its tmpfs, over the limit of 4096" in forfeit.message, forfeit.message

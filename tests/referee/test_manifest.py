@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from arena.uploads import read_archive
+from referee import bot_launch
 from referee.bot_client import BotSource
-from referee.manifest import ManifestError, launch_command, read_command
+from referee.manifest import EXEC_FLAG, ManifestError, launch_command, read_command
 from referee.match import MatchConfig, SeatSpec, run_match
 from tests.api.archives import tar_bot
+from tests.referee.helpers import landlock_abi, needs_bwrap
 
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot"
 
@@ -70,3 +72,30 @@ def test_a_manifest_naming_a_missing_runtime_forfeits_at_start_with_the_reason(t
 def test_uploads_accept_a_manifest_bot() -> None:
     members = read_archive(tar_bot({"bot.json": b'{"command": ["node", "bot.js"]}', "bot.js": b"//"}, top="kit"))
     assert sorted("/".join(m.parts) for m in members) == ["bot.js", "bot.json"]
+
+
+def test_in_the_sandbox_bot_launch_restricts_first_then_runs_the_entry(tmp_path: Path) -> None:
+    bot = manifest(tmp_path, {"command": ["sh", "run.sh"]})
+    cmd = launch_command(bot, "/arena/bot", "unix:/s", launcher=True)
+    at = cmd.index("referee.bot_launch")
+    assert cmd[at - 1] == "-m" and cmd[at + 1] == EXEC_FLAG == bot_launch.EXEC_FLAG
+    assert Path(cmd[at + 2]).name == "sh" and cmd[at + 3:] == ["run.sh", "--address", "unix:/s"]
+    (bot / "bot.py").write_text("")
+    cmd = launch_command(bot, "/arena/bot", "unix:/s", launcher=True)
+    assert cmd[cmd.index("referee.bot_launch") + 1:] == ["/arena/bot/bot.py", "--address", "unix:/s"]
+
+
+@needs_bwrap
+def test_a_manifest_program_runs_under_the_launchers_landlock_restriction(tmp_path: Path) -> None:
+    # The program replaces bot_launch by exec: the restriction must still hold for it.
+    (tmp_path / "probe").mkdir(mode=0o755)  # readable by the sandbox's uid (tmp_path is 0700)
+    bot = manifest(tmp_path / "probe", {"command": ["sh", "probe.sh"]})
+    (bot / "probe.sh").write_text(
+        'if touch /arena/sock/squat 2>/dev/null; then echo "probe:made"; else echo "probe:refused"; fi\n'
+        "exit 3\n"
+    )
+    record = run_match(MatchConfig(game="solenia", seats=[SeatSpec("m", str(bot)), SeatSpec("r", str(RANDOM_BOT))],
+                                   seed=1, sandbox=True))
+    forfeit = record.forfeits[0]
+    assert (forfeit.seat, forfeit.reason) == (0, "start_failed")
+    assert ("probe:refused" if landlock_abi() > 0 else "probe:made") in forfeit.log_tail, forfeit.log_tail

@@ -1,0 +1,70 @@
+"""The seccomp program itself, run by a small classic-BPF interpreter: every denied call answers
+EPERM, clone3 ENOSYS, clone only with a namespace flag EPERM, everything else is allowed, and
+a foreign ABI is killed. (test_hostile_bots.py tries the calls from inside a real sandbox.)"""
+
+from __future__ import annotations
+
+import errno
+import struct
+
+import pytest
+
+from referee import seccomp
+
+ALLOW, KILL = 0x7FFF0000, 0x80000000
+
+
+def errno_ret(code: int) -> int:
+    return 0x00050000 | code
+
+
+def run(nr: int, arch: int = seccomp.AUDIT_ARCH_X86_64, arg0: int = 0) -> int:
+    """Evaluate the program on one ``struct seccomp_data``."""
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    prog = [struct.unpack("=HBBI", seccomp.program()[i:i + 8])
+            for i in range(0, len(seccomp.program()), 8)]
+    acc, pc = 0, 0
+    while True:
+        code, jt, jf, k = prog[pc]
+        if code == 0x20:  # ld [k]
+            acc = struct.unpack_from("=I", data, k)[0]
+        elif code == 0x06:  # ret k
+            return k
+        elif code in (0x15, 0x35, 0x45):  # jeq / jge / jset
+            hit = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+            pc += jt if hit else jf
+        else:
+            raise AssertionError(f"unexpected opcode {code:#x}")
+        pc += 1
+
+
+@pytest.mark.parametrize("name", seccomp.DENIED)
+def test_each_denied_call_answers_eperm(name: str) -> None:
+    assert run(seccomp.X86_64[name]) == errno_ret(errno.EPERM)
+
+
+def test_clone3_answers_enosys_so_libc_falls_back_to_clone() -> None:
+    assert run(seccomp.X86_64["clone3"]) == errno_ret(errno.ENOSYS)
+
+
+def test_clone_is_allowed_only_without_namespace_flags() -> None:
+    clone, sigchld = seccomp.X86_64["clone"], 17
+    thread_flags = 0x003D0F00  # what glibc's pthread_create passes
+    assert run(clone, arg0=sigchld) == ALLOW  # fork
+    assert run(clone, arg0=thread_flags) == ALLOW
+    for flag in (0x10000000, 0x00020000, 0x20000000, 0x40000000, 0x02000000, 0x04000000, 0x08000000):
+        assert run(clone, arg0=sigchld | flag) == errno_ret(errno.EPERM), hex(flag)
+
+
+def test_ordinary_calls_are_allowed() -> None:
+    for nr in (0, 1, 2, 9, 39, 57, 231, 257, 293):  # read, write, open, mmap, getpid, fork, ...
+        assert run(nr) == ALLOW
+
+
+def test_other_abis_cannot_sidestep_the_numbers() -> None:
+    assert run(272, arch=0x40000003) == KILL  # i386: unshare's number differs there
+    assert run(0x40000000 | 272) == errno_ret(errno.EPERM)  # x32
+
+
+def test_the_program_is_built_once_per_process() -> None:
+    assert seccomp.program() is seccomp.program()

@@ -1,0 +1,195 @@
+"""The hostile bots again, with the referee running as a user that is not root (issue 11, item 4):
+no per-bot uid and no cgroups there, so what holds is RLIMIT_NPROC inside the sandbox's own user
+namespace, the referee's memory watch, size-capped tmpfs for every writable place, and the
+socket reached without following the bot's links.
+
+CI runs as root, so the test makes a user (``useradd``) and runs the referee as that user with
+``setpriv``; it is never skipped. This machine's Python may live under a folder other users
+cannot enter (``/root/.pyenv``): the referee then runs in a private mount namespace where only
+the folders it needs are made reachable, which changes nothing for anyone else. Run as a
+non-root developer, the referee simply runs as that developer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from referee import sandbox, seccomp
+from tests.referee.helpers import HOSTILE, RANDOM_BOT, landlock_abi, needs_bwrap
+
+pytestmark = needs_bwrap
+
+PROJECT = Path(__file__).resolve().parents[2]
+USER = "arena-unpriv-test"
+BOTS = ("fork_bomb", "fork_hog", "space_filler", "sock_squatter", "sock_symlink", "syscall_probe",
+        "memory_hog", "file_spray")
+
+
+def _test_user() -> pwd.struct_passwd:
+    try:
+        return pwd.getpwnam(USER)
+    except KeyError:
+        made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                               "/usr/sbin/nologin", USER], capture_output=True, text=True)
+    try:
+        return pwd.getpwnam(USER)  # made now, or by a test run beside this one
+    except KeyError:
+        raise AssertionError(f"cannot create the test user {USER}: {made.stderr}") from None
+
+
+def _others_may_enter(path: Path) -> bool:
+    return bool(path.stat().st_mode & stat.S_IXOTH)
+
+
+def _reachability_script(needed: list[Path]) -> str:
+    """Shell lines (run as root in a private mount namespace) that make ``needed`` reachable
+    by any user: each topmost folder others may not enter is covered by a tmpfs into which only
+    the needed paths are bound back."""
+    lines = ["set -e", "stash=$(mktemp -d)"]
+    covered: dict[Path, list[Path]] = {}
+    for path in needed:
+        for anc in [*reversed(path.parents), path]:
+            if anc != Path("/") and not _others_may_enter(anc):
+                covered.setdefault(anc, []).append(path)
+                break
+    for i, (anc, paths) in enumerate(covered.items()):
+        lines += [f"mkdir -p $stash/{i}", f"mount --bind '{anc}' $stash/{i}",
+                  f"mount -t tmpfs -o mode=0755 tmpfs '{anc}'"]
+        for p in paths:
+            rel = p.relative_to(anc)
+            lines += [f"mkdir -p '{p}'", f"mount --bind \"$stash/{i}/{rel}\" '{p}'"]
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def unprivileged_run() -> dict:
+    work = Path(tempfile.mkdtemp(prefix="arena-unpriv-"))
+    try:
+        work.chmod(0o755)
+        bots = work / "bots"
+        bots.mkdir()
+        for name in BOTS:
+            shutil.copytree(HOSTILE / name, bots / name)
+        shutil.copytree(RANDOM_BOT, bots / "random_bot")
+        (bots / "sock_squatter" / "marker.txt").write_text(f"unprivsquat{os.getpid()}")
+        (bots / "sock_symlink" / "target.txt").write_text(str(bots / "host-service.sock"))
+        cmd = [sys.executable, "-m", "tests.referee.unprivileged_referee", str(bots)]
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(PROJECT), "LANG": "C.UTF-8"}
+        uid = None
+        if os.geteuid() == 0:
+            user = _test_user()
+            uid = user.pw_uid
+            os.chown(bots, uid, user.pw_gid)  # it writes its host socket here
+            needed = sorted({*sandbox._python_roots(), Path(sys.prefix), PROJECT})
+            wrapper = (_reachability_script(needed) + "\nexec setpriv "
+                       f"--reuid={uid} --regid={user.pw_gid} --clear-groups --inh-caps=-all "
+                       '--bounding-set=-all -- "$@"')
+            cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", wrapper, "sh", *cmd]
+        done = subprocess.run(cmd, cwd=PROJECT, env=env, capture_output=True, text=True, timeout=300)
+        line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+        assert line is not None, f"the unprivileged referee failed:\n{done.stdout}\n{done.stderr}"
+        result = json.loads(line[len("RESULT "):])
+        if uid is not None:
+            result["survivors"] = sandbox.pids_of_uid(uid)
+        return result
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _forfeit(run: dict, reason: str) -> dict:
+    assert [(f["seat"], f["reason"]) for f in run["forfeits"]] == [(0, reason)], run["forfeits"]
+    return run["forfeits"][0]
+
+
+def test_the_referee_really_was_not_root(unprivileged_run: dict) -> None:
+    assert unprivileged_run["uid"] != 0 and unprivileged_run["euid"] != 0
+    assert unprivileged_run.get("survivors", []) == []  # nothing of that user runs afterwards
+
+
+def test_fork_bomb_hits_the_process_limit_of_its_user_namespace(unprivileged_run: dict) -> None:
+    run = unprivileged_run["fork_bomb"]
+    forfeit = _forfeit(run, "crash")
+    forks = int(forfeit["log_tail"].split("fork failed after ")[1].split()[0])
+    assert forks < 64
+    assert run["left_running"] == []  # its sleeping children died with the sandbox
+
+
+def test_memory_in_forked_children_is_bounded_by_the_watch(unprivileged_run: dict) -> None:
+    run = unprivileged_run["fork_hog"]
+    assert run["forfeits"] == []  # the largest processes (the children) were killed, not the bot
+    killed, ok = (int(part.split("=")[1]) for part in run["comment"].split())
+    assert killed + ok == 5 and killed >= 2  # 5 x 100 MiB cannot fit in 300 MiB
+    assert unprivileged_run["memory_kills"] >= 2
+    assert run["left_running"] == []
+
+
+def test_a_4_gib_allocation_fails_inside_the_address_space_limit(unprivileged_run: dict) -> None:
+    forfeit = _forfeit(unprivileged_run["memory_hog"], "bot_error")
+    assert "MemoryError allocating 4 GiB" in forfeit["log_tail"]
+
+
+def test_tmp_and_dev_shm_are_capped_and_the_rest_is_read_only(unprivileged_run: dict) -> None:
+    run = unprivileged_run["space_filler"]
+    assert run["forfeits"] == []
+    notes = dict(part.split("=", 1) for part in run["comment"].split(" | "))
+    assert notes["/tmp"] in ("256MiB ENOSPC", "255MiB ENOSPC"), notes
+    assert notes["/dev/shm"] in ("64MiB ENOSPC", "63MiB ENOSPC"), notes
+    assert notes["/dropped"] == "EROFS" and notes["/dev/dropped"] == "EROFS", notes
+    assert notes["/arena/dropped"] == "EROFS", notes
+    assert run["cpu_ms"] is not None and run["cpu_ms"] > 0
+
+
+def test_socket_folder_writes_stay_in_a_capped_tmpfs(unprivileged_run: dict) -> None:
+    run = unprivileged_run["sock_squatter"]
+    assert run["forfeits"] == []
+    before, after = run["comment"].split(" after:")
+    if landlock_abi() > 0:
+        # Landlock: its socket and nothing else, before and after it is ready, although the
+        # folder is its own uid's.
+        assert (before, after) == ("before:mkdir=EACCES", "mkdir=EACCES"), run["comment"]
+    else:
+        kib = [int(p.split("wrote=")[1].split("KiB")[0]) for p in (before, after) if "wrote=" in p]
+        assert "ENOSPC" in before and sum(kib) <= 1024, run["comment"]  # one 1 MiB tmpfs in all
+    tmp = tempfile.gettempdir()
+    marker = f"unprivsquat{os.getpid()}"
+    assert not any(marker in name for _, dirs, files in os.walk(tmp) for name in dirs + files
+                   if not name.startswith("pytest"))
+
+
+def test_files_without_end_are_stopped_at_the_file_limit(unprivileged_run: dict) -> None:
+    run = unprivileged_run["file_spray"]
+    forfeit = _forfeit(run, "crash")
+    assert "files in its tmpfs, over the limit of 4096" in forfeit["message"], forfeit["message"]
+    assert run["left_running"] == []
+
+
+def test_a_symlinked_socket_is_refused(unprivileged_run: dict) -> None:
+    forfeit = _forfeit(unprivileged_run["sock_symlink"], "start_failed")
+    if landlock_abi() > 0:
+        assert "os.symlink" in forfeit["log_tail"] and "Permission denied" in forfeit["log_tail"]
+    else:
+        assert "symbolic link" in forfeit["message"]
+    assert unprivileged_run["host_socket_dialled"] is False
+
+
+def test_seccomp_and_no_nested_namespaces_without_root(unprivileged_run: dict) -> None:
+    forfeit = _forfeit(unprivileged_run["syscall_probe"], "bot_error")
+    line = next(ln for ln in forfeit["log_tail"].splitlines() if ln.startswith("PROBE "))
+    report = json.loads(line[len("PROBE "):])
+    wrong = {n: report["calls"][n] for n in seccomp.DENIED if report["calls"][n] != "EPERM"}
+    assert wrong == {}
+    assert report["calls"]["clone(CLONE_NEWUSER)"] == "EPERM"
+    for cmd in ("unshare -Urm", "unshare -Ur", "nested bwrap", "nested bwrap pid"):
+        assert not report[cmd].startswith("rc=0"), (cmd, report[cmd])
+    for cap in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(report["status"][cap], 16) == 0, cap

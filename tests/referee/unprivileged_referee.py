@@ -1,0 +1,64 @@
+"""Run by test_unprivileged_referee.py as a user that is not root: plays the hostile bots'
+matches with this unprivileged referee and prints one JSON line of what happened."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+from referee import registry, sandbox
+from referee.engine import TimeControl
+from referee.match import MatchConfig, SeatSpec, run_match
+from referee.sandbox import SandboxLimits
+from referee.sandbox_watch import MEMORY_WATCH
+from tests.toy_game import ToyState
+
+registry.register(ToyState)
+BOTS = Path(sys.argv[1])
+RANDOM = str(BOTS / "random_bot")
+
+
+def own_processes() -> list[int]:
+    """Processes of this uid other than this referee: what outlived a match."""
+    uid = os.getuid()
+    return [p for p in sandbox.pids_of_uids(uid, uid) if p != os.getpid()]
+
+
+def play(name: str, **kwargs) -> dict:
+    record = run_match(MatchConfig("toy", [SeatSpec("a", str(BOTS / name)), SeatSpec("b", RANDOM)],
+                                   seed=1, match_id=f"unpriv-{name}", **kwargs))
+    return {
+        "forfeits": [{"seat": f.seat, "reason": f.reason, "message": f.message,
+                      "log_tail": f.log_tail[-3000:]} for f in record.forfeits],
+        "comment": next((d.comment for d in record.decisions if d.seat == 0 and not d.forced), ""),
+        "cpu_ms": record.totals[0].cpu_ms,
+        "left_running": own_processes(),
+    }
+
+
+def main() -> None:
+    host_sock = BOTS / "host-service.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(host_sock))
+    listener.listen()
+    listener.setblocking(False)
+    out = {"uid": os.getuid(), "euid": os.geteuid()}
+    for name in ("fork_bomb", "space_filler", "sock_squatter", "sock_symlink", "syscall_probe",
+                 "memory_hog"):
+        out[name] = play(name)
+    out["file_spray"] = play("file_spray", time_control=TimeControl(5000, 20000))
+    out["fork_hog"] = play("fork_hog", limits=SandboxLimits(memory_mb=300))
+    out["memory_kills"] = MEMORY_WATCH.kills
+    try:
+        listener.accept()
+        out["host_socket_dialled"] = True
+    except BlockingIOError:
+        out["host_socket_dialled"] = False
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()

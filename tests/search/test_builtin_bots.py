@@ -1,0 +1,56 @@
+"""Built-in bots by name: ``--bot random|greedy|ismcts`` from any folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from arena.builtin_bots import SAMPLE_BOTS, UnknownBuiltin, resolve
+from arena.commands.play import register
+from tests.referee.helpers import needs_bwrap
+
+
+def test_names_resolve_to_the_installed_sample_bots():
+    assert resolve("random", "solenia") == str(SAMPLE_BOTS / "random_bot")
+    assert resolve("greedy", "black_angel") == str(SAMPLE_BOTS / "black_angel_greedy")
+    assert resolve("greedy", "solenia") == str(SAMPLE_BOTS / "solenia_greedy")
+    assert resolve("ismcts", "black_angel") == str(SAMPLE_BOTS / "ismcts")
+    assert all((Path(resolve(n, "solenia")) / "bot.py").is_file() for n in ("random", "greedy", "ismcts"))
+
+
+def test_a_path_or_address_is_left_alone_and_an_existing_folder_wins(tmp_path, monkeypatch):
+    assert resolve("127.0.0.1:50061", "solenia") == "127.0.0.1:50061"
+    assert resolve("./mybot", "solenia") == "./mybot"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "greedy").mkdir()
+    assert resolve("greedy", "solenia") == "greedy"
+
+
+def test_a_game_without_a_greedy_bot_is_a_clear_error():
+    with pytest.raises(UnknownBuiltin, match="no built-in greedy bot for toy"):
+        resolve("greedy", "toy")
+
+
+@needs_bwrap
+def test_play_accepts_names_from_any_folder(tmp_path):
+    @click.group()
+    def group() -> None:
+        """test group"""
+
+    register(group)
+    here = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        result = CliRunner().invoke(group, ["play", "solenia", "--bot", "ismcts", "--bot", "greedy",
+                                            "--seed", "3", "--decision-ms", "150", "--bank-ms", "2000"])
+        bad = CliRunner().invoke(group, ["play", "toy", "--bot", "greedy", "--bot", "random"])
+    finally:
+        os.chdir(here)
+    assert result.exit_code == 0, result.output
+    assert "ismcts" in result.output and "solenia_greedy" in result.output
+    assert "forfeit" not in result.output
+    assert bad.exit_code == 2 and "no built-in greedy bot for toy" in bad.output
