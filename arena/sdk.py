@@ -8,6 +8,8 @@
     if __name__ == "__main__":
         serve_bot(act)
 
+Or, with no port open at all, dial in to an Arena server (``connect_bot``, below).
+
 The referee starts ``bot.py`` with ``--address unix:/path/to/socket`` (hosted bots) or the owner
 runs it with ``--port 50061`` (remote bots); ``serve_bot`` parses that itself so a bot file needs
 no argument handling. Everything else about gRPC stays out of the contestant's way.
@@ -253,3 +255,23 @@ def serve_bot(
     except Exception:  # pragma: no cover - surfaced to the referee as a crash
         traceback.print_exc()
         raise
+
+
+def connect_bot(
+    act: ActFn,
+    server: str,
+    token: str,
+    name: str,
+    game: str,
+    start: HookFn | None = None,
+    end: HookFn | None = None,
+    tls: bool | None = None,
+    ca: str | None = None,
+) -> None:
+    """Dial in to the Arena server ``server`` (``host:port``) as bot ``name`` of ``game``,
+    with the owner's API ``token``, and play the matches it serves until Ctrl+C; reconnects
+    after a dropped connection. Opens no port (works behind NAT). ``tls``/``ca`` as for the
+    ``arena`` client commands. See :mod:`arena.sdk_connect`."""
+    from arena.sdk_connect import connect_bot as run
+
+    run(act, server, token, name, game, start, end, tls=tls, ca=ca)

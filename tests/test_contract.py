@@ -15,7 +15,15 @@ from pathlib import Path
 import pytest
 
 from arena._proto import arena_pb2, bot_pb2
-from referee.faults import LEGACY, REASONS, REFUSAL_KINDS, SERVER_ERROR, canonical, proto_number
+from referee.faults import (
+    LEGACY,
+    NUMBERS,
+    REASONS,
+    REFUSAL_KINDS,
+    SERVER_ERROR,
+    canonical,
+    proto_number,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_BUF = ROOT / ".ci" / "tools" / "node_modules" / ".bin" / "buf"
@@ -71,7 +79,11 @@ def _fault_names(enum) -> list[str]:  # noqa: ANN001
 
 def test_one_fault_vocabulary_in_both_protos_and_the_referee() -> None:
     assert _fault_names(bot_pb2.FaultReason) == list(REASONS)
-    assert _fault_names(arena_pb2.FaultReason) == [*REASONS, SERVER_ERROR] == list(REFUSAL_KINDS)
+    assert _fault_names(arena_pb2.FaultReason) == list(REFUSAL_KINDS)
+    assert set(REFUSAL_KINDS) == {*REASONS, SERVER_ERROR} == set(NUMBERS)
+    # One numbering in both enums; server_error's number is never a seat's fault.
+    assert arena_pb2.FaultReason.Value("FAULT_REASON_SERVER_ERROR") == NUMBERS[SERVER_ERROR]
+    assert NUMBERS[SERVER_ERROR] not in bot_pb2.FaultReason.values() and proto_number(SERVER_ERROR) == 0
     for name in REASONS:
         assert proto_number(name) == bot_pb2.FaultReason.Value("FAULT_REASON_" + name.upper())
         assert proto_number(name) == arena_pb2.FaultReason.Value("FAULT_REASON_" + name.upper())

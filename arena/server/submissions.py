@@ -152,6 +152,14 @@ class Submissions:
         digest = hashlib.sha256(address.encode()).hexdigest()
         return self._store(user, name, game, "remote", digest, lambda _b, _n: address, wait)
 
+    def submit_dialin(self, user: User, name: str, game: str, source: str) -> int:
+        """A bot that dials in (``arena.dialin``): qualified over its own stream, in the
+        background (the stream must be open to play the qualification match)."""
+        check_bot_name(name)
+        check_game(game)
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        return self._store(user, name, game, "remote", digest, lambda _b, _n: source, False)
+
     def _store(
         self, user: User, name: str, game: str, kind: str, digest: str,
         place: Callable[[int, int], str], wait: bool,
