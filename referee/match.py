@@ -22,7 +22,7 @@ import orjson
 
 from arena._proto import bot_pb2
 from arena.protocol import PROTOCOL_VERSION
-from referee import registry
+from referee import observation_schema, registry
 from referee.bot_client import BotClient, BotFault, BotSource
 from referee.engine import ConfigError, GameState, TimeControl, audience_of
 from referee.faults import proto_number
@@ -259,6 +259,7 @@ class _Runner:
                     decision_ms=self.tc.decision_ms, bank_ms=self.tc.bank_ms
                 ),
                 seat_names=names,
+                observation_schema_version=observation_schema.schema_version(self.config.game),
             )
             try:
                 seat.client.start_match(request, timeout_s, self.config.start_budget_ms / 1000.0)

@@ -213,6 +213,8 @@ def test_solo_match_end_carries_the_records_ranks(bots) -> None:  # noqa: ANN001
     assert automaton is not None
     # Not always 1: the seat's rank is the engine's, 2 when Hal beat it.
     assert list(ends[0].ranks) == record.result["engine_ranks"] == [2 if automaton == 1 else 1]
+    # issue 13: MatchStart names the version of the game's observation schema.
+    assert [s.observation_schema_version for s in log.of("start")] == [1]
 
 
 def test_a_bot_naming_no_protocol_version_is_refused_with_the_reason(bots) -> None:  # noqa: ANN001
@@ -222,6 +224,7 @@ def test_a_bot_naming_no_protocol_version_is_refused_with_the_reason(bots) -> No
     assert [(f.seat, f.reason) for f in record.forfeits] == [(0, "start_failed")]
     assert "PROTOCOL_VERSION_UNSPECIFIED" in record.forfeits[0].message
     assert all(s.protocol_version == bot_pb2.PROTOCOL_VERSION_1 for s in log.of("start"))
+    assert all(s.observation_schema_version == 0 for s in log.of("start"))  # toy: no schema
 
 
 def test_the_sdk_refuses_a_match_start_without_a_protocol_version() -> None:
