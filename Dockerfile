@@ -3,9 +3,10 @@
 # match is refereed by exactly the engine version the server accepted the bot with.
 FROM python:3.11-slim
 
-# bubblewrap: the bot sandbox; procps: `ps` for debugging a worker.
+# bubblewrap: the bot sandbox; procps: `ps` for debugging a worker; nodejs: the runtime of
+# hosted JavaScript bots (a bot.json naming `node`, see docs/dial-in-and-other-languages.md).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap procps \
+    && apt-get install -y --no-install-recommends bubblewrap procps nodejs \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /opt/arena
@@ -24,6 +25,7 @@ RUN pip install --no-cache-dir . \
 RUN useradd --system --uid 10001 --home /var/lib/arena arena \
     && mkdir -p /var/lib/arena && chown arena /var/lib/arena
 ENV ARENA_DATA_DIR=/var/lib/arena \
+    ARENA_PROTOS=/opt/arena/protos \
     PYTHONUNBUFFERED=1
 VOLUME ["/var/lib/arena"]
 

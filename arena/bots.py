@@ -16,10 +16,11 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import ratings
+from arena import dialin, ratings
 from arena.db.models import Bot, BotVersion, Rating
 from referee import registry
 from referee.engine import ConfigError
+from referee.manifest import has_entry
 
 #: A remote bot: ``host:port`` (plaintext) or ``tls://host:port`` (see referee.bot_client.dial).
 _REMOTE = re.compile(r"^(?:tls://)?(?:[\w.\-]+|\[[0-9a-fA-F:]+\]):\d+$")
@@ -33,8 +34,8 @@ def source_digest(source: str) -> tuple[str, str]:
     """(kind, digest) of a bot source: a folder with ``bot.py`` or a ``host:port`` address."""
     path = Path(source)
     if path.is_dir():
-        if not (path / "bot.py").is_file():
-            raise BotError(f"{source}: a hosted bot is a folder containing bot.py; none found")
+        if not has_entry(path):
+            raise BotError(f"{source}: a hosted bot is a folder containing bot.py (or a bot.json manifest); none found")
         h = hashlib.sha256()
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
             if "__pycache__" in file.parts or file.suffix == ".pyc":
@@ -43,7 +44,7 @@ def source_digest(source: str) -> tuple[str, str]:
             h.update(b"\0")
             h.update(file.read_bytes())
         return "hosted", h.hexdigest()
-    if _REMOTE.match(source):
+    if _REMOTE.match(source) or dialin.is_source(source):
         return "remote", hashlib.sha256(source.encode()).hexdigest()
     raise BotError(f"{source}: not a bot folder (with bot.py) nor a host:port (or tls://host:port) address")
 

@@ -15,7 +15,7 @@ import click
 from referee.engine import EngineError
 
 #: Modules in arena.commands that contribute sub-commands, in help order.
-COMMAND_MODULES = ("games", "play", "bench", "tournament", "server", "client", "web")
+COMMAND_MODULES = ("games", "play", "fork", "bench", "tournament", "server", "client", "author", "connect", "web")
 
 
 class ArenaGroup(click.Group):

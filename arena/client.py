@@ -57,7 +57,7 @@ def save_token(token: str) -> Path:
 def pack_folder(folder: Path) -> bytes:
     """A tar.gz of a bot folder, with ``bot.py`` at the top; skips caches and links."""
     folder = Path(folder)
-    if not (folder / "bot.py").is_file():
+    if not ((folder / "bot.py").is_file() or (folder / "bot.json").is_file()):
         raise FileNotFoundError(f"{folder} has no bot.py: a bot is a folder with bot.py at its top")
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:

@@ -29,7 +29,7 @@ import trueskill
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import bots, ratings, recording
+from arena import bots, dialin, ratings, recording
 from arena.db.models import Ladder, Match, Rating, utcnow
 from referee import registry
 from referee.engine import ConfigError
@@ -171,6 +171,9 @@ def tick(session: Session, game: str, rng: random.Random | None = None) -> list[
     if missing <= 0:
         return []
     versions = bots.latest_versions(session, game)
+    # A bot that dials in is matched only while it is connected (arena.dialin).
+    present = set(dialin.connected_among([v.source for v in versions if dialin.is_source(v.source)]))
+    versions = [v for v in versions if not dialin.is_source(v.source) or v.source in present]
     rows = {
         r.bot_version_id: r
         for r in session.scalars(

@@ -7,34 +7,39 @@ fault kind, the referee's message and the tail of the bot's own stderr (its trac
 
 The match is the game's smallest table with two seats when the game allows it (the candidate in
 seat 0, random bots in the others), sandboxed like every hosted match.
+
+Where it runs: with a broker, on the Celery workers (``arena.tasks.qualify_submission``), like
+tournament matches — the sandbox gives every bot an unprivileged uid and cgroup of its own, which
+only root can do, so only the workers keep root and the API server runs as an ordinary user.
+Without a broker, in a thread of the server (``arena serve`` on one machine). Either way
+:func:`qualify_submission` decides a submission at most once (a conditional UPDATE), so a
+message delivered twice only costs a second match.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select, update
+
+from arena.bots import register_version
+from arena.db import Bot, BotVersion, session_scope, utcnow
+from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission
+from arena.db.models import SprtTest
+from arena.sprt import RUNNING, SprtSettings
 from referee import registry
-from referee.bot_client import REASONS
 from referee.engine import ConfigError, TimeControl
+from referee.faults import REASONS, SERVER_ERROR
 from referee.match import MatchConfig, SeatSpec, run_match
 
 log = logging.getLogger("arena.qualification")
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "sample_bots" / "random_bot"
 
-#: The referee's forfeit codes, as the three kinds the author is told about (others kept as is).
-REFUSAL_KINDS = {
-    "crash": "crash",
-    "start_failed": "crash",
-    "start_timeout": "timeout",
-    "timeout": "timeout",
-    "illegal_option": "illegal_move",
-    "bot_error": "crash",
-}
 LOG_TAIL_CHARS = 4000
 
 
@@ -83,16 +88,122 @@ def qualify(
     try:
         record = run_match(config)
     except ConfigError as exc:
-        return Outcome(False, config.match_id, "error", f"the qualification match could not start: {exc}")
+        return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match could not start: {exc}")
     except Exception as exc:  # noqa: BLE001 - an engine or runner failure is not the bot's fault,
         # but the version cannot be activated without a clean match; the log has the traceback.
         log.exception("qualification match %s failed", config.match_id)
-        return Outcome(False, config.match_id, "error", f"the qualification match failed on the server: {exc}")
+        return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match failed on the server: {exc}")
     data = record.to_dict()
     forfeit = record.forfeit_of(0)
     if forfeit is None:
         return Outcome(True, record.match_id, record=data)
-    kind = REFUSAL_KINDS.get(forfeit.reason, forfeit.reason)
+    kind = forfeit.reason  # the refusal kind is the fault reason itself: one vocabulary
     why = REASONS.get(forfeit.reason, forfeit.reason)
     message = f"{why} (decision {forfeit.decision}): {forfeit.message}"
     return Outcome(False, record.match_id, kind, message, forfeit.log_tail[-LOG_TAIL_CHARS:], data)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server wants its qualification matches played; travels in the task message, so a
+    worker plays them exactly as the server that accepted the upload is configured."""
+
+    sandbox: bool = True
+    decision_ms: int = 0  # 0: the game's own time control
+    bank_ms: int = 0
+    startup_ms: int = 10000
+    #: The server's default SPRT settings (``arena.sprt.SprtSettings`` as a dict; None: no SPRT
+    #: unless the submission asked for one): the test starts where the verdict is recorded.
+    sprt: dict[str, Any] | None = None
+
+    @property
+    def time_control(self) -> TimeControl | None:
+        return TimeControl(self.decision_ms, self.bank_ms) if self.decision_ms else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def qualify_submission(sub_id: int, settings: Settings, url: str | None = None) -> str:
+    """Play the qualification match of stored submission ``sub_id`` and record the verdict.
+
+    Returns ``qualified``, ``refused`` or ``skipped`` (already decided, or unknown). The
+    database errors of the first read propagate (the caller retries the whole thing later).
+    """
+    with session_scope(url) as s:
+        sub = s.get(Submission, sub_id)
+        if sub is None or sub.status != QUALIFYING:
+            return "skipped"
+        bot = s.get(Bot, sub.bot_id)
+        game, source, label = bot.game, sub.source, f"{bot.name} v{sub.number}"
+    try:
+        outcome = qualify(
+            game, source, name=label, seed=secrets.randbits(31), sandbox=settings.sandbox,
+            time_control=settings.time_control, startup_ms=settings.startup_ms,
+        )
+    except Exception as exc:  # noqa: BLE001 - recorded as the refusal; the log has the rest
+        log.exception("qualification of submission %s failed", sub_id)
+        outcome = Outcome(False, "", SERVER_ERROR, f"qualification failed on the server: {exc}")
+    return record_verdict(sub_id, outcome, url, sprt_default=SprtSettings(**settings.sprt) if settings.sprt else None)
+
+
+def record_verdict(sub_id: int, outcome: Outcome, url: str | None = None,
+                   sprt_default: SprtSettings | None = None) -> str:
+    """Store ``outcome`` for the submission unless another run already did (exactly once).
+
+    A passing version with a predecessor on the ladder gets its SPRT row (status running) in
+    the same transaction, with the submission's settings or ``sprt_default``: it is held back
+    until the test is played (:func:`running_sprt_of` finds it for whoever plays it)."""
+    with session_scope(url) as s:
+        # The claim: only the run that sets finished_at decides (a duplicate run waits for the
+        # row lock, then matches nothing).
+        won = s.execute(
+            update(Submission)
+            .where(Submission.id == sub_id, Submission.status == QUALIFYING, Submission.finished_at.is_(None))
+            .values(finished_at=utcnow())
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        if not won:
+            return "skipped"
+        sub = s.get(Submission, sub_id)
+        bot = s.get(Bot, sub.bot_id)
+        sub.match_id = outcome.match_id or None
+        sub.record = outcome.record
+        if outcome.passed:
+            before = _playing_version_id(s, bot.id)
+            version = register_version(s, bot.game, sub.source, name=bot.name, owner=bot.owner)
+            if version.id != before:  # new (a remote address registered again is not)
+                version.number = sub.number
+            sprt = SprtSettings(**sub.sprt_settings) if sub.sprt_settings else sprt_default
+            if before is not None and version.id != before and sprt is not None:
+                from arena import sprt_runner  # it imports this module (table_for)
+
+                # The predecessor keeps playing until the test says otherwise.
+                sprt_runner.start_test(s, bot, version, s.get(BotVersion, before), sprt)
+            sub.status = QUALIFIED
+            sub.bot_version_id = version.id
+            bot.active = True
+            return "qualified"
+        sub.status = REFUSED
+        sub.refusal_kind = outcome.kind or SERVER_ERROR
+        sub.refusal_message = outcome.message
+        sub.log_tail = outcome.log_tail
+        return "refused"
+
+
+def _playing_version_id(session: Any, bot_id: int) -> int | None:
+    """The version that plays: the newest one no SPRT holds back."""
+    return session.scalar(
+        select(BotVersion.id).where(BotVersion.bot_id == bot_id, BotVersion.held.is_(False))
+        .order_by(BotVersion.number.desc()).limit(1)
+    )
+
+
+def running_sprt_of(sub_id: int, url: str | None = None) -> int | None:
+    """Id of the running SPRT of the version submission ``sub_id`` created (None if none)."""
+    with session_scope(url) as s:
+        return s.scalar(
+            select(SprtTest.id).join(Submission, Submission.bot_version_id == SprtTest.candidate_version_id)
+            .where(Submission.id == sub_id, SprtTest.status == RUNNING)
+            .order_by(SprtTest.id.desc()).limit(1)
+        )

@@ -8,6 +8,8 @@
     if __name__ == "__main__":
         serve_bot(act)
 
+Or, with no port open at all, dial in to an Arena server (``connect_bot``, below).
+
 The referee starts ``bot.py`` with ``--address unix:/path/to/socket`` (hosted bots) or the owner
 runs it with ``--port 50061`` (remote bots); ``serve_bot`` parses that itself so a bot file needs
 no argument handling. Everything else about gRPC stays out of the contestant's way.
@@ -31,9 +33,9 @@ import orjson
 
 from arena._proto import bot_pb2, bot_pb2_grpc
 from arena.grpc_util import add_health_and_reflection
+from arena.protocol import PROTOCOL_VERSION, version_mismatch
 from arena.tls import TlsError, server_credentials
 
-PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 #: A remote bot's TLS certificate chain and key (PEM files), as ``--tls-cert``/``--tls-key``.
 TLS_CERT_ENV = "ARENA_BOT_TLS_CERT"
@@ -96,6 +98,8 @@ class BotServicer(bot_pb2_grpc.BotServicer):
         self._name = name
 
     def StartMatch(self, request: bot_pb2.MatchStart, context: grpc.ServicerContext) -> bot_pb2.Ready:  # noqa: N802
+        if request.protocol_version != PROTOCOL_VERSION:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, version_mismatch(request.protocol_version))
         if self._start is not None:
             self._start(
                 {
@@ -140,6 +144,9 @@ class BotServicer(bot_pb2_grpc.BotServicer):
                     "scores": list(request.scores),
                     "ranks": list(request.ranks),
                     "forfeit_reason": request.forfeit_reason,
+                    "seat": request.seat,
+                    "fault": bot_pb2.FaultReason.Name(request.fault).removeprefix("FAULT_REASON_").lower()
+                    if request.fault else "",
                 }
             )
         return bot_pb2.Ack()
@@ -248,3 +255,23 @@ def serve_bot(
     except Exception:  # pragma: no cover - surfaced to the referee as a crash
         traceback.print_exc()
         raise
+
+
+def connect_bot(
+    act: ActFn,
+    server: str,
+    token: str,
+    name: str,
+    game: str,
+    start: HookFn | None = None,
+    end: HookFn | None = None,
+    tls: bool | None = None,
+    ca: str | None = None,
+) -> None:
+    """Dial in to the Arena server ``server`` (``host:port``) as bot ``name`` of ``game``,
+    with the owner's API ``token``, and play the matches it serves until Ctrl+C; reconnects
+    after a dropped connection. Opens no port (works behind NAT). ``tls``/``ca`` as for the
+    ``arena`` client commands. See :mod:`arena.sdk_connect`."""
+    from arena.sdk_connect import connect_bot as run
+
+    run(act, server, token, name, game, start, end, tls=tls, ca=ca)

@@ -6,6 +6,8 @@
   skipped, and recording counts a result at most once. A match held by another live worker is
   retried after its lease. Infrastructure errors release the match for another attempt.
 * ``record_result(match_id, record)`` — recording alone (for results produced elsewhere).
+* ``qualify_submission(sub_id, settings)`` — a new bot version's qualification match, sent by
+  the API server so that only workers need root for the sandbox (:mod:`arena.qualification`).
 * ``schedule_tournament(tournament_id)`` — start a tournament and enqueue its pending matches.
 * ``ladder_tick(game)`` / ``ladder_tick_all()`` — top up ladder queues (Celery beat).
 * ``sweep()`` — start tournaments whose start message was lost, re-send matches whose message
@@ -37,12 +39,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TypeVar
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, bindparam, or_, select, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from arena import ladder, recording, tournaments
 from arena.celery_app import app, broker_url, has_broker, queue_name
-from arena.db import Ladder, Match, Tournament, session_scope, utcnow
+from arena.db import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament, session_scope, utcnow
 from arena.server import live
 from referee.engine import ConfigError, TimeControl
 
@@ -108,23 +110,40 @@ class _Heartbeat(threading.Thread):
                 log.warning("could not renew the lease of match %s", self.match_id, exc_info=True)
 
 
+_CONFIG_MATCH = select(
+    Match.game, Match.seed, Match.variant, Match.decision_ms, Match.bank_ms, Match.sandbox
+).where(Match.id == bindparam("b_mid"))
+_CONFIG_SEATS = (
+    select(Bot.name, BotVersion.number, BotVersion.source)
+    .select_from(MatchSeat)
+    .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+    .join(Bot, Bot.id == BotVersion.bot_id)
+    .where(MatchSeat.match_id == bindparam("b_mid"))
+    .order_by(MatchSeat.seat)
+)
+
+
 def _match_config(match_id: str):  # noqa: ANN202 - referee.match.MatchConfig
+    """The runner's configuration, read with two plain queries (no ORM objects, no lazy loads:
+    this runs once per match on every worker)."""
     from referee.match import MatchConfig, SeatSpec
 
     with session_scope() as s:
-        m = s.get(Match, match_id)
-        seats = [SeatSpec(seat.version.label, seat.version.source) for seat in m.seats]
-        tc = TimeControl(m.decision_ms, m.bank_ms) if m.decision_ms else None
-        return MatchConfig(
-            game=m.game,
-            seats=seats,
-            seed=m.seed,
-            variant=m.variant,
-            match_id=m.id,
-            time_control=tc,
-            sandbox=m.sandbox,
-            pool=worker_bot_pool(),
-        )
+        conn = s.connection()
+        m = conn.execute(_CONFIG_MATCH, {"b_mid": match_id}).one()
+        seats = [SeatSpec(f"{name} v{number}", source)
+                 for name, number, source in conn.execute(_CONFIG_SEATS, {"b_mid": match_id})]
+    tc = TimeControl(m.decision_ms, m.bank_ms) if m.decision_ms else None
+    return MatchConfig(
+        game=m.game,
+        seats=seats,
+        seed=m.seed,
+        variant=m.variant,
+        match_id=match_id,
+        time_control=tc,
+        sandbox=m.sandbox,
+        pool=worker_bot_pool(),
+    )
 
 
 #: ``ARENA_BOT_POOL=0`` turns the warm bot pool off (every bot launched and killed per match).
@@ -240,13 +259,48 @@ def play_match(self, match_id: str) -> str:  # noqa: ANN001
     return outcome.status
 
 
-@app.task(name="arena.tasks.record_result", acks_late=True, reject_on_worker_lost=True)
+# Nobody reads these tasks' results (progress is in the database): ignore_result also keeps a
+# sender from subscribing to the result backend, which with Redis down costs ~25 s of retries
+# before the send fails.
+@app.task(name="arena.tasks.record_result", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def record_result(match_id: str, record: dict) -> bool:
     with session_scope() as s:
         return recording.record_result(s, match_id, record)
 
 
-@app.task(name="arena.tasks.schedule_tournament", acks_late=True, reject_on_worker_lost=True)
+@app.task(
+    name="arena.tasks.qualify_submission", bind=True, acks_late=True, reject_on_worker_lost=True,
+    max_retries=None, ignore_result=True,
+)
+def qualify_submission(self, sub_id: int, settings: dict) -> str:  # noqa: ANN001
+    """Qualify a stored submission (the server's settings in ``settings``); decided at most once."""
+    from arena import qualification
+
+    try:
+        verdict = qualification.qualify_submission(sub_id, qualification.Settings(**settings))
+    except Exception as exc:
+        if not db_unavailable(exc):
+            raise
+        delay = min(60.0, 2.0 * 2 ** min(self.request.retries, 5))
+        log.warning("database unavailable for submission %s; retrying in %.0f s", sub_id, delay)
+        raise self.retry(countdown=delay) from None
+    if verdict == "qualified":
+        _play_sprt_of(sub_id, qualification.Settings(**settings).startup_ms, settings.get("sandbox", True))
+    return verdict
+
+
+def _play_sprt_of(sub_id: int, startup_ms: int, sandbox: bool) -> None:
+    """Play the SPRT the verdict started, here where it was recorded (held back until then);
+    its end changes which version plays, which the servers' leaderboard caches see through their
+    token (the count of held versions)."""
+    from arena import qualification, sprt_runner
+
+    test_id = qualification.running_sprt_of(sub_id)
+    if test_id is not None:
+        sprt_runner.run_test(None, test_id, sandbox=sandbox, startup_ms=startup_ms)
+
+
+@app.task(name="arena.tasks.schedule_tournament", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def schedule_tournament(tournament_id: int) -> int:
     """Mark the tournament running and enqueue every match not yet played.
 
@@ -268,7 +322,7 @@ def schedule_tournament(tournament_id: int) -> int:
     return len(ids)
 
 
-@app.task(name="arena.tasks.ladder_tick", acks_late=True)
+@app.task(name="arena.tasks.ladder_tick", acks_late=True, ignore_result=True)
 def ladder_tick(game: str) -> int:
     with session_scope() as s:
         ids = ladder.tick(s, game)
@@ -276,7 +330,7 @@ def ladder_tick(game: str) -> int:
     return len(ids)
 
 
-@app.task(name="arena.tasks.ladder_tick_all", acks_late=True)
+@app.task(name="arena.tasks.ladder_tick_all", acks_late=True, ignore_result=True)
 def ladder_tick_all() -> int:
     with session_scope() as s:
         games = list(s.scalars(select(Ladder.game).where(Ladder.enabled.is_(True))))
@@ -321,7 +375,7 @@ def sweep_lease(wait: float = 10.0) -> Iterator[bool]:
 _local_sweep_lock = threading.Lock()
 
 
-@app.task(name="arena.tasks.sweep", acks_late=True)
+@app.task(name="arena.tasks.sweep", acks_late=True, ignore_result=True)
 def sweep(
     tournament_id: int | None = None, game: str | None = None, kind: str | None = None,
     wait: float = 10.0,
@@ -420,7 +474,7 @@ def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int
 PLAY_TASK_PREFIX = "play-"
 
 
-def _match_of_message(raw: bytes | str) -> str | None:
+def _task_id_of(raw: bytes | str) -> str | None:
     try:
         message = json.loads(raw)
         if isinstance(message, list):  # the unacked hash stores [message, exchange, routing key]
@@ -428,7 +482,12 @@ def _match_of_message(raw: bytes | str) -> str | None:
         task_id = message["headers"]["id"]
     except (ValueError, KeyError, TypeError, IndexError):
         return None
-    if task_id.startswith(PLAY_TASK_PREFIX):
+    return task_id if isinstance(task_id, str) else None
+
+
+def _match_of_message(raw: bytes | str) -> str | None:
+    task_id = _task_id_of(raw)
+    if task_id is not None and task_id.startswith(PLAY_TASK_PREFIX):
         return task_id[len(PLAY_TASK_PREFIX) : len(PLAY_TASK_PREFIX) + 32]
     return None
 
@@ -457,6 +516,29 @@ def broker_snapshot() -> tuple[set[str], dict[str, float]] | None:
             key = tag.decode() if isinstance(tag, bytes) else tag
             unacked[mid] = max(unacked.get(mid, 0.0), since.get(key, time.time()))
     return queued, unacked
+
+
+QUALIFY_TASK_PREFIX = "qualify-"
+
+
+def submissions_in_broker() -> set[int] | None:
+    """Ids of the submissions with a qualification message in Redis (queued, or delivered and
+    not yet acknowledged: a worker is playing it). None when the broker cannot be reached."""
+    try:
+        with app.connection_for_write() as conn:
+            pipe = conn.default_channel.client.pipeline(transaction=True)
+            pipe.lrange(app.conf.task_default_queue, 0, -1)
+            pipe.hvals("unacked")
+            queue_raws, unacked_raws = pipe.execute()
+    except Exception:  # noqa: BLE001 - broker unreachable now: look again later
+        return None
+    held: set[int] = set()
+    for raw in [*queue_raws, *unacked_raws]:
+        task_id = _task_id_of(raw) or ""
+        number = task_id[len(QUALIFY_TASK_PREFIX):].split("-", 1)[0]
+        if task_id.startswith(QUALIFY_TASK_PREFIX) and number.isdigit():
+            held.add(int(number))
+    return held
 
 
 def match_ids_in_broker() -> set[str] | None:

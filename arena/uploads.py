@@ -204,14 +204,19 @@ def _check_file_size(name: str, size: int, limits: UploadLimits, packed: int | N
         )
 
 
+def _has_entry(members: list[Member]) -> bool:
+    """``bot.py``, or a ``bot.json`` manifest naming the command (referee.manifest)."""
+    return any(m.parts in (("bot.py",), ("bot.json",)) and not m.is_dir for m in members)
+
+
 def _strip_top_folder(members: list[Member]) -> list[Member]:
     """Accept both ``bot.py`` at the top and ``mybot/bot.py`` (the usual ``tar czf x mybot``)."""
-    if any(m.parts == ("bot.py",) and not m.is_dir for m in members):
+    if _has_entry(members):
         return members
     tops = {m.parts[0] for m in members}
     if len(tops) == 1:
         stripped = [Member(m.parts[1:], m.is_dir, m.data, m.executable) for m in members if len(m.parts) > 1]
-        if any(m.parts == ("bot.py",) and not m.is_dir for m in stripped):
+        if _has_entry(stripped):
             return stripped
     raise UnsafeArchive(
         "no_bot_py", "the archive has no bot.py at its top (or in its single top-level folder)"

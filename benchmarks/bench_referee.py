@@ -262,6 +262,10 @@ def bench(decisions: int = 2000) -> dict:
             out[game] = "engine not loadable"
             continue
         out[game] = compare(game, decisions)
+    from benchmarks.bench_dialin import measure as measure_dialin
+
+    out["dialin"] = {**measure_dialin(sample_request("solenia"), "solenia", calls=decisions),
+                     "goal": "dialin_ratio <= 1.5"}
     return out
 
 

@@ -1,4 +1,9 @@
-"""Website latency with a big database: 1,000 bots and 100,000 finished matches.
+"""Website latency with a big database: 10,000 bots and 1,000,000 finished matches.
+
+On PostgreSQL (a database created and dropped by the run, bulk-loaded with COPY; see
+:mod:`benchmarks.bench_db`) and over real HTTP through waitress, the production server
+``arena web`` runs, with a keep-alive client in this process. ``database="sqlite"`` keeps the
+older form: a SQLite file reused between runs, through the WSGI test client (no sockets).
 
 Measures p50/p95 of the leaderboard, the match history (first page, a deep keyset page, a bot's
 matches, a game filter) and the match page (a different, never-cached match every request),
@@ -21,12 +26,14 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-BOTS = 1_000
-MATCHES = 100_000
+BOTS = 10_000
+MATCHES = 1_000_000
 TOURNAMENTS = 20
 SAMPLES = 200
 SCHEMA_TAG = "v3"
@@ -257,6 +264,9 @@ def _generate(url: str, n_bots: int, n_matches: int) -> None:
             ],
         )
         conn.execute(insert(RatingLock), [{"game": g, "last_seq": seq[g]} for g in GAMES])
+    from benchmarks.bench_db import analyze
+
+    analyze(engine)
 
 
 def bots_ids(n: int) -> range:
@@ -264,15 +274,13 @@ def bots_ids(n: int) -> range:
 
 
 def _flush(engine: Any, matches: list, seats: list, history: list) -> None:
-    from sqlalchemy import insert
-
     from arena.db import Match, MatchSeat, RatingHistory
+    from benchmarks.bench_db import load
 
-    with engine.begin() as conn:
-        if matches:
-            conn.execute(insert(Match), matches)
-            conn.execute(insert(MatchSeat), seats)
-            conn.execute(insert(RatingHistory), history)
+    if matches:
+        load(engine, Match, matches)
+        load(engine, MatchSeat, seats)
+        load(engine, RatingHistory, history)
     matches.clear()
     seats.clear()
     history.clear()
@@ -317,20 +325,95 @@ def _measure(client: Any, paths: list[str]) -> dict[str, float]:
     }
 
 
+class _HttpResponse:
+    def __init__(self, status: int, body: bytes) -> None:
+        self.status_code, self.data = status, body
+
+    def get_json(self) -> Any:
+        import json
+
+        return json.loads(self.data)
+
+
+class HttpClient:
+    """A keep-alive HTTP/1.1 client with the test client's ``get`` (status_code, data)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        import http.client
+
+        self._conn = http.client.HTTPConnection(host, port, timeout=60)
+
+    def get(self, path: str) -> _HttpResponse:
+        self._conn.request("GET", path)
+        response = self._conn.getresponse()
+        return _HttpResponse(response.status, response.read())
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+@contextmanager
+def _waitress(app: Any) -> Iterator[HttpClient]:
+    """``app`` served by waitress as ``arena web`` serves it (8 threads), on a free port."""
+    import threading
+
+    from waitress.server import create_server
+
+    server = create_server(app, host="127.0.0.1", port=0, threads=8, ident="tabletop-arena")
+    thread = threading.Thread(target=server.run, name="bench-waitress", daemon=True)
+    thread.start()
+    client = HttpClient("127.0.0.1", server.effective_port)
+    try:
+        yield client
+    finally:
+        client.close()
+        server.close()
+        thread.join(timeout=10)
+
+
 def bench(
-    samples: int = SAMPLES, bots: int = BOTS, matches: int = MATCHES, folder: str | None = None
+    samples: int = SAMPLES, bots: int = BOTS, matches: int = MATCHES, folder: str | None = None,
+    database: str = "postgres",
 ) -> dict[str, Any]:
-    """Run the measurement (smaller ``bots``/``matches`` only to check that it works)."""
+    """Run the measurement (smaller ``bots``/``matches`` only to check that it works).
+    ``database``: "postgres" (a throw-away database over waitress; SQLite when no PostgreSQL
+    answers) or "sqlite" (a reusable file, WSGI test client)."""
     _register_toy()
+    from benchmarks.bench_db import postgres_available, postgres_database
+
+    if database == "postgres" and postgres_available():
+        with postgres_database() as url:
+            started = time.perf_counter()
+            _generate(url, bots, matches)
+            generated = time.perf_counter() - started
+            result = _run(url, generated, samples, matches, http=True)
+            result["database"] = "postgresql (dropped after the run)"
+            return result
+    url, generated = _database(bots, matches, folder)
+    return _run(url, generated, samples, matches, http=False)
+
+
+def _run(url: str, generated: float | None, samples: int, matches: int, http: bool) -> dict[str, Any]:
+    from web.app import create_app
+
+    app = create_app(url)
+    app.add_url_rule("/__bench_trivial", "bench_trivial", lambda: "ok")
+    if http:
+        with _waitress(app) as client:
+            result = _pages(app, client, url, generated, samples, matches)
+        result["server"] = "waitress, 8 threads, real HTTP (keep-alive)"
+        return result
+    result = _pages(app, app.test_client(), url, generated, samples, matches)
+    result["server"] = "WSGI test client (no sockets)"
+    return result
+
+
+def _pages(app: Any, client: Any, url: str, generated: float | None, samples: int,
+           matches: int) -> dict[str, Any]:
     from sqlalchemy import select
 
     from arena.db import Bot, Match, get_engine
-    from web.app import create_app
 
-    url, generated = _database(bots, matches, folder)
-    app = create_app(url)
-    app.add_url_rule("/__bench_trivial", "bench_trivial", lambda: "ok")
-    client = app.test_client()
     rnd = random.Random(11)
     with get_engine(url).connect() as conn:
         match_ids = list(conn.execute(select(Match.id)).scalars())

@@ -17,22 +17,13 @@ from pathlib import Path
 
 import grpc
 
+from arena import dialin
 from arena._proto import bot_pb2
+from arena.protocol import version_mismatch
 from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
+from referee.faults import REASONS  # noqa: F401 - re-exported: the reason codes live there
+from referee.manifest import has_entry
 from referee.sandbox import BotProcess, SandboxError, SandboxLimits
-
-#: Forfeit reason codes and what they mean (shown to humans next to the specific message).
-REASONS: dict[str, str] = {
-    "start_failed": "the bot could not be started or exited before it was ready",
-    "start_timeout": "the bot was not ready before the start-up deadline",
-    "crash": "the bot's process died during the match",
-    "timeout": "the bot overran its decision time and its bank",
-    "illegal_option": "the bot answered an option id that is not legal",
-    "garbage_reply": "the bot's reply could not be decoded",
-    "bot_error": "the bot answered with an error instead of a move",
-    "output_flood": "the bot wrote more output than allowed",
-    "unreachable": "the remote bot could not be reached",
-}
 
 _SERVICE = "/tabletop.bot.v1.Bot/"
 _HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
@@ -78,8 +69,9 @@ class BotFault(Exception):
 
 @dataclass(frozen=True)
 class BotSource:
-    """Where a seat's bot comes from: a hosted folder, or a remote ``host:port`` (plaintext) or
-    ``tls://host:port`` (TLS, see :func:`dial`)."""
+    """Where a seat's bot comes from: a hosted folder, or a remote ``host:port`` (plaintext),
+    ``tls://host:port`` (TLS, see :func:`dial`) or ``dialin://OWNER/GAME/NAME`` (a bot that dialled
+    in to the Arena server, reached through its relay: see :mod:`arena.dialin`)."""
 
     kind: str  # "hosted" | "remote"
     location: str
@@ -87,10 +79,14 @@ class BotSource:
     @staticmethod
     def parse(text: str) -> BotSource:
         """Read a ``--bot`` value. Raises ``ValueError`` with a message for the user."""
+        if text.startswith(dialin.SCHEME):
+            if not dialin.is_source(text):
+                raise ValueError(f"dial-in bot {text!r} is not dialin://OWNER/GAME/NAME")
+            return BotSource("remote", text)
         path = Path(text).expanduser()
         if path.is_dir():
-            if not (path / "bot.py").is_file():
-                raise ValueError(f"bot folder {text!r} has no bot.py")
+            if not has_entry(path):
+                raise ValueError(f"bot folder {text!r} has no bot.py (nor a bot.json manifest)")
             return BotSource("hosted", str(path.resolve()))
         if path.suffix == ".py" and path.is_file():
             raise ValueError(f"give the bot's folder, not the file: {str(path.parent)!r}")
@@ -113,6 +109,10 @@ class BotClient:
     def __init__(self, address: str | None, process: BotProcess | None) -> None:
         self.address = address
         self.process = process
+        #: Call metadata: None, except for a dial-in bot (which bot, the relay key, and after
+        #: StartMatch the connection the match is bound to).
+        self.metadata: tuple[tuple[str, str], ...] | None = None
+        self.dialin = False
         self.channel: grpc.Channel | None = None
         if address is not None:
             self._open_channel(address)
@@ -125,8 +125,19 @@ class BotClient:
         self.started_at: float | None = process.started_at if process is not None else None
 
     def _open_channel(self, address: str) -> None:
+        """Dial ``address``; a ``dialin://`` bot is reached through the Arena server's relay,
+        with call metadata naming the bot and carrying the relay key."""
         self.address = address
-        self.channel = dial(address)
+        self.dialin = address.startswith(dialin.SCHEME)
+        if self.dialin:
+            relay = dialin.relay_address()
+            if relay is None:
+                raise BotFault("unreachable", f"{address}: no dial-in relay is configured here "
+                               f"(set {dialin.RELAY_ENV} to the Arena server's host:port)")
+            self.metadata = ((dialin.SOURCE_HEADER, address), (dialin.KEY_HEADER, dialin.relay_key()))
+            self.channel = dial(relay)
+        else:
+            self.channel = dial(address)
         # Raw-bytes callables: we parse replies ourselves (see module docstring).
         self._start = self.channel.unary_unary(_SERVICE + "StartMatch")
         self._act = self.channel.unary_unary(_SERVICE + "Act")
@@ -200,7 +211,8 @@ class BotClient:
 
     def _call_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float) -> bot_pb2.Ready:
         future = self._start.future(
-            request.SerializeToString(), timeout=timeout_s, wait_for_ready=True
+            request.SerializeToString(), timeout=timeout_s, wait_for_ready=True,
+            metadata=self.metadata,
         )
         while not future.done():
             if self.process is not None and self.process.exit_status() is not None:
@@ -229,6 +241,8 @@ class BotClient:
                     self.log_tail(),
                 ) from None
             self._check_process()
+            if self.dialin and code == grpc.StatusCode.UNAVAILABLE:
+                raise BotFault(self._dialin_reason(exc), f"{exc.details()}") from None
             raise BotFault(
                 "start_failed", f"StartMatch failed: {code.name} {exc.details()}", self.log_tail()
             ) from None
@@ -242,19 +256,18 @@ class BotClient:
             ready = bot_pb2.Ready.FromString(raw)
         except Exception:
             raise BotFault("start_failed", "StartMatch reply could not be decoded") from None
-        if ready.protocol_version not in (0, request.protocol_version):
-            raise BotFault(
-                "start_failed",
-                f"the bot speaks protocol version {ready.protocol_version}, "
-                f"the referee {request.protocol_version}",
-            )
+        if ready.protocol_version != request.protocol_version:
+            raise BotFault("start_failed", "the bot's Ready: " + version_mismatch(ready.protocol_version))
+        if self.dialin:  # later calls of this match go to the connection that answered
+            bound = dict(future.trailing_metadata() or ()).get(dialin.SESSION_HEADER, "")
+            self.metadata = (*self.metadata[:2], (dialin.SESSION_HEADER, bound))
         return ready
 
     # --- the hot path ------------------------------------------------------------------------
     def act(self, request_bytes: bytes, timeout_s: float) -> bot_pb2.ActReply:
         """One decision. Raises :class:`BotFault` for every way the call can go wrong."""
         try:
-            raw = self._act(request_bytes, timeout=timeout_s)
+            raw = self._act(request_bytes, timeout=timeout_s, metadata=self.metadata)
         except grpc.RpcError as exc:
             raise self._classify(exc, timeout_s) from None
         try:
@@ -274,12 +287,20 @@ class BotClient:
         fault = self._check_process(wait_s=0.3 if code == grpc.StatusCode.UNAVAILABLE else 0.05)
         if fault is not None:
             return fault
+        if code == grpc.StatusCode.UNAVAILABLE and self.dialin:
+            return BotFault(self._dialin_reason(exc), exc.details() or "connection lost")
         if code == grpc.StatusCode.UNAVAILABLE:
             kind = "unreachable" if self.process is None else "crash"
             return BotFault(kind, f"connection lost: {exc.details()}", self.log_tail())
         if code == grpc.StatusCode.INTERNAL and "eserializ" in (exc.details() or ""):
             return BotFault("garbage_reply", f"the reply could not be decoded: {exc.details()}")
         return BotFault("bot_error", f"{code.name}: {(exc.details() or '')[:300]}", self.log_tail())
+
+    @staticmethod
+    def _dialin_reason(exc: grpc.RpcError) -> str:
+        """A relayed call that failed for want of the bot's connection: ``disconnected`` when
+        the connection dropped, ``unreachable`` when the bot (or the relay) was never there."""
+        return "disconnected" if (exc.details() or "").startswith(dialin.DROPPED) else "unreachable"
 
     def _check_process(self, wait_s: float = 0.0) -> BotFault | None:
         """If the hosted process has died (or is dying), the fault that says so."""
@@ -329,7 +350,7 @@ class BotClient:
     # --- the end -----------------------------------------------------------------------------
     def end_match_future(self, request: bot_pb2.MatchEnd, timeout_s: float):
         """Tell the bot the match is over, without waiting (the caller gathers the futures)."""
-        return self._end.future(request.SerializeToString(), timeout=timeout_s)
+        return self._end.future(request.SerializeToString(), timeout=timeout_s, metadata=self.metadata)
 
     def close(self) -> None:
         """Close the channel and kill the sandbox. Idempotent; called on every path."""

@@ -1,4 +1,5 @@
-"""The first code a sandboxed bot's interpreter runs: it shuts the socket folder, then runs bot.py.
+"""The first code a sandboxed bot's interpreter runs: it shuts the socket folder, then runs bot.py
+(or, for a ``bot.json`` bot, the manifest's program: ``--exec PROGRAM ARGS...``).
 
 Why: the bot must be able to create its socket in ``/arena/sock`` (gRPC binds it there), and a
 folder one may bind a socket in is, to the permission bits, a folder one may create anything in.
@@ -6,7 +7,9 @@ Landlock draws the finer line: from here on, this process and every process it s
 only sockets in ``/arena/sock`` (no file, folder, link or device node), and may make and remove
 entries only in ``/tmp`` and ``/dev/shm``; nothing else anywhere. The restriction cannot be lifted
 by the bot: it runs before any of the bot's code, in the same interpreter (``runpy``, no second
-Python start), and Landlock rules only ever narrow.
+Python start), and Landlock rules only ever narrow. A manifest's program (``node`` ...) replaces
+this process with ``os.execv``: the restriction and ``no_new_privs`` survive the exec, and the
+pid stays the one the referee watches.
 
 Where the kernel has no Landlock (before Linux 5.13, or disabled), the bot still runs: its socket
 folder is then a 1 MiB tmpfs of its own, as every writable place of the sandbox is capped.
@@ -23,6 +26,8 @@ import sys
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on x86_64 and aarch64
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
+#: The flag a manifest bot's command line carries (the same as referee.manifest.EXEC_FLAG).
+EXEC_FLAG = "--exec"
 
 REMOVE_DIR, REMOVE_FILE = 1 << 4, 1 << 5
 MAKE_CHAR, MAKE_DIR, MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = (1 << n for n in range(6, 13))
@@ -71,8 +76,13 @@ def restrict() -> int:
 
 def main() -> None:
     """``python -m referee.bot_launch /arena/bot/bot.py ARGS...``: restrict, then run the bot as
-    ``python bot.py ARGS...`` would."""
+    ``python bot.py ARGS...`` would. ``python -m referee.bot_launch --exec PROGRAM ARGS...``:
+    restrict, then become ``PROGRAM ARGS...`` (a bot.json manifest's command)."""
     restrict()
+    if len(sys.argv) > 2 and sys.argv[1] == EXEC_FLAG:
+        program = sys.argv[2]
+        sys.stdout.flush()
+        os.execv(program, sys.argv[2:])
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path[0] = os.path.dirname(script)

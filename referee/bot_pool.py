@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.bot_client import BotClient, BotSource
+from referee.manifest import entry_files
 from referee.sandbox import SandboxLimits
 
 PoolKey = tuple
@@ -60,10 +61,11 @@ def bot_fingerprint(bot_dir: Path) -> str:
             except OSError:
                 continue
             h.update(f"{os.path.relpath(path, bot_dir)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    try:
-        h.update((bot_dir / "bot.py").read_bytes())
-    except OSError:
-        pass
+    for entry in entry_files(bot_dir):  # bot.py, or the bot.json manifest
+        try:
+            h.update(entry.read_bytes())
+        except OSError:
+            pass
     return h.hexdigest()
 
 

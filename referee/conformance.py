@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 from typing import Any
 
+from referee import observation_schema
 from referee.engine import GameState, IllegalAction, Result, audience_of, visible_to
 from referee.rng import Rng
 
@@ -102,6 +103,31 @@ def check_roundtrip(state: GameState, step: int) -> None:
     for seat in range(state.players):
         _ = _canonical(state.observation(seat))
     _ = _canonical(state.spectator_view())
+    check_observation_schema(state, step)
+
+
+def check_observation_schema(state: GameState, step: int) -> None:
+    """Every seat's observation matches the game's published schema (when it has one)."""
+    game = state.spec.name
+    if not observation_schema.has_schema(game):
+        return
+    for seat in range(state.players):
+        try:
+            observation_schema.validate_observation(game, state.observation(seat))
+        except observation_schema.SchemaError as exc:
+            raise ConformanceError(f"{_where(state, step)} seat {seat}: {exc}") from None
+
+
+def check_option_grammar(state: GameState, step: int, ids: list[str]) -> None:
+    """Every option id has one of the forms the game's schema documents (x-option-ids)."""
+    game = state.spec.name
+    if not observation_schema.has_schema(game):
+        return
+    for option_id in ids:
+        try:
+            observation_schema.validate_option_id(game, option_id)
+        except observation_schema.SchemaError as exc:
+            raise ConformanceError(f"{_where(state, step)} {exc}") from None
 
 
 def check_no_leaks(state: GameState, step: int, salt: int) -> bool:
@@ -288,6 +314,7 @@ def random_playout(
         if seat is None or not 0 <= seat < players:
             raise ConformanceError(f"{_where(state, step)} to_move() returned {seat!r}")
         options = check_options(state, step)
+        check_option_grammar(state, step, options)
         if deep_every and step % deep_every == 0:
             check_illegal_rejected(state, step)
             check_roundtrip(state, step)
@@ -312,6 +339,7 @@ def random_playout(
         pass
     else:
         raise ConformanceError(f"{_where(state, step)} an option was accepted after the end")
+    check_observation_schema(state, step)
     check_result(state)
     stats.games += 1
     stats.decisions += step

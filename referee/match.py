@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from arena._proto import bot_pb2
-from referee import registry
+from arena.protocol import PROTOCOL_VERSION
+from referee import observation_schema, registry
 from referee.bot_client import BotClient, BotFault, BotSource
 from referee.engine import ConfigError, GameState, TimeControl, audience_of
+from referee.faults import proto_number
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
 from referee.sandbox import SandboxError, SandboxLimits, require_bwrap
 
 if TYPE_CHECKING:
     from referee.bot_pool import BotPool
 
-PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
 COMMENT_LIMIT = 200
 
 
@@ -61,6 +62,17 @@ class MatchConfig:
     #: Opt-in warm processes (workers): hosted bots are taken from and given back to the pool
     #: instead of being launched and killed per match. None: every bot dies with its match.
     pool: BotPool | None = field(default=None, compare=False, repr=False)
+    #: A fork (``arena fork``): these recorded decisions are re-applied first, without asking
+    #: the bots (their clocks are charged the recorded time), then the bots play on. Bots see
+    #: the match from decision ``len(prefix)`` on.
+    prefix: list[Decision] = field(default_factory=list)
+    #: Forfeits of the original that happened inside ``prefix``: those seats stay forfeited.
+    carried_forfeits: list[Forfeit] = field(default_factory=list)
+    #: Where a fork comes from (``{"match_id", "decision", "seat", "bot"}``), kept in the record.
+    origin: dict[str, Any] | None = None
+    #: Keep each seat's bot source (folder or host:port) in the record, so a local record can
+    #: be forked with the same bots; off on servers (their paths are nobody else's business).
+    record_sources: bool = False
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -83,12 +95,13 @@ def public_lines(lines: list[str]) -> list[str]:
 class _Seat:
     """A seat's live state during the match: its bot (None once forfeited) and its clock."""
 
-    __slots__ = ("index", "name", "client", "bank_ms", "totals", "last_cpu")
+    __slots__ = ("index", "name", "client", "benched", "bank_ms", "totals", "last_cpu")
 
     def __init__(self, index: int, name: str, bank_ms: int) -> None:
         self.index = index
         self.name = name
         self.client: BotClient | None = None
+        self.benched: BotClient | None = None  # the bot after its seat forfeited
         self.bank_ms = float(bank_ms)
         self.totals = SeatTotals(seat=index, bank_left_ms=float(bank_ms))
         self.last_cpu: float | None = None
@@ -150,7 +163,11 @@ def run_match(
         seats=[{"name": s.name, "kind": src.kind} for s, src in zip(config.seats, sources, strict=True)],
         opening_events=list(state.opening_events()),
         started_at=_now(),
+        origin=config.origin,
     )
+    if config.record_sources:
+        for info, spec in zip(record.seats, config.seats, strict=True):
+            info["source"] = spec.source
     record.opening_audiences = audiences(record.opening_events)
     seats = [_Seat(i, s.name, tc.bank_ms) for i, s in enumerate(config.seats)]
     runner = _Runner(config, state, record, seats, tc, on_event, on_view)
@@ -160,6 +177,7 @@ def run_match(
                      "opening_events": public_lines(record.opening_events)})
         runner.view(force=True)
         runner.start_bots(sources)
+        runner.carry_forfeits()
         runner.emit({"type": "ready", "match_id": config.match_id,
                      "ready_ms": [s.totals.ready_ms for s in seats],
                      "forfeits": [f.seat for f in record.forfeits]})
@@ -241,6 +259,7 @@ class _Runner:
                     decision_ms=self.tc.decision_ms, bank_ms=self.tc.bank_ms
                 ),
                 seat_names=names,
+                observation_schema_version=observation_schema.schema_version(self.config.game),
             )
             try:
                 seat.client.start_match(request, timeout_s, self.config.start_budget_ms / 1000.0)
@@ -259,6 +278,33 @@ class _Runner:
             else:
                 seat.last_cpu = seat.client.cpu_ms()
 
+    def carry_forfeits(self) -> None:
+        """A fork keeps the original's forfeits from before the fork point."""
+        for f in self.config.carried_forfeits:
+            seat = self.seats[f.seat]
+            if self.record.forfeit_of(f.seat) is None:
+                self.forfeit(seat, BotFault(f.reason, f.message), f.decision)
+
+    def replay_prefix(self, n: int) -> bool:
+        """Re-apply recorded decision ``n`` of a fork's prefix; False once the prefix is over."""
+        if n >= len(self.config.prefix):
+            return False
+        old = self.config.prefix[n]
+        state = self.state
+        if state.to_move() != old.seat:
+            raise MatchSetupError(f"the record does not replay: decision {n} is seat {old.seat}'s "
+                                  f"in the record but seat {state.to_move()}'s in the engine")
+        if not old.forced:
+            self._charge(self.seats[old.seat], old.wall_ms)
+        secret = state.option_audience(old.option)
+        events = state.apply(old.option)
+        decision = Decision(n, old.seat, old.option, old.wall_ms, old.cpu_ms, old.comment,
+                            old.forced, events, None if secret is None else list(secret),
+                            audiences(events))
+        self.record.decisions.append(decision)
+        self.emit(live_decision(self.config.match_id, decision))
+        return True
+
     # --- the loop --------------------------------------------------------------------------------
     def play(self) -> None:
         state = self.state
@@ -267,12 +313,16 @@ class _Runner:
         match_id = self.config.match_id
         while (seat_index := state.to_move()) is not None:
             n = len(decisions)
+            if self.replay_prefix(n):
+                continue
             seat = self.seats[seat_index]
             option_id, comment, wall_ms, cpu_ms, forced = None, "", 0.0, None, True
+            options: list = []
             if seat.client is not None:
                 options = state.legal_options()
                 request = bot_pb2.ActRequest(
                     match_id=match_id,
+                    seat=seat_index,
                     decision=n,
                     observation_json=orjson.dumps(state.observation(seat_index)).decode(),
                     options=[bot_pb2.Option(id=o.id, label=o.label) for o in options],
@@ -306,6 +356,7 @@ class _Runner:
                     self.forfeit(seat, fault, n)
             if option_id is None:
                 option_id = state.fallback_option()
+            label = next((o.label for o in options if o.id == option_id), None) if not forced else None
             secret = state.option_audience(option_id)
             events = state.apply(option_id)
             decision = Decision(n, seat_index, option_id, round(wall_ms, 3),
@@ -314,7 +365,7 @@ class _Runner:
                                 None if secret is None else list(secret), audiences(events))
             decisions.append(decision)
             if self.on_event is not None:
-                self.on_event(live_decision(match_id, decision))
+                self.on_event(live_decision(match_id, decision, label))
             if self.on_view is not None:
                 self.view(force=state.is_over())
 
@@ -339,29 +390,21 @@ class _Runner:
         return used
 
     def forfeit(self, seat: _Seat, fault: BotFault, n: int) -> None:
-        """The seat is out: record why, stop its bot, let the fallback play it from now on."""
+        """The seat is out: record why, bench its bot, let the fallback play it from now on.
+
+        The benched bot is paused (a timed-out bot may still be computing) and hears its
+        MatchEnd at the real end like every seat; it is never seated again (see close_all)."""
         if self.record.forfeit_of(seat.index) is not None:
             return
         forfeit = Forfeit(seat.index, fault.code, fault.message, n, fault.log_tail[-4000:])
         self.record.forfeits.append(forfeit)
         client, seat.client = seat.client, None
         if client is not None:
-            if fault.code in ("illegal_option", "garbage_reply", "bot_error"):
-                # It is still listening: tell it why it is out before the sandbox goes.
-                try:
-                    client.end_match_future(
-                        bot_pb2.MatchEnd(match_id=self.config.match_id,
-                                         forfeit_reason=f"{fault.code}: {fault.message}"),
-                        0.2,
-                    ).result()
-                except Exception:  # noqa: BLE001 - a forfeited bot's last words do not matter
-                    pass
             if not forfeit.log_tail:
                 forfeit.log_tail = client.log_tail()[-4000:]
-            if self.config.pool is not None:
-                self.config.pool.discard(client)  # a faulty bot is never seated again
-            else:
-                client.close()
+            seat.benched = client
+            if client.process is not None:
+                client.process.pause(True)
         self.emit({"type": "forfeit", "match_id": self.config.match_id, "seat": seat.index,
                    "reason": fault.code, "message": fault.message, "decision": n})
 
@@ -376,24 +419,43 @@ class _Runner:
             "engine_ranks": list(result.ranks),
             "details": result.details,
         }
+        self.end_every_seat(list(result.scores), ranks)
+        self.record.totals = [s.totals for s in self.seats]
+        self.record.ended_at = _now()
+        self.emit({"type": "end", "match_id": self.config.match_id, "result": self.record.result,
+                   "forfeits": [f.public() for f in self.record.forfeits]})
+        self.finished = True
+
+    def end_every_seat(self, scores: list[float], ranks: list[int]) -> None:
+        """Send MatchEnd exactly once to every seat whose bot is still there (playing or
+        benched after a forfeit), all at once, with the seat, every score and rank, and the
+        seat's fault. A seat whose bot is gone (crashed, unreachable) cannot hear it; that
+        attempt fails fast and changes nothing."""
         futures = []
         for seat in self.seats:
-            if seat.client is None:
+            client = seat.client or seat.benched
+            if client is None:
                 continue
-            msg = bot_pb2.MatchEnd(match_id=self.config.match_id, scores=list(result.scores),
+            forfeit = self.record.forfeit_of(seat.index)
+            msg = bot_pb2.MatchEnd(match_id=self.config.match_id, seat=seat.index, scores=scores,
                                    ranks=ranks)
-            futures.append((seat.client, seat.client.end_match_future(msg, 1.0)))
+            if forfeit is not None:
+                msg.forfeit_reason = f"{forfeit.reason}: {forfeit.message}"
+                msg.fault = proto_number(forfeit.reason)
+                msg.fault_decision = forfeit.decision
+                if client.process is not None:
+                    client.process.pause(False)
+            try:
+                future = client.end_match_future(msg, 1.0 if forfeit is None else 0.5)
+            except Exception:  # noqa: BLE001 - a closed channel: this seat cannot hear it
+                continue
+            futures.append((client, future))
         for client, fut in futures:
             try:
                 fut.result()
                 self.acked.add(id(client))
             except Exception:  # noqa: BLE001 - the match is decided; a bot's ack is a courtesy
                 pass
-        self.record.totals = [s.totals for s in self.seats]
-        self.record.ended_at = _now()
-        self.emit({"type": "end", "match_id": self.config.match_id, "result": self.record.result,
-                   "forfeits": [f.public() for f in self.record.forfeits]})
-        self.finished = True
 
     def close_all(self) -> None:
         """Kill every bot; with a pool, give back those that saw a normal end without fault
@@ -415,14 +477,16 @@ class _Runner:
             self.record.ended_at = _now()
 
 
-def live_decision(match_id: str, decision: Decision) -> dict[str, Any]:
+def live_decision(match_id: str, decision: Decision, label: str | None = None) -> dict[str, Any]:
     """The live event of one decision: what a spectator (or an opponent) may see while the
-    match runs. A private choice shows neither its option id nor the bot's comment (a bot may
-    name its card there); lines with an audience are left out. The record keeps everything."""
+    match runs. A private choice shows neither its option id, its ``label`` nor the bot's
+    comment (a bot may name its card there); lines with an audience are left out. The record
+    keeps everything."""
     private = decision.option_audience is not None
     return {
         "type": "decision", "match_id": match_id, "n": decision.n, "seat": decision.seat,
         "option": None if private else decision.option, "private_choice": private,
+        "label": None if private else label,
         "wall_ms": decision.wall_ms, "cpu_ms": decision.cpu_ms,
         "comment": "" if private else decision.comment, "forced": decision.forced,
         "events": public_lines(decision.events),

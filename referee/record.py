@@ -8,8 +8,10 @@ comments, forfeits) and what it can (events, result) so a replay can check them.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
+
+from referee.faults import canonical
 
 FORMAT_VERSION = 1
 
@@ -38,7 +40,7 @@ class Decision:
 @dataclass
 class Forfeit:
     seat: int
-    reason: str  # a code from referee.bot_client.REASONS
+    reason: str  # a code from referee.faults.REASONS
     message: str
     decision: int  # how many decisions had been made when the seat forfeited
     log_tail: str = ""
@@ -79,6 +81,9 @@ class MatchRecord:
     totals: list[SeatTotals] = field(default_factory=list)
     started_at: str = ""
     ended_at: str = ""
+    #: A forked match (``arena fork``): the original's match id, the decision it was forked
+    #: at (decisions before it are the original's), the seat and the bot that took it over.
+    origin: dict[str, Any] | None = None
     format_version: int = FORMAT_VERSION
 
     def events(self) -> list[str]:
@@ -90,7 +95,9 @@ class MatchRecord:
 
     # --- JSON ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """The record as plain JSON data (what :func:`dataclasses.asdict` gives, several times
+        faster: a worker converts every record it plays, with hundreds of decisions)."""
+        data = _plain(self)
         data["events"] = self.events()
         return data
 
@@ -119,10 +126,11 @@ class MatchRecord:
                 opening_audiences=data.get("opening_audiences"),
                 decisions=[Decision(**d) for d in data["decisions"]],
                 result=dict(data["result"]),
-                forfeits=[Forfeit(**f) for f in data["forfeits"]],
+                forfeits=[Forfeit(**{**f, "reason": canonical(f["reason"])}) for f in data["forfeits"]],
                 totals=[SeatTotals(**t) for t in data["totals"]],
                 started_at=data.get("started_at", ""),
                 ended_at=data.get("ended_at", ""),
+                origin=data.get("origin"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"match record is malformed: {exc}") from None
@@ -134,6 +142,31 @@ class MatchRecord:
         except json.JSONDecodeError as exc:
             raise RecordError(f"match record is not valid JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(value: Any) -> Any:
+    """Dataclasses to dicts, lists and dicts copied, everything else shared (records hold only
+    JSON leaves — str, numbers, None, bool — and ``Event`` strings, which are immutable)."""
+    if isinstance(value, _LEAVES):
+        return value
+    names = _FIELDS.get(type(value))
+    if names is None and is_dataclass(value) and not isinstance(value, type):
+        names = _FIELDS[type(value)] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    if isinstance(value, list):
+        return [v if isinstance(v, _LEAVES) else _plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: v if isinstance(v, _LEAVES) else _plain(v) for k, v in value.items()}
+    return value
+
+
+_LEAVES = (str, int, float, type(None))
 
 
 def without_logs(record: dict[str, Any], keep_seats: set[int] | frozenset[int] = frozenset()) -> dict[str, Any]:

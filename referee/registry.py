@@ -14,6 +14,7 @@ from referee.engine import ConfigError, GameSpec, GameState
 _BUILTIN: dict[str, str] = {
     "black_angel": "referee.black_angel.state:BlackAngelState",
     "solenia": "referee.solenia.state:SoleniaState",
+    "orbital": "referee.orbital.state:OrbitalState",
 }
 
 _extra: dict[str, type[GameState]] = {}

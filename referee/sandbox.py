@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee import seccomp
+from referee.manifest import ManifestError, launch_command
 from referee.sandbox_view import NotASocket, ProcInfo, SandboxView, cpu_ticks_of
 from referee.sandbox_watch import MEMORY_WATCH
 
@@ -55,6 +56,10 @@ from referee.sandbox_watch import MEMORY_WATCH
 #: heuristic bot may import) is importable inside the sandbox.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROJECT_PACKAGES = ("arena", "referee")
+#: The contract's .proto files, bound read-only at the same path and named by ``ARENA_PROTOS``:
+#: bots in other languages load them at start (starter_kits/node does). An installed (not
+#: editable) package has no protos/ beside it: then ``ARENA_PROTOS`` says where they are.
+PROTOS_DIR = Path(os.environ.get("ARENA_PROTOS") or PROJECT_ROOT / "protos").resolve()
 
 #: Paths inside the sandbox.
 BOT_DIR_INSIDE = "/arena/bot"
@@ -296,6 +301,8 @@ def sandbox_command(
             _ro_bind(args, made, root)
     for pkg in PROJECT_PACKAGES:
         _ro_bind(args, made, PROJECT_ROOT / pkg)
+    if PROTOS_DIR.is_dir():
+        _ro_bind(args, made, PROTOS_DIR)
     _ro_bind(args, made, bot_dir, Path(BOT_DIR_INSIDE))
     _ensure_parents(args, made, Path(SOCKET_DIR_INSIDE))
     # Root owns the socket tmpfs and the bot's uid may only add its socket (locked to 0711 once
@@ -326,9 +333,10 @@ def sandbox_command(
     args += prlimit_args(limits, with_nproc=True)
     # sys.executable as it is, not resolved: in a virtual environment the path of the link is
     # how Python finds the venv (pyvenv.cfg) and so its site-packages.
-    # referee.bot_launch shuts the socket folder (Landlock) before the bot's first line runs.
-    args += [sys.executable, "-s", "-B", "-m", "referee.bot_launch", f"{BOT_DIR_INSIDE}/bot.py",
-             "--address", f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}"]
+    # referee.bot_launch shuts the socket folder (Landlock) before the bot's first line runs,
+    # then runs bot.py, or execs the program a bot.json manifest names (referee.manifest).
+    args += launch_command(bot_dir, BOT_DIR_INSIDE, f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}",
+                           launcher=True)
     return args
 
 
@@ -363,6 +371,7 @@ def bot_environment(address: str) -> dict[str, str]:
         "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MiB of address space per arena otherwise
         "GRPC_ENABLE_FORK_SUPPORT": "0",
         "ARENA_BOT_ADDRESS": address,
+        "ARENA_PROTOS": str(PROTOS_DIR),
     }
 
 
@@ -568,10 +577,12 @@ class BotProcess:
             self.sock_dir = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-"))
         try:
             self._launch()
-        except BaseException:
+        except BaseException as exc:
             self._cleanup_files()
             if self._lease is not None:
                 self._lease.release()
+            if isinstance(exc, ManifestError):
+                raise SandboxError(str(exc)) from None
             raise
 
     def dial_address(self) -> str | None:
@@ -611,9 +622,9 @@ class BotProcess:
             cwd = "/"
         else:
             address = f"unix:{self.sock_dir / SOCKET_NAME}"
-            cmd = prlimit_args(self.limits, with_nproc=False) + [
-                sys.executable, "-s", "-B", str(self.bot_dir / "bot.py"), "--address", address,
-            ]
+            cmd = prlimit_args(self.limits, with_nproc=False) + launch_command(
+                self.bot_dir, str(self.bot_dir), address
+            )
             env = bot_environment(address)
             cwd = str(self.bot_dir)
         self.cgroup = (SandboxCgroups.create(f"{os.getpid()}-{self.token}", self.limits)
@@ -715,6 +726,18 @@ class BotProcess:
             return self.view.private_files()
         except OSError:
             return []
+
+    def pause(self, paused: bool) -> None:
+        """Stop (SIGSTOP) or continue (SIGCONT) the bot's main process, best effort: a seat that
+        forfeited on a timeout may still be computing, and must not take CPU from the seats
+        still playing while it waits for its MatchEnd."""
+        pid = self.bot_pid() if self.proc.poll() is None else None
+        if pid is None:
+            return
+        try:
+            os.kill(pid, signal.SIGSTOP if paused else signal.SIGCONT)
+        except OSError:
+            pass  # already gone: nothing to stop or continue
 
     def cpu_ms(self) -> float | None:
         """CPU time the bot has used so far (user + system), or None if it cannot be measured.

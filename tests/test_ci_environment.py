@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
+
+ROOT_DIR = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("CI", "").lower() not in ("1", "true", "yes"),
@@ -47,3 +50,17 @@ def test_postgresql_answers() -> None:
 
 def test_openssl_is_installed() -> None:
     assert shutil.which("openssl"), "openssl is missing (the TLS tests make certificates with it): .ci/run must install it"
+
+
+def test_node_and_the_kit_packages_are_installed() -> None:
+    assert shutil.which("node"), "node is missing (the Node starter kit tests run it): .ci/run must install nodejs"
+    assert (ROOT_DIR / "starter_kits" / "node" / "node_modules" / "@grpc" / "grpc-js").is_dir(), (
+        "the Node kit's npm packages are missing: .ci/run must run npm ci in starter_kits/node"
+    )
+
+
+def test_buf_is_installed() -> None:
+    # .ci/run installs it from npm; tests/test_contract.py would otherwise skip the buf checks.
+    assert (ROOT_DIR / ".ci" / "tools" / "node_modules" / ".bin" / "buf").exists() or shutil.which("buf"), (
+        "buf is missing: .ci/run installs it with npm (nodejs, npm from Debian)"
+    )

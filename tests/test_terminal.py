@@ -30,7 +30,7 @@ def test_play_prints_a_crashed_bots_stderr_with_its_escapes_made_visible() -> No
         cli, ["play", "toy", "--bot", str(HOSTILE / "terminal_escapes"), "--bot", str(RANDOM_BOT),
               "--decision-ms", "1500", "--bank-ms", "3000"],
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a seat forfeited
     printed = result.output + result.stderr
     assert "forfeited" in printed and "last output" in printed
     assert "\\x1b[31mred" in printed and "\\u202eFAKE" in printed  # shown, not obeyed
@@ -38,14 +38,17 @@ def test_play_prints_a_crashed_bots_stderr_with_its_escapes_made_visible() -> No
 
 
 def test_arena_watch_prints_a_hidden_choice_as_such_and_escapes_what_it_prints(capsys) -> None:  # noqa: ANN001
-    from arena.commands.client import _echo_live
+    from arena.commands.client import _Printer
 
+    _echo_live = _Printer().live
     _echo_live({"type": "start", "match_id": "m", "game": "toy", "variant": "base",
                 "seats": [{"name": "evil\x1b]0;owned\x07"}, {"name": "ok"}]})
     _echo_live({"type": "decision", "n": 3, "seat": 1, "option": None, "private_choice": True,
-                "events": ["seat 1 plays a card\x1b[2J"]})
+                "comment": "secret", "label": "Secret card", "events": ["seat 1 plays a card\x1b[2J"]})
     _echo_live({"type": "forfeit", "seat": 0, "reason": "bot_error", "message": "boom\x1b[31m"})
     out = capsys.readouterr().out
-    assert "[   3] seat 1: (a hidden choice)" in out and "None" not in out
+    # numbered from 1 as on the website; the seat's bot named
+    assert "[   4] ok (seat 1): (a hidden choice)" in out and "None" not in out
+    assert "Secret card" not in out and "secret" not in out
     assert "\\x1b]0;owned\\x07" in out and "\\x1b[2J" in out and "boom\\x1b[31m" in out
     assert not any(c in out for c in DANGEROUS)

@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException
 from web import labels
 from web.db import close_session, db, make_sessionmaker
 from web.games import known_games
-from web.queries.leaderboard import WinCache
+from web.queries.leaderboard import PageCache, WinCache
 from web.replay import ReplayCache
 
 
@@ -34,6 +34,7 @@ def create_app(database_url: str | None = None) -> Flask:
     app.extensions["arena_sessionmaker"] = make_sessionmaker(database_url)
     app.extensions["arena_replays"] = ReplayCache()
     app.extensions["arena_wins"] = WinCache()
+    app.extensions["arena_board_pages"] = PageCache()
     app.teardown_appcontext(close_session)
 
     from web.api import bp as api_bp

@@ -57,6 +57,18 @@ PHASES: dict[str, dict[str, str]] = {
         "vp_cell": "the virtual player places its card",
         "over": "game over",
     },
+    "orbital": {
+        "keep": "setup: return dealt cards (keep 5 of 8)",
+        "main": "a turn: build, upgrade, buy, activate, play an event, repair or pass",
+        "target": "choose the target",
+        "crew_count": "High-Risk Project: how much crew to put in",
+        "market_pick": "Insider Contact: take a market card",
+        "observatory": "the observatory: keep one card",
+        "build_via": "build with the command module's discount",
+        "income": "end of the year: choose the income colour",
+        "discard": "end of the year: discard down to the hand limit",
+        "over": "game over",
+    },
 }
 
 _ACTION_WORDS = {

@@ -17,6 +17,7 @@ from flask import (
 from sqlalchemy import select
 
 from arena.db import Bot
+from arena.fork import command_for
 from web.chart import rating_chart
 from web.db import db
 from web.games import game_info, known_games
@@ -53,8 +54,13 @@ def leaderboard(game: str):  # noqa: ANN201
     session = db()
     if game not in {g.name for g in known_games(session)}:
         abort(404, description=f"There is no game called “{game}” on this site.")
-    rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
-    return render_template("leaderboard.html", game=game_info(game), rows=rows)
+    token = board_q.board_token(session, game)
+
+    def render() -> str:
+        rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
+        return render_template("leaderboard.html", game=game_info(game), rows=rows)
+
+    return current_app.extensions["arena_board_pages"].get(game, token, render)
 
 
 @bp.get("/bots/<int:bot_id>")
@@ -151,6 +157,9 @@ def _step_context(page: match_q.MatchPage, replay: Replay, index: int) -> dict:
         "to_move": step.to_move,
         # At the end the engine's result (final scoring, tie-breakers) is what the board shows.
         "final_scores": (step.result or {}).get("scores"),
+        # An author tries another bot from this very position (``arena fork``).
+        "fork_command": (command_for(page.id, step.index, step.to_move)
+                         if step.to_move is not None and page.status == "done" else None),
     }
 
 

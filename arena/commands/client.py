@@ -172,6 +172,14 @@ def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str,
         reply = client.submit(path, game=game, name=name, wait=not no_wait, sprt=sprt)
     bot, version = reply.bot.bot, reply.version
     click.echo(f"bot {bot.name!r} (id {bot.id}, {bot.game}): version {version.number} uploaded")
+    qualification = version.refusal.match_id if version.status == arena_pb2.VERSION_STATUS_REFUSED else ""
+    if not qualification and not no_wait and version.status != arena_pb2.VERSION_STATUS_QUALIFYING:
+        with _client(server, _need_token()) as client:
+            detail = client.version_status(bot.id, version.number)
+        if detail.qualification_record_json:
+            qualification = json.loads(detail.qualification_record_json).get("match_id", "")
+    if qualification:
+        click.echo(f"  qualification match {qualification}")
     _echo_version(version)
     if version.status == arena_pb2.VERSION_STATUS_QUALIFYING:
         click.echo("  qualification is running; check later with `arena bots`")
@@ -232,7 +240,12 @@ def leaderboard_command(game: str, limit: int, server: str) -> None:
 @_server_option
 @_grpc_errors
 def watch_command(match_id: str, as_json: bool, server: str) -> None:
-    """Follow a match live; for a finished match, print its result."""
+    """Follow a match live; for a finished match, print its decisions and result.
+
+    MATCH_ID may be any unique prefix of the id (the website shows the first 8 characters).
+    Decisions are numbered as on the website's replay (from 1); while the match runs only
+    public information is shown."""
+    printer = _Printer()
     with _client(server) as client:
         for event in client.watch(match_id):
             if event.kind == arena_pb2.MATCH_EVENT_KIND_LIVE:
@@ -240,29 +253,89 @@ def watch_command(match_id: str, as_json: bool, server: str) -> None:
                 if as_json:
                     click.echo(json.dumps(data))
                 else:
-                    _echo_live(data)
+                    printer.live(data)
             elif event.kind == arena_pb2.MATCH_EVENT_KIND_RECORD:
                 record = json.loads(event.record_json) if event.record_json else {}
                 if as_json:
                     click.echo(json.dumps({"record": record}))
                 else:
+                    if not printer.names:  # finished before we came: tell it from the record
+                        printer.from_record(record)
                     _echo_result(record)
 
 
-def _echo_live(data: dict[str, Any]) -> None:
-    kind = data.get("type")
-    if kind == "start":
-        names = ", ".join(s.get("name", "?") for s in data.get("seats", []))
-        terminal.secho(f"match {data.get('match_id')}: {data.get('game')} ({data.get('variant')}) — {names}", bold=True)
-    elif kind == "decision":
-        forced = "  (played for a forfeited seat)" if data.get("forced") else ""
-        # A choice that names hidden information is streamed without its id.
-        option = "(a hidden choice)" if data.get("private_choice") else data.get("option", "")
-        terminal.echo(f"[{data.get('n', '?'):>4}] seat {data.get('seat', '?')}: {option}{forced}")
-        for line in data.get("events") or []:
+class _Printer:
+    """Prints live events with bot names, option labels and comments."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def seat(self, seat: Any) -> str:
+        if isinstance(seat, int) and 0 <= seat < len(self.names):
+            return f"{self.names[seat]} (seat {seat})"
+        return f"seat {seat}"
+
+    def live(self, data: dict[str, Any]) -> None:
+        kind = data.get("type")
+        if kind == "start":
+            self.names = [s.get("name", f"seat {i}") for i, s in enumerate(data.get("seats", []))]
+            terminal.secho(f"match {data.get('match_id')}: {data.get('game')} ({data.get('variant')}) — "
+                           f"{', '.join(self.names)}", bold=True)
+            for line in data.get("opening_events") or []:
+                terminal.echo(f"       {line}")
+        elif kind == "decision":
+            # A choice that names hidden information is streamed without its id or label.
+            private = bool(data.get("private_choice"))
+            choice = "(a hidden choice)" if private else data.get("label") or data.get("option", "")
+            self.decision(data.get("n"), data.get("seat"), choice,
+                          "" if private else data.get("comment") or "",
+                          bool(data.get("forced")), data.get("events") or [])
+        elif kind == "forfeit":
+            terminal.secho(f"{self.seat(data.get('seat'))} forfeits ({data.get('reason')}): "
+                           f"{data.get('message')}", fg="red")
+
+    def decision(self, n: Any, seat: Any, choice: str, comment: str, forced: bool,
+                 events: list[str]) -> None:
+        number = n + 1 if isinstance(n, int) else "?"  # the website's replay counts from 1
+        forced_note = "  (played for a forfeited seat)" if forced else ""
+        terminal.echo(f"[{number:>4}] {self.seat(seat)}: {choice}{forced_note}")
+        if comment:
+            terminal.echo(f"         “{comment}”")
+        for line in events:
             terminal.echo(f"         {line}")
-    elif kind == "forfeit":
-        terminal.secho(f"seat {data.get('seat')} forfeits ({data.get('reason')}): {data.get('message')}", fg="red")
+
+    def from_record(self, record: dict[str, Any]) -> None:
+        """A finished match: every decision with its label (the engine, when installed here,
+        names the options; otherwise their ids are shown)."""
+        self.names = [s.get("name", f"seat {i}") if isinstance(s, dict) else str(s)
+                      for i, s in enumerate(record.get("seats", []))]
+        if not self.names:
+            return
+        terminal.secho(f"match {record.get('match_id')}: {record.get('game')} ({record.get('variant')}) — "
+                       f"{', '.join(self.names)}", bold=True)
+        for line in record.get("opening_events") or []:
+            terminal.echo(f"       {line}")
+        labels = _record_labels(record)
+        for i, d in enumerate(record.get("decisions") or []):
+            choice = labels[i] if i < len(labels) and labels[i] else d.get("option", "")
+            self.decision(d.get("n", i), d.get("seat"), choice, d.get("comment") or "",
+                          bool(d.get("forced")), d.get("events") or [])
+
+
+def _record_labels(record: dict[str, Any]) -> list[str | None]:
+    """Each decision's option label, by replaying the record with the engine (best effort)."""
+    labels: list[str | None] = []
+    try:
+        from referee import registry
+
+        state = registry.new_game(record["game"], int(record["players"]), int(record["seed"]),
+                                  record.get("variant"))
+        for d in record.get("decisions") or []:
+            labels.append(next((o.label for o in state.legal_options() if o.id == d["option"]), None))
+            state.apply(d["option"])
+    except Exception:  # noqa: BLE001 - an unknown game or an old record: the ids will do
+        pass
+    return labels
 
 
 def _echo_result(record: dict[str, Any]) -> None:

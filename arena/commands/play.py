@@ -56,6 +56,31 @@ class _Progress:
             click.echo("\r" + " " * 40 + "\r", nl=False, err=True)
 
 
+def check_out(out: str | None) -> None:
+    """Refuse an output file that cannot be written before anything is played."""
+    if out is None:
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise click.UsageError(f"--out {out}: is a folder; give a file name")
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise click.UsageError(f"--out {out}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise click.UsageError(f"--out {out}: cannot write there")
+
+
+def check_bots(flag: str, sources: list[str]) -> None:
+    """Refuse a bot that is neither a folder with bot.py nor host:port before anything starts."""
+    from referee.bot_client import BotSource
+
+    for source in sources:
+        try:
+            BotSource.parse(source)
+        except ValueError as exc:
+            raise click.UsageError(f"{flag} {source}: {exc} (built-in bots: random, greedy, ismcts)") from None
+
+
 def _result_table(record: MatchRecord) -> str:
     rows = [("seat", "bot", "score", "rank", "decisions", "time used", "bank left", "note")]
     for seat, info in enumerate(record.seats):
@@ -97,6 +122,8 @@ def _result_table(record: MatchRecord) -> str:
 @click.option("--bank-ms", type=int, default=None, help="overage bank per seat (default: the game's)")
 @click.option("--unsafe-no-sandbox", is_flag=True, default=False,
               help="run hosted bots WITHOUT bubblewrap isolation (only for your own code)")
+@click.option("--allow-forfeit", is_flag=True, default=False,
+              help="exit 0 even when a seat forfeits (by default a forfeit exits with status 1)")
 def play_command(
     game: str,
     bots: tuple[str, ...],
@@ -107,8 +134,11 @@ def play_command(
     decision_ms: int | None,
     bank_ms: int | None,
     unsafe_no_sandbox: bool,
+    allow_forfeit: bool,
 ) -> None:
-    """Play one match of GAME between bots and print the result table."""
+    """Play one match of GAME between bots and print the result table.
+
+    Exits with status 1 when a seat forfeited (unless --allow-forfeit), 2 on a usage error."""
     from arena.builtin_bots import UnknownBuiltin, resolve
     from referee import registry
     from referee.match import MatchConfig, SeatSpec, run_match
@@ -128,6 +158,8 @@ def play_command(
         )
     if players < 1:
         raise click.UsageError("--players must be at least 1")
+    check_bots("--bot", sources)
+    check_out(out)
     try:
         spec = registry.get_spec(game)
     except ConfigError as exc:
@@ -150,6 +182,7 @@ def play_command(
         variant=variant,
         time_control=time_control,
         sandbox=not unsafe_no_sandbox,
+        record_sources=True,
     )
     if unsafe_no_sandbox:
         click.echo("warning: hosted bots run WITHOUT a sandbox (--unsafe-no-sandbox)", err=True)
@@ -171,6 +204,8 @@ def play_command(
     if out:
         Path(out).write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
         click.echo(f"record written to {out}", err=True)
+    if record.forfeits and not allow_forfeit:
+        sys.exit(1)
 
 
 @click.command("replay")

@@ -15,7 +15,7 @@ file); ``init_db()`` upgrades the schema with Alembic and is called automaticall
 
 # accounts: the API server's own tables (users, submissions), on the same Base so migrations
 # see them.
-from arena.db.accounts import Submission, User
+from arena.db.accounts import ApiRequest, Submission, User
 from arena.db.models import (
     Base,
     Bot,
@@ -42,6 +42,7 @@ from arena.db.session import (
 
 __all__ = [
     "Base",
+    "ApiRequest",
     "Submission",
     "User",
     "Bot",

@@ -61,3 +61,21 @@ class Submission(Base):
     sprt_settings: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class ApiRequest(Base):
+    """A client request id already seen, so a retried Register/SubmitBot/RegisterRemoteBot does
+    not create a second user or version. ``call`` + ``scope`` (the user name for Register, the
+    caller's user id for submissions) + the id's SHA-256 are unique; ``submission_id`` is NULL
+    while the first call is still being handled."""
+
+    __tablename__ = "api_requests"
+    __table_args__ = (UniqueConstraint("call", "scope", "request_hash", name="uq_api_requests_call_scope_hash"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    call: Mapped[str] = mapped_column(String(30))
+    scope: Mapped[str] = mapped_column(String(100))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("bot_submissions.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

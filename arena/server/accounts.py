@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from arena.db import session_scope
-from arena.db.accounts import ROLE_ORGANISER, ROLE_USER, User
+from arena.db.accounts import ROLE_ORGANISER, ROLE_USER, ApiRequest, User
 from arena.server.auth import hash_token, new_token, token_from_metadata
 from arena.server.errors import ApiError, denied, invalid, not_found
 
@@ -24,9 +24,34 @@ def check_user_name(name: str) -> str:
     return name
 
 
-def register_user(name: str, url: str | None = None) -> tuple[User, str]:
-    """Create a user; returns it with its token (the only moment the token exists in clear)."""
+def rotate_token(user: User, url: str | None = None) -> tuple[User, str]:
+    """Give ``user`` a new token and forget the old one (only its hash was kept): the old token
+    stops working with this call. Returns the user and the new token, shown only here."""
+    token = new_token()
+    with session_scope(url) as s:
+        row = s.get(User, user.id)
+        row.token_hash = hash_token(token)
+        s.flush()
+        s.expunge(row)
+    return row, token
+
+
+def register_user(name: str, url: str | None = None, request_hash: str | None = None) -> tuple[User, str]:
+    """Create a user; returns it with its token (the only moment the token exists in clear).
+
+    With ``request_hash`` (a client request id's hash, see arena.server.idempotency) the id is
+    recorded in the same transaction, and a retry of the same registration answers for the same
+    user with a fresh token instead of ALREADY_EXISTS."""
     check_user_name(name)
+    if request_hash is not None:
+        with session_scope(url) as s:
+            seen = s.scalar(select(ApiRequest.user_id).where(
+                ApiRequest.call == "register", ApiRequest.scope == name, ApiRequest.request_hash == request_hash))
+            user = s.get(User, seen) if seen is not None else None
+            if user is not None:
+                s.expunge(user)
+        if user is not None:
+            return rotate_token(user, url)
     token = new_token()
     try:
         with session_scope(url) as s:
@@ -35,6 +60,9 @@ def register_user(name: str, url: str | None = None) -> tuple[User, str]:
             user = User(name=name, role=ROLE_USER, token_hash=hash_token(token))
             s.add(user)
             s.flush()
+            if request_hash is not None:
+                s.add(ApiRequest(call="register", scope=name, request_hash=request_hash, user_id=user.id))
+                s.flush()
             s.expunge(user)
     except IntegrityError:
         raise ApiError(grpc.StatusCode.ALREADY_EXISTS, f"user name {name!r} is taken") from None

@@ -14,11 +14,13 @@ from typing import Any
 
 import grpc
 
+from arena import dialin
 from arena._proto import arena_pb2, arena_pb2_grpc
 from arena.celery_app import has_broker
 from arena.db import init_db
 from arena.grpc_util import add_health_and_reflection_aio
 from arena.server.config import ServerConfig
+from arena.server.dialin import DialinHub
 from arena.server.live import LiveBus
 from arena.server.servicer import ArenaServicer
 from arena.server.streams import AioArenaServicer, StreamHub
@@ -84,6 +86,7 @@ class RunningServer:
     ticker: LadderTicker | None = None
     hub: StreamHub | None = None
     tls: bool = False
+    dialin: DialinHub | None = None
     _loop: _LoopThread | None = None
     _pool: futures.ThreadPoolExecutor | None = None
 
@@ -91,10 +94,18 @@ class RunningServer:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def relay_address(self) -> str:
+        """Where this process's own matches reach the dial-in relay (see arena.dialin)."""
+        return f"tls://localhost:{self.port}" if self.tls else self.address
+
     def stop(self, grace: float | None = 1.0) -> None:
         if self.ticker is not None:
             self.ticker.stopped.set()
+        dialin.clear_local_relay(self.relay_address)
         if self._loop is not None:
+            if self.dialin is not None:
+                self._loop.call(self.dialin.aclose())
             self._loop.call(self.server.stop(grace))
             self._loop.close()
         if self._pool is not None:
@@ -108,6 +119,11 @@ def _options(config: ServerConfig) -> list[tuple[str, Any]]:
         ("grpc.max_send_message_length", 64 * 1024 * 1024),
         # A second server on a taken port must fail, not silently share it.
         ("grpc.so_reuseport", 0),
+        # Dial-in bots (arena.sdk_connect) ping every 20 s to keep an idle ConnectBot stream
+        # alive through NAT; the default policy (one ping per 5 min) would answer GOAWAY
+        # "too_many_pings" and cut every connected bot.
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10000),
     ]
 
 
@@ -183,13 +199,26 @@ class _CheckedRegistration:
         self._server.add_registered_method_handlers(service, checked)
 
 
+class _Servicer(AioArenaServicer):
+    """The aio servicer plus ``ConnectBot``, served by the dial-in hub on the event loop."""
+
+    def __init__(self, servicer: ArenaServicer, hub: StreamHub, dialin_hub: DialinHub) -> None:
+        super().__init__(servicer, hub)
+        self._dialin = dialin_hub
+
+    async def ConnectBot(self, requests: Any, context: grpc.aio.ServicerContext) -> Any:  # noqa: N802
+        async for message in self._dialin.connect(requests, context):
+            yield message
+
+
 async def _build(
     config: ServerConfig, servicer: ArenaServicer, hub: StreamHub, pool: futures.ThreadPoolExecutor,
-    address: str, credentials: grpc.ServerCredentials | None,
+    address: str, credentials: grpc.ServerCredentials | None, dialin_hub: DialinHub,
 ) -> tuple[grpc.aio.Server, int]:
     """Create, bind and start the aio server on the running loop; returns it and its port."""
     server = grpc.aio.server(migration_thread_pool=pool, options=_options(config))
-    arena_pb2_grpc.add_ArenaServicer_to_server(AioArenaServicer(servicer, hub), _CheckedRegistration(server))
+    arena_pb2_grpc.add_ArenaServicer_to_server(_Servicer(servicer, hub, dialin_hub), _CheckedRegistration(server))
+    server.add_generic_rpc_handlers((dialin_hub.relay_handler(),))
     await add_health_and_reflection_aio(server, SERVICE_NAME)
     try:
         if credentials is not None:
@@ -219,10 +248,11 @@ def start_server(
     servicer = ArenaServicer(config, bus)
     hub = StreamHub(config.max_streams, config.max_streams_per_client, config.max_watched_matches)
     pool = futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix="arena-rpc")
+    dialin_hub = DialinHub(servicer.submissions, servicer._bot_detail, pool, servicer.url)
     loop = _LoopThread()
     loop.start()
     try:
-        server, port = loop.call(_build(config, servicer, hub, pool, address, credentials))
+        server, port = loop.call(_build(config, servicer, hub, pool, address, credentials, dialin_hub))
     except BaseException:
         loop.close()
         pool.shutdown(wait=False)
@@ -235,7 +265,9 @@ def start_server(
     if not has_broker():
         ticker = LadderTicker(LADDER_TICK_S)
         ticker.start()
-    return RunningServer(server, servicer, port, ticker, hub, credentials is not None, loop, pool)
+    running = RunningServer(server, servicer, port, ticker, hub, credentials is not None, dialin_hub, loop, pool)
+    dialin.set_local_relay(running.relay_address)
+    return running
 
 
 def serve(port: int = 50051, host: str = "[::]", config: ServerConfig | None = None) -> None:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import base64
-from datetime import datetime
+from datetime import UTC, datetime
+
+from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from arena._proto import arena_pb2 as pb
 from arena.db import Bot, Match
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
 from arena.db.models import SprtTest
+from arena.server.errors import invalid
+from referee.faults import SERVER_ERROR, canonical, proto_number
 
 
 def timestamp(value: datetime | None) -> str:
@@ -18,8 +23,47 @@ def timestamp(value: datetime | None) -> str:
     return value.replace(microsecond=(value.microsecond // 1000) * 1000).isoformat(timespec="milliseconds") + "Z"
 
 
+def time_of(value: datetime | None) -> Timestamp | None:
+    """A ``google.protobuf.Timestamp`` (None for none); the database keeps naive UTC datetimes."""
+    if value is None:
+        return None
+    stamp = Timestamp()
+    stamp.FromDatetime(value.replace(tzinfo=UTC) if value.tzinfo is None else value)
+    return stamp
+
+
+def enum_of(enum: EnumTypeWrapper, prefix: str, name: str | None) -> int:
+    """The enum value whose name is ``prefix`` + the string form in upper case (0 if none)."""
+    try:
+        return enum.Value(prefix + (name or "").upper())
+    except ValueError:
+        return 0
+
+
+def offset_page(page_size: int, page_token: str, default: int, cap: int) -> tuple[int, int]:
+    """(offset, size) of the page a list call asks for: ``page_token`` is the offset this
+    server handed out as ``next_page_token`` (opaque to clients)."""
+    size = min(page_size or default, cap)
+    if not page_token:
+        return 0, size
+    try:
+        kind, _, offset = base64.urlsafe_b64decode(page_token.encode()).decode().partition(":")
+        if kind != "o" or not offset.isdigit():
+            raise ValueError(page_token)
+    except (ValueError, UnicodeDecodeError):
+        raise invalid("page_token is not one this server handed out; start again without it") from None
+    return int(offset), size
+
+
+def next_offset_token(offset: int, size: int, fetched: int) -> str:
+    """``next_page_token`` after a page fetched with ``size + 1`` rows ("" on the last page)."""
+    if fetched <= size:
+        return ""
+    return base64.urlsafe_b64encode(f"o:{offset + size}".encode()).decode()
+
+
 def user(u: User) -> pb.User:
-    return pb.User(id=u.id, name=u.name, role=u.role)
+    return pb.User(id=u.id, name=u.name, role=u.role, user_role=enum_of(pb.UserRole, "USER_ROLE_", u.role))
 
 
 def version_status(sub: Submission, playing_version_id: int | None, test: SprtTest | None = None) -> int:
@@ -62,11 +106,14 @@ def version(sub: Submission, playing_version_id: int | None, logs: bool = False,
         address=sub.source if sub.kind == "remote" else "",
         archive_sha256=sub.digest if sub.kind == "hosted" else "",
         created_at=timestamp(sub.created_at),
+        bot_kind=enum_of(pb.BotKind, "BOT_KIND_", sub.kind),
+        create_time=time_of(sub.created_at),
     )
     if sub.status == REFUSED:
         msg.refusal.CopyFrom(
             pb.Refusal(
-                kind=sub.refusal_kind or "error",
+                kind=canonical(sub.refusal_kind) or SERVER_ERROR,
+                fault=refusal_fault(sub.refusal_kind),
                 message=sub.refusal_message or "",
                 log_tail=(sub.log_tail or "") if logs else "",
                 match_id=sub.match_id or "",
@@ -89,29 +136,36 @@ def match_summary(m: Match) -> pb.MatchSummary:
     seats = []
     for s in m.seats:
         v = s.version
-        reason = s.forfeit or ""
+        reason = canonical(s.forfeit)
         if not reason and s.seat in forfeits:
-            reason = str(forfeits[s.seat].get("reason", ""))
+            reason = canonical(str(forfeits[s.seat].get("reason", "")))
         seats.append(
             pb.MatchSeat(
                 seat=s.seat, bot_id=v.bot_id, bot=v.bot.name, version=v.number,
                 score=s.score or 0.0, rank=s.rank or 0, forfeit_reason=reason,
+                fault=proto_number(reason),
             )
         )
     return pb.MatchSummary(
         id=m.id, game=m.game, variant=m.variant, status=m.status,
         tournament_id=m.tournament_id or 0, seats=seats,
         created_at=timestamp(m.created_at), finished_at=timestamp(m.finished_at),
+        match_status=enum_of(pb.MatchStatus, "MATCH_STATUS_", m.status),
+        create_time=time_of(m.created_at), finish_time=time_of(m.finished_at),
     )
 
 
 def with_forfeit_reasons(seats: list[pb.MatchSeat], forfeits: list | None) -> list[pb.MatchSeat]:
-    """Fill a seat's forfeit reason from the match's forfeit list when the seat row has none."""
+    """Fill a seat's forfeit reason from the match's forfeit list when the seat row has none;
+    every reason in its current name (old records migrated) and as ``fault``."""
     for f in forfeits or []:
         if isinstance(f, dict) and 0 <= int(f.get("seat", -1)) < len(seats):
             seat = seats[int(f["seat"])]
             if not seat.forfeit_reason:
                 seat.forfeit_reason = str(f.get("reason", ""))
+    for seat in seats:
+        seat.forfeit_reason = canonical(seat.forfeit_reason)
+        seat.fault = proto_number(seat.forfeit_reason)
     return seats
 
 
@@ -127,3 +181,10 @@ def read_page_token(token: str) -> tuple[datetime, str]:
     if not match_id:
         raise ValueError("no match id")
     return datetime.fromisoformat(when), match_id
+
+
+def refusal_fault(kind: str | None) -> int:
+    """``Refusal.fault`` of a stored refusal kind (old names migrated): a seat fault's number,
+    or SERVER_ERROR's."""
+    name = canonical(kind) or SERVER_ERROR
+    return pb.FAULT_REASON_SERVER_ERROR if name == SERVER_ERROR else proto_number(name)

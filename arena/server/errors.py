@@ -4,6 +4,11 @@ Handlers stay plain functions that raise; :func:`handle` turns an ApiError into 
 message the client sees, a user mistake reported by the engine (ConfigError) into
 INVALID_ARGUMENT, and anything unexpected into INTERNAL with the details only in the server log,
 so the server keeps serving and a client never sees a traceback.
+
+An ApiError may also carry machine-readable details (``google.rpc`` messages such as
+``ErrorInfo`` and ``BadRequest``): they travel as a ``google.rpc.Status`` in the
+``grpc-status-details-bin`` trailer, which every gRPC language reads (Python: grpcio-status's
+``rpc_status.from_call``), so a client can act on a refusal without parsing its message.
 """
 
 from __future__ import annotations
@@ -14,6 +19,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from google.rpc import status_pb2
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from referee.engine import EngineError
@@ -23,11 +31,31 @@ log = logging.getLogger("arena.server")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: The ErrorInfo domain of this server's machine-readable error details.
+ERROR_DOMAIN = "arena.tabletop"
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+
 class ApiError(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+    def __init__(self, code: grpc.StatusCode, message: str, details: tuple[Message, ...] = ()) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.details = details
+
+
+def _abort(context: grpc.ServicerContext, exc: BaseException) -> None:
+    """Refuse the call with ``exc``'s status, and its details (if any) as a google.rpc.Status."""
+    code, message = _status_of(exc)
+    details = exc.details if isinstance(exc, ApiError) else ()
+    if details:
+        status = status_pb2.Status(code=code.value[0], message=message)
+        for detail in details:
+            packed = any_pb2.Any()
+            packed.Pack(detail)
+            status.details.append(packed)
+        context.set_trailing_metadata(((STATUS_DETAILS_KEY, status.SerializeToString()),))
+    context.abort(code, message)
 
 
 def invalid(message: str) -> ApiError:
@@ -65,8 +93,7 @@ def handle(fn: F) -> F:
         try:
             return fn(self, request, context)
         except Exception as exc:  # noqa: BLE001 - mapped to a status, see module docstring
-            code, message = _status_of(exc)
-            context.abort(code, message)
+            _abort(context, exc)
 
     return wrapper  # type: ignore[return-value]
 

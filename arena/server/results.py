@@ -9,12 +9,25 @@ and never load the (large) match records.
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
 
-from sqlalchemy import func, literal, select, tuple_
+from sqlalchemy import bindparam, func, literal, select, tuple_
 from sqlalchemy.orm import Session, selectinload
 
 from arena._proto import arena_pb2 as pb
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
+from arena.db import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingHistory,
+    RatingLock,
+    get_engine,
+    session_scope,
+)
 from arena.db.accounts import ROLE_ORGANISER, User
 from arena.house import HOUSE_OWNER
 from arena.server import convert
@@ -23,15 +36,17 @@ from arena.server.submissions import check_game, get_bot
 from referee.record import without_logs
 
 MAX_LEADERBOARD = 1000
+RECHECK_ENV = "ARENA_LEADERBOARD_RECHECK_S"
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
 MATCH_STATUSES = ("pending", "running", "done", "failed")
 
 
-def leaderboard(session: Session, game: str, limit: int) -> pb.Leaderboard:
-    """Active bots of ``game``, each by its newest (playing) version, best mu - 3 sigma first."""
+def leaderboard(session: Session, game: str, limit: int, page_token: str = "") -> pb.Leaderboard:
+    """Active bots of ``game``, each by its newest (playing) version, best mu - 3 sigma first;
+    one page of ``limit`` rows."""
     check_game(game)
-    limit = min(limit or 100, MAX_LEADERBOARD)
+    offset, limit = convert.offset_page(limit, page_token, 100, MAX_LEADERBOARD)
     newest = (
         select(BotVersion.bot_id, func.max(BotVersion.number).label("number"))
         .where(BotVersion.held.is_(False))  # a version held by its SPRT is not on the ladder
@@ -46,35 +61,146 @@ def leaderboard(session: Session, game: str, limit: int) -> pb.Leaderboard:
         .join(Rating, (Rating.bot_version_id == BotVersion.id) & (Rating.game == game))
         .where(Bot.game == game, Bot.active.is_(True))
         .order_by(conservative.desc(), Bot.id)
-        .limit(limit)
+        .offset(offset)
+        .limit(limit + 1)
     ).all()
     return pb.Leaderboard(
         game=game,
         rows=[
             pb.LeaderboardRow(
-                rank=i + 1, bot_id=r[0], bot=f"{r[1]} v{r[3]}", owner=r[2], mu=r[4], sigma=r[5],
+                rank=offset + i + 1, bot_id=r[0], bot=f"{r[1]} v{r[3]}", owner=r[2], mu=r[4], sigma=r[5],
                 conservative=r[7], matches=r[6], house=r[2] == HOUSE_OWNER,
             )
-            for i, r in enumerate(rows)
+            for i, r in enumerate(rows[:limit])
         ],
+        next_page_token=convert.next_offset_token(offset, limit, len(rows)),
     )
 
 
-def rating_history(session: Session, bot_id: int) -> pb.RatingHistory:
-    bot = get_bot(session, bot_id)
+class LeaderboardCache:
+    """Leaderboards per (game, limit), rebuilt only when something they show may have changed.
+
+    Many clients poll ``GetLeaderboard``; the query behind it joins every bot, version and
+    rating of the game, while what it returns changes only when (a) a match of the game is
+    rated — every rating update bumps ``rating_locks.last_seq`` in the same transaction — or
+    (b) a bot gets a new version (``bot_versions.id`` grows) or (c) is deactivated or
+    reactivated. So each call reads one row of (``last_seq``, newest version id) — one indexed
+    round trip, no ORM session — and answers from the cache when it matches. (c) happens in
+    this server (``DeactivateBot``, qualification), which calls :meth:`invalidate`; a change
+    made by another process is picked up within :attr:`max_age` seconds at the latest.
+
+    On a database server that round trip costs as much as the whole gRPC call, so a token read
+    less than :attr:`recheck` seconds ago (default 50 ms; ``ARENA_LEADERBOARD_RECHECK_S``) is
+    trusted: a result becomes visible at most that long after its commit — far below any
+    client's polling interval — and a board polled hundreds of times a second costs one
+    statement per 50 ms. SQLite (a local file, no round trip) checks on every call.
+    """
+
+    def __init__(self, max_age: float = 2.0, recheck: float | None = None) -> None:
+        self.max_age = max_age
+        self.recheck = float(os.environ.get(RECHECK_ENV, "0.05")) if recheck is None else recheck
+        self._tokens: dict[tuple[str | None, str], tuple[tuple, float]] = {}
+        self._rows: dict[tuple[str, int, str], tuple[tuple, float, pb.Leaderboard]] = {}
+        self._lock = threading.Lock()
+        self._building: dict[tuple[str, int, str], threading.Lock] = {}
+        self._local = threading.local()
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._rows.clear()
+            self._tokens.clear()
+
+    def get(self, url: str | None, game: str, limit: int, page_token: str = "") -> pb.Leaderboard:
+        check_game(game)
+        limit = min(limit or 100, MAX_LEADERBOARD)
+        key = (game, limit, page_token)
+        now = time.monotonic()
+        seen = self._tokens.get((url, game))
+        if seen is not None and now - seen[1] < self.recheck:
+            token = seen[0]
+        else:
+            token = self._token(url, game)
+            if get_engine(url).dialect.name != "sqlite":
+                self._tokens[(url, game)] = (token, now)
+        hit = self._rows.get(key)
+        if hit is not None and hit[0] == token and now - hit[1] < self.max_age:
+            return hit[2]
+        with self._lock:
+            building = self._building.setdefault(key, threading.Lock())
+        # One rebuild at a time per board: the other callers keep answering from a board that
+        # is only old (same token), or wait for the rebuild when the token moved.
+        if not building.acquire(blocking=hit is None or hit[0] != token):
+            return hit[2]
+        try:
+            hit = self._rows.get(key)
+            if hit is not None and hit[0] == token and time.monotonic() - hit[1] < self.max_age:
+                return hit[2]  # built by the caller we waited for
+            with session_scope(url) as session:
+                board = leaderboard(session, game, limit, page_token)
+            with self._lock:
+                self._rows[key] = (token, time.monotonic(), board)
+            return board
+        finally:
+            building.release()
+
+    def _token(self, url: str | None, game: str) -> tuple:
+        """(last rating seq of the game, newest version id, held versions): one statement on a connection this
+        thread keeps in autocommit mode — no pool checkout, pre-ping, BEGIN or ROLLBACK, which
+        would cost more round trips than the statement itself. A broken connection (database
+        restarted) is replaced once. SQLite (no round trips; every transaction there takes the
+        write lock, see arena.db.session) reads it in a transaction of its own."""
+        engine = get_engine(url)
+        if engine.dialect.name == "sqlite":
+            with engine.connect() as conn:
+                return tuple(conn.execute(_TOKEN, {"game": game}).one())
+        for attempt in (0, 1):
+            raw = getattr(self._local, "raw", None)
+            if raw is None or self._local.engine is not engine:
+                raw = engine.raw_connection()
+                raw.driver_connection.autocommit = True
+                self._local.raw, self._local.engine = raw, engine
+                self._local.sql = str(_TOKEN.compile(dialect=engine.dialect))
+            try:
+                with raw.cursor() as cur:
+                    cur.execute(self._local.sql, {"game": game})
+                    return tuple(cur.fetchone())
+            except engine.dialect.dbapi.Error:
+                self._local.raw = None
+                raw.invalidate()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+
+_TOKEN = select(
+    select(RatingLock.last_seq).where(RatingLock.game == bindparam("game")).scalar_subquery(),
+    select(func.max(BotVersion.id)).scalar_subquery(),
+    # An SPRT verdict changes which version plays without a new version: it clears ``held``.
+    select(func.count(BotVersion.id)).where(BotVersion.held.is_(True)).scalar_subquery(),
+)
+
+
+def rating_history(session: Session, request: pb.GetRatingHistoryRequest) -> pb.RatingHistory:
+    """One page of a bot's rating points, oldest first."""
+    offset, size = convert.offset_page(request.page_size, request.page_token, 500, 5000)
+    bot = get_bot(session, request.bot_id)
     rows = session.execute(
         select(RatingHistory.match_id, RatingHistory.mu, RatingHistory.sigma, RatingHistory.created_at, BotVersion.number)
         .join(BotVersion, BotVersion.id == RatingHistory.bot_version_id)
         .where(BotVersion.bot_id == bot.id, RatingHistory.game == bot.game)
         .order_by(RatingHistory.seq)
+        .offset(offset)
+        .limit(size + 1)
     ).all()
     return pb.RatingHistory(
         bot_id=bot.id,
         game=bot.game,
         points=[
-            pb.RatingPoint(match_id=r[0], mu=r[1], sigma=r[2], at=convert.timestamp(r[3]), version=r[4])
-            for r in rows
+            pb.RatingPoint(match_id=r[0], mu=r[1], sigma=r[2], at=convert.timestamp(r[3]), version=r[4],
+                           rate_time=convert.time_of(r[3]))
+            for r in rows[:size]
         ],
+        next_page_token=convert.next_offset_token(offset, size, len(rows)),
     )
 
 
@@ -91,10 +217,16 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
     query = select(*_SUMMARY_COLUMNS)
     if request.game:
         query = query.where(Match.game == check_game(request.game))
-    if request.status:
-        if request.status not in MATCH_STATUSES:
-            raise invalid(f"unknown match status {request.status!r}; use one of {', '.join(MATCH_STATUSES)}")
-        query = query.where(Match.status == request.status)
+    status = request.status
+    if request.match_status:
+        by_enum = pb.MatchStatus.Name(request.match_status).removeprefix("MATCH_STATUS_").lower()
+        if status and status != by_enum:
+            raise invalid(f"status {status!r} and match_status {by_enum!r} disagree; give one of them")
+        status = by_enum
+    if status:
+        if status not in MATCH_STATUSES:
+            raise invalid(f"unknown match status {status!r}; use one of {', '.join(MATCH_STATUSES)}")
+        query = query.where(Match.status == status)
     if request.tournament_id:
         query = query.where(Match.tournament_id == request.tournament_id)
     if request.bot_id:
@@ -135,6 +267,8 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
                 id=r.id, game=r.game, variant=r.variant, status=r.status, tournament_id=r.tournament_id or 0,
                 seats=convert.with_forfeit_reasons(seats_of[r.id], r.forfeits),
                 created_at=convert.timestamp(r.created_at), finished_at=convert.timestamp(r.finished_at),
+                match_status=convert.enum_of(pb.MatchStatus, "MATCH_STATUS_", r.status),
+                create_time=convert.time_of(r.created_at), finish_time=convert.time_of(r.finished_at),
             )
             for r in rows
         ]
@@ -144,12 +278,30 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
     return reply
 
 
+def resolve_match_id(session: Session, match_id: str) -> str:
+    """The full id of the match ``match_id`` names: the id itself, or a unique prefix of one
+    (the website shows the first 8 characters). Unknown → NOT_FOUND; ambiguous → INVALID_ARGUMENT
+    naming the candidates."""
+    if not match_id or len(match_id) > 64:
+        raise invalid("match_id is required (the id ListMatches shows, or a unique prefix of it)")
+    if session.scalar(select(Match.id).where(Match.id == match_id)) is not None:
+        return match_id
+    if not all(c in "0123456789abcdef" for c in match_id):
+        raise not_found(f"no match with id {match_id!r}")
+    found = list(session.scalars(select(Match.id).where(Match.id.startswith(match_id)).limit(6)))
+    if not found:
+        raise not_found(f"no match with id {match_id!r}")
+    if len(found) > 1:
+        shown = ", ".join(found[:5]) + (" …" if len(found) > 5 else "")
+        raise invalid(f"the id prefix {match_id!r} is ambiguous: it matches {shown}")
+    return found[0]
+
+
 def get_match(session: Session, match_id: str, viewer: User | None = None) -> tuple[Match, pb.Match]:
     """The match and its record. Bots' crash logs and stderr tails (``forfeits[].log_tail``)
     are kept only for ``viewer``'s own bots, or all of them for an organiser; anyone else
-    (no token) gets the fault reasons without them."""
-    if not match_id or len(match_id) > 64:
-        raise invalid("match_id is required (the id ListMatches shows)")
+    (no token) gets the fault reasons without them. ``match_id`` may be a unique prefix."""
+    match_id = resolve_match_id(session, match_id)
     match = session.scalar(
         select(Match)
         .where(Match.id == match_id)

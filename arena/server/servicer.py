@@ -17,7 +17,7 @@ from arena._proto import arena_pb2 as pb
 from arena._proto import arena_pb2_grpc
 from arena.db import Bot, BotVersion, session_scope
 from arena.db.accounts import ROLE_ORGANISER, Submission, User
-from arena.server import accounts, convert, results, tournaments, watch
+from arena.server import accounts, convert, idempotency, results, tournaments, watch
 from arena.server.config import ServerConfig
 from arena.server.errors import handle, handle_stream, invalid
 from arena.server.live import LiveBus, get_bus
@@ -38,6 +38,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.url: str | None = None  # the database of arena.db: ARENA_DATABASE_URL or its default
         self.bus = bus or get_bus()
         self.submissions = Submissions(config)
+        self.leaderboards = results.LeaderboardCache()
+        self.submissions.on_bots_changed = self.leaderboards.invalidate
 
     def close(self) -> None:
         self.submissions.close()
@@ -45,8 +47,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     # --- accounts ----------------------------------------------------------------------------
     @handle
     def Register(self, request: pb.RegisterRequest, context: grpc.ServicerContext) -> pb.RegisterReply:  # noqa: N802
-        user, token = accounts.register_user(request.name, self.url)
+        user, token = accounts.register_user(request.name, self.url, idempotency.request_hash(request.request_id))
         return pb.RegisterReply(user=convert.user(user), token=token)
+
+    @handle
+    def RotateToken(self, request: pb.RotateTokenRequest, context: grpc.ServicerContext) -> pb.RotateTokenReply:  # noqa: N802
+        user, token = accounts.rotate_token(accounts.caller(context, self.url), self.url)
+        return pb.RotateTokenReply(user=convert.user(user), token=token)
 
     @handle
     def WhoAmI(self, request: pb.WhoAmIRequest, context: grpc.ServicerContext) -> pb.User:  # noqa: N802
@@ -56,15 +63,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     @handle
     def SubmitBot(self, request: pb.SubmitBotRequest, context: grpc.ServicerContext) -> pb.SubmitBotReply:  # noqa: N802
         user = accounts.caller(context, self.url)
-        sub_id = self.submissions.submit_hosted(user, request.name, request.game, request.archive, request.wait,
-                                                sprt_settings(request))
+        sub_id = idempotency.once(self.url, user, request.request_id, lambda: self.submissions.submit_hosted(
+            user, request.name, request.game, request.archive, request.wait,
+            sprt_settings(request)))
         return self._submission_reply(sub_id)
 
     @handle
     def RegisterRemoteBot(self, request: pb.RegisterRemoteBotRequest, context: grpc.ServicerContext) -> pb.SubmitBotReply:  # noqa: N802
         user = accounts.caller(context, self.url)
-        sub_id = self.submissions.submit_remote(user, request.name, request.game, request.address, request.wait,
-                                                sprt_settings(request))
+        sub_id = idempotency.once(self.url, user, request.request_id, lambda: self.submissions.submit_remote(
+            user, request.name, request.game, request.address, request.wait,
+            sprt_settings(request)))
         return self._submission_reply(sub_id)
 
     def _submission_reply(self, sub_id: int) -> pb.SubmitBotReply:
@@ -96,13 +105,15 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         owner = request.owner
         if request.mine:
             owner = accounts.caller(context, self.url).name
+        offset, size = convert.offset_page(request.page_size, request.page_token, 100, 1000)
         with session_scope(self.url) as s:
-            query = select(Bot).order_by(Bot.game, Bot.name)
+            query = select(Bot).order_by(Bot.game, Bot.name, Bot.id)
             if request.game:
                 query = query.where(Bot.game == request.game)
             if owner:
                 query = query.where(Bot.owner == owner)
-            bots = s.scalars(query).all()
+            fetched = s.scalars(query.offset(offset).limit(size + 1)).all()
+            bots = fetched[:size]
             ids = [b.id for b in bots]
             counts = dict(
                 s.execute(
@@ -115,7 +126,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                     .where(BotVersion.bot_id.in_(ids), BotVersion.held.is_(False)).group_by(BotVersion.bot_id)
                 ).all()
             ) if ids else {}
-            return pb.ListBotsReply(bots=[convert.bot(b, playing.get(b.id, 0), counts.get(b.id, 0)) for b in bots])
+            return pb.ListBotsReply(bots=[convert.bot(b, playing.get(b.id, 0), counts.get(b.id, 0)) for b in bots],
+                                    next_page_token=convert.next_offset_token(offset, size, len(fetched)))
 
     @handle
     def GetBot(self, request: pb.GetBotRequest, context: grpc.ServicerContext) -> pb.BotDetail:  # noqa: N802
@@ -145,7 +157,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             bot = get_owned_bot(s, request.bot_id, user)
             bot.active = False
             s.flush()
-            return self._bot_detail(s, bot)
+            detail = self._bot_detail(s, bot)
+        self.leaderboards.invalidate()  # after the commit: a rebuild now sees the bot inactive
+        return detail
 
     # --- tournaments --------------------------------------------------------------------------------
     @handle
@@ -178,18 +192,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     @handle
     def ListTournaments(self, request: pb.ListTournamentsRequest, context: grpc.ServicerContext) -> pb.ListTournamentsReply:  # noqa: N802
-        return tournaments.list_tournaments(self.url, request.game)
+        return tournaments.list_tournaments(self.url, request)
 
     # --- results ------------------------------------------------------------------------------------
     @handle
     def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context: grpc.ServicerContext) -> pb.Leaderboard:  # noqa: N802
-        with session_scope(self.url) as s:
-            return results.leaderboard(s, request.game, request.limit)
+        return self.leaderboards.get(self.url, request.game, request.limit, request.page_token)
 
     @handle
     def GetRatingHistory(self, request: pb.GetRatingHistoryRequest, context: grpc.ServicerContext) -> pb.RatingHistory:  # noqa: N802
         with session_scope(self.url) as s:
-            return results.rating_history(s, request.bot_id)
+            return results.rating_history(s, request)
 
     @handle
     def ListMatches(self, request: pb.ListMatchesRequest, context: grpc.ServicerContext) -> pb.ListMatchesReply:  # noqa: N802

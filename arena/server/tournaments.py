@@ -3,6 +3,7 @@ arena.ladder), plus the progress figures clients poll."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 
 import grpc
@@ -18,6 +19,8 @@ from arena.schedule import ScheduleError
 from arena.server import convert
 from arena.server.errors import ApiError, invalid, not_found
 from arena.server.submissions import check_game, get_bot
+
+log = logging.getLogger("arena.server.tournaments")
 
 
 def _match_counts(session: Session, *where: ColumnElement[bool]) -> dict[str, int]:
@@ -36,6 +39,9 @@ def tournament_message(session: Session, t: Tournament) -> pb.Tournament:
         matches_failed=counts.get("failed", 0), eta_seconds=-1.0 if eta is None else float(eta),
         created_at=convert.timestamp(t.created_at),
         bot_ids=sorted({e.version.bot_id for e in t.entries}),
+        tournament_kind=pb.TOURNAMENT_KIND_ROUND_ROBIN,
+        tournament_status=convert.enum_of(pb.TournamentStatus, "TOURNAMENT_STATUS_", t.status),
+        create_time=convert.time_of(t.created_at),
     )
 
 
@@ -47,12 +53,16 @@ def get_tournament(url: str | None, tournament_id: int) -> pb.Tournament:
         return tournament_message(s, t)
 
 
-def list_tournaments(url: str | None, game: str) -> pb.ListTournamentsReply:
+def list_tournaments(url: str | None, request: pb.ListTournamentsRequest) -> pb.ListTournamentsReply:
+    """One page of tournaments, newest first."""
+    offset, size = convert.offset_page(request.page_size, request.page_token, 50, 500)
     with session_scope(url) as s:
         query = select(Tournament).order_by(Tournament.id.desc())
-        if game:
-            query = query.where(Tournament.game == check_game(game))
-        return pb.ListTournamentsReply(tournaments=[tournament_message(s, t) for t in s.scalars(query)])
+        if request.game:
+            query = query.where(Tournament.game == check_game(request.game))
+        rows = s.scalars(query.offset(offset).limit(size + 1)).all()
+        return pb.ListTournamentsReply(tournaments=[tournament_message(s, t) for t in rows[:size]],
+                                       next_page_token=convert.next_offset_token(offset, size, len(rows)))
 
 
 def ladder_message(session: Session, ladder: Ladder | None, game: str) -> pb.Ladder:
@@ -123,8 +133,18 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
         except ScheduleError as exc:
             raise invalid(str(exc)) from None
         tournament_id = t.id
-    tasks.schedule_tournament.delay(tournament_id)
-    return get_tournament(url, tournament_id)
+    notice = ""
+    try:
+        tasks.schedule_tournament.delay(tournament_id)
+    except Exception as exc:  # noqa: BLE001 - kombu's connection errors vary by transport
+        # Stored and committed: the sweeper (beat) starts a tournament left `scheduled`, so the
+        # call succeeded; only the start is late.
+        log.warning("tournament %s stored; its start message could not be sent: %s", tournament_id, exc)
+        notice = (f"start pending: the broker cannot be reached now ({' '.join(str(exc).split())[:200]}); "
+                  "the tournament is stored and the sweeper starts it once the broker is back")
+    reply = get_tournament(url, tournament_id)
+    reply.notice = notice
+    return reply
 
 
 def start_ladder(url: str | None, request: pb.StartLadderRequest, sandbox: bool) -> pb.Ladder:
@@ -135,7 +155,10 @@ def start_ladder(url: str | None, request: pb.StartLadderRequest, sandbox: bool)
             s, request.game, request.variant or None, decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
             house=True,  # every ladder the API starts is anchored by the house bots
         )
-    tasks.ladder_tick.delay(request.game)
+    try:
+        tasks.ladder_tick.delay(request.game)
+    except Exception as exc:  # noqa: BLE001 - stored: beat's next ladder tick fills its queue
+        log.warning("ladder %s enabled; its first tick could not be sent: %s", request.game, exc)
     return get_ladder(url, request.game)
 
 

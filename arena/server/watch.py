@@ -17,7 +17,7 @@ import grpc
 from arena._proto import arena_pb2 as pb
 from arena.db import Match, session_scope
 from arena.server import results
-from arena.server.errors import invalid, not_found
+from arena.server.errors import not_found
 from arena.server.live import LiveBus
 
 FINISHED = ("done", "failed")
@@ -41,8 +41,8 @@ def _record_event(url: str | None, match_id: str) -> pb.MatchEvent:
 def watch(
     url: str | None, bus: LiveBus, match_id: str, context: grpc.ServicerContext
 ) -> Iterator[pb.MatchEvent]:
-    if not match_id or len(match_id) > 64:
-        raise invalid("match_id is required (the id ListMatches shows)")
+    with session_scope(url) as s:
+        match_id = results.resolve_match_id(s, match_id)  # a unique prefix names its match
     status = _status(url, match_id)
     if status is None:
         raise not_found(f"no match with id {match_id!r}")

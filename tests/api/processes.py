@@ -90,12 +90,13 @@ def private_redis_available() -> bool:
 
 
 @contextmanager
-def private_redis(tmp: Path) -> Iterator[str]:
+def private_redis(tmp: Path, port: int | None = None) -> Iterator[str]:
     """A Redis server of this deployment alone: test runs that overlap on one machine (two
-    sessions, or CI beside a developer) must never hand each other's matches to their workers."""
+    sessions, or CI beside a developer) must never hand each other's matches to their workers.
+    ``port``: a port chosen beforehand (a broker that comes up where clients already point)."""
     import redis
 
-    port = free_port()
+    port = port or free_port()
     proc = subprocess.Popen(
         ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
          "--dir", str(tmp)],

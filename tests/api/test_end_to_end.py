@@ -182,7 +182,11 @@ def test_a_client_built_only_from_the_proto_can_do_the_same(deployed: Deployment
     out = tmp_path / "client"
     out.mkdir()
     shutil.copy(ROOT / "protos" / "arena.proto", out / "arena.proto")
-    code = protoc.main(["protoc", f"-I{out}", f"--python_out={out}", f"--grpc_python_out={out}", str(out / "arena.proto")])
+    # Only the one file, plus the well-known types every protoc ships (google/protobuf/*.proto):
+    # `python -m grpc_tools.protoc` adds that include itself; protoc.main() needs it spelled out.
+    well_known = Path(protoc.__file__).parent / "_proto"
+    code = protoc.main(["protoc", f"-I{out}", f"-I{well_known}", f"--python_out={out}", f"--grpc_python_out={out}",
+                        str(out / "arena.proto")])
     assert code == 0
     shutil.copy(Path(__file__).parent / "proto_only_client.py", out / "client.py")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 from sqlalchemy import func, select
 
 from arena._proto import arena_pb2 as pb
@@ -155,11 +157,25 @@ def test_each_unsafe_archive_is_refused_over_grpc(server, stub, kind: str) -> No
     n = 4 * TEST_LIMITS.max_unpacked_bytes if kind.endswith("bomb") else TEST_LIMITS.max_files + 5
     data = UNSAFE[kind](n)
     before = snapshot(server)
-    details = refused(
-        stub.SubmitBot, pb.SubmitBotRequest(name=f"unsafe-{kind}"[:40], game="toy", archive=data, wait=True),
-        grpc.StatusCode.INVALID_ARGUMENT, metadata=user.meta, contains=f"({EXPECTED_KIND[kind]})",
-    )
+    request = pb.SubmitBotRequest(name=f"unsafe-{kind}"[:40], game="toy", archive=data, wait=True)
+    details = refused(stub.SubmitBot, request, grpc.StatusCode.INVALID_ARGUMENT, metadata=user.meta,
+                      contains=f"({EXPECTED_KIND[kind]})")
     assert "archive refused" in details
+    # Machine-readable too: a google.rpc.Status with an ErrorInfo naming the rule and a
+    # BadRequest naming the field, read the way any gRPC language reads them.
+    with pytest.raises(grpc.RpcError) as info:
+        stub.SubmitBot(request, metadata=user.meta, timeout=30)
+    status = rpc_status.from_call(info.value)
+    assert status is not None and status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    found = {}
+    for packed in status.details:
+        for cls in (error_details_pb2.ErrorInfo, error_details_pb2.BadRequest):
+            if packed.Is(cls.DESCRIPTOR):
+                found[cls.__name__] = cls()
+                packed.Unpack(found[cls.__name__])
+    assert found["ErrorInfo"].reason == "UNSAFE_ARCHIVE"
+    assert found["ErrorInfo"].metadata["kind"] == EXPECTED_KIND[kind]
+    assert [v.field for v in found["BadRequest"].field_violations] == ["archive"]
     assert snapshot(server) == before
     assert_serving(server, stub)
 
@@ -235,8 +251,8 @@ def test_bytes_that_are_not_a_protobuf_message_are_refused(server, stub) -> None
     ("source", "kind", "log_says"),
     [
         (CRASHING_BOT, "crash", "about to fail on purpose"),
-        (DIES_AT_START, "crash", "ZeroDivisionError: my bot divides by zero"),
-        (ILLEGAL_BOT, "illegal_move", ""),
+        (DIES_AT_START, "start_failed", "ZeroDivisionError: my bot divides by zero"),
+        (ILLEGAL_BOT, "illegal_option", ""),
         (SLOW_BOT, "timeout", ""),
     ],
     ids=["crash-in-act", "crash-at-start", "illegal-move", "timeout"],
@@ -250,6 +266,8 @@ def test_a_faulty_bot_is_refused_in_qualification_with_the_reason(server, stub, 
     version = reply.version
     assert version.status == pb.VERSION_STATUS_REFUSED
     assert version.refusal.kind == kind, version.refusal.message
+    # One vocabulary: the enum names the same fault as the string.
+    assert pb.FaultReason.Name(version.refusal.fault) == "FAULT_REASON_" + kind.upper()
     assert version.refusal.message
     assert log_says in version.refusal.log_tail
     # The follow-up status call says the same; the bot has no playable version and is inactive.

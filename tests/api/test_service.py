@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 from click.testing import CliRunner
+from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena import celery_app
@@ -92,6 +93,35 @@ def test_reflection_and_health_let_grpcurl_find_the_service(server) -> None:  # 
         channel.close()
 
 
+@pytest.mark.parametrize("version", ["v1", "v1alpha"])
+def test_reflection_is_served_as_v1_and_v1alpha(server, version: str) -> None:  # noqa: ANN001
+    # grpcurl and current tools ask for grpc.reflection.v1; older ones for v1alpha. The messages
+    # are the same on the wire, so the v1alpha classes read both.
+    channel = grpc.insecure_channel(server.address)
+    try:
+        call = channel.stream_stream(
+            f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
+        replies = list(call(iter([
+            reflection_pb2.ServerReflectionRequest(list_services=""),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol="grpc.reflection.v1.ServerReflection"),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.arena.v1.Arena"),
+        ]), timeout=5))
+        names = {s.name for s in replies[0].list_services_response.service}
+        assert {"tabletop.arena.v1.Arena", "grpc.reflection.v1.ServerReflection",
+                "grpc.reflection.v1alpha.ServerReflection"} <= names
+        for reply in replies[1:]:
+            assert reply.WhichOneof("message_response") == "file_descriptor_response", reply
+        v1 = descriptor_pb2.FileDescriptorProto.FromString(replies[1].file_descriptor_response.file_descriptor_proto[0])
+        assert v1.package == "grpc.reflection.v1"
+        arena = descriptor_pb2.FileDescriptorProto.FromString(replies[2].file_descriptor_response.file_descriptor_proto[0])
+        assert arena.package == "tabletop.arena.v1" and arena.service[0].name == "Arena"
+    finally:
+        channel.close()
+
+
 def test_cli_reports_mistakes_in_one_line(server, stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.delenv("ARENA_TOKEN", raising=False)
@@ -126,7 +156,7 @@ def test_cli_register_submit_and_bots_in_process(server, tmp_path: Path, monkeyp
     (crash / "bot.py").write_text("import sys\nprint('Traceback: I give up', file=sys.stderr)\nsys.exit(3)\n")
     result = runner.invoke(cli, ["submit", str(crash), "--game", "toy", "--name", "crashy", "--server", server.address])
     assert result.exit_code == 1
-    assert "refused (crash)" in result.output and "| Traceback: I give up" in result.output
+    assert "refused (start_failed)" in result.output and "| Traceback: I give up" in result.output
     result = runner.invoke(cli, ["submit", str(ROOT / "sample_bots" / "random_bot"), "--game", "toy", "--name", "carla-rnd",
                                  "--server", server.address])
     assert result.exit_code == 0 and "version 1: active" in result.output, result.output

@@ -98,25 +98,40 @@ def test_docker_compose_config_when_a_client_is_installed() -> None:
     assert out.returncode == 0, out.stderr
 
 
+CREDENTIALS_IN_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/@\s:]+:[^/@\s]+@", re.I)
+
+
 def test_no_secret_in_the_compose_file(compose: dict) -> None:
-    """Passwords come from Docker secrets (files the operator creates), never from this file."""
+    """Passwords come from Docker secrets (files the operator creates), never from this file:
+    no variable that holds a password, token or key itself (only ``*_FILE`` paths), and no URL
+    with credentials anywhere in it."""
     text = COMPOSE.read_text()
-    assert "POSTGRES_PASSWORD:" not in text and "arena:arena@" not in text
+    assert not CREDENTIALS_IN_URL.search(text), CREDENTIALS_IN_URL.search(text)
+    for name, service in compose["services"].items():
+        env = service.get("environment", {})
+        for key, value in env.items():
+            if re.search(r"PASSWORD|SECRET|TOKEN|_KEY$", key) and not key.endswith("_FILE"):
+                assert str(value).startswith("/etc/arena/tls/"), (name, key)  # a path, not a value
+            assert not CREDENTIALS_IN_URL.search(str(value)), (name, key)
     postgres = compose["services"]["postgres"]
     assert postgres["environment"]["POSTGRES_PASSWORD_FILE"] == "/run/secrets/postgres_password"
     assert set(compose["secrets"]) == {"database_url", "postgres_password"}
     assert (ROOT / "secrets" / "README.md").exists()
 
 
-def test_only_the_sandboxing_services_run_as_root(compose: dict) -> None:
-    """web and beat run as the image's unprivileged user; server and worker need root for the
-    sandbox (a uid and cgroup per bot), with a comment saying so."""
+def test_only_the_worker_runs_as_root(compose: dict) -> None:
+    """server, web and beat run as the image's unprivileged user (the server sends qualification
+    matches to the workers); the worker alone keeps root for the sandbox (a uid and cgroup per
+    bot), with a comment saying so, and alone gets the namespace privileges."""
     services = compose["services"]
-    assert services["web"]["user"] == services["beat"]["user"] == "arena"
-    assert "arena" in (ROOT / "Dockerfile").read_text()  # the image creates that user
-    for name in ("server", "worker"):
-        assert "user" not in services[name]
-    assert COMPOSE.read_text().count("see referee/sandbox.py") >= 1
+    for name in ("server", "web", "beat"):
+        assert services[name]["user"] == "arena", name
+        assert "cap_add" not in services[name] and "security_opt" not in services[name], name
+    assert "useradd --system --uid 10001" in (ROOT / "Dockerfile").read_text()  # the image's user
+    assert "user" not in services["worker"]
+    assert services["worker"]["cap_add"] == ["SYS_ADMIN"]
+    worker_block = COMPOSE.read_text().split("\n  worker:\n", 1)[1].split("\n  beat:\n", 1)[0]
+    assert "keeps root" in worker_block and "see referee/sandbox.py" in worker_block
 
 
 def test_the_worker_health_check_uses_the_heartbeat_file_and_stops_gracefully(compose: dict) -> None:

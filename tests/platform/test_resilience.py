@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
@@ -422,8 +423,14 @@ def test_health_file_stays_fresh_while_playing_and_sigterm_finishes_the_match(
         for _ in range(4):  # over two health periods, all while the match is being played
             fresh.append(worker_healthy(alive, max_age=2 * HEALTH_EVERY))
             time.sleep(HEALTH_EVERY / 2)
+        # The compose file's own health check command, run as Docker would, mid-match.
+        check = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["worker"]["healthcheck"]["test"]
+        assert check[:3] == ["CMD", "python", "-c"]
+        compose_check = subprocess.run([sys.executable, "-c", check[3]], env=env, cwd=ROOT,
+                                       capture_output=True, text=True, timeout=60)
         assert _db_value(db, select(Match.status).where(Match.id == playing)) == "running"
         assert all(fresh), fresh
+        assert compose_check.returncode == 0, compose_check.stderr
         worker.send_signal(signal.SIGTERM)  # the main process only: its bots are not signalled
         assert worker.wait(timeout=120) == 0, workers.logs()
     finally:
@@ -434,6 +441,9 @@ def test_health_file_stays_fresh_while_playing_and_sigterm_finishes_the_match(
     assert _db_value(db, select(Match.attempts).where(Match.id == playing)) == 1
     assert _db_value(db, select(func.count()).select_from(Match).where(Match.status == "done")) == 1
     assert not alive.exists()  # removed at shutdown: a stopped worker is not "healthy"
+    stopped_check = subprocess.run([sys.executable, "-c", check[3]], env=env, cwd=ROOT,
+                                   capture_output=True, text=True, timeout=60)
+    assert stopped_check.returncode != 0  # the same command fails once the worker is gone
 
 
 STALE_SCRIPT = """

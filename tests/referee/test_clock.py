@@ -38,7 +38,7 @@ def test_an_exhausted_bank_is_a_timeout_forfeit() -> None:
     assert [(f.seat, f.reason) for f in record.forfeits] == [(0, "timeout")]
     forfeit = record.forfeits[0]
     answered = [d for d in record.decisions if d.seat == 0 and not d.forced]
-    assert 1 <= len(answered) <= 2
+    assert len(answered) <= 2  # none when the very first answer overran the whole bank
     bank_before = 120 - sum(d.wall_ms - 100 for d in answered)
     cut_off = record.decisions[forfeit.decision]
     assert cut_off.seat == 0 and cut_off.forced

@@ -48,9 +48,45 @@ def test_play_reports_a_forfeit(cli: click.Group) -> None:
     result = CliRunner().invoke(
         cli, ["play", "toy", "--bot", str(RANDOM_BOT), "--bot", str(HOSTILE / "crash_at_start")]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a forfeit fails the command ...
     assert "forfeit: start_failed" in result.output
     assert "giving up before serving" in result.output  # the crash log's tail
+    allowed = CliRunner().invoke(
+        cli, ["play", "toy", "--bot", str(RANDOM_BOT), "--bot", str(HOSTILE / "crash_at_start"),
+              "--allow-forfeit"]
+    )
+    assert allowed.exit_code == 0, allowed.output  # ... unless the author allows it
+    assert "forfeit: start_failed" in allowed.output
+
+
+def test_play_without_forfeit_exits_0_and_builtin_names_work_from_any_folder(
+    cli: click.Group, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # not the repository: the names resolve to the installed bots
+    result = CliRunner().invoke(cli, ["play", "solenia", "--bot", "greedy", "--bot", "random",
+                                      "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert "solenia_greedy" in result.output and "random_bot" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bot", "no/such/bot"], "--bot no/such/bot: bot 'no/such/bot' is neither a folder"),
+        (["--bot", "random", "--out", "missing-dir/x.json"], "--out missing-dir/x.json: the folder"),
+        (["--bot", "random", "--out", "."], "is a directory"),
+        (["--bot", "random", "--bot", "frobnicate"], "--bot frobnicate: bot 'frobnicate' is neither"),
+    ],
+)
+def test_play_checks_bots_and_the_output_before_playing(
+    cli: click.Group, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["play", "toy", *args, "--players", "2"])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "match " not in result.output and "seed" not in result.output  # nothing was played
+    assert "Traceback" not in result.output
 
 
 @pytest.mark.parametrize(

@@ -83,7 +83,8 @@ def test_hidden_information_is_resampled_not_copied(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_seats_own_hand_is_kept(game):
-    own = {"black_angel": lambda v: v["seats"][0]["hand"], "solenia": lambda v: v["hands"][0]}.get(game)
+    own = {"black_angel": lambda v: v["seats"][0]["hand"], "solenia": lambda v: v["hands"][0],
+           "orbital": lambda v: v["hands"][0]}.get(game)
     if own is None:
         pytest.skip(f"no hand accessor for {game}")
     cls = registry.get_game(game)

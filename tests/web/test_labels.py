@@ -8,6 +8,7 @@ import pytest
 
 from referee.black_angel import data as D
 from referee.black_angel.decisions import PHASES as BA_PHASES
+from referee.orbital.state import PHASE_NAMES as ORB_PHASES
 from referee.solenia.fields import PHASE_NAMES as SOL_PHASES
 from web import labels
 
@@ -19,7 +20,8 @@ def _clean(text: str) -> None:
     assert not IDENTIFIER.search(text), text
 
 
-@pytest.mark.parametrize(("game", "phases"), [("black_angel", BA_PHASES), ("solenia", SOL_PHASES)])
+@pytest.mark.parametrize(("game", "phases"), [("black_angel", BA_PHASES), ("solenia", SOL_PHASES), ("orbital", ORB_PHASES)]
+)
 def test_every_engine_phase_has_a_player_name(game: str, phases) -> None:  # noqa: ANN001
     names = {p: labels.phase_name(game, p) for p in phases}
     for name in names.values():

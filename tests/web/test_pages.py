@@ -248,3 +248,17 @@ def test_match_history_finds_a_bot_by_name(client, seeded) -> None:
     assert by_name == by_number and len(by_name) == 4
     html = _text(client.get("/matches?bot=alpha&game=solenia").data)
     assert "no bot is called" in html
+
+
+def test_replay_step_shows_the_fork_command_for_that_position(client, site) -> None:
+    url, seeded = site
+    match_id = seeded.match_ids[0]
+    with session_scope(url) as s:
+        decisions = s.get(Match, match_id).record["decisions"]
+    for step in (0, 2):  # the seat to move at step N makes decision N (0-based) of the record
+        html = _text(client.get(f"/matches/{match_id}/steps/{step}").data)
+        seat = decisions[step]["seat"]
+        assert f"arena fork {match_id} --at {step} --seat {seat} --bot YOUR_BOT_DIR" in html
+    assert "arena fork" in _text(client.get(f"/matches/{match_id}?step=2").data)
+    last = _text(client.get(f"/matches/{match_id}/steps/{len(decisions)}").data)
+    assert "arena fork" not in last  # the game is over: nothing to play on from

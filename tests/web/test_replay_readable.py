@@ -1,6 +1,7 @@
 """Replay boards a player can read, checked in a real Chromium (issue 15, item 5).
 
-Every step of whole Black Angel (three players, solo) and Solenia replays is rendered and read
+Every step of whole Black Angel (three players, solo), Solenia and Orbital (three players,
+competitive solo) replays is rendered and read
 as the viewer sees it: no rule identifier, the Black Angel map's legend names every colour and
 token drawn, the stepper's buttons are disabled at the ends, and the leaderboard and history
 tables fit a 390 px phone. The README's board screenshots are taken here (desktop and phone).
@@ -15,6 +16,7 @@ import pytest
 from arena.db import Match, session_scope
 from arena.recording import create_match, record_result
 from referee.black_angel.decisions import PHASES as BA_PHASES
+from referee.orbital.state import PHASE_NAMES as ORB_PHASES
 from referee.solenia.fields import PHASE_NAMES as SOL_PHASES
 from sample_bots.black_angel_greedy.bot import act as black_angel_greedy
 from tests.web.seed import add_bot, play_record
@@ -28,6 +30,7 @@ IDENTIFIER = re.compile(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b|\b[a-z]+\d*:[a-z0-9:_-]+\
 PHASE_WORDS = {
     "black_angel": [f"phase {p}" for p in BA_PHASES],
     "solenia": [f"phase {p}" for p in SOL_PHASES],
+    "orbital": [f"phase {p}" for p in ORB_PHASES],
 }
 NAMES = ["Ada Lovelace", "Grace Hopper", "Linus"]
 #: A long name with no spaces, so the phone tables must wrap it at its separators.
@@ -64,6 +67,8 @@ def matches(site) -> dict[str, str]:
         "black_angel": _add(url, "black_angel", 3, 10, "base", black_angel_greedy),
         "black_angel_solo": _add(url, "black_angel", 1, 11, "solo", black_angel_greedy),
         "solenia": _add(url, "solenia", 2, 42, "summer"),
+        "orbital": _add(url, "orbital", 3, 7, "standard"),
+        "orbital_solo": _add(url, "orbital", 1, 8, "competitive"),
     }
 
 
@@ -181,7 +186,7 @@ def walks(browser, live_server, matches):  # noqa: ANN001, ANN201
     return walk
 
 
-@pytest.mark.parametrize("which", ["black_angel", "black_angel_solo", "solenia"])
+@pytest.mark.parametrize("which", ["black_angel", "black_angel_solo", "solenia", "orbital", "orbital_solo"])
 def test_no_internal_identifier_in_any_replay_step(walks, which) -> None:
     game = which.removesuffix("_solo")
     log, steps = walks(which)

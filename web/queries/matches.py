@@ -15,6 +15,7 @@ from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament
+from referee.faults import canonical
 from referee.record import without_logs
 
 PAGE_SIZE = 50
@@ -253,7 +254,8 @@ def _seat_briefs(session: Session, ids: list[str]) -> list[tuple[str, SeatBrief]
         .where(MatchSeat.match_id.in_(ids))
         .order_by(MatchSeat.match_id, MatchSeat.seat)
     ).all()
-    return [(r[0], SeatBrief(*r[1:])) for r in rows]
+    # Forfeit reasons in their current names (records made before the vocabulary was unified).
+    return [(r[0], SeatBrief(*r[1:-1], canonical(r[-1]) or r[-1])) for r in rows]
 
 
 @dataclass(frozen=True)
@@ -339,7 +341,7 @@ def match_page(session: Session, match_id: str) -> MatchPage | None:
                 version=number,
                 rank=s.rank,
                 score=s.score,
-                forfeit=s.forfeit,
+                forfeit=canonical(s.forfeit) or s.forfeit,
                 forfeit_message=messages.get(s.seat, "") if s.forfeit else "",
                 mu_before=s.mu_before,
                 sigma_before=s.sigma_before,

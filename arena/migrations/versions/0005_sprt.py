@@ -1,7 +1,7 @@
 """SPRT of new versions: ``sprt_tests``, ``bot_versions.held``, ``bot_submissions.sprt_settings``.
 
-Revision ID: 0004_sprt
-Revises: 0003_web
+Revision ID: 0005_sprt
+Revises: 0004_req
 Create Date: 2026-12-01 01:50:00
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_sprt"
-down_revision = "0003_web"
+revision = "0005_sprt"
+down_revision = "0004_req"
 branch_labels = None
 depends_on = None
 

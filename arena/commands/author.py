@@ -1,0 +1,142 @@
+"""``arena matches`` and ``arena ladder start|stop|status``: a bot author's view of a server.
+
+``arena matches`` prints full match ids (what ``arena watch`` and ``arena fork`` take; any
+unique prefix works too). ``arena ladder`` keeps its in-process form (``arena ladder GAME
+--bot …``, from :mod:`arena.commands.tournament`) and gains ``start``, ``stop`` and ``status``,
+which act on a server's ladder over the API.
+"""
+
+from __future__ import annotations
+
+import click
+
+from arena import terminal
+from arena._proto import arena_pb2
+from arena.commands.client import _client, _grpc_errors, _need_token, _server_option
+
+#: ``ListMatches`` statuses by the words ``--status`` accepts.
+STATUSES = ("pending", "running", "done", "failed")
+
+
+def _bot_id(client: object, bot: str, game: str) -> int:
+    """A bot id from ``--bot``: the id itself, or a bot's name (unique among the server's bots)."""
+    if bot.isdigit():
+        return int(bot)
+    found = [b for b in client.bots(game=game) if b.name == bot]  # type: ignore[attr-defined]
+    if not found:
+        raise click.UsageError(f"--bot {bot}: no bot of that name on the server"
+                               + (f" for {game}" if game else ""))
+    if len(found) > 1:
+        owners = ", ".join(f"{b.id} (owner {b.owner}, {b.game})" for b in found)
+        raise click.UsageError(f"--bot {bot}: several bots have that name: {owners}; give the id")
+    return int(found[0].id)
+
+
+def _seat_text(seat: arena_pb2.MatchSeat, done: bool) -> str:
+    text = f"{seat.bot} v{seat.version}"
+    if done:
+        text += f" {seat.score:g} (#{seat.rank})"
+    if seat.forfeit_reason:
+        text += f" forfeit: {seat.forfeit_reason}"
+    return text
+
+
+@click.command("matches")
+@click.option("--game", default="", help="Only matches of this game.")
+@click.option("--bot", default="", metavar="NAME_OR_ID", help="Only matches this bot played.")
+@click.option("--live", is_flag=True, help="Only matches being played now (watch them: arena watch ID).")
+@click.option("--status", type=click.Choice(STATUSES), default=None, help="Only matches in this state.")
+@click.option("--limit", type=click.IntRange(1, 500), default=20, show_default=True, help="Rows to show.")
+@_server_option
+@_grpc_errors
+def matches_command(game: str, bot: str, live: bool, status: str | None, limit: int, server: str) -> None:
+    """List matches, newest first, with their full ids."""
+    if live and status not in (None, "running"):
+        raise click.UsageError("--live lists running matches; it cannot be combined with --status "
+                               f"{status}")
+    with _client(server) as client:
+        bot_id = _bot_id(client, bot, game) if bot else 0
+        reply = client.matches(game=game, bot_id=bot_id, status="running" if live else status or "",
+                               page_size=limit)
+    if not reply.matches:
+        click.echo("no matches")
+        return
+    for m in reply.matches:
+        when = m.finished_at or m.created_at
+        seats = " · ".join(_seat_text(s, m.status == "done") for s in m.seats)
+        terminal.echo(f"{m.id}  {m.game:<12} {m.status:<8} {when[:19]:<19}  {seats}")
+
+
+class _LadderGroup(click.Group):
+    """``arena ladder start|stop|status`` over the API; anything else is the in-process ladder
+    (``arena ladder GAME --bot …``), so both forms live under one name."""
+
+    def __init__(self, local: click.Command | None, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.local = local
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if self.local is not None and args and args[0] not in self.commands and not args[0].startswith("-"):
+            ctx.meta["arena.ladder_local"] = list(args)
+            return []
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]  # noqa: ANN201
+        local_args = ctx.meta.pop("arena.ladder_local", None)
+        if local_args is not None and self.local is not None:
+            with self.local.make_context("ladder", local_args, parent=ctx.parent) as sub:
+                return self.local.invoke(sub)
+        return super().invoke(ctx)
+
+
+def _echo_ladder(ladder: arena_pb2.Ladder) -> None:
+    state = "running" if ladder.enabled else "stopped"
+    terminal.echo(f"ladder {ladder.game} ({ladder.variant or 'default variant'}): {state}")
+    terminal.echo(f"  matches: {ladder.matches_pending} pending, {ladder.matches_running} running, "
+                  f"{ladder.matches_done} done, {ladder.matches_failed} failed")
+
+
+@click.command("start")
+@click.argument("game")
+@click.option("--variant", default="", help="Variant (default: the game's).")
+@click.option("--decision-ms", type=click.IntRange(0), default=0, help="Time per decision (0: the game's).")
+@click.option("--bank-ms", type=click.IntRange(0), default=0, help="Bank per seat (0: the game's).")
+@_server_option
+@_grpc_errors
+def ladder_start(game: str, variant: str, decision_ms: int, bank_ms: int, server: str) -> None:
+    """Start GAME's ladder on the server (organisers)."""
+    with _client(server, _need_token()) as client:
+        _echo_ladder(client.start_ladder(game, variant, decision_ms, bank_ms))
+
+
+@click.command("stop")
+@click.argument("game")
+@_server_option
+@_grpc_errors
+def ladder_stop(game: str, server: str) -> None:
+    """Stop GAME's ladder on the server (organisers); matches already queued finish."""
+    with _client(server, _need_token()) as client:
+        _echo_ladder(client.stop_ladder(game))
+
+
+@click.command("status")
+@click.argument("game")
+@_server_option
+@_grpc_errors
+def ladder_status(game: str, server: str) -> None:
+    """Show GAME's ladder on the server."""
+    with _client(server) as client:
+        _echo_ladder(client.ladder(game))
+
+
+def register(group: click.Group) -> None:
+    group.add_command(matches_command)
+    local = group.commands.get("ladder")
+    ladder = _LadderGroup(
+        local, name="ladder",
+        help="A server's ladder: arena ladder start|stop|status GAME. "
+             "Or play one here: arena ladder GAME --bot … (see arena ladder GAME --help).",
+    )
+    for command in (ladder_start, ladder_stop, ladder_status):
+        ladder.add_command(command)
+    group.add_command(ladder)

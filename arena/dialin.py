@@ -1,0 +1,139 @@
+"""Bots that dial in: names shared by the arena server's relay and the referee's client.
+
+A dialling bot keeps one ``ConnectBot`` stream open to the Arena server. Its seat's source is
+``dialin://OWNER/GAME/NAME``. The referee — in a worker, possibly on another machine — does not
+hold that stream, so it reaches the bot through the server: it calls the ordinary
+``tabletop.bot.v1.Bot`` methods on the server's own port (the *relay*), with metadata naming
+the bot, and the server forwards each call onto the bot's stream and its answer back. To the
+referee a dialling bot is thus a remote bot like any other (same deadlines, same faults), with
+two more ways to fail: not connected (``unreachable``) and connection dropped mid-match
+(``disconnected``).
+
+Who may use the relay: callers that present the relay key (``ARENA_RELAY_KEY``, shared by the
+server and its workers; a server without it makes a random key that only its own in-process
+matches know). Where workers find it: ``ARENA_RELAY`` (``host:port`` or ``tls://host:port``);
+a server that plays matches in its own process sets it for itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import threading
+
+SCHEME = "dialin://"
+RELAY_ENV = "ARENA_RELAY"
+RELAY_KEY_ENV = "ARENA_RELAY_KEY"
+#: Call metadata of a relayed call: which bot, the relay key, and (after StartMatch) which
+#: connection the match is bound to.
+SOURCE_HEADER = "x-arena-dialin"
+KEY_HEADER = "x-arena-relay-key"
+SESSION_HEADER = "x-arena-dialin-session"
+#: Status details the referee classifies (see referee.bot_client).
+NOT_CONNECTED = "the dial-in bot is not connected"
+DROPPED = "the dial-in bot's connection dropped"
+
+_SOURCE = re.compile(r"^dialin://(?P<owner>[A-Za-z0-9_-]{1,40})/(?P<game>[a-z0-9_]{1,40})/(?P<name>[A-Za-z0-9_-]{1,40})$")
+
+_lock = threading.Lock()
+_local: dict[str, str] = {}
+
+
+def source(owner: str, game: str, name: str) -> str:
+    """The seat source of a dialling bot."""
+    return f"{SCHEME}{owner}/{game}/{name}"
+
+
+def is_source(text: str) -> bool:
+    return bool(_SOURCE.match(text or ""))
+
+
+def relay_key() -> str:
+    """The key relayed calls must carry: ``ARENA_RELAY_KEY``, else one random key per process."""
+    env = os.environ.get(RELAY_KEY_ENV, "").strip()
+    if env:
+        return env
+    with _lock:
+        if "key" not in _local:
+            _local["key"] = secrets.token_urlsafe(24)
+        return _local["key"]
+
+
+def set_local_relay(address: str) -> None:
+    """An in-process server announces its own port (used when ``ARENA_RELAY`` is unset)."""
+    with _lock:
+        _local["address"] = address
+
+
+def clear_local_relay(address: str) -> None:
+    with _lock:
+        if _local.get("address") == address:
+            _local.pop("address", None)
+
+
+def relay_address() -> str | None:
+    """Where the referee reaches the relay, or None when nothing says so."""
+    env = os.environ.get(RELAY_ENV, "").strip()
+    if env:
+        return env
+    with _lock:
+        return _local.get("address")
+
+
+# --- presence: which dial-in bots are connected (for the ladder) ---------------------------------
+#: With a broker, each connected source is a Redis key refreshed by its server (expiring, so a
+#: server that dies does not leave its bots "connected"); without one, this process's set.
+PRESENCE_PREFIX = "arena:dialin:"
+PRESENCE_TTL_S = 60
+_present: set[str] = set()
+
+
+def _redis():  # noqa: ANN202 - redis.Redis | None
+    url = os.environ.get("ARENA_BROKER_URL") or None
+    if url is None:
+        return None
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=3)
+
+
+def mark(source: str, connected: bool) -> None:
+    """The server's hub says a bot (dis)connected. Never raises: presence is only a hint."""
+    with _lock:
+        (_present.add if connected else _present.discard)(source)
+    refresh([source] if connected else [], gone=[] if connected else [source])
+
+
+def refresh(sources: list[str] | None = None, gone: list[str] | tuple = ()) -> None:
+    """Renew the Redis keys of ``sources`` (default: every bot connected to this process)."""
+    try:
+        client = _redis()
+        if client is None:
+            return
+        with _lock:
+            live = list(_present) if sources is None else sources
+        pipe = client.pipeline()
+        for source in live:
+            pipe.set(PRESENCE_PREFIX + source, "1", ex=PRESENCE_TTL_S)
+        for source in gone:
+            pipe.delete(PRESENCE_PREFIX + source)
+        pipe.execute()
+    except Exception:  # noqa: BLE001 - Redis down: the ladder may seat an absent bot, no worse
+        pass
+
+
+def connected_among(sources: list[str]) -> set[str]:
+    """Which of these dial-in sources are connected now (an unreachable broker: all of them,
+    so a Redis hiccup does not empty the ladder)."""
+    if not sources:
+        return set()
+    client = _redis()
+    if client is None:
+        with _lock:
+            return {s for s in sources if s in _present}
+    try:
+        values = client.mget([PRESENCE_PREFIX + s for s in sources])
+    except Exception:  # noqa: BLE001 - see the docstring
+        return set(sources)
+    return {s for s, v in zip(sources, values, strict=True) if v is not None}

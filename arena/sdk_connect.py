@@ -1,0 +1,215 @@
+"""A bot that dials in: the client side of ``Arena.ConnectBot`` (see ``arena/dialin.py``).
+
+The bot opens one stream to the Arena server with its owner's token, says which bot it is, and
+answers the calls the server relays to it (StartMatch, Act, EndMatch of any number of matches
+at once; each answered on a small thread pool so one slow match does not hold up another). No
+port is opened on the bot's machine. When the stream drops, :meth:`DialInBot.run` connects again
+after a short back-off, so the bot is served the next matches; the match that was cut is
+forfeited by the referee (``disconnected``). Mistakes that reconnecting cannot mend (a wrong
+token, a name taken by someone else, an unknown game) end ``run`` with :class:`ConnectError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+
+from arena._proto import arena_pb2 as pb
+from arena._proto import arena_pb2_grpc, bot_pb2
+from arena.sdk import ActFn, BotServicer, HookFn
+from arena.server.auth import auth_metadata
+from arena.tls import env_ca, env_tls, open_channel
+
+log = logging.getLogger("arena.sdk")
+
+#: Statuses that reconnecting cannot mend: the user must change something.
+_FATAL = {
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.UNIMPLEMENTED,
+}
+_DECODE = {
+    pb.CONNECT_BOT_METHOD_START_MATCH: (bot_pb2.MatchStart, "StartMatch"),
+    pb.CONNECT_BOT_METHOD_ACT: (bot_pb2.ActRequest, "Act"),
+    pb.CONNECT_BOT_METHOD_END_MATCH: (bot_pb2.MatchEnd, "EndMatch"),
+}
+
+
+class ConnectError(Exception):
+    """The server refused the bot for a reason that reconnecting will not change."""
+
+
+class DialInBot:
+    """One dialling bot: :meth:`run` blocks, serving matches and reconnecting, until
+    :meth:`stop`. ``welcomed`` is set whenever a connection is accepted; ``connections``
+    counts them."""
+
+    def __init__(
+        self,
+        act: ActFn,
+        server: str,
+        token: str,
+        name: str,
+        game: str,
+        start: HookFn | None = None,
+        end: HookFn | None = None,
+        tls: bool | None = None,
+        ca: Path | str | None = None,
+        workers: int = 4,
+        backoff_s: float = 0.2,
+        max_backoff_s: float = 10.0,
+    ) -> None:
+        self.server, self.token, self.name, self.game = server, token, name, game
+        self.ca = ca if ca is not None else env_ca()
+        self.tls = bool(self.ca) or (tls if tls is not None else env_tls())
+        self.servicer = BotServicer(act, start, end, name)
+        self.backoff_s, self.max_backoff_s = backoff_s, max_backoff_s
+        self.welcomed = threading.Event()
+        self.welcome: pb.ConnectBotWelcome | None = None
+        self.connections = 0
+        self._stopped = threading.Event()
+        self._call: grpc.Future | None = None
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dialin-bot")
+        self._lock = threading.Lock()
+
+    # --- control ---------------------------------------------------------------------------
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    def wait_stopped(self, timeout: float) -> bool:
+        """Block up to ``timeout`` s; True once :meth:`stop` was called."""
+        return self._stopped.wait(timeout)
+
+    def stop(self) -> None:
+        """End :meth:`run` (the current connection is closed)."""
+        self._stopped.set()
+        self.drop()
+
+    def drop(self) -> None:
+        """Close the current connection now; :meth:`run` connects again (a network cut)."""
+        with self._lock:
+            call = self._call
+        if call is not None:
+            call.cancel()
+
+    # --- the loop --------------------------------------------------------------------------
+    def run(self) -> None:
+        """Serve until :meth:`stop`; raises :class:`ConnectError` for a refusal."""
+        delay = self.backoff_s
+        try:
+            while not self._stopped.is_set():
+                welcomed = self._serve_once()
+                if self._stopped.is_set():
+                    break
+                delay = self.backoff_s if welcomed else min(delay * 2, self.max_backoff_s)
+                self._stopped.wait(delay)
+        finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _serve_once(self) -> bool:
+        """One connection, until it ends. True if the server had welcomed it."""
+        channel = open_channel(self.server, tls=self.tls, ca=self.ca, options=[
+            ("grpc.keepalive_time_ms", 20000), ("grpc.keepalive_timeout_ms", 10000),
+            ("grpc.http2.max_pings_without_data", 0), ("grpc.keepalive_permit_without_calls", 1),
+        ])
+        outbox: queue.Queue[pb.ConnectBotRequest | None] = queue.Queue()
+        outbox.put(pb.ConnectBotRequest(hello=pb.ConnectBotHello(name=self.name, game=self.game)))
+
+        def requests():  # noqa: ANN202 - the request stream
+            while (item := outbox.get()) is not None:
+                yield item
+
+        welcomed = False
+        call = arena_pb2_grpc.ArenaStub(channel).ConnectBot(requests(), metadata=auth_metadata(self.token))
+        with self._lock:
+            self._call = call
+        try:
+            for response in call:
+                kind = response.WhichOneof("message")
+                if kind == "welcome":
+                    welcomed = True
+                    self.welcome = response.welcome
+                    self.connections += 1
+                    self.welcomed.set()
+                    print(f"bot {self.name!r} connected to {self.server} for {self.game}",
+                          file=sys.stderr, flush=True)
+                elif kind == "call":
+                    self._pool.submit(self._answer, response.call, outbox)
+        except grpc.RpcError as exc:
+            code = exc.code()
+            if code in _FATAL:
+                raise ConnectError(f"{code.name}: {exc.details()}") from None
+            if code != grpc.StatusCode.CANCELLED:
+                print(f"bot {self.name!r}: connection lost ({code.name}: {exc.details()}); reconnecting",
+                      file=sys.stderr, flush=True)
+        finally:
+            with self._lock:
+                self._call = None
+            self.welcomed.clear()
+            outbox.put(None)
+            call.cancel()
+            channel.close()
+        return welcomed
+
+    def _answer(self, call: pb.ConnectBotCall, outbox: queue.Queue) -> None:
+        answer = pb.ConnectBotAnswer(call_id=call.call_id)
+        try:
+            answer.reply = self.reply(call)
+        except Exception as exc:  # noqa: BLE001 - reported to the referee as the bot's error
+            answer.error = f"{type(exc).__name__}: {exc}"[:500]
+        outbox.put(pb.ConnectBotRequest(answer=answer))
+
+    def reply(self, call: pb.ConnectBotCall) -> bytes:
+        """The serialized answer to one call (here: the ``act`` function's)."""
+        message_type, method = _DECODE[call.method]
+        return getattr(self.servicer, method)(message_type.FromString(call.request), None).SerializeToString()
+
+
+class ForwardingDialInBot(DialInBot):
+    """Dials in on behalf of a bot that serves ``tabletop.bot.v1.Bot`` locally (``arena
+    connect DIR``: any language, the folder's bot.py or bot.json): each call is passed on
+    to ``local`` unchanged, within the referee's deadline."""
+
+    def __init__(self, local: grpc.Channel, server: str, token: str, name: str, game: str, **kw: object) -> None:
+        super().__init__(lambda _o, _l: "", server, token, name, game, **kw)  # type: ignore[arg-type]
+        self._methods = {
+            code: local.unary_unary(f"/tabletop.bot.v1.Bot/{method}") for code, (_t, method) in _DECODE.items()
+        }
+
+    def reply(self, call: pb.ConnectBotCall) -> bytes:
+        try:
+            method = self._methods[call.method]
+        except KeyError:
+            raise ValueError(f"unknown method {call.method}") from None
+        try:
+            return method(call.request, timeout=max(0.05, call.deadline_ms / 1000.0), wait_for_ready=True)
+        except grpc.RpcError as exc:
+            raise RuntimeError(f"the local bot failed: {exc.code().name} {exc.details()}") from None
+
+
+def connect_bot(
+    act: ActFn,
+    server: str,
+    token: str,
+    name: str,
+    game: str,
+    start: HookFn | None = None,
+    end: HookFn | None = None,
+    tls: bool | None = None,
+    ca: Path | str | None = None,
+) -> None:
+    """Dial in to the Arena server at ``server`` and play matches until Ctrl+C."""
+    bot = DialInBot(act, server, token, name, game, start, end, tls=tls, ca=ca)
+    try:
+        bot.run()
+    except KeyboardInterrupt:
+        bot.stop()

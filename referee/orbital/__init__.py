@@ -1,0 +1,1 @@
+"""Star Scrappers: Orbital — build a space station over five years (1-5 players)."""

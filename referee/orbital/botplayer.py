@@ -1,0 +1,155 @@
+"""Bot players (1인 규칙, 경쟁 버전): the rulebook's bot algorithm, played inside ``apply``.
+
+A bot player's hand is a face-down stack; each turn it tries, in order: (1) reveal the top card
+and play it (an event it may use, or a module it can build) or discard it for 2 MC; (2) with no
+cards, activate a module; (3) repair; (4) pass. Targets: the leading player (most VP; ties the
+next player to its left), the target-module order from the left of the core, inside out,
+clockwise, skipping damaged modules.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from referee.orbital import rules
+from referee.orbital import station as geo
+from referee.orbital.data import CARD_COLOUR, CARD_IS_EVENT, CARD_NAME, EVENT_EFFECT, RULES
+from referee.orbital.station import CORE, U, W
+
+if TYPE_CHECKING:
+    from referee.orbital.state import OrbitalState
+
+#: 봇 알고리즘 1 예외: bot players never play these events.
+NEVER_PLAYED = ("reinforcements", "economic_crisis")
+#: 봇 알고리즘 2: these actions are used only for building / repairing, or never.
+NOT_ACTIVATED = ("build", "build_military", "repair", "salvage")
+
+
+def player_priority(st: OrbitalState, a: int) -> list[int]:
+    """The other players, leading player first (most VP; ties: the next player to the left)."""
+    return sorted(rules.others(st, a), key=lambda b: (-st.vp[b], (b - a) % st.actors))
+
+
+def choose_target(st: OrbitalState, a: int, effect: str) -> tuple[int, int] | None:
+    """Where a bot player's event or military module strikes (None: nowhere)."""
+    targets = rules.effect_targets(st, a, effect, bot=True)
+    for b in player_priority(st, a):
+        for tb, i in targets:
+            if tb == b:
+                return tb, i
+    return None
+
+
+def resolve_for_bot(st: OrbitalState, a: int, effect: str, events: list[str]) -> None:
+    target = choose_target(st, a, effect)
+    if target is None:
+        return
+    if effect in ("attack_end", "attack_any"):
+        st.attacks[a] += 1
+    st.resolve_target(a, effect, target[0], target[1], events)
+
+
+def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
+    """A Command HQ or Military Command the bot may use to build now (its crew and MC)."""
+    for i in geo.target_order(st.mods[a], include_core=True):
+        act = rules.module_action(st, a, i)
+        if act and act[2] in ("build", "build_military") and not st.mods[a][i][5] and not st.mods[a][i][U]:
+            if st.crew[a] >= act[0] and st.mc[a] >= act[1]:
+                return i, act[2]
+    return None
+
+
+def choose_build(st: OrbitalState, a: int, card: int, via: str = "") -> tuple[int, int, int] | None:
+    """(parent, direction, cost): a same-colour exit for the discount if possible, else the first
+    free exit in target order."""
+    slots = [(p, d, c) for cc, p, d, c in rules.build_options(st, a, via, ordered=True) if cc == card]
+    if not slots:
+        return None
+    mods = st.mods[a]
+    for p, d, c in slots:
+        if rules.colour_of(st, a, mods[p]) == CARD_COLOUR[card]:
+            return p, d, c
+    return slots[0]
+
+
+def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
+    cmd = _command_module(st, a)
+    if cmd is not None:
+        i, via = cmd
+        crew, mc, _, _ = rules.module_action(st, a, i)  # type: ignore[misc]
+        saved = st.mc[a]
+        st.mc[a] -= mc
+        spot = choose_build(st, a, card, via)
+        st.mc[a] = saved
+        if spot is not None:
+            m = st.mods[a][i]
+            st.crew[a] -= crew
+            m[W] += crew
+            st.mc[a] -= mc
+            m[U] = 1
+            events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]]} to build")
+            rules.build(st, a, card, spot[0], spot[1], spot[2], events)
+            return True
+    spot = choose_build(st, a, card)
+    if spot is None:
+        return False
+    rules.build(st, a, card, spot[0], spot[1], spot[2], events)
+    return True
+
+
+def take_turn(st: OrbitalState, events: list[str]) -> bool:
+    """One bot-player turn. Returns True when it passed."""
+    a = st.cur
+    who = rules.name(st, a)
+    hand = st.hands[a]
+    if hand:
+        card = hand[-1]
+        events.append(f"{who} reveals {CARD_NAME[card]}")
+        if CARD_IS_EVENT[card]:
+            if EVENT_EFFECT[card] not in NEVER_PLAYED and rules.event_applies(st, a, card, bot=True):
+                st.play_event(a, card, events, bot=True)
+                return False
+        elif _try_build(st, a, card, events):
+            return False
+        hand.pop()
+        rules.to_discard(st, [card], public=True)
+        st.mc[a] += RULES["bot_discard_mc"]
+        events.append(f"{who} discards it and gains {RULES['bot_discard_mc']} MC")
+        return False
+    for i in geo.target_order(st.mods[a], include_core=True):
+        act = rules.module_action(st, a, i)
+        if act is None or act[2] in NOT_ACTIVATED:
+            continue
+        if rules.can_activate(st, a, i, bot=True):
+            st.activate(a, i, events, bot=True)
+            return False
+    if _repair(st, a, events):
+        return False
+    events.append(f"{who} passes")
+    return True
+
+
+def _repair(st: OrbitalState, a: int, events: list[str]) -> bool:
+    """봇 알고리즘 3: repair the first damaged module in target order, with a workshop if possible."""
+    mods = st.mods[a]
+    damaged = [i for i in geo.target_order(mods) if mods[i][5]]
+    if not damaged:
+        return False
+    target = damaged[0]
+    for i in geo.target_order(mods, include_core=True):
+        act = rules.module_action(st, a, i)
+        m = mods[i]
+        if act and act[2] == "repair" and not m[5] and not m[U] and st.crew[a] >= act[0] and st.mc[a] >= act[1]:
+            st.crew[a] -= act[0]
+            m[W] += act[0]
+            st.mc[a] -= act[1]
+            m[U] = 1
+            events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]] if m[0] != CORE else 'its core'} to repair")
+            rules.repair_one(st, a, target, events)
+            return True
+    cost = rules.repair_cost(st, a)
+    if st.mc[a] >= cost:
+        st.mc[a] -= cost
+        rules.repair_one(st, a, target, events)
+        return True
+    return False

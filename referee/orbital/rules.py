@@ -1,0 +1,357 @@
+"""The actions of a turn (게임 라운드) and what modules and events do, as queries on a state.
+
+Everything here takes an :class:`OrbitalState` and an *actor* (a seat, or a bot player after the
+seats). Queries answer "may this happen now, and at what cost"; effects change the state and
+append event lines. The state module strings them into decisions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from referee.engine import seen_by
+from referee.orbital import station as geo
+from referee.orbital.data import (
+    CARD_ACTION,
+    CARD_COLOUR,
+    CARD_IS_EVENT,
+    CARD_NAME,
+    CARD_PASSIVE,
+    COLOURS,
+    CORE_ACTION,
+    CORE_EFFECT,
+    EVENT_EFFECT,
+    PURPLE,
+    RULES,
+)
+from referee.orbital.station import CORE, D, P, U, W
+
+if TYPE_CHECKING:
+    from referee.orbital.state import OrbitalState
+
+BUILD_COST = RULES["build_cost"]
+REPAIR_COST = RULES["repair_cost"]
+
+
+def name(st: OrbitalState, a: int) -> str:
+    return f"P{a + 1}" if a < st.players else f"Bot {chr(ord('A') + a - st.players)}"
+
+
+def colour_of(st: OrbitalState, a: int, m: list[int]) -> int:
+    """The colour a module counts as (the core takes its upgrade's colour); damaged: none."""
+    if m[D]:
+        return -1
+    return st.core[a] if m[0] == CORE else CARD_COLOUR[m[0]]
+
+
+def colour_counts(st: OrbitalState, a: int) -> list[int]:
+    """Undamaged modules per colour, core included (한 해의 끝 1. 승점 획득, 4. 수입)."""
+    counts = [0] * 6
+    core = st.core[a]
+    for m in st.mods[a]:
+        if m[D]:
+            continue
+        c = core if m[0] == CORE else CARD_COLOUR[m[0]]
+        counts[c] += 1
+    return counts
+
+
+def has_passive(st: OrbitalState, a: int, passive: str) -> int:
+    """How many undamaged modules of ``a`` have the always-on effect ``passive``."""
+    n = 0
+    for m in st.mods[a][1:]:
+        if not m[D] and CARD_PASSIVE[m[0]] == passive:
+            n += 1
+    return n
+
+
+def hand_limit(st: OrbitalState, a: int) -> int:
+    """핸드 제한 5, +1 per undamaged hand-limit module (damaged ones do not count, 6. 수리)."""
+    extra = has_passive(st, a, "hand_limit") + (1 if CORE_EFFECT[st.core[a]] == "hand_limit" else 0)
+    return RULES["hand_limit"] + extra
+
+
+def build_cost(st: OrbitalState, a: int, card: int, parent: int, via: str = "") -> int:
+    """모듈 건설 (6MC, 1MC less joined to the same colour), less the designed discounts."""
+    cost = BUILD_COST
+    if colour_of(st, a, st.mods[a][parent]) == CARD_COLOUR[card]:
+        cost -= RULES["same_colour_discount"]
+    if has_passive(st, a, "build_discount") or CORE_EFFECT[st.core[a]] == "build_repair_discount":
+        cost -= 1
+    if via == "build":
+        cost -= 2
+    elif via == "build_military":
+        cost -= 3 if CARD_COLOUR[card] == PURPLE else 2
+    return max(0, cost)
+
+
+def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False) -> list[tuple[int, int, int, int]]:
+    """(card, parent, direction, cost) for every module card in hand and every free exit it can
+    afford (``ordered``: exits in the bot's placement order)."""
+    hand = [c for c in st.hands[a] if not CARD_IS_EVENT[c]]
+    if not hand:
+        return []
+    mods = st.mods[a]
+    slots = geo.free_slots(mods, ordered)
+    if not slots:
+        return []
+    base = BUILD_COST
+    if has_passive(st, a, "build_discount") or CORE_EFFECT[st.core[a]] == "build_repair_discount":
+        base -= 1
+    if via:
+        base -= 2
+    core = st.core[a]
+    parent_colour = [core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]] for p, _ in slots]
+    same = RULES["same_colour_discount"]
+    out = []
+    mc = st.mc[a]
+    for card in hand:
+        colour = CARD_COLOUR[card]
+        cost = base - (1 if via == "build_military" and colour == PURPLE else 0)
+        for k, (parent, d) in enumerate(slots):
+            c = cost - same if parent_colour[k] == colour else cost
+            if c < 0:
+                c = 0
+            if c <= mc:
+                out.append((card, parent, d, c))
+    return out
+
+
+def repair_cost(st: OrbitalState, a: int) -> int:
+    """모듈 수리하기 3MC; each usable airlock (and the support core) makes it 1 MC cheaper, at least 1."""
+    off = has_passive(st, a, "repair_discount") + (1 if CORE_EFFECT[st.core[a]] == "build_repair_discount" else 0)
+    return max(1, REPAIR_COST - off)
+
+
+def damaged_modules(st: OrbitalState, a: int) -> list[int]:
+    return [i for i, m in enumerate(st.mods[a]) if m[D]]
+
+
+def module_action(st: OrbitalState, a: int, i: int) -> tuple[int, int, str, int] | None:
+    m = st.mods[a][i]
+    return CORE_ACTION[st.core[a]] if m[0] == CORE else CARD_ACTION[m[0]]
+
+
+def others(st: OrbitalState, a: int) -> list[int]:
+    """The other stations an effect may target (none in the peaceful solo game)."""
+    return [b for b in range(st.actors) if b != a]
+
+
+def end_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
+    """Non-core end modules of station ``b`` in target order (cores are never damaged)."""
+    mods = st.mods[b]
+    return [i for i in geo.target_order(mods) if geo.is_end(mods, i) and not (undamaged_only and mods[i][D])]
+
+
+def any_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
+    mods = st.mods[b]
+    return [i for i in geo.target_order(mods) if not (undamaged_only and mods[i][D])]
+
+
+def damaged_end_targets(st: OrbitalState, b: int) -> list[int]:
+    mods = st.mods[b]
+    return [i for i in geo.target_order(mods) if mods[i][D] and geo.is_end(mods, i)]
+
+
+def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> list[tuple[int, int]]:
+    """(station, module) pairs an attack-like effect may hit; module -1 for player-level effects.
+
+    A bot player never damages an already damaged module (봇 알고리즘 1).
+    """
+    out: list[tuple[int, int]] = []
+    for b in others(st, a):
+        if effect == "attack_end":
+            out.extend((b, i) for i in end_targets(st, b, undamaged_only=bot))
+        elif effect in ("attack_any", "sabotage"):
+            out.extend((b, i) for i in any_targets(st, b, undamaged_only=bot or effect == "sabotage"))
+        elif effect == "hull_breach":
+            out.extend((b, i) for i in damaged_end_targets(st, b))
+        elif effect == "meteor_storm":
+            if end_targets(st, b, undamaged_only=True):
+                out.append((b, -1))
+        elif effect == "quiet_year":
+            if st.hands[b]:
+                out.append((b, -1))
+    return out
+
+
+def has_target(st: OrbitalState, a: int, effect: str, bot: bool = False) -> bool:
+    """Whether :func:`effect_targets` is non-empty, without sorting anything (option listing)."""
+    for b in others(st, a):
+        if effect == "quiet_year":
+            if st.hands[b]:
+                return True
+            continue
+        mods = st.mods[b]
+        if len(mods) < 2:
+            continue
+        parents = {m[P] for m in mods}
+        for i in range(1, len(mods)):
+            dmg = mods[i][D]
+            end = i not in parents
+            if effect == "attack_end" and end and not (bot and dmg):
+                return True
+            if effect == "attack_any" and not (bot and dmg):
+                return True
+            if effect == "sabotage" and not dmg:
+                return True
+            if effect == "hull_breach" and dmg and end:
+                return True
+            if effect == "meteor_storm" and end and not dmg:
+                return True
+    return False
+
+
+def can_draw(st: OrbitalState) -> bool:
+    return bool(st.deck) or bool(st.discard)
+
+
+def can_activate(st: OrbitalState, a: int, i: int, bot: bool = False) -> bool:
+    """모듈 작동하기: an undamaged module with an arrow, once a year, crew and MC as printed."""
+    m = st.mods[a][i]
+    if m[D] or m[U]:
+        return False
+    act = module_action(st, a, i)
+    if act is None:
+        return False
+    crew, mc, effect, _ = act
+    if st.crew[a] < crew or st.mc[a] < mc:
+        return False
+    return effect_applies(st, a, effect, mc_after=st.mc[a] - mc, bot=bot)
+
+
+def effect_applies(st: OrbitalState, a: int, effect: str, mc_after: int = 0, bot: bool = False) -> bool:
+    if effect in ("mc", "crew", "mc_draw"):
+        return True
+    if effect in ("draw", "observe"):
+        return can_draw(st)
+    if effect == "repair":
+        return bool(damaged_modules(st, a))
+    if effect in ("build", "build_military"):
+        saved = st.mc[a]
+        st.mc[a] = mc_after
+        ok = bool(build_options(st, a, effect))
+        st.mc[a] = saved
+        return ok
+    if effect == "salvage":
+        return bool(st.discard)
+    if effect in ("attack_end", "attack_any"):
+        return has_target(st, a, effect, bot)
+    raise AssertionError(effect)
+
+
+def event_applies(st: OrbitalState, a: int, card: int, bot: bool = False) -> bool:
+    """이벤트 카드 사용하기: only if its effect can apply."""
+    e = EVENT_EFFECT[card]
+    if e in ("meteor_storm", "quiet_year", "sabotage", "hull_breach"):
+        return has_target(st, a, e, bot)
+    if e == "insider_contact":
+        return can_draw(st) if (st.no_market or bot) else bool(st.market)
+    if e in ("reinforcements", "trade_boom", "tax_refund"):
+        return True
+    if e == "economic_crisis":
+        return any(st.mc[b] > 0 for b in others(st, a))
+    if e == "crew_rotation":
+        return any(m[W] for m in st.mods[a])
+    if e == "cold_war":
+        return colour_counts(st, a)[PURPLE] > 0
+    if e == "high_risk":
+        return st.crew[a] > 0
+    if e == "supply_drop":
+        return can_draw(st)
+    if e == "emergency_repairs":
+        return bool(damaged_modules(st, a))
+    raise AssertionError(e)
+
+
+# ---------------------------------------------------------------------------- effects
+def draw(st: OrbitalState, a: int, n: int, events: list[str]) -> list[int]:
+    """Draw ``n`` cards (5. 카드 뽑기: reshuffle the discard pile when the deck runs out)."""
+    got = []
+    for _ in range(n):
+        if not st.deck:
+            if not st.discard:
+                break
+            st.deck = st.discard
+            st.discard = []
+            st.dpub = []
+            st.rng.shuffle(st.deck)
+            events.append("the discard pile is shuffled into a new deck")
+        got.append(st.deck.pop())
+    return got
+
+
+def to_discard(st: OrbitalState, cards: list[int], public: bool) -> None:
+    """Put cards on the discard pile; ``public`` ones were shown face up (a played event, a bot's
+    revealed card, a removed module, the old market) and stay visible there, the others (over the
+    hand limit, the observatory's rest, Quiet Year) are secret."""
+    st.discard.extend(cards)
+    if public:
+        st.dpub.extend(cards)
+
+
+def fill_discard(layout: list[int], shown: set[int], pool: list[int]) -> tuple[list[int], list[int]]:
+    """The discard pile with its face-up cards in place and its secret places dealt from
+    ``pool`` (a card id < 0 or not in ``shown`` is a secret place); returns (pile, rest of pool)."""
+    pile = []
+    k = 0
+    for x in layout:
+        if x >= 0 and x in shown:
+            pile.append(x)
+        else:
+            pile.append(pool[k])
+            k += 1
+    return pile, pool[k:]
+
+
+def give(st: OrbitalState, a: int, cards: list[int], events: list[str], why: str = "draws") -> None:
+    """Put drawn cards in a hand; only that seat may read which (a bot's stack: nobody)."""
+    st.hands[a].extend(cards)
+    if not cards:
+        return
+    events.append(f"{name(st, a)} {why} {len(cards)} card(s)")
+    if a < st.players:
+        events.append(seen_by(a, f"{name(st, a)} {why}: " + ", ".join(CARD_NAME[c] for c in cards)))
+
+
+def damage(st: OrbitalState, b: int, i: int, events: list[str], n: int = 1) -> None:
+    """Put ``n`` damage tokens on module ``i`` of station ``b`` (a shield generator may stop it)."""
+    mods = st.mods[b]
+    if mods[i][0] == CORE:
+        return
+    if not st.shield[b] and has_passive(st, b, "shield"):
+        st.shield[b] = 1
+        events.append(f"{name(st, b)}'s shield generator stops the damage to {CARD_NAME[mods[i][0]]}")
+        return
+    mods[i][D] += n
+    st.damage_dealt += n
+    events.append(f"{name(st, b)}'s {CARD_NAME[mods[i][0]]} takes {n} damage")
+
+
+def repair_one(st: OrbitalState, a: int, i: int, events: list[str]) -> None:
+    m = st.mods[a][i]
+    m[D] -= 1
+    events.append(f"{name(st, a)} repairs 1 damage on {CARD_NAME[m[0]]}")
+
+
+def remove_module(st: OrbitalState, b: int, i: int, events: list[str]) -> None:
+    """게임의 주요 개념 » 제거: the module is discarded, its crew and tokens go back to the supply."""
+    card = geo.remove(st.mods[b], i)
+    to_discard(st, [card], public=True)
+    events.append(f"{name(st, b)}'s {CARD_NAME[card]} is removed and discarded")
+
+
+def build(st: OrbitalState, a: int, card: int, parent: int, d: int, cost: int, events: list[str]) -> None:
+    st.hands[a].remove(card)
+    st.mc[a] -= cost
+    geo.place(st.mods[a], card, parent, d)
+    st.built[a] += 1
+    events.append(f"{name(st, a)} builds {CARD_NAME[card]} ({COLOURS[CARD_COLOUR[card]]}) for {cost} MC")
+
+
+def is_used(m: list[int]) -> bool:
+    return bool(m[U])
+
+
+def parent_of(m: list[int]) -> int:
+    return m[P]

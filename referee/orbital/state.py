@@ -1,0 +1,793 @@
+"""The Orbital engine: one decision at a time, as the Korean rulebook plays.
+
+A year (게임 라운드) is turns of one action each until every player has passed in succession; an
+action that needs a further choice (a target, which card to keep, how much crew to risk) is
+followed by a small decision of the same seat. The end of the year runs the rulebook's seven
+steps; the income colour and the cards to discard over the hand limit are decisions. Bot players
+(1인 규칙, 경쟁 버전, and bot seats added to a multiplayer game) are automata played inside
+:meth:`apply`, like Black Angel's Hal; the peaceful solo game's two opponents are colour tracks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.engine import (
+    GameSpec,
+    GameState,
+    IllegalAction,
+    Option,
+    Result,
+    TimeControl,
+    competition_ranks,
+    seen_by,
+    solo_outcome,
+)
+from referee.orbital import botplayer, rules, views
+from referee.orbital import station as geo
+from referee.orbital.data import (
+    CARD_COLOUR,
+    CARD_COUNT,
+    CARD_IS_EVENT,
+    CARD_NAME,
+    COLOURS,
+    CORE_EFFECT,
+    CORE_NAME,
+    EVENT_EFFECT,
+    MODULE_COUNT,
+    RED,
+    RULES,
+    UPGRADE_COLOURS,
+)
+from referee.orbital.station import CORE, D, U, W
+from referee.rng import Rng
+
+P_KEEP, P_MAIN, P_TARGET, P_COUNT, P_PICK, P_OBS, P_VIA, P_INCOME, P_DISCARD, P_OVER = range(10)
+PHASE_NAMES = ("keep", "main", "target", "crew_count", "market_pick", "observatory", "build_via",
+               "income", "discard", "over")
+
+SCALARS = ("players", "variant", "seed", "nbots", "year", "first", "cur", "passes", "phase", "pend",
+           "pend_src", "damage_dealt")
+FLAT = ("mc", "vp", "crew", "core", "shield", "events_played", "attacks", "built", "market", "deck",
+        "discard", "dpub", "peek", "upgrades", "queue", "opp_vp")
+NESTED = ("hands", "track")
+
+VARIANT_HELP = {
+    "standard": "the base game for 2-5 players",
+    "competitive": "1인 규칙 경쟁 버전: you against two bot players (no market)",
+    "peaceful": "1인 규칙 평화 버전: no events, two colour-track opponents; win with 22 VP or more",
+}
+_BOT_VARIANTS = tuple((p, f"bots-{k}") for p in (2, 3, 4) for k in range(1, 6 - p))
+for _p, _v in _BOT_VARIANTS:
+    VARIANT_HELP.setdefault(_v, f"{_v[5:]} bot player(s) join the game (1인 규칙: bots may fill seats of a multiplayer game)")
+
+
+_BUILD_ID = [f"build:{c}:" for c in range(len(CARD_NAME))]
+_BUILD_LABEL = [f"build {n} on module " for n in CARD_NAME]
+
+
+def _build_option(c: int, p: int, d: int, cost: int) -> Option:
+    return Option(f"{_BUILD_ID[c]}{p}.{d}", f"{_BUILD_LABEL[c]}{p} side {'NESW'[d]} for {cost} MC")
+
+
+class OrbitalState(GameState):
+    spec = GameSpec(
+        name="orbital",
+        title="Star Scrappers: Orbital",
+        configurations=((1, "competitive"), (1, "peaceful"))
+        + tuple((p, "standard") for p in (2, 3, 4, 5))
+        + _BOT_VARIANTS,
+        default_variant="standard",
+        description="Build the finest space station in five years: modules in six colours, "
+        "majorities each year, events and attacks (1-5 players; solo against two bot players "
+        "or peaceful).",
+        time_control=TimeControl(decision_ms=1000, bank_ms=20000),
+        variant_help=VARIANT_HELP,
+    )
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def new(cls, players: int, seed: int, variant: str | None = None) -> OrbitalState:
+        variant = cls.spec.check(players, variant)
+        st = cls.__new__(cls)
+        st.players = players
+        st.variant = variant
+        st.seed = seed
+        st.nbots = 2 if variant == "competitive" else (int(variant[5:]) if variant.startswith("bots-") else 0)
+        st._derive()
+        st.rng = Rng(seed)
+        n = st.actors
+        st.year = 1
+        st.first = st.cur = st.passes = 0
+        st.phase = P_KEEP
+        st.pend = ""
+        st.pend_src = -1
+        st.damage_dealt = 0
+        st.mc = [RULES["start_mc"]] * n
+        st.vp = [0] * n
+        st.crew = [1] * n
+        st.core = [RED] * n
+        st.shield = [0] * n
+        st.events_played = [0] * n
+        st.attacks = [0] * n
+        st.built = [0] * n
+        st.market = []
+        st.peek = []
+        st.upgrades = list(UPGRADE_COLOURS)
+        st.queue = []
+        st.opp_vp = [0, 0] if st.peaceful else []
+        st.hands = [[] for _ in range(n)]
+        st.track = [[1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]] if st.peaceful else []
+        st.mods = [[geo.new_core()] for _ in range(n)]
+        st.discard = []
+        st.dpub = []
+        st._cache = None
+        events: list[str] = []
+        st._setup(events)
+        st.opening = tuple(events)
+        return st
+
+    def _derive(self) -> None:
+        self.actors = self.players + self.nbots
+        self.peaceful = self.variant == "peaceful"
+        self.no_market = self.variant == "competitive"
+
+    def _setup(self, events: list[str]) -> None:
+        """게임 준비 1-6."""
+        self.deck = list(range(MODULE_COUNT if self.peaceful else CARD_COUNT))
+        self.rng.shuffle(self.deck)
+        if not self.no_market:
+            self.market = [self.deck.pop() for _ in range(RULES["market_size"])]
+            events.append("market: " + ", ".join(CARD_NAME[c] for c in self.market))
+        for a in range(self.players):
+            self.hands[a] = [self.deck.pop() for _ in range(RULES["deal"])]
+            events.append(seen_by(a, f"P{a + 1} is dealt " + ", ".join(CARD_NAME[c] for c in self.hands[a])))
+        for a in range(self.players, self.actors):
+            self.hands[a] = [self.deck.pop() for _ in range(RULES["bot_stack"])]
+        if self.peaceful:
+            self._opponents_draw(events)
+        self.first = self.cur = self.rng.below(self.actors)
+        events.append(f"{rules.name(self, self.first)} is the first player; year 1")
+        self.queue = list(range(self.players))
+        self.phase = P_KEEP
+
+    # ------------------------------------------------------------------ the decision loop
+    def to_move(self) -> int | None:
+        ph = self.phase
+        if ph == P_OVER:
+            return None
+        if ph in (P_KEEP, P_INCOME, P_DISCARD):
+            return self.queue[0]
+        return self.cur
+
+    def decision_prompt(self) -> str:
+        return {
+            P_KEEP: "return a dealt card to the deck (keep 5 of 8)",
+            P_MAIN: "choose your action: build, upgrade, buy, activate, event, repair or pass",
+            P_TARGET: "choose the target",
+            P_COUNT: "how many unused crew to put into the high-risk project",
+            P_PICK: "choose the market card to take",
+            P_OBS: "keep one of the cards the observatory found",
+            P_VIA: "build a module with the command module's discount",
+            P_INCOME: "choose the colour that pays you 1 MC per undamaged module",
+            P_DISCARD: "discard down to your hand limit",
+            P_OVER: "",
+        }[self.phase]
+
+    def legal_options(self) -> list[Option]:
+        if self._cache is None:
+            self._cache = self._options()
+        return list(self._cache)
+
+    def _options(self) -> list[Option]:
+        ph = self.phase
+        if ph == P_OVER:
+            return []
+        if ph == P_MAIN:
+            return self._main_options(self.cur)
+        if ph == P_KEEP:
+            a = self.queue[0]
+            return [Option(f"return:{c}", f"return {CARD_NAME[c]}") for c in self.hands[a]]
+        if ph == P_DISCARD:
+            a = self.queue[0]
+            return [Option(f"discard:{c}", f"discard {CARD_NAME[c]}") for c in self.hands[a]]
+        if ph == P_INCOME:
+            counts = rules.colour_counts(self, self.queue[0])
+            return [Option(f"income:{COLOURS[c]}", f"income from {COLOURS[c]}: {7 + n} MC")
+                    for c, n in enumerate(counts) if n]
+        if ph == P_TARGET:
+            return self._target_options()
+        if ph == P_COUNT:
+            return [Option(f"crew:{k}", f"put {k} crew in, gain {3 * k} MC") for k in range(1, self.crew[self.cur] + 1)]
+        if ph == P_PICK:
+            return [Option(f"pick:{i}", f"take {CARD_NAME[c]}") for i, c in enumerate(self.market)]
+        if ph == P_OBS:
+            return [Option(f"keep:{c}", f"keep {CARD_NAME[c]}") for c in self.peek]
+        if ph == P_VIA:
+            return [_build_option(c, p, d, cost) for c, p, d, cost in rules.build_options(self, self.cur, self.pend)]
+        raise AssertionError(ph)
+
+    def _main_options(self, a: int) -> list[Option]:
+        out = [_build_option(c, p, d, cost) for c, p, d, cost in rules.build_options(self, a)]
+        if self.core[a] == RED and self.mc[a] >= RULES["upgrade_cost"]:
+            for c in self.upgrades:
+                out.append(Option(f"upgrade:{COLOURS[c]}", f"upgrade the core to the {CORE_NAME[c]} (4 MC)"))
+        for i, c in enumerate(self.market):
+            if self.mc[a] >= i + 1:
+                out.append(Option(f"buy:{i}", f"buy {CARD_NAME[c]} for {i + 1} MC"))
+        for i, m in enumerate(self.mods[a]):
+            if not m[U] and not m[D] and rules.can_activate(self, a, i):
+                label = CORE_NAME[self.core[a]] if m[0] == CORE else CARD_NAME[m[0]]
+                out.append(Option(f"act:{i}", f"activate {label}"))
+        for c in self.hands[a]:
+            if CARD_IS_EVENT[c] and rules.event_applies(self, a, c):
+                out.append(Option(f"event:{c}", f"play {CARD_NAME[c]}"))
+        cost = rules.repair_cost(self, a)
+        if self.mc[a] >= cost:
+            for i in rules.damaged_modules(self, a):
+                out.append(Option(f"repair:{i}", f"repair {CARD_NAME[self.mods[a][i][0]]} ({cost} MC)"))
+        out.append(Option("pass", "pass"))
+        return out
+
+    def _target_options(self) -> list[Option]:
+        a, e = self.cur, self.pend
+        if e == "repair":
+            return [Option(f"tgt:{a}:{i}", f"repair {CARD_NAME[self.mods[a][i][0]]}") for i in rules.damaged_modules(self, a)]
+        out = []
+        for b, i in rules.effect_targets(self, a, e):
+            who = rules.name(self, b)
+            if i < 0:
+                out.append(Option(f"tgt:{b}", f"target {who}"))
+            else:
+                out.append(Option(f"tgt:{b}:{i}", f"target {who}'s {CARD_NAME[self.mods[b][i][0]]}"))
+        return out
+
+    def option_audience(self, option_id: str) -> tuple[int, ...] | None:
+        """Returning, keeping or discarding a card of a private hand names it: only the seat may see."""
+        if option_id.startswith(("return:", "keep:", "discard:")):
+            seat = self.to_move()
+            return None if seat is None else (seat,)
+        return None
+
+    def fallback_option(self) -> str:
+        """Gentle: pass; else the first option (income: the colour that pays most)."""
+        ids = self.option_ids()
+        if "pass" in ids:
+            return "pass"
+        if self.phase == P_INCOME:
+            counts = rules.colour_counts(self, self.queue[0])
+            return f"income:{COLOURS[max(range(6), key=lambda c: (counts[c], -c))]}"
+        return ids[0]
+
+    def apply(self, option_id: str) -> list[str]:
+        legal = self.legal_options()
+        if not any(o.id == option_id for o in legal):
+            raise self.illegal(option_id)
+        self._cache = None
+        events: list[str] = []
+        kind, _, arg = option_id.partition(":")
+        ph = self.phase
+        if ph == P_KEEP:
+            self._return(int(arg), events)
+        elif ph == P_MAIN:
+            self._main(kind, arg, events)
+        elif ph == P_TARGET:
+            parts = [int(x) for x in arg.split(":")]
+            self.resolve_target(self.cur, self.pend, parts[0], parts[1] if len(parts) > 1 else -1, events)
+            self._after_turn(False, events)
+        elif ph == P_COUNT:
+            self.high_risk(self.cur, int(arg), events)
+            self._after_turn(False, events)
+        elif ph == P_PICK:
+            self._pick(int(arg), events)
+            self._after_turn(False, events)
+        elif ph == P_OBS:
+            self._keep_peek(int(arg), events)
+            self._after_turn(False, events)
+        elif ph == P_VIA:
+            self._build(arg, events)
+            self._after_turn(False, events)
+        elif ph == P_INCOME:
+            self._income(self.queue.pop(0), COLOURS.index(arg), events)
+            self._next_income(events)
+        elif ph == P_DISCARD:
+            self._discard(int(arg), events)
+        self._cache = None
+        return events
+
+    def opening_events(self) -> list[str]:
+        return list(self.opening)
+
+    # ------------------------------------------------------------------ set-up decisions
+    def _return(self, card: int, events: list[str]) -> None:
+        """게임 준비 5: keep 5 of the 8 dealt cards; the rest go back and the deck is shuffled."""
+        a = self.queue[0]
+        self.hands[a].remove(card)
+        self.deck.append(card)
+        events.append(seen_by(a, f"P{a + 1} returns {CARD_NAME[card]} to the deck"))
+        if len(self.hands[a]) > RULES["keep"]:
+            return
+        events.append(f"P{a + 1} keeps 5 cards")
+        self.queue.pop(0)
+        if self.queue:
+            return
+        self.rng.shuffle(self.deck)
+        events.append("the deck is shuffled; year 1 begins")
+        self.phase = P_MAIN
+        self._start_turns(events)
+
+    # ------------------------------------------------------------------ the actions
+    def _main(self, kind: str, arg: str, events: list[str]) -> None:
+        a = self.cur
+        if kind == "pass":
+            events.append(f"{rules.name(self, a)} passes")
+            self._after_turn(True, events)
+            return
+        if kind == "build":
+            self._build(arg, events)
+        elif kind == "upgrade":
+            self.upgrade(a, COLOURS.index(arg), events)
+        elif kind == "buy":
+            self._buy(a, int(arg), events)
+        elif kind == "repair":
+            self.mc[a] -= rules.repair_cost(self, a)
+            rules.repair_one(self, a, int(arg), events)
+        elif kind == "act":
+            if self.activate(a, int(arg), events):
+                return
+        elif kind == "event":
+            if self.play_event(a, int(arg), events):
+                return
+        self._after_turn(False, events)
+
+    def _build(self, arg: str, events: list[str]) -> None:
+        a = self.cur
+        c, _, slot = arg.partition(":")
+        p, _, d = slot.partition(".")
+        card, parent, direction = int(c), int(p), int(d)
+        via = self.pend if self.phase == P_VIA else ""
+        cost = rules.build_cost(self, a, card, parent, via)
+        rules.build(self, a, card, parent, direction, cost, events)
+
+    def upgrade(self, a: int, colour: int, events: list[str]) -> None:
+        """코어 모듈 업그레이드 (4MC, once a game): the core takes the upgrade's colour and effect."""
+        self.mc[a] -= RULES["upgrade_cost"]
+        self.upgrades.remove(colour)
+        self.core[a] = colour
+        events.append(f"{rules.name(self, a)} upgrades the core to the {CORE_NAME[colour]} ({COLOURS[colour]})")
+
+    def _buy(self, a: int, pos: int, events: list[str]) -> None:
+        """카드 구입: 1-5 MC by distance from the deck; the row closes up."""
+        card = self.market.pop(pos)
+        self.mc[a] -= pos + 1
+        self.hands[a].append(card)
+        events.append(f"{rules.name(self, a)} buys {CARD_NAME[card]} from the market for {pos + 1} MC")
+
+    def activate(self, a: int, i: int, events: list[str], bot: bool = False) -> bool:
+        """모듈 작동하기. Returns True when a further decision of the seat is pending."""
+        m = self.mods[a][i]
+        crew, mc, effect, amount = rules.module_action(self, a, i)  # type: ignore[misc]
+        self.crew[a] -= crew
+        m[W] += crew
+        self.mc[a] -= mc
+        m[U] = 1
+        label = CORE_NAME[self.core[a]] if m[0] == CORE else CARD_NAME[m[0]]
+        events.append(f"{rules.name(self, a)} activates {label}" + (f" with {crew} crew" if crew else "")
+                      + (f" and {mc} MC" if mc else ""))
+        if effect == "mc":
+            self.mc[a] += amount
+            events.append(f"{rules.name(self, a)} gains {amount} MC")
+        elif effect == "mc_draw":
+            self.mc[a] += amount
+            rules.give(self, a, rules.draw(self, a, 1, events), events)
+        elif effect == "crew":
+            self.crew[a] += amount
+            events.append(f"{rules.name(self, a)} gains {amount} unused crew")
+        elif effect == "draw":
+            rules.give(self, a, rules.draw(self, a, amount, events), events)
+        elif effect == "salvage":
+            card = self.discard.pop()
+            if card in self.dpub:
+                self.dpub.remove(card)
+            rules.give(self, a, [card], events, why="takes from the discard pile")
+        elif effect == "observe":
+            got = rules.draw(self, a, 1 if bot else amount, events)
+            if bot or len(got) == 1:
+                rules.give(self, a, got, events)
+                return False
+            self.peek = got
+            events.append(seen_by(a, f"{rules.name(self, a)} looks at " + ", ".join(CARD_NAME[c] for c in got)))
+            self.phase = P_OBS
+            return True
+        elif bot:
+            botplayer.resolve_for_bot(self, a, effect, events)
+        elif effect in ("build", "build_military"):
+            self.pend = effect
+            self.phase = P_VIA
+            return True
+        else:
+            if effect in ("attack_end", "attack_any"):
+                self.attacks[a] += 1
+            self.pend = effect
+            self.phase = P_TARGET
+            return True
+        return False
+
+    def play_event(self, a: int, card: int, events: list[str], bot: bool = False) -> bool:
+        """이벤트 카드 사용하기: apply the effect, the card goes to the discard pile."""
+        if bot:
+            self.hands[a].pop()
+        else:
+            self.hands[a].remove(card)
+        rules.to_discard(self, [card], public=True)
+        self.events_played[a] += 1
+        e = EVENT_EFFECT[card]
+        who = rules.name(self, a)
+        events.append(f"{who} plays {CARD_NAME[card]}")
+        if e in ("meteor_storm", "quiet_year", "sabotage", "hull_breach"):
+            if e != "quiet_year":
+                self.attacks[a] += 1
+            if bot:
+                botplayer.resolve_for_bot(self, a, e, events)
+                return False
+            self.pend = e
+            self.phase = P_TARGET
+            return True
+        if e == "insider_contact":
+            if self.no_market or bot:
+                rules.give(self, a, rules.draw(self, a, RULES["insider_solo_draw"], events), events)
+                return False
+            self.phase = P_PICK
+            return True
+        if e == "high_risk":
+            if bot:
+                self.high_risk(a, self.crew[a], events)
+                return False
+            self.phase = P_COUNT
+            return True
+        if e == "reinforcements":
+            self.crew[a] += RULES["reinforcements_crew"]
+            events.append(f"{who} gains {RULES['reinforcements_crew']} unused crew")
+        elif e == "economic_crisis":
+            for b in rules.others(self, a):
+                lost = min(self.mc[b], RULES["economic_crisis_loss"])
+                self.mc[b] -= lost
+                events.append(f"{rules.name(self, b)} loses {lost} MC")
+        elif e == "crew_rotation":
+            back = sum(m[W] for m in self.mods[a])
+            for m in self.mods[a]:
+                m[W] = 0
+            self.crew[a] += back
+            events.append(f"{who}'s {back} used crew return to the core")
+        elif e == "cold_war":
+            gain = RULES["cold_war_mc"] * rules.colour_counts(self, a)[5]
+            self.mc[a] += gain
+            events.append(f"{who} gains {gain} MC")
+        elif e == "trade_boom":
+            self.mc[a] += RULES["trade_boom_mc"]
+            events.append(f"{who} gains {RULES['trade_boom_mc']} MC")
+        elif e == "tax_refund":
+            gain = sum(1 for n in rules.colour_counts(self, a) if n)
+            self.mc[a] += gain
+            events.append(f"{who} gains {gain} MC")
+        elif e == "supply_drop":
+            rules.give(self, a, rules.draw(self, a, RULES["supply_drop_draw"], events), events)
+        elif e == "emergency_repairs":
+            for m in self.mods[a]:
+                m[D] = 0
+            events.append(f"{who} removes every damage token from the station")
+        return False
+
+    def resolve_target(self, a: int, effect: str, b: int, i: int, events: list[str]) -> None:
+        """Apply a targeted effect of ``a`` on station ``b`` (module ``i``, -1 for the whole player)."""
+        if effect == "repair":
+            rules.repair_one(self, a, i, events)
+        elif effect in ("attack_end", "attack_any", "sabotage"):
+            rules.damage(self, b, i, events)
+        elif effect == "hull_breach":
+            rules.remove_module(self, b, i, events)
+        elif effect == "meteor_storm":
+            for j in rules.end_targets(self, b, undamaged_only=True):
+                rules.damage(self, b, j, events)
+        elif effect == "quiet_year":
+            hand = self.hands[b]
+            card = hand.pop() if b >= self.players else hand.pop(self.rng.below(len(hand)))
+            self.discard.append(card)
+            events.append(f"{rules.name(self, b)} discards a card")
+            if b < self.players:
+                events.append(seen_by(b, f"P{b + 1} discards {CARD_NAME[card]}"))
+        self.pend = ""
+
+    def high_risk(self, a: int, n: int, events: list[str]) -> None:
+        """High-Risk Project (고위험 프로젝트): crew in, MC out, then the station pays for it."""
+        self.crew[a] -= n
+        self.mc[a] += RULES["high_risk_mc"] * n
+        events.append(f"{rules.name(self, a)} puts {n} crew into the project and gains {RULES['high_risk_mc'] * n} MC")
+        ends = rules.end_targets(self, a, undamaged_only=True)
+        if ends:
+            rules.damage(self, a, ends[0], events)
+
+    def _pick(self, pos: int, events: list[str]) -> None:
+        card = self.market.pop(pos)
+        self.hands[self.cur].append(card)
+        events.append(f"{rules.name(self, self.cur)} takes {CARD_NAME[card]} from the market")
+
+    def _keep_peek(self, card: int, events: list[str]) -> None:
+        a = self.cur
+        self.peek.remove(card)
+        self.hands[a].append(card)
+        rules.to_discard(self, self.peek, public=False)
+        events.append(f"{rules.name(self, a)} keeps 1 card and discards {len(self.peek)}")
+        events.append(seen_by(a, f"P{a + 1} keeps {CARD_NAME[card]}"))
+        self.peek = []
+
+    # ------------------------------------------------------------------ turn order
+    def _start_turns(self, events: list[str]) -> None:
+        self.phase = P_MAIN
+        if self.cur >= self.players:
+            self._after_turn(botplayer.take_turn(self, events), events)
+
+    def _after_turn(self, passed: bool, events: list[str]) -> None:
+        """패스: the year ends at once when every player has passed in succession."""
+        self.phase = P_MAIN
+        self.pend = ""
+        while True:
+            self.passes = self.passes + 1 if passed else 0
+            if self.passes >= self.actors:
+                self._year_end(events)
+                if self.phase != P_MAIN:
+                    return
+            else:
+                self.cur = (self.cur + 1) % self.actors
+            if self.cur < self.players:
+                return
+            passed = botplayer.take_turn(self, events)
+
+    # ------------------------------------------------------------------ end of the year
+    def _year_end(self, events: list[str]) -> None:
+        """한 해의 끝, steps 1-3, then the income decisions of step 4."""
+        events.append(f"year {self.year} ends")
+        self._score_majorities(events)
+        if self.year >= RULES["years"]:
+            self.phase = P_OVER
+            events.append("the game ends after year 5")
+            return
+        if not self.no_market:
+            rules.to_discard(self, self.market, public=True)
+            self.market = rules.draw(self, 0, RULES["market_size"], events)
+            events.append("new market: " + ", ".join(CARD_NAME[c] for c in self.market))
+        for a in range(self.actors):
+            for m in self.mods[a]:
+                m[W] = 0
+            self.crew[a] = geo.population(self.mods[a], self.core[a])
+        order = [(self.first + k) % self.actors for k in range(self.actors)]
+        for a in order:
+            if a >= self.players:
+                counts = rules.colour_counts(self, a)
+                self._income(a, max(range(6), key=lambda c: (counts[c], -c)), events)
+        self.queue = [a for a in order if a < self.players]
+        self._next_income(events)
+
+    def _score_majorities(self, events: list[str]) -> None:
+        """1. 승점 획득: the most undamaged modules of a colour scores (ties all score; year 5: 2)."""
+        vp = RULES["majority_vp_last_year"] if self.year >= RULES["years"] else RULES["majority_vp"]
+        counts = [rules.colour_counts(self, a) for a in range(self.actors)]
+        for c in range(6):
+            best = max([row[c] for row in counts] + [t[c] for t in self.track])
+            if best == 0:
+                continue
+            winners = []
+            for a in range(self.actors):
+                if counts[a][c] == best:
+                    self.vp[a] += vp
+                    winners.append(rules.name(self, a))
+            for k, t in enumerate(self.track):
+                if t[c] == best:
+                    self.opp_vp[k] += vp
+                    winners.append(f"Opponent {k + 1}")
+            events.append(f"{COLOURS[c]} majority ({best}): {', '.join(winners)} +{vp} VP")
+
+    def _income(self, a: int, colour: int, events: list[str]) -> None:
+        """4. 수입: 7 MC + 1 per undamaged module of the chosen colour."""
+        gain = RULES["income_base"] + rules.colour_counts(self, a)[colour]
+        gain += rules.has_passive(self, a, "income") + (2 if CORE_EFFECT[self.core[a]] == "income2" else 0)
+        self.mc[a] += gain
+        events.append(f"{rules.name(self, a)} takes {gain} MC of income ({COLOURS[colour]})")
+
+    def _next_income(self, events: list[str]) -> None:
+        while self.queue:
+            a = self.queue[0]
+            counts = rules.colour_counts(self, a)
+            if sum(1 for n in counts if n) > 1:
+                self.phase = P_INCOME
+                return
+            self._income(self.queue.pop(0), next(c for c in range(6) if counts[c]), events)
+        self._draw_step(events)
+
+    def _draw_step(self, events: list[str]) -> None:
+        """5. 카드 뽑기: 4 cards each, hand limit 5; bot players fill their stack to 5."""
+        order = [(self.first + k) % self.actors for k in range(self.actors)]
+        for a in order:
+            if a < self.players:
+                rules.give(self, a, rules.draw(self, a, RULES["year_draw"], events), events)
+            else:
+                need = RULES["bot_stack"] - len(self.hands[a])
+                got = rules.draw(self, a, max(0, need), events)
+                self.hands[a].extend(got)
+                if got:
+                    events.append(f"{rules.name(self, a)} fills its hand stack with {len(got)} card(s)")
+        if self.peaceful:
+            self._opponents_draw(events)
+        self.queue = [a for a in order if a < self.players and len(self.hands[a]) > rules.hand_limit(self, a)]
+        if self.queue:
+            self.phase = P_DISCARD
+            return
+        self._new_year(events)
+
+    def _opponents_draw(self, events: list[str]) -> None:
+        """평화 버전: each opponent draws 3 cards and builds their colours on its track."""
+        for k in range(2):
+            got = rules.draw(self, -1, RULES["peaceful_draw"], events)
+            for c in got:
+                self.track[k][CARD_COLOUR[c]] += 1
+            rules.to_discard(self, got, public=True)
+            events.append(f"Opponent {k + 1} builds " + ", ".join(f"{CARD_NAME[c]} ({COLOURS[CARD_COLOUR[c]]})" for c in got))
+
+    def _discard(self, card: int, events: list[str]) -> None:
+        a = self.queue[0]
+        self.hands[a].remove(card)
+        self.discard.append(card)
+        events.append(f"P{a + 1} discards a card over the hand limit")
+        events.append(seen_by(a, f"P{a + 1} discards {CARD_NAME[card]}"))
+        if len(self.hands[a]) <= rules.hand_limit(self, a):
+            self.queue.pop(0)
+        if not self.queue:
+            self._new_year(events)
+
+    def _new_year(self, events: list[str]) -> None:
+        """6. 수리 and 7. 새해."""
+        for a in range(self.actors):
+            for m in self.mods[a]:
+                m[D] = 0
+                m[U] = 0
+            self.shield[a] = 0
+        self.year += 1
+        self.first = (self.first + 1) % self.actors
+        self.cur = self.first
+        self.passes = 0
+        events.append(f"year {self.year} begins; {rules.name(self, self.first)} is the first player")
+        self._start_turns(events)
+
+    # ------------------------------------------------------------------ views
+    def observation(self, seat: int) -> dict[str, Any]:
+        return views.observation(self, seat)
+
+    def public_view(self) -> dict[str, Any]:
+        """Exactly the public part: what every observation shares (no hand, no peek)."""
+        return views.public_view(self)
+
+    @classmethod
+    def from_observation(cls, observation: dict[str, Any], seed: int = 0) -> OrbitalState:
+        from referee.engine import ConfigError
+        from referee.orbital.observed import state_from_observation
+
+        try:
+            return state_from_observation(observation, seed)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"not an Orbital observation: {exc!r}") from None
+
+    def spectator_view(self) -> dict[str, Any]:
+        return views.spectator_view(self)
+
+    # ------------------------------------------------------------------ copying
+    def clone(self) -> OrbitalState:
+        c = OrbitalState.__new__(OrbitalState)
+        d = c.__dict__
+        src = self.__dict__
+        for k in SCALARS:
+            d[k] = src[k]
+        for k in FLAT:
+            d[k] = src[k][:]
+        c.hands = [h[:] for h in self.hands]
+        c.track = [t[:] for t in self.track]
+        c.mods = [[m[:] for m in s] for s in self.mods]
+        c.rng = Rng(self.rng.state)
+        c.opening = self.opening
+        c.actors, c.peaceful, c.no_market = self.actors, self.peaceful, self.no_market
+        c._cache = self._cache
+        return c
+
+    def to_json(self) -> dict[str, Any]:
+        src = self.__dict__
+        data: dict[str, Any] = {k: src[k] for k in SCALARS}
+        for k in FLAT:
+            data[k] = list(src[k])
+        data["hands"] = [list(h) for h in self.hands]
+        data["track"] = [list(t) for t in self.track]
+        data["mods"] = [[list(m) for m in s] for s in self.mods]
+        data["rng"] = self.rng.state
+        data["opening"] = [str(x) for x in self.opening]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> OrbitalState:
+        st = cls.__new__(cls)
+        d = st.__dict__
+        for k in SCALARS:
+            d[k] = data[k]
+        for k in FLAT:
+            d[k] = list(data.get(k, ()))
+        st.hands = [list(h) for h in data["hands"]]
+        st.track = [list(t) for t in data["track"]]
+        st.mods = [[list(m) for m in s] for s in data["mods"]]
+        st.rng = Rng(int(data["rng"]))
+        st.opening = tuple(str(x) for x in data.get("opening", ()))
+        st._derive()
+        st._cache = None
+        return st
+
+    def determinise(self, seat: int, seed: int) -> OrbitalState:
+        """Re-deal what ``seat`` cannot see: other hands, bot stacks, the deck, the discard pile, the peek."""
+        c = self.clone()
+        c._cache = None
+        rng = Rng(seed ^ 0x0B17A1)
+        own_peek = c.phase == P_OBS and c.cur == seat
+        hidden = [a for a in range(c.actors) if a != seat]
+        shown = set(c.dpub)
+        pool = c.deck + [x for x in c.discard if x not in shown] + (c.peek if not own_peek else [])
+        for a in hidden:
+            pool += c.hands[a]
+        rng.shuffle(pool)
+        for a in hidden:
+            n = len(c.hands[a])
+            c.hands[a] = pool[:n]
+            pool = pool[n:]
+        if not own_peek:
+            n = len(c.peek)
+            c.peek = pool[:n]
+            pool = pool[n:]
+        c.discard, pool = rules.fill_discard(c.discard, shown, pool)
+        c.deck = pool
+        c.rng = Rng(rng.next64())
+        return c
+
+    # ------------------------------------------------------------------ the end
+    def tiebreak(self, a: int) -> tuple[int, int, int]:
+        """게임 종료: VP, then population icons on undamaged modules, then MC."""
+        return self.vp[a], geo.population(self.mods[a], self.core[a]), self.mc[a]
+
+    def result(self) -> Result:
+        if self.phase != P_OVER:
+            raise IllegalAction("the game is not over yet")
+        keys = [self.tiebreak(a) for a in range(self.actors)]
+        details: dict[str, Any] = {
+            "tiebreak": [list(k) for k in keys[: self.players]],
+            "places": list(competition_ranks(keys)),
+        }
+        if self.nbots:
+            details["bot_vp"] = self.vp[self.players:]
+        scores = tuple(float(self.vp[a]) for a in range(self.players))
+        if self.peaceful:
+            # 평화 버전: 22 VP or more after year 5 wins; the goal plays the automaton's part
+            details["opponent_vp"] = list(self.opp_vp)
+            details["won"] = self.vp[0] >= RULES["peaceful_win_vp"]
+            details["solo_message"] = ("won" if details["won"] else "lost") + f": {self.vp[0]} VP (22 or more wins)"
+            rank, outcome = solo_outcome(scores[0], "the 22 VP goal", float(RULES["peaceful_win_vp"]), tie_wins=True)
+            details.update(outcome)
+            return Result(scores, (rank,), details)
+        if self.players == 1:
+            # 경쟁 버전: the player against the best bot player, 게임 종료's tie-breakers deciding a tie
+            details["won"] = details["places"][0] == 1
+            details["solo_message"] = "won against the bot players" if details["won"] else "a bot player won"
+            best = max(self.vp[self.players:])
+            rank, outcome = solo_outcome(scores[0], "the bot players", float(best), tie_wins=details["won"])
+            details.update(outcome)
+            if scores[0] == best:
+                words = "beat the bot players on the tie-breaker" if details["won"] else "lost to the bot players on the tie-breaker"
+                details["outcome"] = f"{words}, {scores[0]:g} to {best:g} VP"
+                details["automaton_rank"] = 2 if details["won"] else 1
+            return Result(scores, (rank,), details)
+        return Result(scores, competition_ranks(keys[: self.players]), details)
+

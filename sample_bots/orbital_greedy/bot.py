@@ -1,0 +1,149 @@
+"""A greedy Orbital bot: tries every option one step ahead and keeps the best-looking station.
+
+It rebuilds a playable state from the observation (hidden cards sampled), applies each legal
+option to a copy, finishes the follow-up choices of the same action (targets, a command
+module's build) the same way, and scores the result: VP, the majorities it would win if the year
+ended now, money, cards, crew and room to grow — minus the best opponent's score, so attacks on
+the leader count. Small decisions (income colour, discards, the cards to keep) use a card value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.sdk import serve_bot
+from referee.orbital import rules
+from referee.orbital import station as geo
+from referee.orbital.data import (
+    CARD_ACTION,
+    CARD_COLOUR,
+    CARD_IS_EVENT,
+    CARD_PASSIVE,
+    CARD_POP,
+    COLOURS,
+    CORE_EFFECT,
+    RULES,
+)
+from referee.orbital.observed import state_from_observation
+from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_OVER, OrbitalState
+
+#: evaluation weights, tuned by self-play against the random bot (RULES_NOTES.md)
+W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.5, "field": 0.2, "yield": 1.0}
+_FOLLOW_UPS = ("tgt:", "crew:", "pick:", "keep:", "build:")
+
+
+def station_value(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
+    """How good station ``a`` looks now (majorities against every other station and track)."""
+    year = st.year
+    left = RULES["years"] - year + 1
+    mine = counts[a]
+    majority = 0.0
+    for c in range(6):
+        if mine[c] == 0:
+            continue
+        best_other = max([row[c] for b, row in enumerate(counts) if b != a] + [t[c] for t in st.track] + [0])
+        if mine[c] > best_other:
+            majority += 1.0 + W["margin"] * min(mine[c] - best_other, 3)
+        elif mine[c] == best_other:
+            majority += W["tie"]
+    value = 10.0 * st.vp[a] + majority * (6.0 + 2.5 * left) * (2 if year == 5 else 1)
+    if year < RULES["years"]:
+        value += W["mc"] * st.mc[a] + 0.5 * st.crew[a]
+        modules = sum(1 for c in st.hands[a] if not CARD_IS_EVENT[c])
+        value += 1.5 * min(modules, 3) + 0.2 * max(0, modules - 3)
+        value += 1.0 * min(len(st.hands[a]) - modules, 2)
+        mods = st.mods[a]
+        value += 1.2 * geo.population(mods, st.core[a]) * (left - 1) / 4
+        value += min(len(geo.free_slots(mods, ordered=False)), 4) * 0.8
+        value += (W["mod"] + W["mod_early"] * (left - 1) / 4) * (len(mods) - 1)
+        for m in mods[1:]:
+            if m[geo.D]:
+                continue
+            if CARD_PASSIVE[m[0]] == "income":
+                value += W["yield"] * W["mc"] * (left - 1)
+            elif CARD_PASSIVE[m[0]]:
+                value += 1.0 * (left - 1) / 4
+            act = CARD_ACTION[m[0]]
+            if act is not None and act[2] == "mc":
+                # a money module pays again every year that is left
+                value += W["yield"] * W["mc"] * (act[3] - act[1]) * (left - 1)
+        value -= 2.0 * sum(m[geo.D] for m in mods)
+        core = CORE_EFFECT[st.core[a]]
+        if core == "income2":
+            value += W["yield"] * W["mc"] * 2 * (left - 1)
+        elif core == "build_repair_discount":
+            value += W["mc"] * 2.5 * (left - 1)
+    else:
+        value += 0.1 * st.mc[a] + 0.1 * geo.population(st.mods[a], st.core[a])
+    return value
+
+
+def evaluate(st: OrbitalState, seat: int) -> float:
+    counts = [rules.colour_counts(st, a) for a in range(st.actors)]
+    mine = station_value(st, seat, counts)
+    others = [station_value(st, a, counts) for a in range(st.actors) if a != seat]
+    return mine - (W["rival"] * max(others) + W["field"] * sum(others) / len(others) if others else 0.0)
+
+
+def card_value(st: OrbitalState, seat: int, card: int) -> float:
+    """How much a card in hand is worth keeping (the keep and discard decisions)."""
+    if CARD_IS_EVENT[card]:
+        return 2.0
+    counts = rules.colour_counts(st, seat)
+    value = 3.0 + 0.8 * counts[CARD_COLOUR[card]] + 0.6 * CARD_POP[card]
+    if CARD_ACTION[card] is not None or CARD_PASSIVE[card]:
+        value += 0.8
+    return value
+
+
+def _finish(st: OrbitalState, seat: int) -> None:
+    """Play this seat's follow-up choices of the same action greedily (one level)."""
+    for _ in range(4):
+        if st.phase == P_OVER or st.to_move() != seat:
+            return
+        ids = st.option_ids()
+        if not ids[0].startswith(_FOLLOW_UPS) or ids[0].startswith("build:") and "pass" in ids:
+            return
+        best, best_v = ids[0], float("-inf")
+        for oid in ids[:40]:
+            child = st.clone()
+            child.apply(oid)
+            v = evaluate(child, seat)
+            if v > best_v:
+                best, best_v = oid, v
+        st.apply(best)
+
+
+def choose(obs: dict[str, Any], ids: list[str]) -> str:
+    if len(ids) == 1:
+        return ids[0]
+    seat = obs["seat"]
+    raw = obs["raw"]
+    st = state_from_observation(obs, seed=raw["year"] * 1009 + sum(raw["mc"]) + len(ids))
+    if st.phase == P_INCOME:
+        counts = rules.colour_counts(st, seat)
+        return max(ids, key=lambda i: counts[COLOURS.index(i.split(":")[1])])
+    if st.phase in (P_KEEP, P_DISCARD):
+        return min(ids, key=lambda i: card_value(st, seat, int(i.split(":")[1])))
+    best_id, best_val = ids[0], float("-inf")
+    for oid in ids:
+        if oid == "pass":
+            # Passing may end the year; its scoring comes anyway, so passing is worth the
+            # position as it stands (else a one-step look would always pass to score at once).
+            v = evaluate(st, seat) - 0.5
+        else:
+            child = st.clone()
+            child.apply(oid)
+            _finish(child, seat)
+            v = evaluate(child, seat)
+        if v > best_val:
+            best_id, best_val = oid, v
+    return best_id
+
+
+def act(observation: dict, legal_options: list) -> str:
+    return choose(observation, [o.id for o in legal_options])
+
+
+if __name__ == "__main__":
+    serve_bot(act)

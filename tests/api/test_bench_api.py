@@ -1,0 +1,20 @@
+"""The API benchmark runs end to end on a small PostgreSQL database (SQLite without one);
+figures are judged from ``arena bench api`` at full size, never from a unit test."""
+
+from __future__ import annotations
+
+from benchmarks.bench_api import bench
+from benchmarks.bench_db import postgres_available
+
+
+def test_bench_api_runs_on_a_small_database() -> None:
+    result = bench(bots=30, matches=300, seconds=0.2, threads=2)
+    assert result["bots"] == 30 and result["matches"] == 300
+    assert result["database"] == ("postgresql" if postgres_available() else "sqlite (WAL)")
+    for call in ("bare_unary_health_check", "get_leaderboard_top100", "list_matches_page1_50",
+                 "list_matches_page200_50", "list_matches_by_bot_50"):
+        figures = result[call]
+        assert figures["calls"] > 0 and figures["rps"] > 0 and figures["rps_concurrent"] > 0
+        assert 0 < figures["p50_ms"] <= figures["p99_ms"]
+    assert result["get_leaderboard_top100"]["rps_vs_bare"] > 0
+    assert isinstance(result["goal_leaderboard_at_least_half_of_bare_rps"], bool)

@@ -1,0 +1,101 @@
+"""Observation schemas (issue 13 item 1): valid schemas, honest validation, current pages.
+
+The conformance runs of every engine (tests/<game>/test_conformance.py) validate every
+observation they produce and every option id through :mod:`referee.conformance`; these tests
+check the schemas themselves and that a wrong observation or id is refused.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from referee import observation_schema as osch
+from referee.conformance import ConformanceError, check_observation_schema, check_option_grammar
+from referee.registry import get_game
+
+GAMES = ["black_angel", "solenia", "orbital"]
+
+
+def _state(game: str):
+    cls = get_game(game)
+    players, variant = cls.spec.configurations[0]
+    state = cls.new(players, 3, variant)
+    for _ in range(4):
+        state.apply(state.option_ids()[0])
+    return state
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_schema_is_valid_draft_2020_12_and_versioned(game: str) -> None:
+    schema = osch.load_schema(game)
+    Draft202012Validator.check_schema(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert osch.schema_version(game) >= 1
+    assert schema["additionalProperties"] is False
+    assert "seat" in schema["required"]  # one convention across games: a top-level seat
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_real_observation_validates_and_wrong_ones_fail(game: str) -> None:
+    state = _state(game)
+    obs = state.observation(state.to_move())
+    osch.validate_observation(game, obs)
+    check_observation_schema(state, 4)
+    missing = copy.deepcopy(obs)
+    del missing["seat"]
+    extra = copy.deepcopy(obs)
+    extra["no_such_field"] = 1
+    wrong_type = copy.deepcopy(obs)
+    wrong_type["players"] = "two"
+    for bad in (missing, extra, wrong_type, [], "x"):
+        with pytest.raises(osch.SchemaError):
+            osch.validate_observation(game, bad)
+
+
+def test_wrong_observation_fails_the_conformance_kit(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = _state("solenia")
+    real = type(state).observation
+    monkeypatch.setattr(type(state), "observation",
+                        lambda self, seat: {**real(self, seat), "hand": "three cards"})
+    with pytest.raises(ConformanceError, match="hand"):
+        check_observation_schema(state, 4)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_option_ids_follow_the_grammar(game: str) -> None:
+    state = _state(game)
+    ids = state.option_ids()
+    check_option_grammar(state, 4, ids)
+    with pytest.raises(ConformanceError, match="matches no documented form"):
+        check_option_grammar(state, 4, ids + ["warp:drive"])
+
+
+def test_orbital_tolerates_revealed_cards_field() -> None:
+    state = _state("orbital")
+    obs = state.observation(0)
+    osch.validate_observation("orbital", {**obs, "discard": [], "revealed": []})
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_reference_pages_are_up_to_date(game: str) -> None:
+    page = osch.page_path(game)
+    assert page.is_file(), "run: python -m referee.observation_schema docs"
+    assert page.read_text(encoding="utf-8") == osch.render_page(game), (
+        "docs/observations is stale; run: python -m referee.observation_schema docs")
+    assert "`seat`" in page.read_text(encoding="utf-8")
+
+
+def test_cli_usage_error_is_clear(capsys: pytest.CaptureFixture[str]) -> None:
+    assert osch.main(["nope"]) == 2
+    assert "usage" in capsys.readouterr().err
+
+
+def test_match_start_carries_schema_version() -> None:
+    from arena._proto import bot_pb2
+
+    start = bot_pb2.MatchStart(observation_schema_version=osch.schema_version("solenia"))
+    assert start.observation_schema_version == 1
+    assert osch.schema_version("toy") == 0
