@@ -10,6 +10,7 @@ import pytest
 from arena import bots, sprt, sprt_runner
 from arena.db import Bot, dispose_all, session_scope
 from arena.db.models import BotVersion, SprtTest
+from arena.server.results import LeaderboardCache
 
 HERE = Path(__file__).resolve().parent
 HIGH = str(HERE / "bots" / "high_card")
@@ -95,8 +96,12 @@ def test_replacement_rule(db: str, tmp_path: Path) -> None:
     # The owner's choice "always": replaced whatever the verdict, the verdict still recorded.
     # (Two pairs only: the verdict is inconclusive, which alone would not replace it.)
     test4 = _test(db, v3, v2, sprt.SprtSettings(max_pairs=2, replace="always"))
+    board = LeaderboardCache()
+    token = board._token(db, "toy")
     assert sprt_runner.run_test(db, test4, sandbox=False, seeds=seeds()) == sprt.INCONCLUSIVE
     assert _playing(db) == v3
+    # No new version, no rating: the verdict alone must move the leaderboard cache's token.
+    assert board._token(db, "toy") != token
     with session_scope(db) as s:
         row = s.get(SprtTest, test4)
         assert row.replaced and row.pairs == 2 and row.finished_at is not None
@@ -116,3 +121,42 @@ def test_a_resumed_test_goes_on_from_its_stored_counts(db: str, tmp_path: Path) 
     with session_scope(db) as s:
         row = s.get(SprtTest, test)
         assert row.pairs == 3 and row.games == 6 and sum(row.pentanomial) == 3
+
+
+def test_the_verdict_starts_the_sprt_where_it_is_recorded(db: str, tmp_path: Path) -> None:
+    """``record_verdict`` (the in-process run and the Celery worker both end there): a passing
+    later version is stored held with its test running, with the server's default settings
+    unless the submission chose its own; a first version plays at once."""
+    import shutil
+
+    from arena import qualification
+    from arena.db.accounts import QUALIFYING, Submission
+
+    passed = qualification.Outcome(True, "")
+    with session_scope(db) as s:
+        bot = Bot(owner="ola", name="subject", game="toy", active=False)
+        s.add(bot)
+        s.flush()
+        subs = [Submission(bot_id=bot.id, number=n, kind="hosted", source=str(shutil.copytree(src, tmp_path / f"v{n}")),
+                           status=QUALIFYING, sprt_settings={"max_pairs": 3} if n == 3 else None)
+                for n, src in ((1, LOW), (2, HIGH), (3, LOW))]
+        s.add_all(subs)
+        s.flush()
+        ids = [sub.id for sub in subs]
+    assert qualification.record_verdict(ids[0], passed, db, sprt_default=QUICK) == "qualified"
+    assert qualification.running_sprt_of(ids[0], db) is None  # nothing to replace
+    v1 = _playing(db)
+    assert qualification.record_verdict(ids[1], passed, db, sprt_default=QUICK) == "qualified"
+    test2 = qualification.running_sprt_of(ids[1], db)
+    assert test2 is not None and _playing(db) == v1
+    with session_scope(db) as s:
+        row = s.get(SprtTest, test2)
+        assert (row.elo1, row.alpha, row.baseline_version_id) == (200, 0.1, v1)
+    assert sprt_runner.run_test(db, test2, sandbox=False, seeds=seeds()) == sprt.ACCEPTED
+    v2 = _playing(db)
+    assert v2 != v1
+    assert qualification.record_verdict(ids[2], passed, db, sprt_default=QUICK) == "qualified"
+    with session_scope(db) as s:
+        row = s.get(SprtTest, qualification.running_sprt_of(ids[2], db))
+        assert row.max_pairs == 3 and row.elo1 == sprt.SprtSettings().elo1  # the submission's own
+        assert row.baseline_version_id == v2  # the playing version, not the held v3 itself
