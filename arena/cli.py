@@ -31,7 +31,7 @@ class ArenaGroup(click.Group):
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tabletop-arena")
 def cli() -> None:
-    """Tabletop Arena: AI bots play Black Angel and Solenia; tournaments, ratings, replays."""
+    """Tabletop Arena: AI bots play Black Angel, Star Scrappers: Orbital and Solenia; tournaments, ratings, replays."""
 
 
 def _load_commands() -> None:

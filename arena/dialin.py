@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import threading
+from pathlib import Path
 
 SCHEME = "dialin://"
 RELAY_ENV = "ARENA_RELAY"
@@ -50,10 +51,20 @@ def is_source(text: str) -> bool:
 
 
 def relay_key() -> str:
-    """The key relayed calls must carry: ``ARENA_RELAY_KEY``, else one random key per process."""
+    """The key relayed calls must carry: ``ARENA_RELAY_KEY``, or the file ``ARENA_RELAY_KEY_FILE``
+    names (a Docker secret, so the key never stands in the compose file), else one random key
+    per process."""
     env = os.environ.get(RELAY_KEY_ENV, "").strip()
     if env:
         return env
+    secret = os.environ.get(f"{RELAY_KEY_ENV}_FILE", "").strip()
+    if secret:
+        try:
+            key = Path(secret).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise RuntimeError(f"{RELAY_KEY_ENV}_FILE={secret}: cannot read it ({exc.strerror})") from None
+        if key:
+            return key
     with _lock:
         if "key" not in _local:
             _local["key"] = secrets.token_urlsafe(24)

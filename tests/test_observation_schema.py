@@ -73,10 +73,13 @@ def test_option_ids_follow_the_grammar(game: str) -> None:
         check_option_grammar(state, 4, ids + ["warp:drive"])
 
 
-def test_orbital_tolerates_revealed_cards_field() -> None:
+def test_orbital_discard_pile_is_typed() -> None:
+    # The discard pile shows face-up cards as cards and face-down ones as null; anything else fails.
     state = _state("orbital")
     obs = state.observation(0)
-    osch.validate_observation("orbital", {**obs, "discard": [], "revealed": []})
+    osch.validate_observation("orbital", {**obs, "discard": [None]})
+    with pytest.raises(Exception, match="discard"):
+        osch.validate_observation("orbital", {**obs, "discard": ["Cold War"]})
 
 
 @pytest.mark.parametrize("game", GAMES)

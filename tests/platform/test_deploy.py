@@ -115,8 +115,22 @@ def test_no_secret_in_the_compose_file(compose: dict) -> None:
             assert not CREDENTIALS_IN_URL.search(str(value)), (name, key)
     postgres = compose["services"]["postgres"]
     assert postgres["environment"]["POSTGRES_PASSWORD_FILE"] == "/run/secrets/postgres_password"
-    assert set(compose["secrets"]) == {"database_url", "postgres_password"}
+    assert set(compose["secrets"]) == {"database_url", "postgres_password", "relay_key"}
     assert (ROOT / "secrets" / "README.md").exists()
+
+
+def test_relay_key_from_a_secret_file(tmp_path, monkeypatch) -> None:
+    """The dial-in relay key, like the database URL, can come from a Docker secret file."""
+    from arena import dialin
+
+    secret = tmp_path / "relay_key"
+    secret.write_text("k3y-from-a-file\n")
+    monkeypatch.delenv("ARENA_RELAY_KEY", raising=False)
+    monkeypatch.setenv("ARENA_RELAY_KEY_FILE", str(secret))
+    assert dialin.relay_key() == "k3y-from-a-file"
+    monkeypatch.setenv("ARENA_RELAY_KEY_FILE", str(tmp_path / "missing"))
+    with pytest.raises(RuntimeError, match="ARENA_RELAY_KEY_FILE"):
+        dialin.relay_key()
 
 
 def test_only_the_worker_runs_as_root(compose: dict) -> None:
