@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import collections
 import fcntl
+import functools
 import glob
 import os
 import pwd
@@ -253,6 +254,16 @@ def _ensure_parents(args: list[str], made: set[str], dest: Path) -> None:
             continue
         made.add(s)
         args += ["--perms", "0755", "--dir", s]
+
+
+@functools.lru_cache(maxsize=1)
+def _mount_points_in_tmp() -> frozenset[str]:
+    """The entries of the private /tmp that :func:`sandbox_command` makes itself: the top folder
+    of each bind whose destination lies under /tmp (a clone or venv there, as on CI)."""
+    binds = [r for r in _python_roots() if not str(r).startswith("/usr/")]
+    binds += [PROJECT_ROOT / pkg for pkg in PROJECT_PACKAGES] + [PROTOS_DIR]
+    tmp = Path("/tmp")
+    return frozenset(f"/tmp/{b.relative_to(tmp).parts[0]}" for b in binds if tmp in b.parents)
 
 
 def _ro_bind(args: list[str], made: set[str], src: Path, dest: Path | None = None) -> None:
@@ -719,13 +730,16 @@ class BotProcess:
         return sum(p.rss_bytes for p in procs) / (1 << 20) if procs else None
 
     def private_files(self) -> list[str]:
-        """Files the bot has left in its private /tmp, /dev/shm and socket folder."""
+        """Files the bot has left in its private /tmp, /dev/shm and socket folder (the folders
+        the sandbox itself makes there, for a project or venv that lives under /tmp, aside)."""
         if self.view is None:
             return []
         try:
-            return self.view.private_files()
+            found = self.view.private_files()
         except OSError:
             return []
+        ours = _mount_points_in_tmp()
+        return [f for f in found if f not in ours]
 
     def pause(self, paused: bool) -> None:
         """Stop (SIGSTOP) or continue (SIGCONT) the bot's main process, best effort: a seat that
