@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from arena import SettingError
 from referee.engine import EngineError
 
 #: Modules in arena.commands that contribute sub-commands, in help order.
@@ -24,7 +25,7 @@ class ArenaGroup(click.Group):
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
             return super().invoke(ctx)
-        except EngineError as exc:
+        except (EngineError, SettingError) as exc:
             raise click.ClickException(str(exc)) from None
 
 

@@ -23,6 +23,8 @@ import secrets
 import threading
 from pathlib import Path
 
+from arena import SettingError
+
 SCHEME = "dialin://"
 RELAY_ENV = "ARENA_RELAY"
 RELAY_KEY_ENV = "ARENA_RELAY_KEY"
@@ -62,7 +64,7 @@ def relay_key() -> str:
         try:
             key = Path(secret).read_text(encoding="utf-8").strip()
         except OSError as exc:
-            raise RuntimeError(f"{RELAY_KEY_ENV}_FILE={secret}: cannot read it ({exc.strerror})") from None
+            raise SettingError(f"{RELAY_KEY_ENV}_FILE={secret}: cannot read it ({exc.strerror})") from None
         if key:
             return key
     with _lock:

@@ -28,6 +28,8 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from arena import SettingError
+
 DATABASE_ENV = "ARENA_DATABASE_URL"
 HOME_ENV = "ARENA_HOME"
 
@@ -58,7 +60,7 @@ def database_url(url: str | None = None) -> str:
         try:
             return Path(secret).read_text().strip()
         except OSError as exc:
-            raise RuntimeError(f"{DATABASE_ENV}_FILE={secret}: cannot read it ({exc.strerror})") from None
+            raise SettingError(f"{DATABASE_ENV}_FILE={secret}: cannot read it ({exc.strerror})") from None
     return f"sqlite:///{default_sqlite_path()}"
 
 
