@@ -163,8 +163,10 @@ class Workers:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
 
-    def logs(self) -> str:
-        return "\n".join(f.read_text(errors="replace")[-3000:] for f in self.log_dir.glob("worker-*.log"))
+    def logs(self, tail: int | None = 3000) -> str:
+        """The workers' logs, each cut to its last `tail` characters (None: whole) for messages."""
+        texts = (f.read_text(errors="replace") for f in self.log_dir.glob("worker-*.log"))
+        return "\n".join(text if tail is None else text[-tail:] for text in texts)
 
 
 @pytest.fixture
