@@ -106,6 +106,9 @@ class _Heartbeat(threading.Thread):
             try:
                 with session_scope() as s:
                     recording.renew(s, self.match_id, self.worker)
+            except OperationalError as exc:  # the database is down: one line, the retry follows
+                log.warning("database unavailable: could not renew the lease of match %s (%s)",
+                            self.match_id, str(exc.orig).splitlines()[0] if exc.orig else exc)
             except Exception:  # noqa: BLE001 - a missed renewal only risks a duplicate play
                 log.warning("could not renew the lease of match %s", self.match_id, exc_info=True)
 
