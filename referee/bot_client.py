@@ -47,7 +47,13 @@ _CHANNEL_OPTIONS = [
 ]
 
 
-def dial(address: str) -> grpc.Channel:
+#: The relay stream carries one seat's whole match: BDP probing (a PING after received data,
+#: to size the flow-control window for bulk transfers) costs CPU on every decision there and
+#: gains nothing for messages of a few KB.
+RELAY_CHANNEL_OPTIONS = [("grpc.http2.bdp_probe", 0)]
+
+
+def dial(address: str, extra: list[tuple[str, object]] | None = None) -> grpc.Channel:
     """The channel to a bot: ``tls://host:port`` over TLS, anything else (``unix:``, host:port)
     in plaintext.
 
@@ -55,14 +61,15 @@ def dial(address: str) -> grpc.Channel:
     one in ``ARENA_BOT_TLS_CA`` (a PEM file) when set, else the system's roots. A missing or
     wrong CA file makes the seat unreachable with a message that says so.
     """
+    options = _CHANNEL_OPTIONS + (extra or [])
     if not address.startswith(TLS_SCHEME):
-        return grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+        return grpc.insecure_channel(address, options=options)
     ca = os.environ.get(BOT_CA_ENV, "").strip() or None
     try:
         credentials = channel_credentials(ca)
     except TlsError as exc:
         raise BotFault("unreachable", f"cannot dial {address}: {exc} (set by {BOT_CA_ENV})") from None
-    return grpc.secure_channel(address.removeprefix(TLS_SCHEME), credentials, options=_CHANNEL_OPTIONS)
+    return grpc.secure_channel(address.removeprefix(TLS_SCHEME), credentials, options=options)
 
 
 class BotFault(Exception):
@@ -145,7 +152,7 @@ class BotClient:
                 raise BotFault("unreachable", f"{address}: no dial-in relay is configured here "
                                f"(set {dialin.RELAY_ENV} to the Arena server's host:port)")
             self.metadata = ((dialin.SOURCE_HEADER, address), (dialin.KEY_HEADER, dialin.relay_key()))
-            self.channel = dial(relay)
+            self.channel = dial(relay, RELAY_CHANNEL_OPTIONS)
         else:
             self.channel = dial(address)
         # Raw-bytes callables: we parse replies ourselves (see module docstring).
