@@ -166,3 +166,13 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+if __name__ == "__main__":
+    # The dial-in lines of `arena bench referee` alone (that command needs bubblewrap for its
+    # sandboxed part): python -m benchmarks.bench_dialin [CALLS]
+    from benchmarks.bench_referee import sample_request
+
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    for where in ("process", "in-process"):
+        print(f"dialin ({where:<10}) {measure(sample_request('solenia'), 'solenia', calls=n, server=where)}")
