@@ -129,6 +129,10 @@ def measure(request: bot_pb2.ActRequest, game: str, calls: int = 2000, rounds: i
         start = bot_pb2.MatchStart(protocol_version=1, match_id="bench", game=game, players=2)
         bare.start_match(start, 30.0)
         dial.start_match(start, 30.0)  # waits for the bot to connect (the relay's grace period)
+        # Its first connection qualifies it with a match over the same stream: timing during
+        # that match would count its calls too (and a match left running would write to the
+        # database after the environment is restored).
+        _wait_qualified("bench-dialin", game)
         bares, dials = [], []
         pids = [proc.pid for proc in procs]
         for _ in range(rounds):
@@ -158,6 +162,25 @@ def measure(request: bot_pb2.ActRequest, game: str, calls: int = 2000, rounds: i
         out |= {"bare_cpu_ms": round(bare_cpu, 4), "dialin_cpu_ms": round(dial_cpu, 4),
                 "dialin_cpu_ratio": round(dial_cpu / bare_cpu, 3)}
     return {**out, "calls": calls, "server": server}
+
+
+def _wait_qualified(name: str, game: str, timeout_s: float = 300.0) -> None:
+    """Until the bot's latest submission is no longer qualifying (active or refused alike)."""
+    from sqlalchemy import select
+
+    from arena.db import Bot, session_scope
+    from arena.db.accounts import QUALIFYING, Submission
+
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        with session_scope() as s:
+            bot = s.scalar(select(Bot).where(Bot.name == name, Bot.game == game))
+            sub = None if bot is None else s.scalar(
+                select(Submission).where(Submission.bot_id == bot.id).order_by(Submission.number.desc()).limit(1))
+            if sub is not None and sub.status != QUALIFYING:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"the dial-in bot's qualification did not end within {timeout_s:.0f} s")
 
 
 def _free_port() -> int:
