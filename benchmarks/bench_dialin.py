@@ -146,6 +146,8 @@ def measure(request: bot_pb2.ActRequest, game: str, calls: int = 2000, rounds: i
             proc.wait(5)
         if running is not None:
             running.stop(grace=0)
+            if running.ticker is not None:  # a tick after the restore would open the default database
+                running.ticker.join(10)
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
