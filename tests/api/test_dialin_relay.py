@@ -179,3 +179,27 @@ def test_a_silent_relay_is_a_timeout_after_the_grace(monkeypatch: pytest.MonkeyP
         release.set()
         client.close()
         server.stop(0)
+
+
+def test_the_unary_relay_of_earlier_workers_still_serves_and_binds(server, stub, running) -> None:  # noqa: ANN001
+    """Workers of an earlier release call the ``tabletop.bot.v1.Bot`` methods on the server's
+    port, one unary call each, the bound connection in metadata."""
+    bot = Scripted(server, stub, running, "unary")
+    channel = grpc.insecure_channel(server.address)
+    meta = ((dialin.SOURCE_HEADER, bot.source), (dialin.KEY_HEADER, dialin.relay_key()))
+    try:
+        raw, call = channel.unary_unary("/tabletop.bot.v1.Bot/StartMatch").with_call(
+            start("u").SerializeToString(), timeout=10, metadata=meta)
+        assert bot_pb2.Ready.FromString(raw).protocol_version == 1
+        session = dict(call.trailing_metadata())[dialin.SESSION_HEADER]
+        bound = (*meta, (dialin.SESSION_HEADER, session))
+        act = channel.unary_unary("/tabletop.bot.v1.Bot/Act")
+        assert bot_pb2.ActReply.FromString(act(ACT_REQUEST, timeout=5, metadata=bound)).option_id == "only"
+        bot.bot.drop()
+        wait_for(lambda: bot.bot.connections >= 2 and bot.bot.welcomed.is_set(), 20, "the reconnection")
+        with pytest.raises(grpc.RpcError) as err:
+            act(ACT_REQUEST, timeout=5, metadata=bound)
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert err.value.details().startswith(dialin.DROPPED)
+    finally:
+        channel.close()
