@@ -224,9 +224,26 @@ class ForwardingDialInBot(DialInBot):
 
     def __init__(self, local: grpc.Channel, server: str, token: str, name: str, game: str, **kw: object) -> None:
         super().__init__(lambda _o, _l: "", server, token, name, game, **kw)  # type: ignore[arg-type]
+        self._local = local
         self._methods = {
             code: local.unary_unary(f"/tabletop.bot.v1.Bot/{method}") for code, (_t, method) in _DECODE.items()
         }
+
+    def run(self) -> None:
+        """Dial in once the local bot listens: connected earlier, the qualification match
+        (started at once) would wait for a bot still starting up and forfeit it as
+        ``unreachable`` when that takes longer than the start budget."""
+        ready = grpc.channel_ready_future(self._local)
+        try:
+            while not self._stopped.is_set():
+                try:
+                    ready.result(timeout=0.5)
+                    break
+                except grpc.FutureTimeoutError:
+                    continue
+        finally:
+            ready.cancel()
+        super().run()
 
     def reply(self, call: pb.ConnectBotCall) -> bytes:
         try:
