@@ -289,11 +289,23 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
     ranks = ratings.effective_ranks(result["ranks"], forfeited,
                                     (result.get("details") or {}).get("automaton_rank"))
     ids = [vid for _, vid in seats]
+    players = str(len(ids))
     rows = {
         r.bot_version_id: _Row(r.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts,
                                r.seat_counts, r.player_counts)
         for r in found if r.mu is not None
     }
+    automaton = ratings.automaton_table(result, len(ids), sorted(forfeited))
+    auto_vid = None
+    if automaton is not None:  # a solo automaton (or bot players) took part: it is rated too
+        auto_vid = _automaton_version(session, match_id, game, len(ids))
+        if auto_vid is not None:
+            ranks = [*automaton[0], automaton[1]]
+            seats = [*seats, (None, auto_vid)]  # rated like a seat, but it has no seat row
+            ids.append(auto_vid)
+            r = session.get(Rating, (auto_vid, game))
+            rows[auto_vid] = _Row(auto_vid, r.mu, r.sigma, r.games_played, r.opponent_counts,
+                                  r.seat_counts, r.player_counts)
     now = utcnow()
     for vid in ids:
         if vid not in rows:  # a version registered without its rating row: start it now
@@ -307,24 +319,25 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
             rows[vid] = _Row(vid, version.initial_mu, version.initial_sigma, 0, {}, {}, {})
     before = [ratings.Skill(rows[v].mu, rows[v].sigma) for v in ids]
     after = ratings.rate(game, before, ranks) if len(ids) >= 2 else before
-    scores = result.get("scores") or [None] * len(ids)
-    players = str(len(ids))
+    scores = [*(result.get("scores") or [None] * len(ids)), None][:len(ids)]
     rating_params, seat_params, history = [], [], []
     for (i, vid), old, new in zip(seats, before, after, strict=True):
         row = rows[vid]
-        seat_params.append({
-            "b_mid": match_id, "b_seat": i, "b_rank": ranks[i],
-            "b_score": float(scores[i]) if scores[i] is not None else None,
-            "b_forfeit": reasons.get(i), "b_mu0": old.mu, "b_sigma0": old.sigma,
-            "b_mu1": new.mu, "b_sigma1": new.sigma,
-        })
+        if i is not None:
+            seat_params.append({
+                "b_mid": match_id, "b_seat": i, "b_rank": ranks[i],
+                "b_score": float(scores[i]) if scores[i] is not None else None,
+                "b_forfeit": reasons.get(i), "b_mu0": old.mu, "b_sigma0": old.sigma,
+                "b_mu1": new.mu, "b_sigma1": new.sigma,
+            })
         opponents = dict(row.opponent_counts or {})
         for other in ids:
             if other != vid:
                 opponents[str(other)] = opponents.get(str(other), 0) + 1
         seat_counts = {k: dict(v) for k, v in (row.seat_counts or {}).items()}
-        per = seat_counts.setdefault(players, {})
-        per[str(i)] = per.get(str(i), 0) + 1
+        if i is not None:
+            per = seat_counts.setdefault(players, {})
+            per[str(i)] = per.get(str(i), 0) + 1
         counts = dict(row.player_counts or {})
         counts[players] = counts.get(players, 0) + 1
         rating_params.append({
@@ -344,11 +357,24 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
         "b_forfeits": record.get("forfeits") or [], "b_timings": record.get("timings"),
         "b_record": record, "b_now": now,
     })
+    if auto_vid is not None:
+        conn.execute(update(_T_MATCH).where(_T_MATCH.c.id == match_id).values(
+            automaton_version_id=auto_vid, automaton_rank=ranks[-1]))
     _count_finished_id(session, tournament_id)
     if session.identity_map:
         session.expire_all()  # objects this session loaded before now hold the old values
     session.commit()
     return True
+
+
+def _automaton_version(session: Session, match_id: str, game: str, players: int) -> int | None:
+    """The pseudo-player version the match is rated against (created on first use), by the
+    match's variant (arena.house.automaton_name); None for a game whose automaton is unnamed."""
+    from arena import house
+
+    variant = session.execute(select(_T_MATCH.c.variant).where(_T_MATCH.c.id == match_id)).scalar_one()
+    name = house.automaton_name(game, variant, players)
+    return house.ensure_automaton(session, game, name) if name else None
 
 
 @dataclass(frozen=True)

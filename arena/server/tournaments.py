@@ -103,6 +103,8 @@ def _entrants(session: Session, game: str, bot_ids: list[int]) -> list[int]:
         version = bot.playing_version
         if not bot.active or version is None:
             raise invalid(f"bot {bot_id} ({bot.name!r}) has no active qualified version")
+        if version.kind == "automaton":
+            raise invalid(f"bot {bot_id} ({bot.name!r}) is a solo automaton: rated in solo games, never seated")
         version_ids.append(version.id)
     return version_ids
 
