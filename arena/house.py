@@ -29,6 +29,33 @@ def house_sources(game: str) -> dict[str, str]:
     return out
 
 
+def set_house_bots_active(session: Session, game: str, active: bool) -> int:
+    """Put the house bots of ``game`` on (``True``: registered first if needed) or off the
+    ladder; their ratings stay. Returns how many are active now. Automata are not touched."""
+    if active:
+        return len(ensure_house_bots(session, game))
+    from sqlalchemy import select
+
+    from arena.db.models import Bot
+
+    for bot in session.scalars(select(Bot).where(
+            Bot.owner == HOUSE_OWNER, Bot.game == game, Bot.name.in_(list(house_sources(game))))):
+        bot.active = False
+    session.flush()
+    return 0
+
+
+def active_house_bots(session: Session, game: str) -> int:
+    """How many house bots (not automata) of ``game`` are active, i.e. play on its ladder."""
+    from sqlalchemy import func, select
+
+    from arena.db.models import Bot
+
+    return session.scalar(select(func.count()).select_from(Bot).where(
+        Bot.owner == HOUSE_OWNER, Bot.game == game, Bot.active.is_(True),
+        Bot.name.in_(list(house_sources(game))))) or 0
+
+
 def ensure_house_bots(session: Session, game: str) -> list[int]:
     """Register (once) and activate the house bots of ``game``; returns their version ids."""
     from arena.bots import register_version

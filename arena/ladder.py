@@ -134,10 +134,11 @@ def ensure_ladder(
     decision_ms: int | None = None,
     bank_ms: int | None = None,
     sandbox: bool = True,
-    house: bool = False,
+    house: bool | None = None,
 ) -> Ladder:
-    """Create or update (and enable) the ladder of ``game``; ``house``: with the house bots
-    (:mod:`arena.house`), the rating scale's reference points."""
+    """Create or update (and enable) the ladder of ``game``; ``house``: True seats the house
+    bots (:mod:`arena.house`, the rating scale's reference points), False takes them off,
+    None leaves them as they are."""
     spec = registry.get_spec(game)
     variant = variant or spec.default_variant
     if not ladder_counts(game, variant):
@@ -152,10 +153,10 @@ def ensure_ladder(
     ladder.queue_target = queue_target
     ladder.decision_ms, ladder.bank_ms, ladder.sandbox = decision_ms, bank_ms, sandbox
     ladder.updated_at = utcnow()
-    if house:
-        from arena.house import ensure_house_bots
+    if house is not None:
+        from arena.house import set_house_bots_active
 
-        ensure_house_bots(session, game)
+        set_house_bots_active(session, game, house)
     session.flush()
     return ladder
 
