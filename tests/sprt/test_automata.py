@@ -105,6 +105,17 @@ def test_solo_matches_rate_bot_and_automaton_and_rebuild_exactly(db_url: str) ->
         old.seats[0].rank = 1
         s.flush()
         assert ratings.compare_with_stored(s, "black_angel") == []
+    # The command line says so too (ARENA_DATABASE_URL is the test's database).
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    out = CliRunner().invoke(cli, ["ratings", "rebuild", "black_angel"])
+    assert out.exit_code == 0 and "2 rating(s) rebuilt from the history; all identical" in out.output, out.output
+    with session_scope() as s:  # a tampered automaton rating is caught
+        s.get(Rating, (hal_vid, "black_angel")).mu += 1e-9
+    out = CliRunner().invoke(cli, ["ratings", "rebuild", "black_angel"])
+    assert out.exit_code == 1 and f"version {hal_vid}: stored mu=" in out.output, out.output
 
 
 def _rating_of(vid: int) -> tuple[float, float]:
