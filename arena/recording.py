@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from arena import ratings
 from arena.db.models import (
+    Bot,
     BotVersion,
     Match,
     MatchSeat,
@@ -296,16 +297,14 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
         for r in found if r.mu is not None
     }
     automaton = ratings.automaton_table(result, len(ids), sorted(forfeited))
+    auto = _automaton_row(session, match_id, game, len(ids)) if automaton is not None else None
     auto_vid = None
-    if automaton is not None:  # a solo automaton (or bot players) took part: it is rated too
-        auto_vid = _automaton_version(session, match_id, game, len(ids))
-        if auto_vid is not None:
-            ranks = [*automaton[0], automaton[1]]
-            seats = [*seats, (None, auto_vid)]  # rated like a seat, but it has no seat row
-            ids.append(auto_vid)
-            r = session.get(Rating, (auto_vid, game))
-            rows[auto_vid] = _Row(auto_vid, r.mu, r.sigma, r.games_played, r.opponent_counts,
-                                  r.seat_counts, r.player_counts)
+    if auto is not None:  # a solo automaton (or bot players) took part: it is rated too
+        auto_vid = auto.bot_version_id
+        ranks = [*automaton[0], automaton[1]]
+        seats = [*seats, (None, auto_vid)]  # rated like a seat, but it has no seat row
+        ids.append(auto_vid)
+        rows[auto_vid] = auto
     now = utcnow()
     for vid in ids:
         if vid not in rows:  # a version registered without its rating row: start it now
@@ -367,14 +366,37 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
     return True
 
 
-def _automaton_version(session: Session, match_id: str, game: str, players: int) -> int | None:
-    """The pseudo-player version the match is rated against (created on first use), by the
-    match's variant (arena.house.automaton_name); None for a game whose automaton is unnamed."""
+_T_BOT, _T_VERSION = Bot.__table__, BotVersion.__table__
+_MATCH_VARIANT = select(_T_MATCH.c.variant).where(_T_MATCH.c.id == bindparam("b_mid"))
+_AUTOMATON_RATING = (
+    select(_T_RATING.c.bot_version_id, _T_RATING.c.mu, _T_RATING.c.sigma, _T_RATING.c.games_played,
+           _T_RATING.c.opponent_counts, _T_RATING.c.seat_counts, _T_RATING.c.player_counts)
+    .select_from(_T_BOT)
+    .join(_T_VERSION, _T_VERSION.c.bot_id == _T_BOT.c.id)
+    .join(_T_RATING, (_T_RATING.c.bot_version_id == _T_VERSION.c.id) & (_T_RATING.c.game == _T_BOT.c.game))
+    .where(_T_BOT.c.owner == bindparam("b_owner"), _T_BOT.c.name == bindparam("b_name"),
+           _T_BOT.c.game == bindparam("b_game"), _T_VERSION.c.kind == "automaton")
+)
+
+
+def _automaton_row(session: Session, match_id: str, game: str, players: int) -> _Row | None:
+    """The rating of the pseudo-player the match is rated against (created on first use), by
+    the match's variant (arena.house.automaton_name); None for a game whose automaton is
+    unnamed. Core statements: this runs on the recording path of every solo match."""
     from arena import house
 
-    variant = session.execute(select(_T_MATCH.c.variant).where(_T_MATCH.c.id == match_id)).scalar_one()
+    conn = session.connection()
+    variant = conn.execute(_MATCH_VARIANT, {"b_mid": match_id}).scalar_one()
     name = house.automaton_name(game, variant, players)
-    return house.ensure_automaton(session, game, name) if name else None
+    if not name:
+        return None
+    params = {"b_owner": house.HOUSE_OWNER, "b_name": name, "b_game": game}
+    r = conn.execute(_AUTOMATON_RATING, params).first()
+    if r is None:
+        house.ensure_automaton(session, game, name)
+        r = conn.execute(_AUTOMATON_RATING, params).one()
+    return _Row(r.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts, r.seat_counts,
+                r.player_counts)
 
 
 @dataclass(frozen=True)
