@@ -8,6 +8,7 @@ Database tests run on SQLite and PostgreSQL (``db_url``)."""
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,30 @@ def test_an_automaton_is_never_a_tournament_entrant(db_url: str) -> None:  # noq
         bot_id = s.scalar(select(Bot.id).where(Bot.name == "hal-5"))
         with pytest.raises(ApiError, match="automaton"):
             _entrants(s, "black_angel", [bot_id])
+
+
+def test_in_process_solo_ladder_rates_against_hal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arena ladder black_angel --variant solo-d0 --bot …``: one-seat tables against Hal at
+    0 VP, every match rated with the automaton, which the leaderboard lists."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+    from arena.db import dispose_all
+
+    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'solo.sqlite3'}")
+    dispose_all()
+    try:
+        sandbox = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
+        out = CliRunner().invoke(cli, ["ladder", "black_angel", "--variant", "solo-d0", f"--bot=solo={RANDOM}",
+                                       "--matches", "2", "--queue", "1", *sandbox])
+        assert out.exit_code == 0, out.output
+        assert re.search(r"^ +\d +hal-0 v1 ", out.output, re.M) and re.search(r"^ +\d +solo v1 ", out.output, re.M), out.output
+        with session_scope() as s:
+            done = list(s.scalars(select(Match).where(Match.kind == "ladder", Match.status == "done")))
+            assert len(done) >= 2 and {m.players for m in done} == {1}
+            assert all(m.automaton_version_id is not None for m in done)
+            assert ratings.compare_with_stored(s, "black_angel") == []
+    finally:
+        dispose_all()
