@@ -205,3 +205,22 @@ def test_verdict_lines_say_who_plays() -> None:
     assert sprt_verdict(rejected) == "  SPRT rejected: version 2 keeps playing; version 3 is held"
     failed = pb.SprtTest(candidate_number=3, baseline_number=2, status="failed", message="no bot")
     assert sprt_verdict(failed) == "  SPRT failed: version 2 keeps playing; version 3 is held (no bot)"
+
+
+def test_a_solo_automaton_is_a_house_row_of_the_leaderboard(server, stub) -> None:  # noqa: ANN001
+    """Over the API: after one Black Angel solo match against Hal (normal difficulty), ``hal-5``
+    is on the leaderboard as a house reference, rated, and ``arena leaderboard`` says so."""
+    from arena import bots, recording, tasks
+    from arena.db import session_scope
+    from arena.qualification import RANDOM_BOT
+
+    with session_scope(server.servicer.url) as s:
+        vid = bots.register_version(s, "black_angel", str(RANDOM_BOT), name="soloist", owner="solo-author").id
+        match_id = recording.create_match(s, "black_angel", "solo", [vid], seed=11, sandbox=False).id
+    assert tasks.play_match_now(match_id).status == "recorded"
+    board = stub.GetLeaderboard(pb.GetLeaderboardRequest(game="black_angel", limit=10))
+    rows = {r.bot: r for r in board.rows}
+    assert rows["hal-5 v1"].house and rows["hal-5 v1"].matches == 1 and rows["hal-5 v1"].owner == "house"
+    assert not rows["soloist v1"].house and rows["soloist v1"].matches == 1
+    shown = _cli(server, "leaderboard", "black_angel")
+    assert re.search(r"hal-5 v1 .*house \(reference\)$", shown.output, re.M), shown.output
