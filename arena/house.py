@@ -126,9 +126,13 @@ def ensure_automaton(session: Session, game: str, name: str) -> int:
     from arena.db.models import Bot, BotVersion, Rating
 
     bot = session.scalar(select(Bot).where(Bot.owner == HOUSE_OWNER, Bot.name == name, Bot.game == game))
-    if bot is not None and bot.versions:
-        return bot.versions[0].id
-    if bot is None:
+    if bot is not None:
+        found = next((v for v in bot.versions if v.kind == AUTOMATON_KIND), None)
+        if found is not None:
+            return found.id
+        if bot.versions:  # a real bot under the automaton's name: never rate it as Hal
+            raise ValueError(f"bot {name!r} of {game} ({HOUSE_OWNER}) is not an automaton")
+    else:
         bot = Bot(owner=HOUSE_OWNER, name=name, game=game, active=True)
         session.add(bot)
         session.flush()

@@ -393,7 +393,13 @@ def _automaton_row(session: Session, match_id: str, game: str, players: int) -> 
     params = {"b_owner": house.HOUSE_OWNER, "b_name": name, "b_game": game}
     r = conn.execute(_AUTOMATON_RATING, params).first()
     if r is None:
-        house.ensure_automaton(session, game, name)
+        try:
+            house.ensure_automaton(session, game, name)
+        except ValueError as exc:  # a bot squats the name: record the match unrated, say why
+            import logging
+
+            logging.getLogger("arena.recording").warning("match %s not rated against %s: %s", match_id, name, exc)
+            return None
         r = conn.execute(_AUTOMATON_RATING, params).one()
     return _Row(r.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts, r.seat_counts,
                 r.player_counts)

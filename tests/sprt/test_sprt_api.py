@@ -224,3 +224,12 @@ def test_a_solo_automaton_is_a_house_row_of_the_leaderboard(server, stub) -> Non
     assert not rows["soloist v1"].house and rows["soloist v1"].matches == 1
     shown = _cli(server, "leaderboard", "black_angel")
     assert re.search(r"hal-5 v1 .*house \(reference\)$", shown.output, re.M), shown.output
+
+
+def test_the_house_owner_name_is_reserved(stub) -> None:  # noqa: ANN001
+    """Bots of a user called "house" would pass for reference points (and could take an
+    automaton's name): the name is refused."""
+    for name in ("house", "House"):
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Register(pb.RegisterRequest(name=name))
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "reserved" in err.value.details()
