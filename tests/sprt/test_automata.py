@@ -181,3 +181,31 @@ def test_in_process_solo_ladder_rates_against_hal(tmp_path: Path, monkeypatch: p
             assert ratings.compare_with_stored(s, "black_angel") == []
     finally:
         dispose_all()
+
+
+def test_migration_0006_goes_down_and_up_keeping_old_matches(db_url: str) -> None:  # noqa: F811
+    """0006 on a database at 0005 with a match: the match gets no automaton (unrated as it
+    was), the SPRT rows ``house`` false; down to 0005 and up again builds exactly the models."""
+    from alembic import command
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlalchemy import text
+
+    from arena.db import Base, get_engine
+    from arena.migrations import alembic_config, upgrade
+
+    engine = get_engine(db_url)  # migrated to head on first use
+    with engine.begin() as conn:
+        cfg = alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0005_sprt")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO matches (id, game, variant, players, seed, kind, round, \"table\", status, "
+                          "sandbox, attempts, created_at) VALUES ('old', 'black_angel', 'solo', 1, 1, 'adhoc', 0, 0, "
+                          "'done', false, 0, CURRENT_TIMESTAMP)"))
+    upgrade(engine)
+    with engine.connect() as conn:
+        row = conn.execute(text("SELECT automaton_version_id, automaton_rank FROM matches WHERE id = 'old'")).one()
+        assert tuple(row) == (None, None)
+        import arena.db.accounts  # noqa: F401 - its tables are migrated too
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
