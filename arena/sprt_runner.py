@@ -63,6 +63,8 @@ class Table:
     sandbox: bool = True
     time_control: TimeControl | None = None
     startup_ms: int = 10000
+    #: The StartMatch budget (the match runner's default); tests on a loaded machine raise it.
+    start_budget_ms: int = 2000
 
 
 def candidate_score(result: dict, forfeited: set[int], candidate: int, baseline: int) -> float:
@@ -82,7 +84,7 @@ def play_game(table: Table, seed: int, candidate: str, baseline: str, candidate_
     seats[other] = SeatSpec("baseline", baseline)
     record = run_match(MatchConfig(
         game=table.game, seats=seats, seed=seed, variant=table.variant, time_control=table.time_control,
-        sandbox=table.sandbox, startup_ms=table.startup_ms,
+        sandbox=table.sandbox, startup_ms=table.startup_ms, start_budget_ms=table.start_budget_ms,
     ))
     forfeited = {f.seat for f in record.forfeits}
     return candidate_score(record.result, forfeited, candidate_seat, other)
@@ -174,7 +176,8 @@ def finish(url: str | None, test_id: int, status: str, message: str = "") -> boo
 
 def run_test(url: str | None, test_id: int, *, sandbox: bool = True,
              time_control: TimeControl | None = None, startup_ms: int = 10000,
-             seeds: Iterator[int] | None = None, houses: Sequence[str] | None = None) -> str:
+             seeds: Iterator[int] | None = None, houses: Sequence[str] | None = None,
+             start_budget_ms: int = 2000) -> str:
     """Play test ``test_id`` to its verdict (stored after every pair); returns the status.
     ``houses``: the house bots' sources for a test with ``house`` (default: the game's,
     :func:`arena.house.house_sources`)."""
@@ -184,7 +187,7 @@ def run_test(url: str | None, test_id: int, *, sandbox: bool = True,
             return test.status
         settings = settings_of(test)
         players, _ = table_for(test.game)
-        table = Table(test.game, test.variant, players, sandbox, time_control, startup_ms)
+        table = Table(test.game, test.variant, players, sandbox, time_control, startup_ms, start_budget_ms)
         candidate, baseline = test.candidate.source, test.baseline.source
         so_far = SprtState(settings, list(test.pentanomial or [0] * 5), list(test.trinomial or [0] * 3),
                            list(test.house_pentanomial or [0] * 5))

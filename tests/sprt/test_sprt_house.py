@@ -28,7 +28,8 @@ def _table() -> sprt_runner.Table:
     game, or identical versions would not compare even."""
     players, variant = table_for("toy")
     return sprt_runner.Table("toy", variant, players, sandbox=False,
-                             time_control=TimeControl(decision_ms=10000, bank_ms=30000), startup_ms=30000)
+                             time_control=TimeControl(decision_ms=10000, bank_ms=30000), startup_ms=30000,
+                             start_budget_ms=30000)
 
 
 def test_comparison_and_house_tallies() -> None:
@@ -64,7 +65,8 @@ def test_a_stored_house_test_keeps_both_kinds_of_pair(tmp_path: Path) -> None:
             settings = sprt.SprtSettings(max_pairs=2, replace="always", house=True)
             test = sprt_runner.start_test(s, bot, s.get(BotVersion, v2), s.get(BotVersion, v1), settings).id
         status = sprt_runner.run_test(url, test, sandbox=False, seeds=itertools.count(1000),
-                                      time_control=_table().time_control, startup_ms=30000, houses=[LOW])
+                                      time_control=_table().time_control, startup_ms=30000, start_budget_ms=30000,
+                                      houses=[LOW])
         assert status == sprt.INCONCLUSIVE
         with session_scope(url) as s:
             row = s.get(SprtTest, test)
@@ -100,6 +102,7 @@ def test_house_pairs_alternate_and_the_stronger_version_is_accepted(tmp_path: Pa
         try:
             status = sprt_runner.run_test(url, test, sandbox=False, seeds=itertools.count(1000),
                                           time_control=_table().time_control, startup_ms=30000,
+                                          start_budget_ms=30000,
                                           houses=[str(RANDOM_BOT), HIGH])
         finally:
             sprt_runner._store = real_store
