@@ -111,4 +111,6 @@ def latest_versions(session: Session, game: str, active_only: bool = True) -> li
     if active_only:
         query = query.where(Bot.active.is_(True))
     bots = session.scalars(query.order_by(Bot.id)).all()
-    return [b.playing_version for b in bots if b.playing_version is not None]
+    # A solo automaton (arena.house) is rated but never takes a seat.
+    return [b.playing_version for b in bots
+            if b.playing_version is not None and b.playing_version.kind != "automaton"]

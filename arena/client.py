@@ -170,8 +170,13 @@ class ArenaClient:
             arena_pb2.CreateTournamentRequest(**fields), metadata=self._meta(), timeout=self.timeout
         )
 
-    def start_ladder(self, game: str, variant: str = "", decision_ms: int = 0, bank_ms: int = 0) -> arena_pb2.Ladder:
+    def start_ladder(self, game: str, variant: str = "", decision_ms: int = 0, bank_ms: int = 0,
+                     house: bool | None = None) -> arena_pb2.Ladder:
+        """``house``: seat (True) or remove (False) the house bots; None: the server's default
+        (seated)."""
         request = arena_pb2.StartLadderRequest(game=game, variant=variant, decision_ms=decision_ms, bank_ms=bank_ms)
+        if house is not None:
+            request.house = house
         return self.stub.StartLadder(request, metadata=self._meta(), timeout=self.timeout)
 
     def stop_ladder(self, game: str) -> arena_pb2.Ladder:

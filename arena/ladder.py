@@ -4,7 +4,8 @@ How a table is chosen (:func:`plan_table`), and why:
 
 1. **Player count** — among the counts the game allows (2+ players, in the ladder's variant),
    the one with the fewest ladder matches so far, so a game playable by 2-5 gets each count
-   fairly (counts kept in ``ladders.player_counts``).
+   fairly (counts kept in ``ladders.player_counts``). A solo-only variant plays one seat
+   against the engine's automaton, rated as a pseudo-player (:mod:`arena.house`).
 2. **Anchor** — the bot whose rating is least certain (highest sigma; fewest matches already
    queued first, so the queue spreads over bots). A new version (sigma reset) is played first.
 3. **Opponents** — among the bots closest in mu to the anchor, the combination with the highest
@@ -49,8 +50,14 @@ class Candidate:
 
 
 def ladder_counts(game: str, variant: str | None) -> list[int]:
-    """Player counts (2+) the ladder plays for ``game`` in ``variant``."""
+    """Player counts the ladder plays for ``game`` in ``variant``: 2+ seats; in a solo-only
+    variant (Black Angel ``solo-*``, Orbital ``competitive``/``peaceful``) one seat against the
+    engine's rated automaton (:func:`arena.house.automaton_name`). A variant that has both
+    (Solenia) keeps its ladder multi-player: a solo table would take a share of its matches."""
+    from arena.house import automaton_name
+
     spec = registry.get_spec(game)
+    variant = variant or spec.default_variant
     out = []
     for players in spec.player_counts:
         if players < 2:
@@ -60,6 +67,8 @@ def ladder_counts(game: str, variant: str | None) -> list[int]:
         except ConfigError:
             continue
         out.append(players)
+    if not out and (1, variant) in spec.configurations and automaton_name(game, variant, 1):
+        out.append(1)
     return out
 
 
@@ -92,6 +101,8 @@ def plan_table(
         raise ValueError(f"{players} seats need {players} bots; only {len(candidates)} available")
     env = ratings.environment(game)
     anchor = min(candidates, key=lambda c: (c.pending, -c.sigma, c.games, rng.random()))
+    if players == 1:  # a solo table: the anchor against the engine's automaton
+        return [anchor]
     others = [c for c in candidates if c is not anchor]
     others.sort(key=lambda c: (abs(c.mu - anchor.mu), rng.random()))
     pool = others[: max(players + 3, 2 * (players - 1))]
@@ -123,14 +134,16 @@ def ensure_ladder(
     decision_ms: int | None = None,
     bank_ms: int | None = None,
     sandbox: bool = True,
-    house: bool = False,
+    house: bool | None = None,
 ) -> Ladder:
-    """Create or update (and enable) the ladder of ``game``; ``house``: with the house bots
-    (:mod:`arena.house`), the rating scale's reference points."""
+    """Create or update (and enable) the ladder of ``game``; ``house``: True seats the house
+    bots (:mod:`arena.house`, the rating scale's reference points), False takes them off,
+    None leaves them as they are."""
     spec = registry.get_spec(game)
     variant = variant or spec.default_variant
     if not ladder_counts(game, variant):
-        raise ConfigError(f"{game} variant {variant!r} has no multi-player configuration to ladder")
+        raise ConfigError(f"{game} variant {variant!r} has no multi-player configuration (nor a rated "
+                          "solo automaton) to ladder")
     ladder = session.get(Ladder, game)
     if ladder is None:
         ladder = Ladder(game=game, player_counts={})
@@ -140,10 +153,10 @@ def ensure_ladder(
     ladder.queue_target = queue_target
     ladder.decision_ms, ladder.bank_ms, ladder.sandbox = decision_ms, bank_ms, sandbox
     ladder.updated_at = utcnow()
-    if house:
-        from arena.house import ensure_house_bots
+    if house is not None:
+        from arena.house import set_house_bots_active
 
-        ensure_house_bots(session, game)
+        set_house_bots_active(session, game, house)
     session.flush()
     return ladder
 

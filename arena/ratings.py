@@ -25,6 +25,12 @@ Choices, and why:
 * **Leaderboard key** mu − 3·sigma (:func:`conservative`); a version is *provisional* while its
   sigma is above :data:`PROVISIONAL_SIGMA`.
 
+* **Solo automata are players**: Hal (per difficulty and rules), Solenia's virtual player and
+  Orbital's bot players (or its 22 VP goal) are pseudo-players of the ``house`` owner, one per
+  variant (:func:`arena.house.automaton_name`), rated in the game's table; a match they took part
+  in is rated as a free-for-all of its seats plus the automaton (:func:`automaton_table`), and the
+  match row keeps which automaton and its rank, so a rebuild replays it the same way.
+
 Rebuild: :func:`rebuild` replays every rated match of a game in ``rating_seq`` order from each
 version's stored initial rating, and :func:`compare_with_stored` checks it against the ``ratings``
 table — equality is exact (``==`` on floats), not approximate.
@@ -117,6 +123,32 @@ def effective_ranks(ranks: Sequence[int], forfeited: Sequence[int] = (),
     return out
 
 
+def automaton_table(result: dict, seats: int, forfeited: Sequence[int] = ()) -> tuple[list[int], int] | None:
+    """(each seat's rank, the automaton's rank) of a match an engine-played automaton took part
+    in, or None for an ordinary match.
+
+    Two kinds of results name one: a solo game (``details["automaton_rank"]``: Hal, the virtual
+    player, Orbital's bot players or its 22 VP goal, ranked by the engine against the seat) and
+    a multiplayer game with bot players (Orbital ``bots-N``: ``details["places"]`` ranks every
+    actor, the bot players after the seats; the automaton is the best-placed bot player, as in
+    Orbital's competitive solo). Seats keep their order (forfeits last, behind the automaton),
+    and the automaton ranks 1 + the finishing seats strictly ahead of it; equal places tie.
+    """
+    details = result.get("details") or {}
+    if seats == 1 and "automaton_rank" in details:
+        engine = [int(r) for r in (result.get("engine_ranks") or result["ranks"])]
+        auto = int(details["automaton_rank"])
+    elif details.get("bot_vp") and len(details.get("places") or []) > seats:
+        places = [int(p) for p in details["places"]]
+        engine, auto = places[:seats], min(places[seats:])
+    else:
+        return None
+    lost = set(forfeited)
+    seat_ranks = effective_ranks(engine, sorted(lost), auto)
+    ahead = sum(1 for s in range(seats) if s not in lost and engine[s] < auto)
+    return seat_ranks, 1 + ahead
+
+
 def rate(game: str, skills: Sequence[Skill], ranks: Sequence[int]) -> list[Skill]:
     """One free-for-all update: seat ``i`` had ``skills[i]`` and finished at ``ranks[i]``.
 
@@ -165,6 +197,11 @@ def rebuild(session, game: str) -> dict[int, Skill]:  # noqa: ANN001 - a SQLAlch
         seats = sorted(match.seats, key=lambda s: s.seat)
         ids = [s.bot_version_id for s in seats]
         ranks = [s.rank for s in seats]
+        if match.automaton_version_id is not None:  # rated against a solo automaton too
+            ids.append(match.automaton_version_id)
+            ranks.append(match.automaton_rank)
+        if len(ids) < 2:  # a solo game recorded before automata were rated: it changed nothing
+            continue
         new = rate(game, [skills[v] for v in ids], ranks)
         for vid, skill in zip(ids, new, strict=True):
             skills[vid] = skill

@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from arena import ratings
 from arena.db.models import (
+    Bot,
     BotVersion,
     Match,
     MatchSeat,
@@ -289,11 +290,21 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
     ranks = ratings.effective_ranks(result["ranks"], forfeited,
                                     (result.get("details") or {}).get("automaton_rank"))
     ids = [vid for _, vid in seats]
+    players = str(len(ids))
     rows = {
         r.bot_version_id: _Row(r.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts,
                                r.seat_counts, r.player_counts)
         for r in found if r.mu is not None
     }
+    automaton = ratings.automaton_table(result, len(ids), sorted(forfeited))
+    auto = _automaton_row(session, match_id, game, len(ids)) if automaton is not None else None
+    auto_vid = None
+    if auto is not None:  # a solo automaton (or bot players) took part: it is rated too
+        auto_vid = auto.bot_version_id
+        ranks = [*automaton[0], automaton[1]]
+        seats = [*seats, (None, auto_vid)]  # rated like a seat, but it has no seat row
+        ids.append(auto_vid)
+        rows[auto_vid] = auto
     now = utcnow()
     for vid in ids:
         if vid not in rows:  # a version registered without its rating row: start it now
@@ -307,24 +318,25 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
             rows[vid] = _Row(vid, version.initial_mu, version.initial_sigma, 0, {}, {}, {})
     before = [ratings.Skill(rows[v].mu, rows[v].sigma) for v in ids]
     after = ratings.rate(game, before, ranks) if len(ids) >= 2 else before
-    scores = result.get("scores") or [None] * len(ids)
-    players = str(len(ids))
+    scores = [*(result.get("scores") or [None] * len(ids)), None][:len(ids)]
     rating_params, seat_params, history = [], [], []
     for (i, vid), old, new in zip(seats, before, after, strict=True):
         row = rows[vid]
-        seat_params.append({
-            "b_mid": match_id, "b_seat": i, "b_rank": ranks[i],
-            "b_score": float(scores[i]) if scores[i] is not None else None,
-            "b_forfeit": reasons.get(i), "b_mu0": old.mu, "b_sigma0": old.sigma,
-            "b_mu1": new.mu, "b_sigma1": new.sigma,
-        })
+        if i is not None:
+            seat_params.append({
+                "b_mid": match_id, "b_seat": i, "b_rank": ranks[i],
+                "b_score": float(scores[i]) if scores[i] is not None else None,
+                "b_forfeit": reasons.get(i), "b_mu0": old.mu, "b_sigma0": old.sigma,
+                "b_mu1": new.mu, "b_sigma1": new.sigma,
+            })
         opponents = dict(row.opponent_counts or {})
         for other in ids:
             if other != vid:
                 opponents[str(other)] = opponents.get(str(other), 0) + 1
         seat_counts = {k: dict(v) for k, v in (row.seat_counts or {}).items()}
-        per = seat_counts.setdefault(players, {})
-        per[str(i)] = per.get(str(i), 0) + 1
+        if i is not None:
+            per = seat_counts.setdefault(players, {})
+            per[str(i)] = per.get(str(i), 0) + 1
         counts = dict(row.player_counts or {})
         counts[players] = counts.get(players, 0) + 1
         rating_params.append({
@@ -344,11 +356,53 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
         "b_forfeits": record.get("forfeits") or [], "b_timings": record.get("timings"),
         "b_record": record, "b_now": now,
     })
+    if auto_vid is not None:
+        conn.execute(update(_T_MATCH).where(_T_MATCH.c.id == match_id).values(
+            automaton_version_id=auto_vid, automaton_rank=ranks[-1]))
     _count_finished_id(session, tournament_id)
     if session.identity_map:
         session.expire_all()  # objects this session loaded before now hold the old values
     session.commit()
     return True
+
+
+_T_BOT, _T_VERSION = Bot.__table__, BotVersion.__table__
+_MATCH_VARIANT = select(_T_MATCH.c.variant).where(_T_MATCH.c.id == bindparam("b_mid"))
+_AUTOMATON_RATING = (
+    select(_T_RATING.c.bot_version_id, _T_RATING.c.mu, _T_RATING.c.sigma, _T_RATING.c.games_played,
+           _T_RATING.c.opponent_counts, _T_RATING.c.seat_counts, _T_RATING.c.player_counts)
+    .select_from(_T_BOT)
+    .join(_T_VERSION, _T_VERSION.c.bot_id == _T_BOT.c.id)
+    .join(_T_RATING, (_T_RATING.c.bot_version_id == _T_VERSION.c.id) & (_T_RATING.c.game == _T_BOT.c.game))
+    .where(_T_BOT.c.owner == bindparam("b_owner"), _T_BOT.c.name == bindparam("b_name"),
+           _T_BOT.c.game == bindparam("b_game"), _T_VERSION.c.kind == "automaton")
+)
+
+
+def _automaton_row(session: Session, match_id: str, game: str, players: int) -> _Row | None:
+    """The rating of the pseudo-player the match is rated against (created on first use), by
+    the match's variant (arena.house.automaton_name); None for a game whose automaton is
+    unnamed. Core statements: this runs on the recording path of every solo match."""
+    from arena import house
+
+    conn = session.connection()
+    variant = conn.execute(_MATCH_VARIANT, {"b_mid": match_id}).scalar_one()
+    name = house.automaton_name(game, variant, players)
+    if not name:
+        return None
+    params = {"b_owner": house.HOUSE_OWNER, "b_name": name, "b_game": game}
+    r = conn.execute(_AUTOMATON_RATING, params).first()
+    if r is None:
+        try:
+            house.ensure_automaton(session, game, name)
+        except ValueError as exc:  # a bot squats the name: record the match unrated, say why
+            import logging
+
+            logging.getLogger("arena.recording").warning("match %s not rated against %s: %s", match_id, name, exc)
+            return None
+        r = conn.execute(_AUTOMATON_RATING, params).one()
+    return _Row(r.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts, r.seat_counts,
+                r.player_counts)
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,8 @@ class SprtSettings:
     #: "accept": the new version replaces its predecessor only when the test accepts;
     #: "always": it replaces it whatever the verdict (the verdict is still shown).
     replace: str = "accept"
+    #: Also compare the two versions against the house bots (:mod:`arena.sprt_runner`).
+    house: bool = False
 
     def check(self) -> SprtSettings:
         if not self.elo0 < self.elo1:
@@ -155,14 +157,22 @@ class SprtState:
     settings: SprtSettings
     pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
     trinomial: list[int] = field(default_factory=lambda: [0] * 3)  # losses, draws, wins
+    #: The part of ``pentanomial`` that came from house-bot comparisons (see add_pair).
+    house_pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
 
-    def add_pair(self, first: float, second: float) -> str:
-        """Record a pair (the candidate's score in each game: 0, 0.5 or 1); returns the status."""
+    def add_pair(self, first: float, second: float, house: bool = False) -> str:
+        """Record a pair (the candidate's score in each game: 0, 0.5 or 1); returns the status.
+
+        ``house``: the pair is a comparison through a house bot (each "score" says whether the
+        candidate did better, as well or worse than the baseline against it); it counts in the
+        test like a head-to-head pair and is also tallied in :attr:`house_pentanomial`."""
         for s in (first, second):
             if s not in (0, 0.5, 1):
                 raise ValueError(f"a game score is 0, 0.5 or 1, not {s}")
             self.trinomial[int(s * 2)] += 1
         self.pentanomial[int((first + second) * 2)] += 1
+        if house:
+            self.house_pentanomial[int((first + second) * 2)] += 1
         return self.status
 
     @property
@@ -171,12 +181,19 @@ class SprtState:
 
     @property
     def games(self) -> int:
-        return sum(self.trinomial)
+        """Games played: a head-to-head pair is 2 games, a house comparison pair 4 (each
+        version plays the house bot from both seats) but only 2 entries of the trinomial."""
+        return sum(self.trinomial) + 2 * sum(self.house_pentanomial)
+
+    @property
+    def house_pairs(self) -> int:
+        return sum(self.house_pentanomial)
 
     @property
     def score(self) -> float:
-        """The candidate's mean score per game (0.5 = even)."""
-        return (self.trinomial[2] + self.trinomial[1] / 2) / self.games if self.games else 0.5
+        """The candidate's mean score per head-to-head game or house comparison (0.5 = even)."""
+        units = sum(self.trinomial)
+        return (self.trinomial[2] + self.trinomial[1] / 2) / units if units else 0.5
 
     @property
     def llr(self) -> float:
@@ -201,7 +218,8 @@ class SprtState:
         elo, err = elo_estimate(self.pentanomial)
         return {
             "status": self.status, "llr": self.llr, "lower": lower, "upper": upper,
-            "games": self.games, "pairs": self.pairs, "score": self.score,
+            "games": self.games, "pairs": self.pairs, "house_pairs": self.house_pairs, "score": self.score,
             "elo": elo, "elo_error": err,
             "pentanomial": list(self.pentanomial), "trinomial": list(self.trinomial),
+            "house_pentanomial": list(self.house_pentanomial),
         }

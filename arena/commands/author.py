@@ -94,6 +94,7 @@ def _echo_ladder(ladder: arena_pb2.Ladder) -> None:
     terminal.echo(f"ladder {ladder.game} ({ladder.variant or 'default variant'}): {state}")
     terminal.echo(f"  matches: {ladder.matches_pending} pending, {ladder.matches_running} running, "
                   f"{ladder.matches_done} done, {ladder.matches_failed} failed")
+    terminal.echo(f"  house bots: {ladder.house_bots}" if ladder.house_bots else "  house bots: none")
 
 
 @click.command("start")
@@ -101,12 +102,17 @@ def _echo_ladder(ladder: arena_pb2.Ladder) -> None:
 @click.option("--variant", default="", help="Variant (default: the game's).")
 @click.option("--decision-ms", type=click.IntRange(0), default=0, help="Time per decision (0: the game's).")
 @click.option("--bank-ms", type=click.IntRange(0), default=0, help="Bank per seat (0: the game's).")
+@click.option("--house/--no-house", default=True, show_default=True,
+              help="Seat the house bots (random, greedy, search): the rating scale's reference points.")
 @_server_option
 @_grpc_errors
-def ladder_start(game: str, variant: str, decision_ms: int, bank_ms: int, server: str) -> None:
-    """Start GAME's ladder on the server (organisers)."""
+def ladder_start(game: str, variant: str, decision_ms: int, bank_ms: int, house: bool, server: str) -> None:
+    """Start GAME's ladder on the server (organisers).
+
+    A solo-only variant (e.g. black_angel solo-d10) plays one seat against the engine's
+    automaton, which is rated like a player."""
     with _client(server, _need_token()) as client:
-        _echo_ladder(client.start_ladder(game, variant, decision_ms, bank_ms))
+        _echo_ladder(client.start_ladder(game, variant, decision_ms, bank_ms, house=house))
 
 
 @click.command("stop")

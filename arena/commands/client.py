@@ -112,6 +112,7 @@ def sprt_line(t: arena_pb2.SprtTest) -> str:
         f"LLR {t.llr:.2f} in [{t.lower:.2f}, {t.upper:.2f}] "
         f"(elo0 {t.settings.elo0:g}, elo1 {t.settings.elo1:g}, alpha {t.settings.alpha:g}, beta {t.settings.beta:g}); "
         f"{t.games} games ({t.pairs} pairs), score {t.score:.3f}, Elo {t.elo:+.1f} ± {t.elo_error:.1f}"
+        + (f"; through the house bots: {t.house_pairs} of the pairs" if t.settings.house else "")
         + (f"; {t.message}" if t.message else "")
     )
 
@@ -156,18 +157,24 @@ def register_command(name: str, server: str, no_save: bool) -> None:
 @click.option("--max-pairs", type=int, default=None, help="SPRT: pairs of games at most (default 200).")
 @click.option("--replace-always", is_flag=True,
               help="Replace the previous version whatever the SPRT says (its verdict is still shown).")
+@click.option("--sprt-house", is_flag=True,
+              help="SPRT: also compare the two versions through the house bots (random, greedy, search).")
+@click.option("--interval", type=click.FloatRange(0.1), default=2.0, show_default=True,
+              help="Seconds between SPRT progress lines while waiting.")
 @_server_option
 @_grpc_errors
 def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str, elo0: float | None,
                    elo1: float | None, alpha: float | None, beta: float | None, max_pairs: int | None,
-                   replace_always: bool) -> None:
+                   replace_always: bool, sprt_house: bool, interval: float) -> None:
     """Upload a bot (a folder with bot.py, or a .tar.gz/.zip of one) as a new version.
 
-    A new version of a bot that already plays must then pass an SPRT against that version
-    before it replaces it (see `arena sprt`)."""
+    Prints the qualification match id; a new version of a bot that already plays must then
+    pass an SPRT against that version before it replaces it: its progress is printed until
+    the verdict (unless --no-wait). Ctrl-C stops following, not the test (`arena sprt`)."""
     given = {k: v for k, v in dict(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_pairs=max_pairs).items()
              if v is not None}
-    sprt = arena_pb2.SprtSettings(**given, replace_always=replace_always) if given or replace_always else None
+    custom = given or replace_always or sprt_house
+    sprt = arena_pb2.SprtSettings(**given, replace_always=replace_always, house=sprt_house) if custom else None
     with _client(server, _need_token()) as client:
         reply = client.submit(path, game=game, name=name, wait=not no_wait, sprt=sprt)
     bot, version = reply.bot.bot, reply.version
@@ -184,9 +191,56 @@ def submit_command(path: Path, game: str, name: str, no_wait: bool, server: str,
     if version.status == arena_pb2.VERSION_STATUS_QUALIFYING:
         click.echo("  qualification is running; check later with `arena bots`")
     if version.status == arena_pb2.VERSION_STATUS_TESTING:
-        click.echo(f"  its SPRT against the playing version is running; follow it with `arena sprt {bot.id}`")
+        if no_wait:
+            click.echo(f"  its SPRT against the playing version is running; follow it with "
+                       f"`arena sprt {bot.id} --follow`")
+        else:
+            _follow_sprt(server, bot.id, version.number, interval)
     if version.status == arena_pb2.VERSION_STATUS_REFUSED:
         raise SystemExit(1)
+
+
+def sprt_progress(t: arena_pb2.SprtTest) -> str:
+    """One progress line of a running SPRT: games, score, LLR against its bounds, Elo ± error."""
+    house = f", {t.house_pairs} through house bots" if t.settings.house else ""
+    return (f"  SPRT: {t.games} games ({t.pairs} pairs{house}), score {t.score:.3f}, "
+            f"LLR {t.llr:+.2f} in [{t.lower:.2f}, {t.upper:.2f}], Elo {t.elo:+.1f} ± {t.elo_error:.1f}")
+
+
+def sprt_verdict(t: arena_pb2.SprtTest) -> str:
+    """The verdict in words, and whether the new version replaced its predecessor."""
+    v, old = t.candidate_number, t.baseline_number
+    outcome = (f"version {v} replaced version {old}" if t.replaced
+               else f"version {old} keeps playing; version {v} is held")
+    return f"  SPRT {t.status}: {outcome}" + (f" ({t.message})" if t.message else "")
+
+
+def _follow_sprt(server: str, bot_id: int, number: int, interval: float) -> None:
+    """Poll the version's SPRT and print a line whenever it moves, then the verdict. Ctrl-C
+    stops following only: the test runs on the server."""
+    import time
+
+    last = ""
+    try:
+        while True:
+            with _client(server) as client:
+                detail = client.bot(bot_id)
+            test = next((t for t in detail.sprt_tests if t.candidate_number == number), None)
+            if test is None:
+                click.echo(f"  no SPRT found for version {number}; see `arena sprt {bot_id}`")
+                return
+            line = sprt_progress(test)
+            if line != last:
+                terminal.echo(line)
+                last = line
+            if test.status != "running":
+                terminal.echo(sprt_verdict(test))
+                return
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        click.echo(f"\n  stopped following; the SPRT goes on on the server: "
+                   f"`arena sprt {bot_id} --follow` follows it again")
+        raise SystemExit(130) from None
 
 
 @click.command("bots")

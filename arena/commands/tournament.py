@@ -371,9 +371,12 @@ def beat_command(loglevel: str, schedule_file: str | None) -> None:
 @click.option("--decision-ms", type=click.IntRange(1), default=None)
 @click.option("--bank-ms", type=click.IntRange(0), default=None)
 @click.option("--disable", is_flag=True, help="Stop the ladder of GAME (queued matches finish).")
+@click.option("--house/--no-house", default=None,
+              help="Seat the house bots (random, greedy, search) as reference points, or take them off "
+                   "(default: as they are).")
 @click.option("--unsafe-no-sandbox", is_flag=True)
 def ladder_command(game, bot_specs, queue, matches, variant, workers, decision_ms, bank_ms,
-                   disable, unsafe_no_sandbox) -> None:  # noqa: ANN001
+                   disable, house, unsafe_no_sandbox) -> None:  # noqa: ANN001
     """Run the ladder of GAME: keep matches queued, choosing the most informative tables."""
     from sqlalchemy import func, select
 
@@ -393,7 +396,7 @@ def ladder_command(game, bot_specs, queue, matches, variant, workers, decision_m
     if bot_specs:
         _register(game, _parse_bots(bot_specs))
     with session_scope() as s:
-        ladder.ensure_ladder(s, game, variant, queue, decision_ms, bank_ms, sandbox)
+        ladder.ensure_ladder(s, game, variant, queue, decision_ms, bank_ms, sandbox, house=house)
 
     def played() -> int:
         with session_scope() as s:

@@ -205,6 +205,11 @@ class Match(Base):
     record: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     rating_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: The engine-played automaton this match was rated against (Hal, the virtual player,
+    #: Orbital's bot players: a pseudo-player of :mod:`arena.house`), and its rank in the
+    #: rated table — set when the result is recorded, NULL for a match without one (0006).
+    automaton_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
+    automaton_rank: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
     tournament: Mapped[Tournament | None] = relationship(back_populates="matches")
     seats: Mapped[list[MatchSeat]] = relationship(
@@ -346,6 +351,10 @@ class SprtTest(Base):
     pentanomial: Mapped[list] = mapped_column(JSON, default=list)
     #: [losses, draws, wins] game counts, candidate's view
     trinomial: Mapped[list] = mapped_column(JSON, default=list)
+    #: Also compared against the house bots (0006): see :mod:`arena.sprt_runner`.
+    house: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: The part of ``pentanomial`` that came from house-bot comparisons (pair counts).
+    house_pentanomial: Mapped[list | None] = mapped_column(JSON, nullable=True)
     replaced: Mapped[bool] = mapped_column(Boolean, default=False)
     message: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -21,6 +21,8 @@ ROLES = (ROLE_USER, ROLE_ORGANISER)
 def check_user_name(name: str) -> str:
     if not USER_NAME.match(name or ""):
         raise invalid(f"user name {name[:40]!r} is not valid: use 3-32 letters, digits, '_' or '-'")
+    if name.lower() == "house":  # arena.house.HOUSE_OWNER: its bots are the scale's references
+        raise invalid("user name 'house' is reserved for the house bots and the solo automata")
     return name
 
 

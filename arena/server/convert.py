@@ -86,11 +86,13 @@ def sprt_test(t: SprtTest) -> pb.SprtTest:
         id=t.id, candidate_number=t.candidate.number, baseline_number=t.baseline.number,
         status=t.status,
         settings=pb.SprtSettings(elo0=t.elo0, elo1=t.elo1, alpha=t.alpha, beta=t.beta,
-                                 max_pairs=t.max_pairs, replace_always=t.replace == "always"),
+                                 max_pairs=t.max_pairs, replace_always=t.replace == "always",
+                                 house=bool(t.house)),
         llr=t.llr, lower=t.lower, upper=t.upper, games=t.games, pairs=t.pairs, score=t.score,
         elo=t.elo, elo_error=t.elo_error, pentanomial=list(t.pentanomial or []),
         trinomial=list(t.trinomial or []), replaced=t.replaced, message=t.message or "",
         created_at=timestamp(t.created_at), finished_at=timestamp(t.finished_at),
+        house_pairs=sum(t.house_pentanomial or []), house_pentanomial=list(t.house_pentanomial or []),
     )
 
 

@@ -390,5 +390,5 @@ def sprt_settings(request) -> SprtSettings | None:  # noqa: ANN001 - SubmitBot/R
         elo0=given.elo0 or default.elo0, elo1=given.elo1 or default.elo1,
         alpha=given.alpha or default.alpha, beta=given.beta or default.beta,
         max_pairs=given.max_pairs or default.max_pairs,
-        replace="always" if given.replace_always else "accept",
+        replace="always" if given.replace_always else "accept", house=given.house,
     )

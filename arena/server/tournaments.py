@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from arena import bots, ladder, tasks
+from arena import bots, house, ladder, tasks
 from arena import tournaments as arena_tournaments
 from arena._proto import arena_pb2 as pb
 from arena.db import Ladder, Match, Tournament, session_scope, utcnow
@@ -71,6 +71,7 @@ def ladder_message(session: Session, ladder: Ladder | None, game: str) -> pb.Lad
         game=game, variant=ladder.variant if ladder else "", enabled=bool(ladder and ladder.enabled),
         matches_pending=counts.get("pending", 0), matches_running=counts.get("running", 0),
         matches_done=counts.get("done", 0), matches_failed=counts.get("failed", 0),
+        house_bots=house.active_house_bots(session, game),
     )
 
 
@@ -103,6 +104,8 @@ def _entrants(session: Session, game: str, bot_ids: list[int]) -> list[int]:
         version = bot.playing_version
         if not bot.active or version is None:
             raise invalid(f"bot {bot_id} ({bot.name!r}) has no active qualified version")
+        if version.kind == "automaton":
+            raise invalid(f"bot {bot_id} ({bot.name!r}) is a solo automaton: rated in solo games, never seated")
         version_ids.append(version.id)
     return version_ids
 
@@ -153,7 +156,8 @@ def start_ladder(url: str | None, request: pb.StartLadderRequest, sandbox: bool)
     with session_scope(url) as s:
         ladder.ensure_ladder(
             s, request.game, request.variant or None, decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
-            house=True,  # every ladder the API starts is anchored by the house bots
+            # Anchored by the house bots unless the request says house=false.
+            house=request.house if request.HasField("house") else True,
         )
     try:
         tasks.ladder_tick.delay(request.game)

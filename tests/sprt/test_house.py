@@ -41,3 +41,24 @@ def test_house_bots_are_idempotent_on_the_ladder_and_marked(tmp_path: Path) -> N
                             "author-bot v1": False}
     finally:
         dispose_all()
+
+
+def test_ladder_house_switch_on_off_and_as_is(tmp_path: Path) -> None:
+    """``ensure_ladder(house=True/False/None)`` (``arena ladder GAME --house/--no-house``, the
+    API's ``StartLadderRequest.house``): seats, removes or keeps the house bots; automata and
+    ratings are untouched."""
+    url = f"sqlite:///{tmp_path / 'switch.sqlite3'}"
+    try:
+        with session_scope(url) as s:
+            hal = house.ensure_automaton(s, "solenia", "virtual-player-summer")
+            ladder.ensure_ladder(s, "solenia", sandbox=False, house=True)
+            assert house.active_house_bots(s, "solenia") == 3
+            ladder.ensure_ladder(s, "solenia", sandbox=False)  # None: as they are
+            assert house.active_house_bots(s, "solenia") == 3
+            ladder.ensure_ladder(s, "solenia", sandbox=False, house=False)
+            assert house.active_house_bots(s, "solenia") == 0
+            owners = {v.bot.owner for v in bots.latest_versions(s, "solenia")}
+            assert house.HOUSE_OWNER not in owners
+            assert s.get(BotVersion, hal).bot.active  # the automaton stays a reference
+    finally:
+        dispose_all()
