@@ -166,3 +166,12 @@ def test_twelve_bots_four_seats() -> None:
     games, seats, pairs, _ = _tally(tables, 12, 4)
     assert len(tables) == 12 and set(games.values()) == {4}
     assert max(pairs.values()) - min(pairs[p] for p in combinations(range(12), 2)) <= 1
+
+
+@pytest.mark.parametrize("shape", sorted(DIFFERENCE_FAMILIES))
+def test_difference_families_are_what_the_offline_search_finds(shape: tuple[int, int, int]) -> None:
+    """Provenance of the designed data: the exhaustive search in benchmarks/schedule_designs.py
+    (well under a second for these shapes) returns exactly the stored base blocks."""
+    from benchmarks.schedule_designs import cyclic_family
+
+    assert cyclic_family(*shape) == DIFFERENCE_FAMILIES[shape]
