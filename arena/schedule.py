@@ -25,9 +25,10 @@ even schedule is found (e.g. 13 bots at 4 seats: the projective plane of order 3
 seats: the biplane). A few shapes where the search does not reach spread ≤ 1 for every seed use
 designed data instead (:func:`_design`): (13, 5, 3) and (16, 5, 3) are cyclic difference
 families — a 2-(13,5,5) and a 2-(16,5,4) design, spread 0 — and (14, 5, 2), (15, 5, 2),
-(16, 5, 1) are tabulated spread-1 schedules found by annealing offline. Larger shapes keep exact
-seats and every pair meeting; their spread is whatever the search reaches (in practice ≤ 2).
-16 bots at 4 seats take well under a second (``arena bench schedule``).
+(16, 5, 1) are tabulated spread-1 schedules found by annealing offline (a long run of
+:func:`_anneal` in benchmarks/schedule_designs.py, resp. a lucky seed of this search). Larger
+shapes keep exact seats and every pair meeting; their spread is whatever the search reaches
+(in practice ≤ 2). 16 bots at 4 seats take well under a second (``arena bench schedule``).
 
 Everything is deterministic for a given ``seed``.
 """
