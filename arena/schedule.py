@@ -18,14 +18,17 @@ What a *round* is, and the balance it guarantees (checked by tests/platform/test
   k-regular bipartite multigraph; by König's theorem it splits into ``k`` perfect matchings,
   matching ``j`` being seat ``j``.
 
-The bounds (N ≤ 16, k ≤ 5, R ≤ 3 checked for thousands of seeds by the tests and
-``arena bench schedule``): seat balance is exact, every pair meets at least once, and pair
-meetings over the whole schedule differ by at most 1 — by 0 where the meetings divide evenly
-and the search finds a 2-design (e.g. 13 bots at 4 seats: the projective plane of order 3; 11
-bots at 5 seats: the biplane) — except for the shapes in :data:`OPEN_SHAPES`, where the bound is
-:data:`PAIR_SPREAD_BOUND` (2). Larger shapes keep exact seats and every pair meeting; their
-spread is whatever the search reaches (in practice ≤ 2). 16 bots at 4 seats take well under a
-second (``arena bench schedule``).
+The bounds (N ≤ 16, k ≤ 5, R ≤ 3, checked by the tests and ``arena bench schedule``): seat
+balance is exact, every pair meets at least once, and pair meetings over the whole schedule
+differ by at most 1 (:data:`PAIR_SPREAD_BOUND`) — by 0 where the meetings divide evenly and an
+even schedule is found (e.g. 13 bots at 4 seats: the projective plane of order 3; 11 bots at 5
+seats: the biplane). A few shapes where the search does not reach spread ≤ 1 for every seed use
+designed data instead (:func:`_design`): (13, 5, 3) and (16, 5, 3) are cyclic difference
+families — a 2-(13,5,5) and a 2-(16,5,4) design, spread 0 — and (14, 5, 2), (15, 5, 2),
+(16, 5, 1) are tabulated spread-1 schedules found by annealing offline (a long run of
+:func:`_anneal` in benchmarks/schedule_designs.py, resp. a lucky seed of this search). Larger
+shapes keep exact seats and every pair meeting; their spread is whatever the search reaches
+(in practice ≤ 2). 16 bots at 4 seats take well under a second (``arena bench schedule``).
 
 Everything is deterministic for a given ``seed``.
 """
@@ -37,16 +40,11 @@ import random
 from dataclasses import dataclass
 from itertools import combinations
 
-#: Bound on (most − least) meetings of any two bots over the whole schedule, k ≥ 3.
-PAIR_SPREAD_BOUND = 2
-
-#: Shapes (N, k, R) within N ≤ 16, k ≤ 5, R ≤ 3 where the search does not reach pair spread ≤ 1
-#: and we know no schedule that does. Spread ≤ 1 there forces a rare structure: for (13, 5, 3)
-#: and (16, 5, 3) the meetings divide evenly (every pair exactly 5, resp. 4 times), so it would
-#: be a 2-(13,5,5) / 2-(16,5,4) design whose 39 / 48 blocks split into 3 rounds in each of which
-#: every bot plays exactly 5 games; for (14, 5, 2) every bot would meet exactly one rival 4 times
-#: and the other twelve 3 times. Their spread is at most PAIR_SPREAD_BOUND.
-OPEN_SHAPES: frozenset[tuple[int, int, int]] = frozenset({(13, 5, 3), (14, 5, 2), (16, 5, 3)})
+#: Bound on (most − least) meetings of any two bots over the whole schedule, k ≥ 3, for every
+#: shape N ≤ 16, k ≤ 5, R ≤ 3 (k = 2 is always 0). No schedule does better unless the meetings
+#: divide evenly over the pairs (then 0 is possible), and within these shapes a schedule with
+#: exact seats and spread ≤ 1 exists for every one: the search finds it, or designed data has it.
+PAIR_SPREAD_BOUND = 1
 
 
 class ScheduleError(ValueError):
@@ -132,12 +130,23 @@ def _f(p: int, k: int) -> int:
     return p * p + (4 * k if p == 0 else 0)
 
 
-#: Designed data: schedules with pair spread 1 (and exact per-round game counts) for shapes where
-#: the search reaches spread ≤ 1 for some seeds only. Each was found by :func:`_groups` itself
-#: (the seed is noted) and is checked by tests/platform/test_schedule.py; every seed then uses
-#: a random relabelling of the bots and order of the tables (the same balance). Rounds are
-#: separated by "/", tables by "|".
+#: Designed data, tabulated: schedules with pair spread 1 (and exact per-round game counts) for
+#: shapes where a scheduling call's search does not reach spread ≤ 1 for every seed. Each was
+#: found by an annealing search (the call is noted) and is checked by
+#: tests/platform/test_schedule.py; every seed then uses a random relabelling of the bots and
+#: order of the tables (the same balance). Rounds are separated by "/", tables by "|".
+#: (14, 5, 2) has no even split (40 meetings per bot over 13 rivals: one rival 4 times, the rest
+#: 3) and no cyclic form: over Z14 the rival met 4 times would be both x + d and x − d, so
+#: d = 7, and no two base blocks give difference 7 four times and the others three times
+#: (exhaustive search offline; the dihedral group of order 14 has none either). A long
+#: annealing run (40× a scheduling call's steps, hotter) finds one for about one seed in seven.
 DESIGNS: dict[tuple[int, int, int], str] = {
+    (14, 5, 2): (  # designed: python -m benchmarks.schedule_designs anneal 14 5 2 (seed 7)
+        "12 11 3 9 7|3 0 8 10 6|11 2 3 13 10|8 9 1 2 10|5 3 7 0 8|4 2 6 3 5|12 0 9 11 2|"
+        "2 13 7 1 4|8 1 6 0 12|5 6 11 1 7|13 9 12 8 5|4 0 13 11 1|5 4 9 7 10|13 4 12 6 10/"
+        "13 10 5 11 0|3 12 7 1 10|4 0 3 9 1|8 1 11 2 5|0 9 13 6 7|11 8 4 12 6|9 10 5 1 6|"
+        "13 8 6 2 7|10 0 12 7 2|7 10 4 11 8|3 9 4 13 8|5 12 4 0 2|13 1 3 12 5|9 3 6 2 11"
+    ),
     (15, 5, 2): (  # designed: _groups(15, 5, 1, 2, random.Random(3))
         "4 8 9 1 5|14 12 7 8 0|7 8 11 3 9|13 4 2 12 11|1 14 2 9 12|7 5 0 6 4|6 5 14 13 3|"
         "10 7 5 2 3|11 13 7 0 1|4 1 11 14 10|9 2 10 5 13|12 9 6 10 8|10 13 14 8 0|0 3 2 6 4|"
@@ -153,29 +162,69 @@ DESIGNS: dict[tuple[int, int, int], str] = {
     ),
 }
 
+#: Designed data, algebraic: cyclic difference families. For (N, k, R): R base blocks of k
+#: residues mod N whose ordered differences a − b (a ≠ b in one block) cover every non-zero
+#: residue equally often, λ times. Round r is the N translates B_r + i (mod N), i = 0..N−1:
+#: each bot x lies in exactly k of them (i = x − a for each a in B_r), which is the round shape
+#: of the module (m = 1 here, so seats follow by the König split), and a pair {x, y} shares one
+#: translate per ordered pair (a, b) of a base block with a − b = x − y — λ times in all: spread
+#: 0, a 2-(N, k, λ) design resolved into R rounds. Found by exhaustive search (every base block
+#: contains 0, as a translate can be taken; ``python -m benchmarks.schedule_designs cyclic``).
+DIFFERENCE_FAMILIES: dict[tuple[int, int, int], tuple[tuple[int, ...], ...]] = {
+    (13, 5, 3): ((0, 1, 2, 3, 6), (0, 1, 3, 6, 9), (0, 1, 5, 7, 9)),  # 2-(13,5,5), λ = 5
+    (16, 5, 3): ((0, 1, 2, 3, 7), (0, 1, 4, 8, 11), (0, 2, 5, 10, 12)),  # 2-(16,5,4), λ = 4
+}
+
+#: Every shape that comes from designed data rather than the search.
+DESIGNED_SHAPES: frozenset[tuple[int, int, int]] = frozenset(DESIGNS) | frozenset(DIFFERENCE_FAMILIES)
+
+
+def designed_rounds(n: int, k: int, rounds: int) -> list[list[list[int]]]:
+    """The designed schedule of a shape in :data:`DESIGNED_SHAPES`, bots as tabulated: a list
+    of rounds, each a list of groups (tables, seats not yet assigned)."""
+    shape = (n, k, rounds)
+    if shape in DIFFERENCE_FAMILIES:
+        family = DIFFERENCE_FAMILIES[shape]
+        return [[[(a + i) % n for a in block] for i in range(n)] for block in family]
+    return [
+        [[int(b) for b in table.split()] for table in part.split("|")]
+        for part in DESIGNS[shape].split("/")
+    ]
+
 
 def _design(n: int, k: int, rounds: int, rng: random.Random) -> list[list[list[int]]]:
-    """The tabulated schedule of this shape, bots relabelled and tables shuffled by ``rng``."""
+    """The designed schedule of this shape, bots relabelled and tables shuffled by ``rng``, so
+    different seeds give different schedules with the same balance."""
     relabel = list(range(n))
     rng.shuffle(relabel)
     out = []
-    for part in DESIGNS[(n, k, rounds)].split("/"):
-        groups = [[relabel[int(b)] for b in table.split()] for table in part.split("|")]
-        rng.shuffle(groups)
-        out.append(groups)
+    for groups in designed_rounds(n, k, rounds):
+        relabelled = [[relabel[b] for b in group] for group in groups]
+        rng.shuffle(relabelled)
+        out.append(relabelled)
     return out
 
 
 #: Annealing steps per group (table) and restarts: fixed numbers, so a seed gives one schedule.
 STEPS_PER_GROUP = 2500
 RESTARTS = 3
+#: Restarts within N ≤ 16, k ≤ 5, where spread ≤ 1 is known to be reachable for every shape:
+#: one annealing run misses the bound often (12 bots at 4 seats, one round: ~37% of runs), so
+#: three restarts left ~5% of seeds with a spread of 2 or a pair that never meets. Restarting
+#: only while the bound is not reached costs nothing where the first run succeeds.
+RESTARTS_IN_RANGE = 12
+
+
+def _restarts(n: int, k: int) -> int:
+    """How many fresh starts the search may take before it settles for its best schedule."""
+    return RESTARTS_IN_RANGE if n <= 16 and k <= 5 else RESTARTS
 
 
 def _groups(n: int, k: int, m: int, rounds: int, rng: random.Random) -> list[list[list[int]]]:
     """``rounds`` lists of ``n·m`` groups of ``k`` distinct bots, each bot in ``k·m`` groups of
     every round, with pair meetings over all rounds as even as the search can make them.
 
-    0. A shape in :data:`DESIGNS`: a relabelling of the tabulated schedule.
+    0. A shape in :data:`DESIGNED_SHAPES`: a relabelling of the designed schedule.
     1. One round: greedy, then annealing (:func:`_anneal`) down to that round's bound (a few
        fresh starts while it is not reached).
     2. More rounds: if the round is perfectly even (spread 0, a 2-design such as the projective
@@ -183,11 +232,11 @@ def _groups(n: int, k: int, m: int, rounds: int, rng: random.Random) -> list[lis
        relabelled copies of it and all rounds are annealed together against the bound of the
        whole schedule, with a few restarts (new relabellings) while the bound is not reached.
     """
-    if (n, k, rounds) in DESIGNS:
+    if (n, k, rounds) in DESIGNED_SHAPES:
         return _design(n, k, rounds, rng)
     one: list[list[int]] = []
     one_cost = None
-    for _attempt in range(RESTARTS):  # a fresh greedy start while the bound is not reached
+    for _attempt in range(_restarts(n, k)):  # a fresh greedy start while the bound is not reached
         found, cost = _anneal([_greedy_round(n, k, m, [[0] * n for _ in range(n)], rng)], n, k, rng)
         if one_cost is None or cost < one_cost:
             one, one_cost = found[0], cost
@@ -200,7 +249,7 @@ def _groups(n: int, k: int, m: int, rounds: int, rng: random.Random) -> list[lis
         return [[g[:] for g in one] for _ in range(rounds)]
     best: list[list[list[int]]] = []
     best_cost = None
-    for _attempt in range(RESTARTS):
+    for _attempt in range(_restarts(n, k)):
         # Round by round: each new round (a relabelled copy of the first) is annealed alone
         # against the meetings of the rounds before it — a small search that usually reaches
         # the bound; if not, all rounds together. A new attempt relabels afresh.
@@ -258,7 +307,8 @@ def _spread(rounds: list[list[list[int]]], n: int) -> int:
 
 def _anneal(
     rounds: list[list[list[int]]], n: int, k: int, rng: random.Random,
-    movable: list[int] | None = None,
+    movable: list[int] | None = None, steps: int | None = None,
+    temperatures: tuple[float, float] = (2.0, 0.05),
 ) -> tuple[list[list[list[int]]], int]:
     """Simulated annealing on Σ f(meetings): swap two bots between two groups of one round.
 
@@ -266,7 +316,9 @@ def _anneal(
     times while another never meets), so worse swaps are accepted with a probability that cools
     down; the search stops as soon as :func:`pair_cost_bound` is reached (spread ≤ 1) and
     returns the best grouping seen, with its cost. Only the rounds in ``movable`` (default:
-    all) are changed.
+    all) are changed. ``steps`` (default :data:`STEPS_PER_GROUP` per movable group) and the
+    start and end ``temperatures`` are for the offline search of designed data
+    (benchmarks/schedule_designs.py), which runs longer and hotter than a scheduling call can.
     """
     rounds = [[g[:] for g in groups] for groups in rounds]
     target = pair_cost_bound(n, k, len(rounds))
@@ -278,8 +330,9 @@ def _anneal(
         return best, best_cost
     penalty = 4 * k
     movable = list(range(len(rounds))) if movable is None else movable
-    steps = STEPS_PER_GROUP * g * len(movable)
-    t_start, t_end = 2.0, 0.05
+    if steps is None:
+        steps = STEPS_PER_GROUP * g * len(movable)
+    t_start, t_end = temperatures
     cool = (t_end / t_start) ** (1.0 / steps)
     temp = t_start
     rand, randrange, exp = rng.random, rng.randrange, math.exp
