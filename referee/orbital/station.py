@@ -23,6 +23,19 @@ C, X, Y, H, P, D, W, U = range(8)
 STEP = ((0, -1), (1, 0), (0, 1), (-1, 0))
 CORE_EXITS = (0, 1, 2, 3)
 
+#: ``ABS_EXITS[card][heading]``: absolute exit directions, computed once at load (the hot loops
+#: of option listing ask for them on every decision). The core's row is the last one, so
+#: ``ABS_EXITS[CORE]`` (index -1) works unchanged.
+ABS_EXITS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((h + r) & 3 for r in rel) for h in range(4)) for rel in CARD_EXITS
+) + ((CORE_EXITS,) * 4,)
+#: ``_EXIT_STEPS[card][heading]``: (direction, dx, dy) per exit, for ``free_slots``.
+_EXIT_STEPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(tuple((d, STEP[d][0], STEP[d][1]) for d in row) for row in card) for card in ABS_EXITS
+)
+#: population icons per card, the core's row last (as in ``ABS_EXITS``)
+_POP: tuple[int, ...] = tuple(CARD_POP) + (0,)
+
 
 def new_core() -> list[int]:
     return [CORE, 0, 0, 0, -1, 0, 0, 0]
@@ -40,12 +53,38 @@ def cell_key(x: int, y: int) -> tuple[int, float, int]:
     return ring, round(angle, 9), abs(x) + abs(y)
 
 
+_RANK: dict[tuple[int, int], int] = {}
+
+
+def _rank_ring(r: int) -> None:
+    """Fill ``_RANK`` for ring ``r``: cells of inner rings come first, then by :func:`cell_key`."""
+    cells = [(x, y) for x in range(-r, r + 1) for y in range(-r, r + 1) if max(abs(x), abs(y)) == r]
+    cells.sort(key=lambda xy: cell_key(*xy))
+    base = (2 * r - 1) ** 2 if r else 0
+    for k, xy in enumerate(cells):
+        _RANK[xy] = base + k
+
+
+def cell_rank(x: int, y: int) -> int:
+    """The position of cell ``(x, y)`` in target-module order, as one integer.
+
+    Sorting by it equals sorting by :func:`cell_key` (within a ring the angle differs from cell
+    to cell, so the key never ties), but an int compares much faster than a tuple.
+    """
+    rank = _RANK.get((x, y))
+    if rank is None:
+        _rank_ring(max(abs(x), abs(y)))
+        rank = _RANK[(x, y)]
+    return rank
+
+
+for _r in range(8):
+    _rank_ring(_r)
+
+
 def exits(m: list[int]) -> tuple[int, ...]:
     """Absolute exit directions of module ``m``."""
-    if m[C] == CORE:
-        return CORE_EXITS
-    h = m[H]
-    return tuple((h + r) & 3 for r in CARD_EXITS[m[C]])
+    return ABS_EXITS[m[C]][m[H]]
 
 
 def is_damaged(m: list[int]) -> bool:
@@ -68,32 +107,48 @@ def free_slots(mods: list[list[int]], ordered: bool = True) -> list[tuple[int, i
     connections (게임의 주요 개념 » 손상); modules never overlap.
     """
     occ = {(m[1], m[2]) for m in mods}
-    out = []
+    if not ordered:
+        out = []
+        for i, m in enumerate(mods):
+            if m[5]:
+                continue
+            x, y = m[1], m[2]
+            for d, dx, dy in _EXIT_STEPS[m[0]][m[3]]:
+                if (x + dx, y + dy) not in occ:
+                    out.append((i, d))
+        return out
+    keyed = []
     for i, m in enumerate(mods):
         if m[5]:
             continue
         x, y = m[1], m[2]
-        for d in exits(m):
-            dx, dy = STEP[d]
-            if (x + dx, y + dy) not in occ:
-                out.append((i, d))
-    if ordered:
-        out.sort(key=lambda s: (cell_key(mods[s[0]][1] + STEP[s[1]][0], mods[s[0]][2] + STEP[s[1]][1]), s))
-    return out
+        for d, dx, dy in _EXIT_STEPS[m[0]][m[3]]:
+            cell = (x + dx, y + dy)
+            if cell not in occ:
+                rank = _RANK.get(cell)
+                if rank is None:
+                    rank = cell_rank(*cell)
+                # one int per slot: the cell's rank, then (module, direction) as before
+                keyed.append(((rank << 16) | (i << 2) | d, i, d))
+    keyed.sort()
+    return [(i, d) for _, i, d in keyed]
 
 
 def target_order(mods: list[list[int]], include_core: bool = False) -> list[int]:
     """Module indices in the bot's target-module order (core first when included)."""
-    order = sorted(range(1, len(mods)), key=lambda i: (cell_key(mods[i][X], mods[i][Y]), i))
-    return ([0] if include_core else []) + order
+    # modules never share a cell, so the cell's rank alone orders them
+    keyed = sorted([(cell_rank(m[1], m[2]), i) for i, m in enumerate(mods) if i])
+    out = [0] if include_core else []
+    out.extend([i for _, i in keyed])
+    return out
 
 
 def population(mods: list[list[int]], core_colour: int) -> int:
     """Population icons of the undamaged modules (승무원 보충; the tie-breaker)."""
     total = CORE_POP[core_colour]
-    for m in mods[1:]:
-        if not m[D]:
-            total += CARD_POP[m[C]]
+    for m in mods:
+        if not m[5]:
+            total += _POP[m[0]]
     return total
 
 
