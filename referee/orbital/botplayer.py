@@ -51,25 +51,31 @@ def resolve_for_bot(st: OrbitalState, a: int, effect: str, events: list[str]) ->
 
 def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
     """A Command HQ or Military Command the bot may use to build now (its crew and MC)."""
-    for i in geo.target_order(st.mods[a], include_core=True):
+    mods = st.mods[a]
+    crew, mc = st.crew[a], st.mc[a]
+    usable = []
+    for i, m in enumerate(mods):
         act = rules.module_action(st, a, i)
-        if act and act[2] in ("build", "build_military") and not st.mods[a][i][5] and not st.mods[a][i][U]:
-            if st.crew[a] >= act[0] and st.mc[a] >= act[1]:
-                return i, act[2]
-    return None
+        if act and act[2] in ("build", "build_military") and not m[5] and not m[U] and crew >= act[0] and mc >= act[1]:
+            usable.append(i)
+    i = geo.first_in_target_order(mods, usable)
+    if i is None:
+        return None
+    return i, rules.module_action(st, a, i)[2]  # type: ignore[index]
 
 
 def choose_build(st: OrbitalState, a: int, card: int, via: str = "") -> tuple[int, int, int] | None:
     """(parent, direction, cost): a same-colour exit for the discount if possible, else the first
     free exit in target order."""
-    slots = [(p, d, c) for cc, p, d, c in rules.build_options(st, a, via, ordered=True) if cc == card]
+    slots = rules.build_options(st, a, via, only=card)
     if not slots:
         return None
     mods = st.mods[a]
-    for p, d, c in slots:
-        if rules.colour_of(st, a, mods[p]) == CARD_COLOUR[card]:
-            return p, d, c
-    return slots[0]
+    colour = CARD_COLOUR[card]
+    # the first in placement order (free_slots(ordered=True)) among the same-colour exits, if any
+    same = [s for s in slots if rules.colour_of(st, a, mods[s[1]]) == colour]
+    _, p, d, c = min(same or slots, key=lambda s: geo.slot_key(mods, s[1], s[2]))
+    return p, d, c
 
 
 def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
@@ -116,10 +122,17 @@ def take_turn(st: OrbitalState, events: list[str]) -> bool:
         st.mc[a] += RULES["bot_discard_mc"]
         events.append(f"{who} discards it and gains {RULES['bot_discard_mc']} MC")
         return False
-    for i in geo.target_order(st.mods[a], include_core=True):
-        act = rules.module_action(st, a, i)
-        if act is None or act[2] in NOT_ACTIVATED:
+    mods = st.mods[a]
+    # the cheap refusals of rules.can_activate first, then only these few in target order
+    candidates = []
+    for i, m in enumerate(mods):
+        if m[5] or m[U]:
             continue
+        act = rules.module_action(st, a, i)
+        if act is None or act[2] in NOT_ACTIVATED or st.crew[a] < act[0] or st.mc[a] < act[1]:
+            continue
+        candidates.append(i)
+    for i in geo.in_target_order(mods, candidates):
         if rules.can_activate(st, a, i, bot=True):
             st.activate(a, i, events, bot=True)
             return False
@@ -132,21 +145,25 @@ def take_turn(st: OrbitalState, events: list[str]) -> bool:
 def _repair(st: OrbitalState, a: int, events: list[str]) -> bool:
     """봇 알고리즘 3: repair the first damaged module in target order, with a workshop if possible."""
     mods = st.mods[a]
-    damaged = [i for i in geo.target_order(mods) if mods[i][5]]
-    if not damaged:
+    target = geo.first_in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][5]])
+    if target is None:
         return False
-    target = damaged[0]
-    for i in geo.target_order(mods, include_core=True):
+    workshops: dict[int, tuple[int, int, str, int]] = {}
+    for i, m in enumerate(mods):
         act = rules.module_action(st, a, i)
-        m = mods[i]
         if act and act[2] == "repair" and not m[5] and not m[U] and st.crew[a] >= act[0] and st.mc[a] >= act[1]:
-            st.crew[a] -= act[0]
-            m[W] += act[0]
-            st.mc[a] -= act[1]
-            m[U] = 1
-            events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]] if m[0] != CORE else 'its core'} to repair")
-            rules.repair_one(st, a, target, events)
-            return True
+            workshops[i] = act
+    i = geo.first_in_target_order(mods, list(workshops))
+    if i is not None:
+        crew, mc, _, _ = workshops[i]
+        m = mods[i]
+        st.crew[a] -= crew
+        m[W] += crew
+        st.mc[a] -= mc
+        m[U] = 1
+        events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]] if m[0] != CORE else 'its core'} to repair")
+        rules.repair_one(st, a, target, events)
+        return True
     cost = rules.repair_cost(st, a)
     if st.mc[a] >= cost:
         st.mc[a] -= cost

@@ -189,17 +189,22 @@ def others(st: OrbitalState, a: int) -> list[int]:
 def end_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
     """Non-core end modules of station ``b`` in target order (cores are never damaged)."""
     mods = st.mods[b]
-    return [i for i in geo.target_order(mods) if geo.is_end(mods, i) and not (undamaged_only and mods[i][D])]
+    parents = {m[P] for m in mods}
+    return geo.in_target_order(mods, [i for i in range(1, len(mods))
+                                      if i not in parents and not (undamaged_only and mods[i][D])])
 
 
 def any_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
     mods = st.mods[b]
-    return [i for i in geo.target_order(mods) if not (undamaged_only and mods[i][D])]
+    if not undamaged_only:
+        return geo.target_order(mods)
+    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if not mods[i][D]])
 
 
 def damaged_end_targets(st: OrbitalState, b: int) -> list[int]:
     mods = st.mods[b]
-    return [i for i in geo.target_order(mods) if mods[i][D] and geo.is_end(mods, i)]
+    parents = {m[P] for m in mods}
+    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][D] and i not in parents])
 
 
 def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> list[tuple[int, int]]:

@@ -134,6 +134,12 @@ def free_slots(mods: list[list[int]], ordered: bool = True) -> list[tuple[int, i
     return [(i, d) for _, i, d in keyed]
 
 
+def slot_key(mods: list[list[int]], i: int, d: int) -> int:
+    """Where exit ``d`` of module ``i`` comes in placement order (``free_slots(ordered=True)``)."""
+    dx, dy = STEP[d]
+    return (cell_rank(mods[i][1] + dx, mods[i][2] + dy) << 16) | (i << 2) | d
+
+
 def target_order(mods: list[list[int]], include_core: bool = False) -> list[int]:
     """Module indices in the bot's target-module order (core first when included)."""
     # modules never share a cell, so the cell's rank alone orders them
@@ -141,6 +147,24 @@ def target_order(mods: list[list[int]], include_core: bool = False) -> list[int]
     out = [0] if include_core else []
     out.extend([i for _, i in keyed])
     return out
+
+
+def in_target_order(mods: list[list[int]], indices: list[int]) -> list[int]:
+    """``indices`` (module 0, the core, may be one) sorted in target-module order: the same as
+    filtering :func:`target_order` (core first), but only the few modules asked about are sorted."""
+    if len(indices) < 2:
+        return list(indices)
+    keyed = sorted([(cell_rank(mods[i][1], mods[i][2]), i) for i in indices])
+    return [i for _, i in keyed]
+
+
+def first_in_target_order(mods: list[list[int]], indices: list[int]) -> int | None:
+    """The first of ``indices`` in target-module order (core first), or None when empty."""
+    if not indices:
+        return None
+    if len(indices) == 1:
+        return indices[0]
+    return min((cell_rank(mods[i][1], mods[i][2]), i) for i in indices)[1]
 
 
 def population(mods: list[list[int]], core_colour: int) -> int:
