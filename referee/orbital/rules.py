@@ -66,9 +66,14 @@ def has_passive(st: OrbitalState, a: int, passive: str) -> int:
     """How many undamaged modules of ``a`` have the always-on effect ``passive``."""
     n = 0
     for m in st.mods[a]:
-        if not m[D] and m[0] != CORE and CARD_PASSIVE[m[0]] == passive:
+        if not m[D] and _PASSIVE[m[0]] == passive:
             n += 1
     return n
+
+
+#: always-on effect per card with the core's row last (``_PASSIVE[CORE]``: none), so the hot
+#: loops need no core test
+_PASSIVE: tuple[str, ...] = tuple(CARD_PASSIVE) + ("",)
 
 
 def hand_limit(st: OrbitalState, a: int) -> int:
@@ -92,9 +97,10 @@ def build_cost(st: OrbitalState, a: int, card: int, parent: int, via: str = "") 
 
 
 def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False,
-                  only: int | None = None) -> list[tuple[int, int, int, int]]:
+                  only: int | None = None, slots: list[tuple[int, int]] | None = None) -> list[tuple[int, int, int, int]]:
     """(card, parent, direction, cost) for every module card in hand and every free exit it can
-    afford (``ordered``: exits in the bot's placement order; ``only``: that hand card alone)."""
+    afford (``ordered``: exits in the bot's placement order; ``only``: that hand card alone;
+    ``slots``: the station's ``free_slots`` when the caller has them already)."""
     if only is None:
         hand = [c for c in st.hands[a] if not CARD_IS_EVENT[c]]
     else:
@@ -102,7 +108,8 @@ def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False
     if not hand:
         return []
     mods = st.mods[a]
-    slots = geo.free_slots(mods, ordered)
+    if slots is None:
+        slots = geo.free_slots(mods, ordered)
     if not slots:
         return []
     base = _base_build_cost(st, a, via)
@@ -140,13 +147,15 @@ def _base_build_cost(st: OrbitalState, a: int, via: str) -> int:
     return base
 
 
-def can_build(st: OrbitalState, a: int, via: str = "", mc: int | None = None) -> bool:
+def can_build(st: OrbitalState, a: int, via: str = "", mc: int | None = None,
+              slots: list[tuple[int, int]] | None = None) -> bool:
     """Whether :func:`build_options` would list anything (with ``mc`` MC), without listing it."""
     hand = [c for c in st.hands[a] if not CARD_IS_EVENT[c]]
     if not hand:
         return False
     mods = st.mods[a]
-    slots = geo.free_slots(mods, False)
+    if slots is None:
+        slots = geo.free_slots(mods, False)
     if not slots:
         return False
     if mc is None:

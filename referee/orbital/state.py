@@ -244,7 +244,10 @@ class OrbitalState(GameState):
         raise AssertionError(ph)
 
     def _main_options(self, a: int) -> list[Option]:
-        out = _build_options(rules.build_options(self, a))
+        hand = self.hands[a]
+        # the free exits, once for the build options and the command modules' test below
+        slots = geo.free_slots(self.mods[a], False) if any(not CARD_IS_EVENT[c] for c in hand) else []
+        out = _build_options(rules.build_options(self, a, slots=slots)) if slots else []
         mc = self.mc[a]
         core = self.core[a]
         if core == RED and mc >= RULES["upgrade_cost"]:
@@ -260,11 +263,17 @@ class OrbitalState(GameState):
             card = m[0]
             act = core_action if card == CORE else CARD_ACTION[card]
             # rules.can_activate, its cheap refusals first (no arrow; not enough crew or MC)
-            if act is None or crew < act[0] or mc < act[1] or not rules.effect_applies(self, a, act[2], mc - act[1]):
+            if act is None or crew < act[0] or mc < act[1]:
+                continue
+            effect = act[2]
+            if effect in ("build", "build_military"):
+                if not (slots and rules.can_build(self, a, effect, mc - act[1], slots)):
+                    continue
+            elif not rules.effect_applies(self, a, effect, mc - act[1]):
                 continue
             out.append(_option(("act", i, card, core), lambda i=i, card=card: (
                 f"act:{i}", f"activate {CORE_NAME[core] if card == CORE else CARD_NAME[card]}")))
-        for c in self.hands[a]:
+        for c in hand:
             if CARD_IS_EVENT[c] and rules.event_applies(self, a, c):
                 out.append(_EVENT[c])
         cost = rules.repair_cost(self, a)
