@@ -29,7 +29,6 @@ from referee.orbital.data import (
     CARD_ACTION,
     CARD_COLOUR,
     CARD_COUNT,
-    CARD_IS_EVENT,
     CARD_NAME,
     COLOURS,
     CORE_ACTION,
@@ -244,21 +243,33 @@ class OrbitalState(GameState):
         raise AssertionError(ph)
 
     def _main_options(self, a: int) -> list[Option]:
+        """Build, upgrade, buy, activate, event, repair, pass: in this order, as always listed."""
         hand = self.hands[a]
+        mods = self.mods[a]
+        has_module = has_event = False
+        for c in hand:  # card ids below MODULE_COUNT are the module cards
+            if c < MODULE_COUNT:
+                has_module = True
+            else:
+                has_event = True
         # the free exits, once for the build options and the command modules' test below
-        slots = geo.free_slots(self.mods[a], False) if any(not CARD_IS_EVENT[c] for c in hand) else []
+        slots = geo.free_slots(mods, False) if has_module else []
         out = _build_options(rules.build_options(self, a, slots=slots)) if slots else []
         mc = self.mc[a]
         core = self.core[a]
         if core == RED and mc >= RULES["upgrade_cost"]:
             out.extend([_UPGRADE[c] for c in self.upgrades])
         for i, c in enumerate(self.market):
-            if mc >= i + 1:
+            if mc > i:
                 out.append(_BUY[i][c])
         core_action = CORE_ACTION[core]
         crew = self.crew[a]
-        for i, m in enumerate(self.mods[a]):
-            if m[U] or m[D]:
+        damaged = []
+        for i, m in enumerate(mods):
+            if m[D]:
+                damaged.append(i)
+                continue
+            if m[U]:
                 continue
             card = m[0]
             act = core_action if card == CORE else CARD_ACTION[card]
@@ -273,15 +284,16 @@ class OrbitalState(GameState):
                 continue
             out.append(_option(("act", i, card, core), lambda i=i, card=card: (
                 f"act:{i}", f"activate {CORE_NAME[core] if card == CORE else CARD_NAME[card]}")))
-        for c in hand:
-            if CARD_IS_EVENT[c] and rules.event_applies(self, a, c):
-                out.append(_EVENT[c])
-        cost = rules.repair_cost(self, a)
-        if mc >= cost:
-            mods = self.mods[a]
-            for i in rules.damaged_modules(self, a):
-                out.append(_option(("repair", i, mods[i][0], cost), lambda i=i: (
-                    f"repair:{i}", f"repair {CARD_NAME[mods[i][0]]} ({cost} MC)")))
+        if has_event:
+            for c in hand:
+                if c >= MODULE_COUNT and rules.event_applies(self, a, c):
+                    out.append(_EVENT[c])
+        if damaged:
+            cost = rules.repair_cost(self, a)
+            if mc >= cost:
+                for i in damaged:
+                    out.append(_option(("repair", i, mods[i][0], cost), lambda i=i: (
+                        f"repair:{i}", f"repair {CARD_NAME[mods[i][0]]} ({cost} MC)")))
         out.append(_PASS)
         return out
 
