@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 from referee.orbital import rules
 from referee.orbital import station as geo
-from referee.orbital.data import CARD_COLOUR, CARD_IS_EVENT, CARD_NAME, EVENT_EFFECT, RULES
+from referee.orbital.data import (
+    CARD_ACTION,
+    CARD_COLOUR,
+    CARD_IS_EVENT,
+    CARD_NAME,
+    CORE_ACTION,
+    EVENT_EFFECT,
+    RULES,
+)
 from referee.orbital.station import CORE, U, W
 
 if TYPE_CHECKING:
@@ -54,9 +62,12 @@ def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
     mods = st.mods[a]
     crew, mc = st.crew[a], st.mc[a]
     usable = []
+    core_action = CORE_ACTION[st.core[a]]
     for i, m in enumerate(mods):
-        act = rules.module_action(st, a, i)
-        if act and act[2] in ("build", "build_military") and not m[5] and not m[U] and crew >= act[0] and mc >= act[1]:
+        if m[5] or m[U]:
+            continue
+        act = core_action if m[0] == CORE else CARD_ACTION[m[0]]  # rules.module_action
+        if act and act[2] in ("build", "build_military") and crew >= act[0] and mc >= act[1]:
             usable.append(i)
     i = geo.first_in_target_order(mods, usable)
     if i is None:
@@ -64,10 +75,11 @@ def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
     return i, rules.module_action(st, a, i)[2]  # type: ignore[index]
 
 
-def choose_build(st: OrbitalState, a: int, card: int, via: str = "") -> tuple[int, int, int] | None:
+def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
+                 free: list[tuple[int, int]] | None = None) -> tuple[int, int, int] | None:
     """(parent, direction, cost): a same-colour exit for the discount if possible, else the first
-    free exit in target order."""
-    slots = rules.build_options(st, a, via, only=card)
+    free exit in target order (``free``: the station's ``free_slots``, if known already)."""
+    slots = rules.build_options(st, a, via, only=card, slots=free)
     if not slots:
         return None
     mods = st.mods[a]
@@ -79,13 +91,16 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "") -> tuple[in
 
 
 def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
+    free = geo.free_slots(st.mods[a], False)  # the same for both tries below
+    if not free:
+        return False
     cmd = _command_module(st, a)
     if cmd is not None:
         i, via = cmd
         crew, mc, _, _ = rules.module_action(st, a, i)  # type: ignore[misc]
         saved = st.mc[a]
         st.mc[a] -= mc
-        spot = choose_build(st, a, card, via)
+        spot = choose_build(st, a, card, via, free)
         st.mc[a] = saved
         if spot is not None:
             m = st.mods[a][i]
@@ -96,7 +111,7 @@ def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
             events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]]} to build")
             rules.build(st, a, card, spot[0], spot[1], spot[2], events)
             return True
-    spot = choose_build(st, a, card)
+    spot = choose_build(st, a, card, free=free)
     if spot is None:
         return False
     rules.build(st, a, card, spot[0], spot[1], spot[2], events)
@@ -125,10 +140,11 @@ def take_turn(st: OrbitalState, events: list[str]) -> bool:
     mods = st.mods[a]
     # the cheap refusals of rules.can_activate first, then only these few in target order
     candidates = []
+    core_action = CORE_ACTION[st.core[a]]
     for i, m in enumerate(mods):
         if m[5] or m[U]:
             continue
-        act = rules.module_action(st, a, i)
+        act = core_action if m[0] == CORE else CARD_ACTION[m[0]]  # rules.module_action
         if act is None or act[2] in NOT_ACTIVATED or st.crew[a] < act[0] or st.mc[a] < act[1]:
             continue
         candidates.append(i)
@@ -149,9 +165,12 @@ def _repair(st: OrbitalState, a: int, events: list[str]) -> bool:
     if target is None:
         return False
     workshops: dict[int, tuple[int, int, str, int]] = {}
+    core_action = CORE_ACTION[st.core[a]]
     for i, m in enumerate(mods):
-        act = rules.module_action(st, a, i)
-        if act and act[2] == "repair" and not m[5] and not m[U] and st.crew[a] >= act[0] and st.mc[a] >= act[1]:
+        if m[5] or m[U]:
+            continue
+        act = core_action if m[0] == CORE else CARD_ACTION[m[0]]  # rules.module_action
+        if act and act[2] == "repair" and st.crew[a] >= act[0] and st.mc[a] >= act[1]:
             workshops[i] = act
     i = geo.first_in_target_order(mods, list(workshops))
     if i is not None:

@@ -29,9 +29,12 @@ CORE_EXITS = (0, 1, 2, 3)
 ABS_EXITS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple((h + r) & 3 for r in rel) for h in range(4)) for rel in CARD_EXITS
 ) + ((CORE_EXITS,) * 4,)
-#: ``_EXIT_STEPS[card][heading]``: (direction, dx, dy) per exit, for ``free_slots``.
-_EXIT_STEPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
-    tuple(tuple((d, STEP[d][0], STEP[d][1]) for d in row) for row in card) for card in ABS_EXITS
+#: ``free_slots`` codes a cell as one int, ``x * 1024 + y`` (a set of ints is faster than a set
+#: of tuples); exact while ``|y| < 512``, and a station of all 83 module cards stays within 83
+#: cells of its core.
+#: ``_EXIT_STEPS[card][heading]``: (direction, cell-code offset) per exit.
+_EXIT_STEPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(tuple((d, STEP[d][0] * 1024 + STEP[d][1]) for d in row) for row in card) for card in ABS_EXITS
 )
 #: population icons per card, the core's row last (as in ``ABS_EXITS``)
 _POP: tuple[int, ...] = tuple(CARD_POP) + (0,)
@@ -106,30 +109,27 @@ def free_slots(mods: list[list[int]], ordered: bool = True) -> list[tuple[int, i
     모듈 건설: a new module's entrance goes on a free exit; damaged modules take no new
     connections (게임의 주요 개념 » 손상); modules never overlap.
     """
-    occ = {(m[1], m[2]) for m in mods}
+    occ = {m[1] * 1024 + m[2] for m in mods}
+    out = []
     if not ordered:
-        out = []
         for i, m in enumerate(mods):
             if m[5]:
                 continue
-            x, y = m[1], m[2]
-            for d, dx, dy in _EXIT_STEPS[m[0]][m[3]]:
-                if (x + dx, y + dy) not in occ:
+            cell = m[1] * 1024 + m[2]
+            for d, off in _EXIT_STEPS[m[0]][m[3]]:
+                if cell + off not in occ:
                     out.append((i, d))
         return out
     keyed = []
     for i, m in enumerate(mods):
         if m[5]:
             continue
-        x, y = m[1], m[2]
-        for d, dx, dy in _EXIT_STEPS[m[0]][m[3]]:
-            cell = (x + dx, y + dy)
-            if cell not in occ:
-                rank = _RANK.get(cell)
-                if rank is None:
-                    rank = cell_rank(*cell)
-                # one int per slot: the cell's rank, then (module, direction) as before
-                keyed.append(((rank << 16) | (i << 2) | d, i, d))
+        cell = m[1] * 1024 + m[2]
+        for d, off in _EXIT_STEPS[m[0]][m[3]]:
+            if cell + off not in occ:
+                dx, dy = STEP[d]
+                # one int per slot: the new cell's rank, then (module, direction) as before
+                keyed.append(((cell_rank(m[1] + dx, m[2] + dy) << 16) | (i << 2) | d, i, d))
     keyed.sort()
     return [(i, d) for _, i, d in keyed]
 
