@@ -190,9 +190,15 @@ def module_action(st: OrbitalState, a: int, i: int) -> tuple[int, int, str, int]
     return CORE_ACTION[st.core[a]] if m[0] == CORE else CARD_ACTION[m[0]]
 
 
-def others(st: OrbitalState, a: int) -> list[int]:
+def others(st: OrbitalState, a: int) -> tuple[int, ...]:
     """The other stations an effect may target (none in the peaceful solo game)."""
-    return [b for b in range(st.actors) if b != a]
+    if st.actors < 8 and 0 <= a < st.actors:
+        return _OTHERS[st.actors][a]
+    return tuple(b for b in range(st.actors) if b != a)
+
+
+#: ``_OTHERS[actors][a]``, made once (a fresh list was made on every option listing)
+_OTHERS = tuple(tuple(tuple(b for b in range(n) if b != a) for a in range(n)) for n in range(8))
 
 
 def end_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:

@@ -282,8 +282,11 @@ class OrbitalState(GameState):
                     continue
             elif not rules.effect_applies(self, a, effect, mc - act[1]):
                 continue
-            out.append(_option(("act", i, card, core), lambda i=i, card=card: (
-                f"act:{i}", f"activate {CORE_NAME[core] if card == CORE else CARD_NAME[card]}")))
+            opt = _OPTIONS.get(("act", i, card, core))
+            if opt is None:
+                opt = _option(("act", i, card, core), lambda i=i, card=card: (
+                    f"act:{i}", f"activate {CORE_NAME[core] if card == CORE else CARD_NAME[card]}"))
+            out.append(opt)
         if has_event:
             for c in hand:
                 if c >= MODULE_COUNT and rules.event_applies(self, a, c):
