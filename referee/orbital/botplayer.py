@@ -20,6 +20,7 @@ from referee.orbital.data import (
     CARD_NAME,
     CORE_ACTION,
     EVENT_EFFECT,
+    PURPLE,
     RULES,
 )
 from referee.orbital.station import CORE, U, W
@@ -78,16 +79,35 @@ def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
 def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
                  free: list[tuple[int, int]] | None = None) -> tuple[int, int, int] | None:
     """(parent, direction, cost): a same-colour exit for the discount if possible, else the first
-    free exit in target order (``free``: the station's ``free_slots``, if known already)."""
-    slots = rules.build_options(st, a, via, only=card, slots=free)
-    if not slots:
+    free exit in target order (``free``: the station's ``free_slots``, if known already).
+
+    The same choice as taking ``rules.build_options(st, a, via, only=card)`` in placement order,
+    without listing every exit: a same-colour exit is never dearer than another, so either the
+    same-colour exits are affordable and the first of them wins, or only other exits can be
+    (when there is no same-colour exit at all).
+    """
+    if CARD_IS_EVENT[card] or card not in st.hands[a]:
         return None
     mods = st.mods[a]
+    if free is None:
+        free = geo.free_slots(mods, False)
+    if not free:
+        return None
     colour = CARD_COLOUR[card]
-    # the first in placement order (free_slots(ordered=True)) among the same-colour exits, if any
-    same = [s for s in slots if rules.colour_of(st, a, mods[s[1]]) == colour]
-    _, p, d, c = min(same or slots, key=lambda s: geo.slot_key(mods, s[1], s[2]))
-    return p, d, c
+    core = st.core[a]
+    # exits of undamaged modules only, so the parent's colour is its printed (or core) colour
+    same = [s for s in free if (core if mods[s[0]][0] == CORE else CARD_COLOUR[mods[s[0]][0]]) == colour]
+    cost = rules.base_build_cost(st, a, via)
+    if via == "build_military" and colour == PURPLE:
+        cost -= 1
+    if same:
+        cost = max(0, cost - RULES["same_colour_discount"])
+    else:
+        cost = max(0, cost)
+    if cost > st.mc[a]:
+        return None
+    p, d = min(same or free, key=lambda s: geo.slot_key(mods, s[0], s[1]))
+    return p, d, cost
 
 
 def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:

@@ -112,7 +112,7 @@ def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False
         slots = geo.free_slots(mods, ordered)
     if not slots:
         return []
-    base = _base_build_cost(st, a, via)
+    base = base_build_cost(st, a, via)
     core = st.core[a]
     coloured = [(p, d, core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]]) for p, d in slots]
     same = RULES["same_colour_discount"]
@@ -137,7 +137,7 @@ def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False
     return out
 
 
-def _base_build_cost(st: OrbitalState, a: int, via: str) -> int:
+def base_build_cost(st: OrbitalState, a: int, via: str) -> int:
     """모듈 건설's 6 MC less the station's discounts and a command module's (before colour)."""
     base = BUILD_COST
     if has_passive(st, a, "build_discount") or CORE_EFFECT[st.core[a]] == "build_repair_discount":
@@ -160,7 +160,7 @@ def can_build(st: OrbitalState, a: int, via: str = "", mc: int | None = None,
         return False
     if mc is None:
         mc = st.mc[a]
-    base = _base_build_cost(st, a, via)
+    base = base_build_cost(st, a, via)
     core = st.core[a]
     colours = {core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]] for p, _ in slots}
     same = RULES["same_colour_discount"]

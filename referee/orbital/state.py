@@ -197,6 +197,10 @@ class OrbitalState(GameState):
             return self.queue[0]
         return self.cur
 
+    def is_over(self) -> bool:
+        """Same as ``to_move() is None``, without the call (playouts ask before every decision)."""
+        return self.phase == P_OVER
+
     def decision_prompt(self) -> str:
         return {
             P_KEEP: "return a dealt card to the deck (keep 5 of 8)",
