@@ -265,7 +265,8 @@ class OrbitalState(GameState):
             out.extend([_UPGRADE[c] for c in self.upgrades])
         for i, c in enumerate(self.market):
             if mc > i:
-                out.append(_BUY[i][c])
+                # a market longer than the rules' (only a hand-made state) still lists every card
+                out.append(_BUY[i][c] if i < len(_BUY) else Option(f"buy:{i}", f"buy {CARD_NAME[c]} for {i + 1} MC"))
         core_action = CORE_ACTION[core]
         crew = self.crew[a]
         damaged = []
