@@ -22,6 +22,14 @@ def test_bench_all_covers_every_configuration(game: str) -> None:
     assert figures["decisions_per_s"] > 0 and figures["clone_plus_determinise_us_max"] > 0
 
 
+def test_a_reference_engine_is_measured_in_the_same_run() -> None:
+    figures = bench_all("orbital", seconds=0.3, rounds=1)
+    assert figures["reference"] == "solenia" and figures["reference_decisions_per_s"] > 0
+    assert abs(figures["ratio_to_reference"] - figures["decisions_per_s"] / figures["reference_decisions_per_s"]) < 0.011
+    assert all(r["cpu_seconds"] > 0 for r in figures["rows"])
+    assert "reference" not in bench_all("orbital", seconds=0.1, reference=None, rounds=1)
+
+
 def test_cli_prints_one_row_per_configuration() -> None:
     out = CliRunner().invoke(cli, ["bench", "engine", "solenia", "--seconds", "0.4"])
     assert out.exit_code == 0, out.output

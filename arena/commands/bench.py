@@ -39,7 +39,10 @@ def bench_group() -> None:
 @click.option("--players", type=int, default=None, help="one player count (default: every configuration)")
 @click.option("--variant", default=None, help="one variant (with --players)")
 def bench_engine(game: str, seconds: float, players: int | None, variant: str | None) -> None:
-    """Random-playout decisions/s, games/s, clone and determinise cost for GAME on one core."""
+    """Random-playout decisions/s, games/s, clone and determinise cost for GAME on one core.
+
+    Per CPU second of the process, beside a reference engine measured in the same run.
+    """
     from benchmarks.bench_engine import bench, bench_all
 
     if players is None and variant is None:
@@ -47,7 +50,7 @@ def bench_engine(game: str, seconds: float, players: int | None, variant: str | 
         rows = result.pop("rows")
         result.pop("slowest")
         _print(result)
-        click.echo(f"\n{'players':>7} {'variant':<22} {'decisions/s':>11} {'games/s':>8} "
+        click.echo(f"\n{'players':>7} {'variant':<22} {'dec/CPU s':>11} {'games/s':>8} "
                    f"{'dec/game':>8} {'clone us':>8} {'determinise us':>14}")
         for r in rows:
             click.echo(f"{r['players']:>7} {r['variant']:<22} {r['decisions_per_s']:>11} "

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING
 
 from referee.orbital import rules
 from referee.orbital import station as geo
-from referee.orbital.data import CARD_COLOUR, CARD_IS_EVENT, CARD_NAME, EVENT_EFFECT, RULES
+from referee.orbital.data import (
+    CARD_ACTION,
+    CARD_COLOUR,
+    CARD_IS_EVENT,
+    CARD_NAME,
+    CORE_ACTION,
+    EVENT_EFFECT,
+    PURPLE,
+    RULES,
+)
 from referee.orbital.station import CORE, U, W
 
 if TYPE_CHECKING:
@@ -51,35 +60,67 @@ def resolve_for_bot(st: OrbitalState, a: int, effect: str, events: list[str]) ->
 
 def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
     """A Command HQ or Military Command the bot may use to build now (its crew and MC)."""
-    for i in geo.target_order(st.mods[a], include_core=True):
-        act = rules.module_action(st, a, i)
-        if act and act[2] in ("build", "build_military") and not st.mods[a][i][5] and not st.mods[a][i][U]:
-            if st.crew[a] >= act[0] and st.mc[a] >= act[1]:
-                return i, act[2]
-    return None
+    mods = st.mods[a]
+    crew, mc = st.crew[a], st.mc[a]
+    usable = []
+    core_action = CORE_ACTION[st.core[a]]
+    for i, m in enumerate(mods):
+        if m[5] or m[U]:
+            continue
+        act = core_action if m[0] == CORE else CARD_ACTION[m[0]]  # rules.module_action
+        if act and act[2] in ("build", "build_military") and crew >= act[0] and mc >= act[1]:
+            usable.append(i)
+    i = geo.first_in_target_order(mods, usable)
+    if i is None:
+        return None
+    return i, rules.module_action(st, a, i)[2]  # type: ignore[index]
 
 
-def choose_build(st: OrbitalState, a: int, card: int, via: str = "") -> tuple[int, int, int] | None:
+def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
+                 free: list[tuple[int, int]] | None = None) -> tuple[int, int, int] | None:
     """(parent, direction, cost): a same-colour exit for the discount if possible, else the first
-    free exit in target order."""
-    slots = [(p, d, c) for cc, p, d, c in rules.build_options(st, a, via, ordered=True) if cc == card]
-    if not slots:
+    free exit in target order (``free``: the station's ``free_slots``, if known already).
+
+    The same choice as taking ``rules.build_options(st, a, via, only=card)`` in placement order,
+    without listing every exit: a same-colour exit is never dearer than another, so either the
+    same-colour exits are affordable and the first of them wins, or only other exits can be
+    (when there is no same-colour exit at all).
+    """
+    if CARD_IS_EVENT[card] or card not in st.hands[a]:
         return None
     mods = st.mods[a]
-    for p, d, c in slots:
-        if rules.colour_of(st, a, mods[p]) == CARD_COLOUR[card]:
-            return p, d, c
-    return slots[0]
+    if free is None:
+        free = geo.free_slots(mods, False)
+    if not free:
+        return None
+    colour = CARD_COLOUR[card]
+    core = st.core[a]
+    # exits of undamaged modules only, so the parent's colour is its printed (or core) colour
+    same = [s for s in free if (core if mods[s[0]][0] == CORE else CARD_COLOUR[mods[s[0]][0]]) == colour]
+    cost = rules.base_build_cost(st, a, via)
+    if via == "build_military" and colour == PURPLE:
+        cost -= 1
+    if same:
+        cost = max(0, cost - RULES["same_colour_discount"])
+    else:
+        cost = max(0, cost)
+    if cost > st.mc[a]:
+        return None
+    p, d = min(same or free, key=lambda s: geo.slot_key(mods, s[0], s[1]))
+    return p, d, cost
 
 
 def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
+    free = geo.free_slots(st.mods[a], False)  # the same for both tries below
+    if not free:
+        return False
     cmd = _command_module(st, a)
     if cmd is not None:
         i, via = cmd
         crew, mc, _, _ = rules.module_action(st, a, i)  # type: ignore[misc]
         saved = st.mc[a]
         st.mc[a] -= mc
-        spot = choose_build(st, a, card, via)
+        spot = choose_build(st, a, card, via, free)
         st.mc[a] = saved
         if spot is not None:
             m = st.mods[a][i]
@@ -90,7 +131,7 @@ def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
             events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]]} to build")
             rules.build(st, a, card, spot[0], spot[1], spot[2], events)
             return True
-    spot = choose_build(st, a, card)
+    spot = choose_build(st, a, card, free=free)
     if spot is None:
         return False
     rules.build(st, a, card, spot[0], spot[1], spot[2], events)
@@ -116,10 +157,18 @@ def take_turn(st: OrbitalState, events: list[str]) -> bool:
         st.mc[a] += RULES["bot_discard_mc"]
         events.append(f"{who} discards it and gains {RULES['bot_discard_mc']} MC")
         return False
-    for i in geo.target_order(st.mods[a], include_core=True):
-        act = rules.module_action(st, a, i)
-        if act is None or act[2] in NOT_ACTIVATED:
+    mods = st.mods[a]
+    # the cheap refusals of rules.can_activate first, then only these few in target order
+    candidates = []
+    core_action = CORE_ACTION[st.core[a]]
+    for i, m in enumerate(mods):
+        if m[5] or m[U]:
             continue
+        act = core_action if m[0] == CORE else CARD_ACTION[m[0]]  # rules.module_action
+        if act is None or act[2] in NOT_ACTIVATED or st.crew[a] < act[0] or st.mc[a] < act[1]:
+            continue
+        candidates.append(i)
+    for i in geo.in_target_order(mods, candidates):
         if rules.can_activate(st, a, i, bot=True):
             st.activate(a, i, events, bot=True)
             return False
@@ -132,21 +181,28 @@ def take_turn(st: OrbitalState, events: list[str]) -> bool:
 def _repair(st: OrbitalState, a: int, events: list[str]) -> bool:
     """봇 알고리즘 3: repair the first damaged module in target order, with a workshop if possible."""
     mods = st.mods[a]
-    damaged = [i for i in geo.target_order(mods) if mods[i][5]]
-    if not damaged:
+    target = geo.first_in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][5]])
+    if target is None:
         return False
-    target = damaged[0]
-    for i in geo.target_order(mods, include_core=True):
-        act = rules.module_action(st, a, i)
+    workshops: dict[int, tuple[int, int, str, int]] = {}
+    core_action = CORE_ACTION[st.core[a]]
+    for i, m in enumerate(mods):
+        if m[5] or m[U]:
+            continue
+        act = core_action if m[0] == CORE else CARD_ACTION[m[0]]  # rules.module_action
+        if act and act[2] == "repair" and st.crew[a] >= act[0] and st.mc[a] >= act[1]:
+            workshops[i] = act
+    i = geo.first_in_target_order(mods, list(workshops))
+    if i is not None:
+        crew, mc, _, _ = workshops[i]
         m = mods[i]
-        if act and act[2] == "repair" and not m[5] and not m[U] and st.crew[a] >= act[0] and st.mc[a] >= act[1]:
-            st.crew[a] -= act[0]
-            m[W] += act[0]
-            st.mc[a] -= act[1]
-            m[U] = 1
-            events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]] if m[0] != CORE else 'its core'} to repair")
-            rules.repair_one(st, a, target, events)
-            return True
+        st.crew[a] -= crew
+        m[W] += crew
+        st.mc[a] -= mc
+        m[U] = 1
+        events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]] if m[0] != CORE else 'its core'} to repair")
+        rules.repair_one(st, a, target, events)
+        return True
     cost = rules.repair_cost(st, a)
     if st.mc[a] >= cost:
         st.mc[a] -= cost

@@ -33,7 +33,13 @@ BUILD_COST = RULES["build_cost"]
 REPAIR_COST = RULES["repair_cost"]
 
 
+#: ``_NAMES[players][actor]``: seats are P1.., bot players after them Bot A.. (made once, not per line)
+_NAMES = tuple(tuple(f"P{a + 1}" if a < p else f"Bot {chr(ord('A') + a - p)}" for a in range(8)) for p in range(6))
+
+
 def name(st: OrbitalState, a: int) -> str:
+    if 0 <= a < 8 and st.players < 6:
+        return _NAMES[st.players][a]
     return f"P{a + 1}" if a < st.players else f"Bot {chr(ord('A') + a - st.players)}"
 
 
@@ -59,10 +65,15 @@ def colour_counts(st: OrbitalState, a: int) -> list[int]:
 def has_passive(st: OrbitalState, a: int, passive: str) -> int:
     """How many undamaged modules of ``a`` have the always-on effect ``passive``."""
     n = 0
-    for m in st.mods[a][1:]:
-        if not m[D] and CARD_PASSIVE[m[0]] == passive:
+    for m in st.mods[a]:
+        if not m[D] and _PASSIVE[m[0]] == passive:
             n += 1
     return n
+
+
+#: always-on effect per card with the core's row last (``_PASSIVE[CORE]``: none), so the hot
+#: loops need no core test
+_PASSIVE: tuple[str, ...] = tuple(CARD_PASSIVE) + ("",)
 
 
 def hand_limit(st: OrbitalState, a: int) -> int:
@@ -85,36 +96,83 @@ def build_cost(st: OrbitalState, a: int, card: int, parent: int, via: str = "") 
     return max(0, cost)
 
 
-def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False) -> list[tuple[int, int, int, int]]:
+def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False,
+                  only: int | None = None, slots: list[tuple[int, int]] | None = None) -> list[tuple[int, int, int, int]]:
     """(card, parent, direction, cost) for every module card in hand and every free exit it can
-    afford (``ordered``: exits in the bot's placement order)."""
-    hand = [c for c in st.hands[a] if not CARD_IS_EVENT[c]]
+    afford (``ordered``: exits in the bot's placement order; ``only``: that hand card alone;
+    ``slots``: the station's ``free_slots`` when the caller has them already)."""
+    if only is None:
+        hand = [c for c in st.hands[a] if not CARD_IS_EVENT[c]]
+    else:
+        hand = [c for c in st.hands[a] if c == only and not CARD_IS_EVENT[c]]
     if not hand:
         return []
     mods = st.mods[a]
-    slots = geo.free_slots(mods, ordered)
+    if slots is None:
+        slots = geo.free_slots(mods, ordered)
     if not slots:
         return []
+    base = base_build_cost(st, a, via)
+    core = st.core[a]
+    coloured = [(p, d, core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]]) for p, d in slots]
+    same = RULES["same_colour_discount"]
+    military = via == "build_military"
+    out = []
+    append = out.append
+    mc = st.mc[a]
+    for card in hand:
+        colour = CARD_COLOUR[card]
+        cost = base - 1 if military and colour == PURPLE else base
+        c_same = cost - same if cost - same > 0 else 0
+        c_other = cost if cost > 0 else 0
+        ok_same, ok_other = c_same <= mc, c_other <= mc
+        if not (ok_same or ok_other):
+            continue
+        for parent, d, pc in coloured:
+            if pc == colour:
+                if ok_same:
+                    append((card, parent, d, c_same))
+            elif ok_other:
+                append((card, parent, d, c_other))
+    return out
+
+
+def base_build_cost(st: OrbitalState, a: int, via: str) -> int:
+    """모듈 건설's 6 MC less the station's discounts and a command module's (before colour)."""
     base = BUILD_COST
     if has_passive(st, a, "build_discount") or CORE_EFFECT[st.core[a]] == "build_repair_discount":
         base -= 1
     if via:
         base -= 2
+    return base
+
+
+def can_build(st: OrbitalState, a: int, via: str = "", mc: int | None = None,
+              slots: list[tuple[int, int]] | None = None) -> bool:
+    """Whether :func:`build_options` would list anything (with ``mc`` MC), without listing it."""
+    hand = [c for c in st.hands[a] if not CARD_IS_EVENT[c]]
+    if not hand:
+        return False
+    mods = st.mods[a]
+    if slots is None:
+        slots = geo.free_slots(mods, False)
+    if not slots:
+        return False
+    if mc is None:
+        mc = st.mc[a]
+    base = base_build_cost(st, a, via)
     core = st.core[a]
-    parent_colour = [core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]] for p, _ in slots]
+    colours = {core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]] for p, _ in slots}
     same = RULES["same_colour_discount"]
-    out = []
-    mc = st.mc[a]
+    military = via == "build_military"
     for card in hand:
         colour = CARD_COLOUR[card]
-        cost = base - (1 if via == "build_military" and colour == PURPLE else 0)
-        for k, (parent, d) in enumerate(slots):
-            c = cost - same if parent_colour[k] == colour else cost
-            if c < 0:
-                c = 0
-            if c <= mc:
-                out.append((card, parent, d, c))
-    return out
+        cost = base - 1 if military and colour == PURPLE else base
+        if colour in colours and max(0, cost - same) <= mc:
+            return True
+        if (len(colours) > 1 or colour not in colours) and max(0, cost) <= mc:
+            return True
+    return False
 
 
 def repair_cost(st: OrbitalState, a: int) -> int:
@@ -132,25 +190,36 @@ def module_action(st: OrbitalState, a: int, i: int) -> tuple[int, int, str, int]
     return CORE_ACTION[st.core[a]] if m[0] == CORE else CARD_ACTION[m[0]]
 
 
-def others(st: OrbitalState, a: int) -> list[int]:
+def others(st: OrbitalState, a: int) -> tuple[int, ...]:
     """The other stations an effect may target (none in the peaceful solo game)."""
-    return [b for b in range(st.actors) if b != a]
+    if st.actors < 8 and 0 <= a < st.actors:
+        return _OTHERS[st.actors][a]
+    return tuple(b for b in range(st.actors) if b != a)
+
+
+#: ``_OTHERS[actors][a]``, made once (a fresh list was made on every option listing)
+_OTHERS = tuple(tuple(tuple(b for b in range(n) if b != a) for a in range(n)) for n in range(8))
 
 
 def end_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
     """Non-core end modules of station ``b`` in target order (cores are never damaged)."""
     mods = st.mods[b]
-    return [i for i in geo.target_order(mods) if geo.is_end(mods, i) and not (undamaged_only and mods[i][D])]
+    parents = {m[P] for m in mods}
+    return geo.in_target_order(mods, [i for i in range(1, len(mods))
+                                      if i not in parents and not (undamaged_only and mods[i][D])])
 
 
 def any_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
     mods = st.mods[b]
-    return [i for i in geo.target_order(mods) if not (undamaged_only and mods[i][D])]
+    if not undamaged_only:
+        return geo.target_order(mods)
+    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if not mods[i][D]])
 
 
 def damaged_end_targets(st: OrbitalState, b: int) -> list[int]:
     mods = st.mods[b]
-    return [i for i in geo.target_order(mods) if mods[i][D] and geo.is_end(mods, i)]
+    parents = {m[P] for m in mods}
+    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][D] and i not in parents])
 
 
 def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> list[tuple[int, int]]:
@@ -228,11 +297,7 @@ def effect_applies(st: OrbitalState, a: int, effect: str, mc_after: int = 0, bot
     if effect == "repair":
         return bool(damaged_modules(st, a))
     if effect in ("build", "build_military"):
-        saved = st.mc[a]
-        st.mc[a] = mc_after
-        ok = bool(build_options(st, a, effect))
-        st.mc[a] = saved
-        return ok
+        return can_build(st, a, effect, mc_after)
     if effect == "salvage":
         return bool(st.discard)
     if effect in ("attack_end", "attack_any"):

@@ -26,11 +26,12 @@ from referee.engine import (
 from referee.orbital import botplayer, rules, views
 from referee.orbital import station as geo
 from referee.orbital.data import (
+    CARD_ACTION,
     CARD_COLOUR,
     CARD_COUNT,
-    CARD_IS_EVENT,
     CARD_NAME,
     COLOURS,
+    CORE_ACTION,
     CORE_EFFECT,
     CORE_NAME,
     EVENT_EFFECT,
@@ -65,9 +66,45 @@ for _p, _v in _BOT_VARIANTS:
 _BUILD_ID = [f"build:{c}:" for c in range(len(CARD_NAME))]
 _BUILD_LABEL = [f"build {n} on module " for n in CARD_NAME]
 
+#: Options are immutable, and the same (card, module, side, cost) comes up again and again in
+#: playouts: each is made once and shared (``_OPTIONS`` keys: a build tuple, or (kind, ...)).
+_OPTIONS: dict[tuple[Any, ...], Option] = {}
+
 
 def _build_option(c: int, p: int, d: int, cost: int) -> Option:
-    return Option(f"{_BUILD_ID[c]}{p}.{d}", f"{_BUILD_LABEL[c]}{p} side {'NESW'[d]} for {cost} MC")
+    key = (c, p, d, cost)
+    opt = _OPTIONS.get(key)
+    if opt is None:
+        opt = _OPTIONS[key] = Option(f"{_BUILD_ID[c]}{p}.{d}", f"{_BUILD_LABEL[c]}{p} side {'NESW'[d]} for {cost} MC")
+    return opt
+
+
+def _build_options(builds: list[tuple[int, int, int, int]]) -> list[Option]:
+    get = _OPTIONS.get
+    out = []
+    for key in builds:
+        opt = get(key)
+        if opt is None:
+            opt = _build_option(*key)
+        out.append(opt)
+    return out
+
+
+def _option(key: tuple[Any, ...], make: Any) -> Option:
+    """The shared Option for ``key``; ``make()`` returns (id, label) the first time only."""
+    opt = _OPTIONS.get(key)
+    if opt is None:
+        opt = _OPTIONS[key] = Option(*make())
+    return opt
+
+
+_PASS = Option("pass", "pass")
+_UPGRADE = {c: Option(f"upgrade:{COLOURS[c]}", f"upgrade the core to the {CORE_NAME[c]} (4 MC)") for c in UPGRADE_COLOURS}
+_BUY = [[Option(f"buy:{i}", f"buy {CARD_NAME[c]} for {i + 1} MC") for c in range(CARD_COUNT)] for i in range(RULES["market_size"])]
+_EVENT = [Option(f"event:{c}", f"play {CARD_NAME[c]}") for c in range(CARD_COUNT)]
+_RETURN = [Option(f"return:{c}", f"return {CARD_NAME[c]}") for c in range(CARD_COUNT)]
+_DISCARD = [Option(f"discard:{c}", f"discard {CARD_NAME[c]}") for c in range(CARD_COUNT)]
+_KEEP = [Option(f"keep:{c}", f"keep {CARD_NAME[c]}") for c in range(CARD_COUNT)]
 
 
 class OrbitalState(GameState):
@@ -160,6 +197,10 @@ class OrbitalState(GameState):
             return self.queue[0]
         return self.cur
 
+    def is_over(self) -> bool:
+        """Same as ``to_move() is None``, without the call (playouts ask before every decision)."""
+        return self.phase == P_OVER
+
     def decision_prompt(self) -> str:
         return {
             P_KEEP: "return a dealt card to the deck (keep 5 of 8)",
@@ -186,11 +227,9 @@ class OrbitalState(GameState):
         if ph == P_MAIN:
             return self._main_options(self.cur)
         if ph == P_KEEP:
-            a = self.queue[0]
-            return [Option(f"return:{c}", f"return {CARD_NAME[c]}") for c in self.hands[a]]
+            return [_RETURN[c] for c in self.hands[self.queue[0]]]
         if ph == P_DISCARD:
-            a = self.queue[0]
-            return [Option(f"discard:{c}", f"discard {CARD_NAME[c]}") for c in self.hands[a]]
+            return [_DISCARD[c] for c in self.hands[self.queue[0]]]
         if ph == P_INCOME:
             counts = rules.colour_counts(self, self.queue[0])
             return [Option(f"income:{COLOURS[c]}", f"income from {COLOURS[c]}: {7 + n} MC")
@@ -202,31 +241,68 @@ class OrbitalState(GameState):
         if ph == P_PICK:
             return [Option(f"pick:{i}", f"take {CARD_NAME[c]}") for i, c in enumerate(self.market)]
         if ph == P_OBS:
-            return [Option(f"keep:{c}", f"keep {CARD_NAME[c]}") for c in self.peek]
+            return [_KEEP[c] for c in self.peek]
         if ph == P_VIA:
-            return [_build_option(c, p, d, cost) for c, p, d, cost in rules.build_options(self, self.cur, self.pend)]
+            return _build_options(rules.build_options(self, self.cur, self.pend))
         raise AssertionError(ph)
 
     def _main_options(self, a: int) -> list[Option]:
-        out = [_build_option(c, p, d, cost) for c, p, d, cost in rules.build_options(self, a)]
-        if self.core[a] == RED and self.mc[a] >= RULES["upgrade_cost"]:
-            for c in self.upgrades:
-                out.append(Option(f"upgrade:{COLOURS[c]}", f"upgrade the core to the {CORE_NAME[c]} (4 MC)"))
+        """Build, upgrade, buy, activate, event, repair, pass: in this order, as always listed."""
+        hand = self.hands[a]
+        mods = self.mods[a]
+        has_module = has_event = False
+        for c in hand:  # card ids below MODULE_COUNT are the module cards
+            if c < MODULE_COUNT:
+                has_module = True
+            else:
+                has_event = True
+        # the free exits, once for the build options and the command modules' test below
+        slots = geo.free_slots(mods, False) if has_module else []
+        out = _build_options(rules.build_options(self, a, slots=slots)) if slots else []
+        mc = self.mc[a]
+        core = self.core[a]
+        if core == RED and mc >= RULES["upgrade_cost"]:
+            out.extend([_UPGRADE[c] for c in self.upgrades])
         for i, c in enumerate(self.market):
-            if self.mc[a] >= i + 1:
-                out.append(Option(f"buy:{i}", f"buy {CARD_NAME[c]} for {i + 1} MC"))
-        for i, m in enumerate(self.mods[a]):
-            if not m[U] and not m[D] and rules.can_activate(self, a, i):
-                label = CORE_NAME[self.core[a]] if m[0] == CORE else CARD_NAME[m[0]]
-                out.append(Option(f"act:{i}", f"activate {label}"))
-        for c in self.hands[a]:
-            if CARD_IS_EVENT[c] and rules.event_applies(self, a, c):
-                out.append(Option(f"event:{c}", f"play {CARD_NAME[c]}"))
-        cost = rules.repair_cost(self, a)
-        if self.mc[a] >= cost:
-            for i in rules.damaged_modules(self, a):
-                out.append(Option(f"repair:{i}", f"repair {CARD_NAME[self.mods[a][i][0]]} ({cost} MC)"))
-        out.append(Option("pass", "pass"))
+            if mc > i:
+                # a market longer than the rules' (only a hand-made state) still lists every card
+                out.append(_BUY[i][c] if i < len(_BUY) else Option(f"buy:{i}", f"buy {CARD_NAME[c]} for {i + 1} MC"))
+        core_action = CORE_ACTION[core]
+        crew = self.crew[a]
+        damaged = []
+        for i, m in enumerate(mods):
+            if m[D]:
+                damaged.append(i)
+                continue
+            if m[U]:
+                continue
+            card = m[0]
+            act = core_action if card == CORE else CARD_ACTION[card]
+            # rules.can_activate, its cheap refusals first (no arrow; not enough crew or MC)
+            if act is None or crew < act[0] or mc < act[1]:
+                continue
+            effect = act[2]
+            if effect in ("build", "build_military"):
+                if not (slots and rules.can_build(self, a, effect, mc - act[1], slots)):
+                    continue
+            elif not rules.effect_applies(self, a, effect, mc - act[1]):
+                continue
+            opt = _OPTIONS.get(("act", i, card, core))
+            if opt is None:
+                opt = _option(("act", i, card, core), lambda i=i, card=card: (
+                    f"act:{i}", f"activate {CORE_NAME[core] if card == CORE else CARD_NAME[card]}"))
+            out.append(opt)
+        if has_event:
+            for c in hand:
+                if c >= MODULE_COUNT and rules.event_applies(self, a, c):
+                    out.append(_EVENT[c])
+        if damaged:
+            cost = rules.repair_cost(self, a)
+            if mc >= cost:
+                for i in damaged:
+                    out.append(_option(("repair", i, mods[i][0], cost), lambda i=i: (
+                        f"repair:{i}", f"repair {CARD_NAME[mods[i][0]]} ({cost} MC)")))
+        out.append(_PASS)
         return out
 
     def _target_options(self) -> list[Option]:
@@ -260,8 +336,13 @@ class OrbitalState(GameState):
         return ids[0]
 
     def apply(self, option_id: str) -> list[str]:
-        legal = self.legal_options()
-        if not any(o.id == option_id for o in legal):
+        legal = self._cache
+        if legal is None:
+            legal = self._cache = self._options()
+        for o in legal:
+            if o.id == option_id:
+                break
+        else:
             raise self.illegal(option_id)
         self._cache = None
         events: list[str] = []

@@ -23,6 +23,22 @@ C, X, Y, H, P, D, W, U = range(8)
 STEP = ((0, -1), (1, 0), (0, 1), (-1, 0))
 CORE_EXITS = (0, 1, 2, 3)
 
+#: ``ABS_EXITS[card][heading]``: absolute exit directions, computed once at load (the hot loops
+#: of option listing ask for them on every decision). The core's row is the last one, so
+#: ``ABS_EXITS[CORE]`` (index -1) works unchanged.
+ABS_EXITS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((h + r) & 3 for r in rel) for h in range(4)) for rel in CARD_EXITS
+) + ((CORE_EXITS,) * 4,)
+#: ``free_slots`` codes a cell as one int, ``x * 1024 + y`` (a set of ints is faster than a set
+#: of tuples); exact while ``|y| < 512``, and a station of all 83 module cards stays within 83
+#: cells of its core.
+#: ``_EXIT_STEPS[card][heading]``: (direction, cell-code offset) per exit.
+_EXIT_STEPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(tuple((d, STEP[d][0] * 1024 + STEP[d][1]) for d in row) for row in card) for card in ABS_EXITS
+)
+#: population icons per card, the core's row last (as in ``ABS_EXITS``)
+_POP: tuple[int, ...] = tuple(CARD_POP) + (0,)
+
 
 def new_core() -> list[int]:
     return [CORE, 0, 0, 0, -1, 0, 0, 0]
@@ -40,12 +56,38 @@ def cell_key(x: int, y: int) -> tuple[int, float, int]:
     return ring, round(angle, 9), abs(x) + abs(y)
 
 
+_RANK: dict[tuple[int, int], int] = {}
+
+
+def _rank_ring(r: int) -> None:
+    """Fill ``_RANK`` for ring ``r``: cells of inner rings come first, then by :func:`cell_key`."""
+    cells = [(x, y) for x in range(-r, r + 1) for y in range(-r, r + 1) if max(abs(x), abs(y)) == r]
+    cells.sort(key=lambda xy: cell_key(*xy))
+    base = (2 * r - 1) ** 2 if r else 0
+    for k, xy in enumerate(cells):
+        _RANK[xy] = base + k
+
+
+def cell_rank(x: int, y: int) -> int:
+    """The position of cell ``(x, y)`` in target-module order, as one integer.
+
+    Sorting by it equals sorting by :func:`cell_key` (within a ring the angle differs from cell
+    to cell, so the key never ties), but an int compares much faster than a tuple.
+    """
+    rank = _RANK.get((x, y))
+    if rank is None:
+        _rank_ring(max(abs(x), abs(y)))
+        rank = _RANK[(x, y)]
+    return rank
+
+
+for _r in range(8):
+    _rank_ring(_r)
+
+
 def exits(m: list[int]) -> tuple[int, ...]:
     """Absolute exit directions of module ``m``."""
-    if m[C] == CORE:
-        return CORE_EXITS
-    h = m[H]
-    return tuple((h + r) & 3 for r in CARD_EXITS[m[C]])
+    return ABS_EXITS[m[C]][m[H]]
 
 
 def is_damaged(m: list[int]) -> bool:
@@ -67,33 +109,70 @@ def free_slots(mods: list[list[int]], ordered: bool = True) -> list[tuple[int, i
     모듈 건설: a new module's entrance goes on a free exit; damaged modules take no new
     connections (게임의 주요 개념 » 손상); modules never overlap.
     """
-    occ = {(m[1], m[2]) for m in mods}
+    occ = {m[1] * 1024 + m[2] for m in mods}
     out = []
+    if not ordered:
+        for i, m in enumerate(mods):
+            if m[5]:
+                continue
+            cell = m[1] * 1024 + m[2]
+            for d, off in _EXIT_STEPS[m[0]][m[3]]:
+                if cell + off not in occ:
+                    out.append((i, d))
+        return out
+    keyed = []
     for i, m in enumerate(mods):
         if m[5]:
             continue
-        x, y = m[1], m[2]
-        for d in exits(m):
-            dx, dy = STEP[d]
-            if (x + dx, y + dy) not in occ:
-                out.append((i, d))
-    if ordered:
-        out.sort(key=lambda s: (cell_key(mods[s[0]][1] + STEP[s[1]][0], mods[s[0]][2] + STEP[s[1]][1]), s))
-    return out
+        cell = m[1] * 1024 + m[2]
+        for d, off in _EXIT_STEPS[m[0]][m[3]]:
+            if cell + off not in occ:
+                dx, dy = STEP[d]
+                # one int per slot: the new cell's rank, then (module, direction) as before
+                keyed.append(((cell_rank(m[1] + dx, m[2] + dy) << 16) | (i << 2) | d, i, d))
+    keyed.sort()
+    return [(i, d) for _, i, d in keyed]
+
+
+def slot_key(mods: list[list[int]], i: int, d: int) -> int:
+    """Where exit ``d`` of module ``i`` comes in placement order (``free_slots(ordered=True)``)."""
+    dx, dy = STEP[d]
+    return (cell_rank(mods[i][1] + dx, mods[i][2] + dy) << 16) | (i << 2) | d
 
 
 def target_order(mods: list[list[int]], include_core: bool = False) -> list[int]:
     """Module indices in the bot's target-module order (core first when included)."""
-    order = sorted(range(1, len(mods)), key=lambda i: (cell_key(mods[i][X], mods[i][Y]), i))
-    return ([0] if include_core else []) + order
+    # modules never share a cell, so the cell's rank alone orders them
+    keyed = sorted([(cell_rank(m[1], m[2]), i) for i, m in enumerate(mods) if i])
+    out = [0] if include_core else []
+    out.extend([i for _, i in keyed])
+    return out
+
+
+def in_target_order(mods: list[list[int]], indices: list[int]) -> list[int]:
+    """``indices`` (module 0, the core, may be one) sorted in target-module order: the same as
+    filtering :func:`target_order` (core first), but only the few modules asked about are sorted."""
+    if len(indices) < 2:
+        return list(indices)
+    keyed = sorted([(cell_rank(mods[i][1], mods[i][2]), i) for i in indices])
+    return [i for _, i in keyed]
+
+
+def first_in_target_order(mods: list[list[int]], indices: list[int]) -> int | None:
+    """The first of ``indices`` in target-module order (core first), or None when empty."""
+    if not indices:
+        return None
+    if len(indices) == 1:
+        return indices[0]
+    return min((cell_rank(mods[i][1], mods[i][2]), i) for i in indices)[1]
 
 
 def population(mods: list[list[int]], core_colour: int) -> int:
     """Population icons of the undamaged modules (승무원 보충; the tie-breaker)."""
     total = CORE_POP[core_colour]
-    for m in mods[1:]:
-        if not m[D]:
-            total += CARD_POP[m[C]]
+    for m in mods:
+        if not m[5]:
+            total += _POP[m[0]]
     return total
 
 
