@@ -105,4 +105,4 @@ def test_generated_postgres_data_is_consistent() -> None:
             assert one("SELECT sum(last_seq) FROM rating_locks") == one(
                 "SELECT count(*) FROM matches WHERE status = 'done'")
             assert one("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_matches_created'") == 1
-    assert any(line.strip().startswith("matches: 1,200 rows") for line in lines)
+    assert any(line.strip().startswith("matches: 1,200 of 1,200 rows") for line in lines)
