@@ -89,11 +89,12 @@ def tournaments(
 
 
 def tournament_page(
-    session: Session, tournament_id: int, schedule_from: int = 0, page_size: int = SCHEDULE_PAGE
+    session: Session, tournament_id: int, schedule_from: int = 0, page_size: int | None = None
 ) -> TournamentPage | None:
     t = session.get(Tournament, tournament_id)
     if t is None:
         return None
+    page_size = page_size or SCHEDULE_PAGE
     played = session.execute(
         select(
             MatchSeat.bot_version_id,
