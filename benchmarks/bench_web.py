@@ -1,19 +1,20 @@
-"""Website latency with a big database: 10,000 bots and 1,000,000 finished matches.
+"""Website latency with a big database: 10,000 bots and 1,000,000 matches.
 
-On PostgreSQL (a database created and dropped by the run, bulk-loaded with COPY; see
-:mod:`benchmarks.bench_db`) and over real HTTP through waitress, the production server
-``arena web`` runs, with a keep-alive client in this process. ``database="sqlite"`` keeps the
-older form: a SQLite file reused between runs, through the WSGI test client (no sockets).
+On PostgreSQL (a database created and dropped by the run, generated inside the server by
+:mod:`benchmarks.bench_web_pg` with a progress line per step) and over real HTTP through
+waitress, the production server ``arena web`` runs, with a keep-alive client in this process.
+``database="sqlite"`` keeps the older form: a SQLite file filled from Python and reused between
+runs (``$ARENA_BENCH_DIR``, default the temp folder), through the WSGI test client (no sockets).
 
-Measures p50/p95 of the leaderboard, the match history (first page, a deep keyset page, a bot's
-matches, a game filter) and the match page (a different, never-cached match every request),
-next to a trivial Flask route in the same run and process, so the figures can be read as
-"n times a do-nothing request" on any machine. Requests go through the WSGI test client (no
-sockets): what is measured is the app — queries plus templates.
-
-The database is generated once (bulk inserts through SQLAlchemy Core, ~1 minute) and kept in
-``$ARENA_BENCH_DIR`` (default: the temp folder) for the next run. Matches are real games of the
-toy engine (tests/toy_game.py, registered here): 60 distinct seeded playouts, each stored under
+Measures p50/p95 of every page — home, each game's leaderboard, the match history (first page,
+a deep keyset page, a bot's matches, a game, forfeits, a bot's wins), the match page and a
+replay step (a different, never-cached match every request), the bot page, the tournament list
+and pages (a finished and the running one), the live page and its board fragment — and their
+``/api/`` twins, next to a trivial Flask route in the same run and process, so the figures can
+be read as "n times a do-nothing request" on any machine. Beside wall-clock time it reports
+the CPU the process spent per request (server threads and client; PostgreSQL's own CPU is
+not in it), which a loaded machine inflates far less. Matches are real games of the toy engine
+(tests/toy_game.py, registered here): 60 distinct seeded playouts a game, each stored under
 many match ids, so every match page replays a real record.
 """
 
