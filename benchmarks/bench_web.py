@@ -1,19 +1,20 @@
-"""Website latency with a big database: 10,000 bots and 1,000,000 finished matches.
+"""Website latency with a big database: 10,000 bots and 1,000,000 matches.
 
-On PostgreSQL (a database created and dropped by the run, bulk-loaded with COPY; see
-:mod:`benchmarks.bench_db`) and over real HTTP through waitress, the production server
-``arena web`` runs, with a keep-alive client in this process. ``database="sqlite"`` keeps the
-older form: a SQLite file reused between runs, through the WSGI test client (no sockets).
+On PostgreSQL (a database created and dropped by the run, generated inside the server by
+:mod:`benchmarks.bench_web_pg` with a progress line per step) and over real HTTP through
+waitress, the production server ``arena web`` runs, with a keep-alive client in this process.
+``database="sqlite"`` keeps the older form: a SQLite file filled from Python and reused between
+runs (``$ARENA_BENCH_DIR``, default the temp folder), through the WSGI test client (no sockets).
 
-Measures p50/p95 of the leaderboard, the match history (first page, a deep keyset page, a bot's
-matches, a game filter) and the match page (a different, never-cached match every request),
-next to a trivial Flask route in the same run and process, so the figures can be read as
-"n times a do-nothing request" on any machine. Requests go through the WSGI test client (no
-sockets): what is measured is the app — queries plus templates.
-
-The database is generated once (bulk inserts through SQLAlchemy Core, ~1 minute) and kept in
-``$ARENA_BENCH_DIR`` (default: the temp folder) for the next run. Matches are real games of the
-toy engine (tests/toy_game.py, registered here): 60 distinct seeded playouts, each stored under
+Measures p50/p95 of every page — home, each game's leaderboard, the match history (first page,
+a deep keyset page, a bot's matches, a game, forfeits, a bot's wins), the match page and a
+replay step (a different, never-cached match every request), the bot page, the tournament list
+and pages (a finished and the running one), the live page and its board fragment — and their
+``/api/`` twins, next to a trivial Flask route in the same run and process, so the figures can
+be read as "n times a do-nothing request" on any machine. Beside wall-clock time it reports
+the CPU the process spent per request (server threads and client; PostgreSQL's own CPU is
+not in it), which a loaded machine inflates far less. Matches are real games of the toy engine
+(tests/toy_game.py, registered here): 60 distinct seeded playouts a game, each stored under
 many match ids, so every match page replays a real record.
 """
 
@@ -26,7 +27,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -302,15 +303,16 @@ def _database(n_bots: int, n_matches: int, folder: str | None) -> tuple[str, flo
 
 
 def _measure(client: Any, paths: list[str]) -> dict[str, float]:
-    """Wall-clock p50/p95 per request, plus the CPU time this thread spent (less sensitive to
-    other processes on a busy machine, so the two together tell load from cost)."""
+    """Wall-clock p50/p95 per request, plus the CPU time this process spent on it — the server's
+    threads and the client's, not PostgreSQL's (less sensitive to other processes on a busy
+    machine, so the two together tell load from cost)."""
     times, cpu = [], []
     for path in paths:
-        start, start_cpu = time.perf_counter(), time.thread_time()
+        start, start_cpu = time.perf_counter(), time.process_time()
         response = client.get(path)
         body = response.data
         times.append((time.perf_counter() - start) * 1000)
-        cpu.append((time.thread_time() - start_cpu) * 1000)
+        cpu.append((time.process_time() - start_cpu) * 1000)
         if response.status_code != 200 or not body:
             raise RuntimeError(f"{path} answered {response.status_code}")
     times.sort()
@@ -371,21 +373,31 @@ def _waitress(app: Any) -> Iterator[HttpClient]:
         thread.join(timeout=10)
 
 
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def bench(
     samples: int = SAMPLES, bots: int = BOTS, matches: int = MATCHES, folder: str | None = None,
-    database: str = "postgres",
+    database: str = "postgres", progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run the measurement (smaller ``bots``/``matches`` only to check that it works).
     ``database``: "postgres" (a throw-away database over waitress; SQLite when no PostgreSQL
-    answers) or "sqlite" (a reusable file, WSGI test client)."""
+    answers) or "sqlite" (a reusable file, WSGI test client). ``progress`` gets a line per
+    loading step (default: standard error), since loading a million matches takes minutes."""
+    progress = progress or _stderr
     _register_toy()
     from benchmarks.bench_db import postgres_available, postgres_database
 
     if database == "postgres" and postgres_available():
+        from benchmarks.bench_web_pg import generate
+
         with postgres_database() as url:
             started = time.perf_counter()
-            _generate(url, bots, matches)
+            progress(f"loading {bots:,} bots and {matches:,} matches into PostgreSQL …")
+            generate(url, bots, matches, GAMES, _records, progress)
             generated = time.perf_counter() - started
+            progress(f"loaded in {generated:.0f} s; measuring the pages …")
             result = _run(url, generated, samples, matches, http=True)
             result["database"] = "postgresql (dropped after the run)"
             return result
@@ -412,12 +424,19 @@ def _pages(app: Any, client: Any, url: str, generated: float | None, samples: in
            matches: int) -> dict[str, Any]:
     from sqlalchemy import select
 
-    from arena.db import Bot, Match, get_engine
+    from arena.db import Bot, Match, Tournament, get_engine
 
     rnd = random.Random(11)
     with get_engine(url).connect() as conn:
-        match_ids = list(conn.execute(select(Match.id)).scalars())
+        match_ids = list(conn.execute(select(Match.id).where(Match.status == "done")).scalars())
         bot_ids = list(conn.execute(select(Bot.id)).scalars())
+        done_tournaments = list(
+            conn.execute(select(Tournament.id).where(Tournament.status == "done")).scalars()
+        )
+        running_tournaments = list(
+            conn.execute(select(Tournament.id).where(Tournament.status == "running")).scalars()
+        )
+        live_ids = list(conn.execute(select(Match.id).where(Match.status == "running")).scalars())
     deep = client.get("/api/matches?limit=200").get_json()
     for _ in range(min(100, matches // 400)):  # 100 pages (20,000 matches) down at full size
         deep = client.get(deep["older"]).get_json()
@@ -426,34 +445,69 @@ def _pages(app: Any, client: Any, url: str, generated: float | None, samples: in
     # warm-up: import templates, fill connection pools and the per-game win cache
     for path in (
         "/__bench_trivial",
-        "/games/toy",
-        "/games/toy_dice",
+        "/",
+        *(f"/games/{g}" for g in GAMES),
+        *(f"/api/games/{g}/leaderboard" for g in GAMES),
         "/matches",
         f"/matches/{match_ids[0]}",
         f"/bots/{bot_ids[0]}",
+        "/tournaments",
     ):
         client.get(path)
-    pages = {
+
+    def each(make: Callable[[], str]) -> list[str]:
+        return [make() for _ in range(samples)]
+
+    pages: dict[str, list[str]] = {
         "trivial_route": ["/__bench_trivial"] * samples,
-        "leaderboard": [f"/games/{GAMES[i % 2]}" for i in range(samples)],
+        "home": ["/"] * samples,
+    }
+    for g in GAMES:
+        pages[f"leaderboard_{g}"] = [f"/games/{g}"] * samples
+    pages.update({
         "history_first_page": ["/matches"] * samples,
         "history_deep_page": [f"/matches?before={deep_cursor}"] * samples,
-        "history_by_bot": [f"/matches?bot={rnd.choice(bot_ids)}" for _ in range(samples)],
+        "history_by_bot": each(lambda: f"/matches?bot={rnd.choice(bot_ids)}"),
+        "history_by_game": each(lambda: f"/matches?game={rnd.choice(GAMES)}"),
         "history_done_forfeits": ["/matches?status=done&outcome=forfeit"] * samples,
-        "history_by_game_and_outcome": [
-            f"/matches?game=toy&bot={rnd.choice(bot_ids[1::2])}&outcome=win" for _ in range(samples)
-        ],
-        "match_page": [f"/matches/{rnd.choice(match_ids)}" for _ in range(samples)],
-        "match_replay_step": [
-            f"/matches/{rnd.choice(match_ids)}/steps/{rnd.randint(1, 8)}" for _ in range(samples)
-        ],
-        "bot_page": [f"/bots/{rnd.choice(bot_ids)}" for _ in range(samples)],
-    }
+        "history_by_game_and_outcome": each(
+            lambda: f"/matches?game=toy&bot={rnd.choice(bot_ids[1::2])}&outcome=win"
+        ),
+        "match_page": each(lambda: f"/matches/{rnd.choice(match_ids)}"),
+        "match_replay_step": each(
+            lambda: f"/matches/{rnd.choice(match_ids)}/steps/{rnd.randint(1, 8)}"
+        ),
+        "bot_page": each(lambda: f"/bots/{rnd.choice(bot_ids)}"),
+        "tournaments": ["/tournaments"] * samples,
+    })
+    if done_tournaments:
+        pages["tournament_page"] = each(lambda: f"/tournaments/{rnd.choice(done_tournaments)}")
+    if running_tournaments:
+        pages["tournament_running"] = each(
+            lambda: f"/tournaments/{rnd.choice(running_tournaments)}"
+        )
+    if live_ids:
+        pages["live_page"] = each(lambda: f"/matches/{rnd.choice(live_ids)}/live")
+        pages["live_board"] = each(lambda: f"/matches/{rnd.choice(live_ids)}/live/board")
+    for g in GAMES:
+        pages[f"api_leaderboard_{g}"] = [f"/api/games/{g}/leaderboard"] * samples
+    pages.update({
+        "api_matches_first_page": ["/api/matches"] * samples,
+        "api_matches_deep_page": [f"/api/matches?before={deep_cursor}"] * samples,
+        "api_matches_by_bot": each(lambda: f"/api/matches?bot={rnd.choice(bot_ids)}"),
+        "api_match": each(lambda: f"/api/matches/{rnd.choice(match_ids)}"),
+        "api_match_replay": each(lambda: f"/api/matches/{rnd.choice(match_ids)}/replay"),
+        "api_bot": each(lambda: f"/api/bots/{rnd.choice(bot_ids)}"),
+        "api_tournaments": ["/api/tournaments"] * samples,
+        "api_ladders": ["/api/ladders"] * samples,
+    })
+    if done_tournaments:
+        pages["api_tournament"] = each(lambda: f"/api/tournaments/{rnd.choice(done_tournaments)}")
     result: dict[str, Any] = {
         "load_average_1min": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
         "bots": len(bot_ids),
-        "matches": len(match_ids),
+        "matches": matches,
         "database": url,
         "generated_in_s": round(generated, 1) if generated is not None else "reused",
     }
@@ -482,7 +536,9 @@ def _pages(app: Any, client: Any, url: str, generated: float | None, samples: in
     )
     result["worst_page_p95_ms"] = worst
     result["goal_p95_under_50ms"] = worst < 50
-    result["leaderboard_p50_vs_trivial"] = round(result["leaderboard"]["p50_ms"] / trivial, 1)
+    result["leaderboard_p50_vs_trivial"] = round(
+        result[f"leaderboard_{GAMES[0]}"]["p50_ms"] / trivial, 1
+    )
     return result
 
 

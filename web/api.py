@@ -53,8 +53,16 @@ def leaderboard(game: str):  # noqa: ANN201
     session = db()
     if game not in {g.name for g in known_games(session)}:
         abort(404, description=f"no game called {game!r}")
-    rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
-    return {"game": jsonable(game_info(game)), "rows": jsonable(rows)}
+    token = board_q.board_token(session, game)
+
+    def render() -> str:
+        # 5,000 rows a game: building and encoding them costs more than a page may take, and
+        # they change only with the token, as the HTML leaderboard (same cache, own entries)
+        rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
+        return current_app.json.dumps({"game": jsonable(game_info(game)), "rows": jsonable(rows)})
+
+    body = current_app.extensions["arena_board_pages"].get(f"api:{game}", token, render)
+    return current_app.response_class(body, mimetype="application/json")
 
 
 @bp.get("/bots/<int:bot_id>")
@@ -179,10 +187,16 @@ def tournaments():  # noqa: ANN201
 
 @bp.get("/tournaments/<int:tournament_id>")
 def tournament(tournament_id: int):  # noqa: ANN201
-    page = tour_q.tournament_page(db(), tournament_id)
+    start = _int_arg("from") or 0
+    page = tour_q.tournament_page(db(), tournament_id, start)
     if page is None:
         abort(404, description=f"no tournament {tournament_id}")
-    return jsonable(page)
+    data = jsonable(page)
+    data["schedule_next_url"] = (
+        url_for("api.tournament", tournament_id=tournament_id, **{"from": page.schedule_next})
+        if page.schedule_next is not None else None
+    )
+    return data
 
 
 @bp.get("/ladders")

@@ -94,9 +94,14 @@ def bench_streams(streams: int) -> None:
 
 
 @bench_group.command("web")
-def bench_web() -> None:
-    """Leaderboard, history and match page latency vs a trivial Flask route."""
-    _run("bench_web")
+@click.option("--matches", default=1_000_000, show_default=True, type=click.IntRange(1))
+@click.option("--bots", default=10_000, show_default=True, type=click.IntRange(8))
+@click.option("--samples", default=200, show_default=True, type=click.IntRange(1), help="requests per page")
+@click.option("--database", type=click.Choice(["postgres", "sqlite"]), default="postgres", show_default=True,
+              help="postgres: a throw-away database, over waitress; sqlite: a reusable file, in-process")
+def bench_web(matches: int, bots: int, samples: int, database: str) -> None:
+    """Every page's p50/p95 (and its /api/ twin) vs a trivial Flask route, at scale."""
+    _run("bench_web", matches=matches, bots=bots, samples=samples, database=database)
 
 
 @bench_group.command("balance")

@@ -46,6 +46,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -175,6 +176,10 @@ class Match(Base):
         # web/ match history: keyset pages on (created_at, id), all games or one (0003_web).
         Index("ix_matches_created", "created_at", "id"),
         Index("ix_matches_game_created", "game", "created_at", "id"),
+        # a bot's history: its match ids sorted by created_at, index-only (0006_web).
+        Index("ix_matches_id_created", "id", "created_at"),
+        # history filtered by status, newest first (0006_web).
+        Index("ix_matches_status_created", "status", "created_at", "id"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)  # uuid hex, = record match_id
@@ -223,7 +228,16 @@ class Match(Base):
 class MatchSeat(Base):
     __tablename__ = "match_seats"
     # web/ match history "forfeit" filter: forfeits are rare, found by range scan (0003_web).
-    __table_args__ = (Index("ix_match_seats_forfeit", "forfeit"),)
+    __table_args__ = (
+        Index("ix_match_seats_forfeit", "forfeit"),
+        # "newest matches with a forfeit": probed per match while walking matches (0006_web).
+        Index(
+            "ix_match_seats_forfeit_match",
+            "match_id",
+            postgresql_where=text("forfeit IS NOT NULL"),
+            sqlite_where=text("forfeit IS NOT NULL"),
+        ),
+    )
 
     match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)

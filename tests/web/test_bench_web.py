@@ -8,22 +8,42 @@ import pytest
 from benchmarks.bench_web import bench
 
 
-def _check_pages(result: dict) -> None:
-    pages = (
+def _check_pages(result: dict, postgres: bool) -> None:
+    pages = [
         "trivial_route",
-        "leaderboard",
+        "home",
+        "leaderboard_toy",
+        "leaderboard_toy_dice",
         "history_first_page",
         "history_deep_page",
         "history_by_bot",
+        "history_by_game",
         "history_done_forfeits",
         "history_by_game_and_outcome",
         "match_page",
         "match_replay_step",
         "bot_page",
-    )
+        "tournaments",
+        "tournament_page",
+        "api_leaderboard_toy",
+        "api_matches_first_page",
+        "api_matches_deep_page",
+        "api_matches_by_bot",
+        "api_match",
+        "api_match_replay",
+        "api_bot",
+        "api_tournaments",
+        "api_ladders",
+        "api_tournament",
+    ]
+    if postgres:  # only the PostgreSQL data has a running tournament with live matches
+        pages += ["tournament_running", "live_page", "live_board"]
     for page in pages:
-        assert result[page]["n"] == 3
+        assert result[page]["n"] == 3, page
         assert 0 < result[page]["p50_ms"] <= result[page]["p95_ms"] <= result[page]["max_ms"]
+    assert result["worst_page_p95_ms"] == max(
+        v["p95_ms"] for k, v in result.items() if isinstance(v, dict) and k != "trivial_route"
+    )
     assert isinstance(result["goal_p95_under_50ms"], bool)
 
 
@@ -35,12 +55,54 @@ def test_bench_web_runs_over_http_on_a_small_postgres_database() -> None:
     result = bench(samples=3, bots=20, matches=400)
     assert result["bots"] == 20 and result["matches"] == 400
     assert result["database"].startswith("postgresql") and result["server"].startswith("waitress")
-    _check_pages(result)
+    _check_pages(result, postgres=True)
 
 
 def test_bench_web_runs_on_a_small_database(tmp_path) -> None:
     result = bench(samples=3, bots=20, matches=400, folder=str(tmp_path), database="sqlite")
     assert result["bots"] == 20 and result["matches"] == 400
-    _check_pages(result)
+    _check_pages(result, postgres=False)
     again = bench(samples=1, bots=20, matches=400, folder=str(tmp_path), database="sqlite")
     assert again["generated_in_s"] == "reused"
+
+
+def test_generated_postgres_data_is_consistent() -> None:
+    """The server-side generator's rows agree with each other as the platform's would: seats
+    are distinct bots of the match's game (tournament matches: the entrants only), ranked
+    seats have a rating-history row, ratings count the games, records carry their match id."""
+    from sqlalchemy import text
+
+    from arena.db import get_engine
+    from benchmarks.bench_db import postgres_available, postgres_database
+    from benchmarks.bench_web import GAMES, _records, _register_toy
+    from benchmarks.bench_web_pg import generate
+
+    if not postgres_available():
+        pytest.skip("no PostgreSQL")
+    _register_toy()
+    lines: list[str] = []
+    with postgres_database() as url:
+        generate(url, 40, 1200, GAMES, _records, lines.append)
+        with get_engine(url).connect() as conn:
+            one = lambda sql: conn.execute(text(sql)).scalar()  # noqa: E731
+            assert one("SELECT count(*) FROM matches") == 1200
+            assert one("SELECT count(*) FROM matches WHERE record->>'match_id' <> id") == 0
+            assert one("""SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id
+                          JOIN bots b ON b.id = s.bot_version_id WHERE b.game <> m.game""") == 0
+            assert one("""SELECT count(*) FROM (SELECT match_id FROM match_seats GROUP BY match_id
+                          HAVING count(DISTINCT bot_version_id) <> count(*)) d""") == 0
+            assert one("""SELECT count(*) FROM matches m WHERE players <>
+                          (SELECT count(*) FROM match_seats s WHERE s.match_id = m.id)""") == 0
+            assert one("""SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id
+                          WHERE m.tournament_id IS NOT NULL AND NOT EXISTS (
+                            SELECT 1 FROM tournament_entries e WHERE e.tournament_id =
+                            m.tournament_id AND e.bot_version_id = s.bot_version_id)""") == 0
+            ranked = one("SELECT count(*) FROM match_seats WHERE rank IS NOT NULL")
+            assert ranked == one("SELECT count(*) FROM rating_history")
+            assert ranked == one("SELECT sum(games_played) FROM ratings")
+            assert one("SELECT count(*) FROM matches WHERE status = 'running'") > 0
+            assert one("SELECT count(*) FROM matches WHERE status = 'done' AND rating_seq IS NULL") == 0
+            assert one("SELECT sum(last_seq) FROM rating_locks") == one(
+                "SELECT count(*) FROM matches WHERE status = 'done'")
+            assert one("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_matches_created'") == 1
+    assert any(line.strip().startswith("matches: 1,200 of 1,200 rows") for line in lines)

@@ -46,11 +46,21 @@ class Standing:
     forfeits: int
 
 
+#: Tables of the schedule shown at once: a tournament of 500 matches rendered whole took
+#: ~100 ms of CPU; the rest is a link away (``schedule_from``).
+SCHEDULE_PAGE = 100
+
+
 @dataclass
 class TournamentPage:
     tournament: TournamentBrief
     standings: list[Standing]
+    #: ``SCHEDULE_PAGE`` tables from position ``schedule_from`` (round, then table order).
     schedule: list[MatchRow]
+    schedule_from: int = 0
+    #: Where the next and the previous part of the schedule start, if there are.
+    schedule_next: int | None = None
+    schedule_prev: int | None = None
 
 
 def _brief(t: Tournament) -> TournamentBrief:
@@ -78,10 +88,13 @@ def tournaments(
     return [_brief(t) for t in session.scalars(query.limit(limit)).all()]
 
 
-def tournament_page(session: Session, tournament_id: int) -> TournamentPage | None:
+def tournament_page(
+    session: Session, tournament_id: int, schedule_from: int = 0, page_size: int | None = None
+) -> TournamentPage | None:
     t = session.get(Tournament, tournament_id)
     if t is None:
         return None
+    page_size = page_size or SCHEDULE_PAGE
     played = session.execute(
         select(
             MatchSeat.bot_version_id,
@@ -125,12 +138,21 @@ def tournament_page(session: Session, tournament_id: int) -> TournamentPage | No
                 ff,
             )
         )
-    ids = session.scalars(
+    # OFFSET is bounded by the tournament's own matches (found through its index), so a late
+    # part of the schedule costs no more than sorting one tournament.
+    ids = list(session.scalars(
         select(Match.id)
         .where(Match.tournament_id == tournament_id)
-        .order_by(Match.round, Match.table, Match.created_at)
-    ).all()
-    return TournamentPage(_brief(t), standings, match_rows(session, list(ids)))
+        .order_by(Match.round, Match.table, Match.created_at, Match.id)
+        .offset(schedule_from)
+        .limit(page_size + 1)
+    ).all())
+    more = len(ids) > page_size
+    return TournamentPage(
+        _brief(t), standings, match_rows(session, ids[:page_size]), schedule_from,
+        schedule_from + page_size if more else None,
+        max(0, schedule_from - page_size) if schedule_from else None,
+    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,353 @@
+"""The website benchmark's data, generated inside PostgreSQL: 1,000,000 matches in minutes.
+
+Python makes only what must be real — 10,000 bots and 120 replayable records of the toy engine
+(60 per game) — and PostgreSQL makes the rest with ``INSERT … SELECT`` over
+``generate_series``: the matches (each stores one of the records under its own id, so every
+match page replays a real game), their seats, the rating history, the ratings (mu/sigma as a
+running sum over each bot's matches, with the opponent, seat and player-count ledgers the bot
+page shows), tournaments with entrants whose matches seat only those entrants, a running
+tournament with running and pending matches, and the ladders. Secondary indexes are dropped
+for the load and rebuilt afterwards (one sorted build each, instead of millions of random
+inserts), foreign-key triggers are off in the loading session (the rows are consistent by
+construction), and ``VACUUM ANALYZE`` leaves the tables as autovacuum would.
+
+The shape: bots alternate between the two games; a ladder match seats 2–4 distinct random bots
+of its game; one match in five belongs to a tournament of 500 matches among 16 entrants; one in
+a hundred has a forfeit (the last seat timed out); one match every 30 seconds of game time.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+#: Tournament size (matches; fewer in small databases) and entrants; one match in ``TOURNAMENT_EVERY`` is a tournament's.
+TOURNAMENT_MATCHES = 500
+TOURNAMENT_ENTRANTS = 16
+TOURNAMENT_EVERY = 5
+#: The newest tournament is still running: its last matches are pending, a few are running.
+RUNNING_LEFT = 40
+RUNNING_NOW = 4
+TEMPLATES = 60
+#: The matches are inserted in this many slices, on this many connections at once.
+SLICES = 10
+THREADS = 2
+T0 = datetime(2026, 1, 1)
+PLACEHOLDER = "@@MATCH_ID@@"
+
+Progress = Callable[[str], None]
+
+
+def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
+             records: Callable[[str, str, int], list[dict[str, Any]]],
+             progress: Progress) -> None:
+    """Fill the empty (migrated) database at ``url``; ``progress`` gets one line per step."""
+    from arena.db import get_engine
+
+    if n_bots < 8 or n_matches < 1:
+        raise ValueError("the web benchmark needs at least 8 bots (4 a game) and 1 match")
+    engine = get_engine(url)  # migrates the schema
+    raw = engine.raw_connection()
+    started = time.perf_counter()
+    try:
+        conn = raw.dbapi_connection  # the psycopg2 connection itself (VACUUM needs autocommit)
+        conn.autocommit = True
+        cur = _loading_session(conn)
+
+        def step(label: str, sql: str, params: dict[str, Any] | None = None) -> None:
+            t = time.perf_counter()
+            cur.execute(sql, params)
+            rows = f"{cur.rowcount:,} rows, " if cur.rowcount and cur.rowcount > 0 else ""
+            progress(f"  {label}: {rows}{time.perf_counter() - t:.1f} s "
+                     f"(total {time.perf_counter() - started:.0f} s)")
+
+        def sliced(label: str, sql: str, params: dict[str, Any], total: int) -> None:
+            """``sql`` over ``SLICES`` slices of ``bench_plan.i`` (``%(part)s``), on
+            ``THREADS`` connections at once: PostgreSQL runs one INSERT on one core, and a
+            line per slice shows the progress of the longest step."""
+            t = time.perf_counter()
+            todo = list(range(SLICES))
+            lock = threading.Lock()
+            done = [0]
+
+            def work() -> None:
+                other = engine.raw_connection()
+                try:
+                    other.dbapi_connection.autocommit = True
+                    c = _loading_session(other.dbapi_connection)
+                    while True:
+                        with lock:
+                            if not todo:
+                                return
+                            part = todo.pop(0)
+                        c.execute(sql, {**params, "part": part, "parts": SLICES})
+                        with lock:
+                            done[0] += max(c.rowcount, 0)
+                            progress(f"  {label}: {done[0]:,} of {total:,} rows, "
+                                     f"{time.perf_counter() - t:.0f} s "
+                                     f"(total {time.perf_counter() - started:.0f} s)")
+                finally:
+                    other.close()
+
+            threads = [threading.Thread(target=work) for _ in range(THREADS)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            if done[0] != total:
+                raise RuntimeError(f"{label}: {done[0]:,} rows loaded, {total:,} expected")
+
+        total_t = (n_matches - 1) // TOURNAMENT_EVERY + 1
+        # small databases (the test suite's) still get several tournaments, one running
+        tm = min(TOURNAMENT_MATCHES, max(20, total_t // 4))
+        indexes = _drop_secondary_indexes(cur, ("matches", "match_seats", "rating_history"))
+        _templates(cur, games, records)
+        p = {
+            "n_bots": n_bots, "n": n_matches, "g0": games[0], "g1": games[1], "t0": T0,
+            "tm": tm, "te": TOURNAMENT_ENTRANTS, "every": TOURNAMENT_EVERY,
+            "k": TEMPLATES, "left": RUNNING_LEFT, "now": RUNNING_NOW,
+            # tournament matches in all, and the newest (running) tournament
+            "total_t": total_t, "max_tid": 1 + (total_t - 1) // tm,
+        }
+        step("bots", """
+            INSERT INTO bots (id, owner, name, game, active, created_at)
+            SELECT b, 'owner' || (b %% 97),
+                   'bot-' || CASE WHEN b < 10000 THEN lpad(b::text, 4, '0') ELSE b::text END,
+                   CASE WHEN b %% 2 = 0 THEN %(g0)s ELSE %(g1)s END, b %% 10 <> 0,
+                   %(t0)s::timestamp - make_interval(days => 30) + make_interval(secs => b * 60)
+            FROM generate_series(1, %(n_bots)s) b""", p)
+        step("bot versions", """
+            INSERT INTO bot_versions (id, bot_id, number, kind, source, digest, initial_mu,
+                                      initial_sigma, held, created_at)
+            SELECT id, id, 1, 'hosted', '/bots/' || id, lpad(to_hex(id), 64, '0'), 25.0,
+                   25.0 / 3, false, created_at FROM bots""")
+        # a game's bots, numbered 0..count-1 (bot id = 2·idx + 2 for games[0], 2·idx + 1 else)
+        step("plan", """
+            CREATE UNLOGGED TABLE bench_plan AS
+            WITH g AS (
+                SELECT 0 AS gi, %(g0)s::text AS game, %(n_bots)s / 2 AS nb
+                UNION ALL SELECT 1, %(g1)s, (%(n_bots)s + 1) / 2
+            ), base AS (
+                SELECT i, CASE WHEN i %% %(every)s = 0 THEN i / %(every)s END AS j
+                FROM generate_series(0, %(n)s - 1) i
+            ), withgame AS (
+                SELECT i, j, 1 + j / %(tm)s AS tid,
+                       CASE WHEN j IS NULL THEN i %% 2 ELSE (1 + j / %(tm)s) %% 2 END AS gi,
+                       -- the newest tournament's last matches are running, then pending
+                       CASE WHEN j IS NULL OR 1 + j / %(tm)s < %(max_tid)s THEN 'done'
+                            WHEN %(total_t)s - 1 - j < %(now)s THEN 'running'
+                            WHEN %(total_t)s - 1 - j < %(left)s THEN 'pending'
+                            ELSE 'done' END AS status
+                FROM base
+            ), planned AS (
+                SELECT w.i, md5('match-' || w.i) AS id,
+                       CASE WHEN w.j IS NULL THEN NULL ELSE w.tid END AS tid,
+                       w.j, w.status, g.game, g.gi, g.nb, (w.i / 2) %% %(k)s AS k,
+                       %(t0)s::timestamp + make_interval(secs => 30 * w.i) AS created_at,
+                       random() AS r1, random() AS r2, random() AS r3
+                FROM withgame w JOIN g ON g.gi = w.gi
+            )
+            SELECT p.*, t.players,
+                   CASE WHEN p.status = 'done' THEN row_number() OVER (
+                       PARTITION BY p.game, p.status = 'done' ORDER BY p.i) END AS seq
+            FROM planned p JOIN bench_templates t ON t.game = p.game AND t.k = p.k""", p)
+        sliced("matches", """
+            INSERT INTO matches (id, game, variant, players, seed, kind, tournament_id, round,
+                "table", status, sandbox, attempts, created_at, queued_at, started_at,
+                finished_at, result, forfeits, record, rating_seq, decision_ms, bank_ms)
+            SELECT b.id, b.game, t.variant, t.players, t.seed,
+                   CASE WHEN b.tid IS NULL THEN 'ladder' ELSE 'tournament' END, b.tid,
+                   -- 16 entrants: four tables a round
+                   CASE WHEN b.tid IS NULL THEN 0 ELSE (b.j %% %(tm)s) / 4 END,
+                   CASE WHEN b.tid IS NULL THEN 0 ELSE (b.j %% %(tm)s) %% 4 END,
+                   b.status, true, CASE WHEN b.status = 'pending' THEN 0 ELSE 1 END,
+                   b.created_at, b.created_at,
+                   CASE WHEN b.status = 'pending' THEN NULL ELSE b.created_at END,
+                   CASE WHEN b.status = 'done' THEN b.created_at + interval '5 seconds' END,
+                   CASE WHEN b.status = 'done' THEN t.result END,
+                   CASE WHEN b.status = 'done' THEN
+                        CASE WHEN b.r3 < 0.01 THEN t.forfeit ELSE '[]'::json END END,
+                   CASE WHEN b.status = 'done' THEN (t.head || b.id || t.tail)::json END,
+                   b.seq, 2000, 5000
+            FROM bench_plan b JOIN bench_templates t ON t.game = b.game AND t.k = b.k
+            WHERE b.i %% %(parts)s = %(part)s
+            ORDER BY b.id  -- in primary-key order: fewer random index page writes""", p, n_matches)
+        # Seats: distinct bots by a stride walk over the game's bots (ladder) or over the
+        # tournament's 16 entrants; 3·stride < pool size keeps 4 seats distinct.
+        step("seats (staging)", """
+            CREATE UNLOGGED TABLE bench_seats AS
+            WITH pools AS (
+                SELECT b.*, t.ranks, t.scores,
+                       CASE WHEN b.tid IS NULL THEN b.nb ELSE least(%(te)s, b.nb) END AS pool,
+                       CASE WHEN b.tid IS NULL THEN 0
+                            ELSE (((b.tid - 1) / 2) * %(te)s) %% greatest(1, b.nb - %(te)s + 1)
+                       END AS pool_start
+                FROM bench_plan b JOIN bench_templates t ON t.game = b.game AND t.k = b.k
+            ), picks AS (
+                SELECT p.*, s.seat,
+                       p.pool_start + (floor(p.r1 * p.pool)::int
+                           + s.seat * (1 + floor(p.r2 * greatest(1, (p.pool - 1) / 3))::int))
+                           %% p.pool AS idx
+                FROM pools p CROSS JOIN LATERAL generate_series(0, p.players - 1) s(seat)
+            )
+            SELECT id AS match_id, game, seq, status, created_at, players, seat,
+                   CASE WHEN gi = 0 THEN 2 * idx + 2 ELSE 2 * idx + 1 END AS bot,
+                   CASE WHEN status = 'done' THEN ranks[seat + 1] END AS rank,
+                   CASE WHEN status = 'done' THEN scores[seat + 1] END AS score,
+                   CASE WHEN status = 'done' AND r3 < 0.01 AND seat = players - 1
+                        THEN 'timeout' END AS forfeit
+            FROM picks""", p)
+        # float8 throughout: numeric (what a bare 25.0 is) makes the window sums several
+        # times slower
+        step("seats: ratings (running sums)", """
+            CREATE UNLOGGED TABLE bench_rated AS
+            SELECT s.*, k AS played,
+                   o.mu0 + sum(delta) OVER w AS mu_after,
+                   greatest(0.9::float8, (25.0 / 3)::float8 * power(0.97::float8, k)) AS sigma_after,
+                   o.mu0 + sum(delta) OVER w - delta AS mu_before,
+                   greatest(0.9::float8, (25.0 / 3)::float8 * power(0.97::float8, k - 1))
+                       AS sigma_before
+            FROM (SELECT *, (players / 2.0::float8 - rank) * 0.3::float8 AS delta,
+                         row_number() OVER (PARTITION BY bot ORDER BY seq) AS k
+                  FROM bench_seats WHERE status = 'done') s
+            JOIN (SELECT id, 25.0::float8 + (random() - 0.5) * 8 AS mu0 FROM bots) o
+              ON o.id = s.bot
+            WINDOW w AS (PARTITION BY bot ORDER BY seq ROWS UNBOUNDED PRECEDING)""")
+        step("match seats", """
+            INSERT INTO match_seats (match_id, seat, bot_version_id, rank, score, forfeit,
+                                     mu_before, sigma_before, mu_after, sigma_after)
+            SELECT match_id, seat, bot, rank, score, forfeit, mu_before, sigma_before,
+                   mu_after, sigma_after FROM bench_rated
+            UNION ALL
+            SELECT match_id, seat, bot, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+            FROM bench_seats WHERE status <> 'done'
+            ORDER BY 1, 2  -- in primary-key order: appends to the index, no random page writes
+            """)
+        step("rating history", """
+            INSERT INTO rating_history (bot_version_id, game, match_id, seq, mu, sigma, created_at)
+            SELECT bot, game, match_id, seq, mu_after, sigma_after,
+                   created_at + interval '5 seconds'
+            FROM bench_rated ORDER BY seq, game, seat""")
+        step("ratings", """
+            WITH last AS (
+                SELECT DISTINCT ON (bot) bot, game, mu_after, sigma_after, played,
+                       created_at + interval '5 seconds' AS at
+                FROM bench_rated ORDER BY bot, seq DESC
+            ), opp AS (
+                SELECT bot, json_object_agg(opp, n) AS counts, count(*) AS distinct_n
+                FROM (SELECT a.bot, b.bot AS opp, count(*) AS n
+                      FROM bench_rated a JOIN bench_rated b
+                        ON b.match_id = a.match_id AND b.seat <> a.seat
+                      GROUP BY a.bot, b.bot) x
+                GROUP BY bot
+            ), seats AS (
+                SELECT bot, json_object_agg(players, seats) AS counts
+                FROM (SELECT bot, players, json_object_agg(seat, n) AS seats
+                      FROM (SELECT bot, players, seat, count(*) AS n FROM bench_rated
+                            GROUP BY bot, players, seat) y
+                      GROUP BY bot, players) z
+                GROUP BY bot
+            ), pc AS (
+                SELECT bot, json_object_agg(players, n) AS counts
+                FROM (SELECT bot, players, count(*) AS n FROM bench_rated
+                      GROUP BY bot, players) w
+                GROUP BY bot
+            )
+            INSERT INTO ratings (bot_version_id, game, mu, sigma, provisional, games_played,
+                                 distinct_opponents, opponent_counts, seat_counts,
+                                 player_counts, updated_at)
+            SELECT l.bot, l.game, l.mu_after, l.sigma_after, l.played < 10, l.played,
+                   coalesce(opp.distinct_n, 0), coalesce(opp.counts, '{}'::json),
+                   coalesce(seats.counts, '{}'::json), coalesce(pc.counts, '{}'::json), l.at
+            FROM last l LEFT JOIN opp USING (bot) LEFT JOIN seats USING (bot)
+            LEFT JOIN pc USING (bot)""")
+        step("rating locks", """
+            INSERT INTO rating_locks (game, last_seq)
+            SELECT game, coalesce(max(seq), 0) FROM bench_plan GROUP BY game""")
+        step("tournaments", """
+            INSERT INTO tournaments (id, name, game, variant, players, rounds, seed, status,
+                matches_total, matches_done, created_at, started_at, finished_at)
+            SELECT tid, 'Cup ' || tid, min(game), 'base', 4, 1, tid,
+                   CASE WHEN bool_and(status = 'done') THEN 'done' ELSE 'running' END,
+                   count(*), count(*) FILTER (WHERE status = 'done'),
+                   min(created_at) - interval '1 minute', min(created_at),
+                   CASE WHEN bool_and(status = 'done')
+                        THEN max(created_at) + interval '5 seconds' END
+            FROM bench_plan WHERE tid IS NOT NULL GROUP BY tid""")
+        step("tournament entries", """
+            INSERT INTO tournament_entries (tournament_id, bot_version_id, position)
+            SELECT tid, bot, row_number() OVER (PARTITION BY tid ORDER BY bot) - 1
+            FROM (SELECT DISTINCT b.tid, s.bot FROM bench_seats s
+                  JOIN bench_plan b ON b.id = s.match_id WHERE b.tid IS NOT NULL) e""")
+        step("ladders", """
+            INSERT INTO ladders (game, variant, enabled, queue_target, sandbox, player_counts,
+                                 updated_at)
+            SELECT game, min(variant), true, 4, true, '{}'::json, max(created_at)
+            FROM matches WHERE kind = 'ladder' GROUP BY game""")
+        for table in ("bench_rated", "bench_seats", "bench_plan", "bench_templates"):
+            cur.execute(f"DROP TABLE {table}")
+        for name, definition in indexes:
+            step(f"index {name}", definition)
+        cur.execute("SET session_replication_role = DEFAULT")
+        for table in ("matches", "match_seats", "rating_history", "ratings", "bots",
+                      "bot_versions", "tournaments", "tournament_entries"):
+            step(f"vacuum analyze {table}", f"VACUUM (ANALYZE) {table}")
+    finally:
+        raw.close()
+
+
+def _loading_session(conn: Any) -> Any:
+    """A cursor on ``conn`` (autocommit) set up for bulk loading."""
+    cur = conn.cursor()
+    cur.execute("SET session_replication_role = replica")  # no FK triggers while loading
+    cur.execute("SET maintenance_work_mem = '512MB'")
+    cur.execute("SET work_mem = '256MB'")
+    cur.execute("SET synchronous_commit = off")
+    try:  # records compress ~2.5 times faster with lz4 than with the default pglz
+        cur.execute("SET default_toast_compression = 'lz4'")
+    except Exception:  # noqa: BLE001 - a server built without lz4 keeps pglz
+        pass
+    return cur
+
+
+def _drop_secondary_indexes(cur: Any, tables: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Drop the tables' indexes that back no constraint; their definitions, to rebuild."""
+    cur.execute(
+        """SELECT i.indexname, i.indexdef FROM pg_indexes i
+           WHERE i.schemaname = current_schema() AND i.tablename = ANY(%s)
+             AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)""",
+        (list(tables),),
+    )
+    found = cur.fetchall()
+    for name, _ in found:
+        cur.execute(f'DROP INDEX "{name}"')
+    return found
+
+
+def _templates(cur: Any, games: tuple[str, str],
+               records: Callable[[str, str, int], list[dict[str, Any]]]) -> None:
+    """Real playouts, as a small table: the record split around its match id, ranks, scores."""
+    cur.execute(
+        """CREATE UNLOGGED TABLE bench_templates (
+               game text, k int, variant text, players int, seed int, result json,
+               forfeit json, ranks int[], scores float8[], head text, tail text,
+               PRIMARY KEY (game, k))"""
+    )
+    rows = []
+    for gi, game in enumerate(games):
+        for k, rec in enumerate(records(game, "dice" if gi else "base", TEMPLATES)):
+            result = rec["result"]
+            text = json.dumps({**rec, "match_id": PLACEHOLDER}, ensure_ascii=False)
+            head, tail = text.split(PLACEHOLDER)
+            forfeit = [{"seat": rec["players"] - 1, "reason": "timeout",
+                        "message": "no decision within the time bank", "decision": None}]
+            rows.append((game, k, rec["variant"], rec["players"], rec["seed"], json.dumps(result),
+                         json.dumps(forfeit), list(result["ranks"]),
+                         [float(s) for s in result["scores"]], head, tail))
+    cur.executemany(
+        "INSERT INTO bench_templates VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", rows
+    )
