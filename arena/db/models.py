@@ -176,9 +176,9 @@ class Match(Base):
         # web/ match history: keyset pages on (created_at, id), all games or one (0003_web).
         Index("ix_matches_created", "created_at", "id"),
         Index("ix_matches_game_created", "game", "created_at", "id"),
-        # a bot's history: its match ids sorted by created_at, index-only (0006_web).
+        # a bot's history: its match ids sorted by created_at, index-only (0007_web).
         Index("ix_matches_id_created", "id", "created_at"),
-        # history filtered by status, newest first (0006_web).
+        # history filtered by status, newest first (0007_web).
         Index("ix_matches_status_created", "status", "created_at", "id"),
     )
 
@@ -230,7 +230,7 @@ class MatchSeat(Base):
     # web/ match history "forfeit" filter: forfeits are rare, found by range scan (0003_web).
     __table_args__ = (
         Index("ix_match_seats_forfeit", "forfeit"),
-        # "newest matches with a forfeit": probed per match while walking matches (0006_web).
+        # "newest matches with a forfeit": probed per match while walking matches (0007_web).
         Index(
             "ix_match_seats_forfeit_match",
             "match_id",

@@ -147,7 +147,7 @@ def _filtered(f: HistoryFilter) -> Any:
     if f.tournament is not None:
         query = query.where(Match.tournament_id == f.tournament)
     if f.status:
-        # served in created_at order by ix_matches_status_created (0006_web)
+        # served in created_at order by ix_matches_status_created (0007_web)
         query = query.where(Match.status == f.status)
     return query
 

@@ -12,8 +12,8 @@
   first and probes it, instead of reading every forfeited seat and sorting (1.5 s at 10,000
   forfeits).
 
-Revision ID: 0006_web
-Revises: 0005_sprt
+Revision ID: 0007_web
+Revises: 0006_automata
 Create Date: 2026-12-01 04:15:00
 """
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006_web"
-down_revision = "0005_sprt"
+revision = "0007_web"
+down_revision = "0006_automata"
 branch_labels = None
 depends_on = None
 
