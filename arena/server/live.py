@@ -22,6 +22,8 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
+import orjson
+
 log = logging.getLogger(__name__)
 
 BROKER_ENV = "ARENA_BROKER_URL"
@@ -113,6 +115,14 @@ class InProcessBus:
                 yield None
 
 
+def _dumps(event: dict[str, Any]) -> bytes | str:
+    """Compact JSON of an event (orjson: a fast match publishes dozens of events)."""
+    try:
+        return orjson.dumps(event, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # what orjson does not take, json may (e.g. a subclass of int)
+        return json.dumps(event, separators=(",", ":"))
+
+
 class RedisBus:
     """Events through Redis: a list per match for the backlog, a channel for new events."""
 
@@ -146,12 +156,28 @@ class RedisBus:
     def publish_many(self, match_id: str, events: list[dict[str, Any]]) -> None:
         """Several events in one round trip (the backlog first, then one message each)."""
         backlog, channel = self._keys(match_id)
-        datas = [json.dumps(event, separators=(",", ":")) for event in events]
+        datas = [_dumps(event) for event in events]
         pipe = self._redis.pipeline(transaction=False)
         pipe.rpush(backlog, *datas)
         pipe.expire(backlog, BACKLOG_TTL_S)
         for data in datas:
             pipe.publish(channel, data)
+        pipe.execute()
+
+    def publish_batch(
+        self, match_id: str, events: list[dict[str, Any]], view: dict[str, Any] | None
+    ) -> None:
+        """Events and the newest public board in one round trip."""
+        backlog, channel = self._keys(match_id)
+        pipe = self._redis.pipeline(transaction=False)
+        if view is not None:
+            pipe.set(f"arena:live:{match_id}:view", _dumps(view), ex=BACKLOG_TTL_S)
+        if events:
+            datas = [_dumps(event) for event in events]
+            pipe.rpush(backlog, *datas)
+            pipe.expire(backlog, BACKLOG_TTL_S)
+            for data in datas:
+                pipe.publish(channel, data)
         pipe.execute()
 
     def watch(self, match_id: str, poll_s: float = 0.5) -> Iterator[dict[str, Any] | None]:
@@ -224,79 +250,127 @@ def live_delay() -> float:
 def publisher(
     match_id: str, bus: LiveBus | None = None, delay_s: float | None = None
 ) -> tuple[Callable[[dict[str, Any]], None], Callable[..., None]]:
-    """An ``on_event`` callback for ``run_match`` that numbers events, and a ``finish`` to call at the end.
+    """An ``on_event`` callback for ``run_match`` that numbers events, and a ``finish`` to call
+    at the end (:func:`match_feed` without the board)."""
+    feed = match_feed(match_id, bus, delay_s)
+    return feed.on_event, feed.finish
 
-    Events are handed to a sender thread that publishes whatever has queued up in one round
-    trip: the match loop never waits on the broker (a decision used to pay ~0.14 ms for its
-    own Redis round trip), and watchers still see each decision within milliseconds — or
+
+class MatchFeed:
+    """A running match's live events and public board (``on_event``, ``on_view`` for
+    ``run_match``; ``finish`` at the end), published from one sender thread.
+
+    The sender publishes whatever has queued up — events, and the newest board — in one round
+    trip, at most every :data:`_SEND_EVERY_S` (0.1 s): the match loop never waits on the
+    broker, and a fast match costs a few round trips rather than one per decision and one per
+    board (each decision used to wake the sender and cost the worker ~0.3 ms of CPU beside the
+    match, and each board a round trip inside the match loop: on a busy machine that is a
+    core's share another worker could have had). Watchers see each decision within 0.1 s — or
     ``delay_s`` (default :func:`live_delay`) later; ``finish`` sends whatever is held at once,
-    since the full record is public then. Publishing must never break a match: a broker hiccup
-    loses live events (the record is still stored), it does not forfeit anyone.
+    with the end marker in the same round trip, since the full record is public then.
+    Publishing must never break a match: a broker hiccup loses live events (the record is
+    still stored), it does not forfeit anyone.
     """
-    bus = bus or get_bus()
-    delay = live_delay() if delay_s is None else delay_s
-    counter = {"seq": 0}
-    pending: queue.SimpleQueue[tuple[float, dict[str, Any]] | None] = queue.SimpleQueue()
 
-    def send(batch: list[dict[str, Any]]) -> None:
-        try:
-            many = getattr(bus, "publish_many", None)
-            if many is not None:
-                many(match_id, batch)
-            else:
-                for event in batch:
-                    bus.publish(match_id, event)
-        except Exception:  # noqa: BLE001 - see docstring
-            pass
+    def __init__(self, match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> None:
+        self.match_id = match_id
+        self.bus = bus or get_bus()
+        self.delay = live_delay() if delay_s is None else delay_s
+        self.seq = 0
+        # (is_view, when, payload); None stops the sender.
+        self.pending: queue.SimpleQueue[tuple[bool, float, dict[str, Any]] | None] = queue.SimpleQueue()
+        self.finishing = threading.Event()  # cuts the sender's pause short at the end
+        self.tail: list[dict[str, Any]] = []  # the end marker, sent with the last batch
+        self.thread = threading.Thread(target=self._sender, name=f"live-{match_id[:8]}", daemon=True)
+        self.thread.start()
 
-    def sender() -> None:
-        held: deque[tuple[float, dict[str, Any]]] = deque()
-        done = False
-        while True:
-            if not held and not done:
-                item = pending.get()
-                if item is None:
-                    done = True
-                else:
-                    held.append(item)
-            while True:  # take whatever else has queued up, without waiting
-                try:
-                    item = pending.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None:
-                    done = True
-                else:
-                    held.append(item)
-            if not held:
-                if done:
-                    return
-                continue
-            now = time.monotonic()
-            if not done and held[0][0] + delay > now:
-                time.sleep(min(held[0][0] + delay - now, _DELAY_TICK_S))
-                continue
-            batch = []
-            while held and len(batch) < _BATCH_MAX and (done or held[0][0] + delay <= now):
-                batch.append(held.popleft()[1])
-            send(batch)
+    def on_event(self, event: dict[str, Any]) -> None:
+        self.pending.put((False, time.monotonic(), {**event, "seq": self.seq}))
+        self.seq += 1
 
-    thread = threading.Thread(target=sender, name=f"live-{match_id[:8]}", daemon=True)
-    thread.start()
+    def on_view(self, view: dict[str, Any]) -> None:
+        self.pending.put((True, time.monotonic(), view))
 
-    def on_event(event: dict[str, Any]) -> None:
-        pending.put((time.monotonic(), {**event, "seq": counter["seq"]}))
-        counter["seq"] += 1
-
-    def finish(end: bool = True) -> None:
+    def finish(self, end: bool = True) -> None:
         """Flush and stop the sender; ``end=False`` when the match did not finish (it will be
         played again), so watchers keep waiting instead of seeing an end marker."""
-        pending.put(None)
-        thread.join(timeout=_FLUSH_TIMEOUT_S)
         if end:
-            send([{**END, "seq": counter["seq"]}])
+            self.tail.append({**END, "seq": self.seq})
+        self.pending.put(None)
+        self.finishing.set()
+        self.thread.join(timeout=_FLUSH_TIMEOUT_S)
+        if end and self.thread.is_alive():  # a broker too slow to flush: the marker all the same
+            self._send([{**END, "seq": self.seq}], None)
 
-    return on_event, finish
+    def _send(self, events: list[dict[str, Any]], view: dict[str, Any] | None) -> None:
+        bus = self.bus
+        try:
+            batch = getattr(bus, "publish_batch", None)
+            if batch is not None:
+                for start in range(0, max(1, len(events)), _BATCH_MAX):
+                    batch(self.match_id, events[start:start + _BATCH_MAX], view)
+                    view = None
+                return
+            if view is not None:
+                put = getattr(bus, "put_view", None)
+                if put is not None:
+                    put(self.match_id, view)
+            many = getattr(bus, "publish_many", None)
+            for start in range(0, len(events), _BATCH_MAX):
+                if many is not None:
+                    many(self.match_id, events[start:start + _BATCH_MAX])
+                else:
+                    for event in events[start:start + _BATCH_MAX]:
+                        bus.publish(self.match_id, event)
+        except Exception:  # noqa: BLE001 - see the class docstring
+            pass
+
+    def _sender(self) -> None:
+        events: deque[tuple[float, dict[str, Any]]] = deque()
+        views: deque[tuple[float, dict[str, Any]]] = deque()
+        done = False
+        last_send = float("-inf")
+        delay = self.delay
+
+        def take(item: tuple[bool, float, dict[str, Any]] | None) -> bool:
+            if item is None:
+                return True
+            (views if item[0] else events).append((item[1], item[2]))
+            return False
+
+        while True:
+            if not events and not views and not done:
+                done = take(self.pending.get())  # idle: the next item wakes the sender
+            while True:  # take whatever else has queued up, without waiting
+                try:
+                    item = self.pending.get_nowait()
+                except queue.Empty:
+                    break
+                done = take(item) or done
+            if done:  # the record is public now: everything held goes, with the end marker
+                if events or views or self.tail:
+                    self._send([e for _, e in events] + self.tail, views[-1][1] if views else None)
+                return
+            now = time.monotonic()
+            oldest = min(q[0][0] for q in (events, views) if q)
+            due_at = max(oldest + delay, last_send + _SEND_EVERY_S)
+            if due_at > now:
+                # Items put meanwhile do not wake this wait (only the end of the match does).
+                self.finishing.wait(min(due_at - now, _DELAY_TICK_S))
+                continue
+            batch = []
+            while events and events[0][0] + delay <= now:
+                batch.append(events.popleft()[1])
+            view = None
+            while views and views[0][0] + delay <= now:
+                view = views.popleft()[1]  # only the newest board that is old enough
+            self._send(batch, view)
+            last_send = time.monotonic()
+
+
+def match_feed(match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> MatchFeed:
+    """The live feed of one match (see :class:`MatchFeed`): what a worker hands ``run_match``."""
+    return MatchFeed(match_id, bus, delay_s)
 
 
 def viewer(match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> Callable[[dict[str, Any]], None]:
@@ -326,5 +400,7 @@ def viewer(match_id: str, bus: LiveBus | None = None, delay_s: float | None = No
 _DELAY_TICK_S = 0.05
 #: At most this many events per round trip, so a watcher never waits on a huge batch.
 _BATCH_MAX = 64
+#: The sender publishes at most this often while a match runs (its events are batched).
+_SEND_EVERY_S = 0.1
 #: How long ``finish`` waits for queued events to go out before sending the end marker.
 _FLUSH_TIMEOUT_S = 10.0
