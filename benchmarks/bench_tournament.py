@@ -48,20 +48,25 @@ def _redis_url() -> str | None:
         return None
 
 
-def _matches_per_minute(game: str, workers: int, broker: str | None, bots: int, rounds: int) -> float:
-    """Run one round-robin in a fresh database in a child process; matches per minute."""
+def _matches_per_minute(
+    game: str, workers: int, broker: str | None, bots: int, rounds: int
+) -> tuple[float, dict | None]:
+    """Run one round-robin in a fresh database in a child process: matches per minute, and
+    with worker processes the per-match costs they logged (:func:`_worker_costs`)."""
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     env = dict(os.environ)
     env.pop("ARENA_BROKER_URL", None)
     env["ARENA_DATABASE_URL"] = f"sqlite:///{folder / 'arena.sqlite3'}"
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     procs: list[subprocess.Popen] = []
+    costs = folder / "costs"
     if broker:
         env["ARENA_BROKER_URL"] = broker
         env["ARENA_QUEUE"] = f"arena-bench-{os.getpid()}-{workers}"  # never another run's tasks
+        worker_env = {**env, "ARENA_MATCH_COSTS": str(costs)}
         procs = [
             subprocess.Popen([sys.executable, "-m", "arena", "worker", "--loglevel", "warning"],
-                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                             env=worker_env, cwd=ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
             for _ in range(workers)
         ]
@@ -75,6 +80,7 @@ def _matches_per_minute(game: str, workers: int, broker: str | None, bots: int, 
             _wait_for_workers(env, workers)
         subprocess.run(cmd, env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         elapsed = _playing_seconds(folder / "arena.sqlite3")
+        summary = _worker_costs(costs) if broker else None
     finally:
         for p in procs:
             p.terminate()
@@ -82,7 +88,31 @@ def _matches_per_minute(game: str, workers: int, broker: str | None, bots: int, 
             p.wait(timeout=30)
         shutil.rmtree(folder, ignore_errors=True)
     total = bots * (bots - 1) * rounds
-    return total / elapsed * 60
+    return total / elapsed * 60, summary
+
+
+def _worker_costs(folder: Path) -> dict:
+    """The costs the worker processes logged (``ARENA_MATCH_COSTS``): :func:`_summarise` over
+    all of them, plus per worker its matches, CPU per match (the whole process from its first
+    match's start to its last match's end: what it costs whatever the load) and wall per match."""
+    import json
+
+    lines = [json.loads(raw) for path in sorted(folder.glob("*.jsonl"))
+             for raw in path.read_text().splitlines() if raw.strip()]
+    summary = _summarise(lines)
+    per_worker = []
+    for pid in sorted({line["pid"] for line in lines}):
+        mine = sorted((line for line in lines if line["pid"] == pid), key=lambda x: x["start"])
+        n = len(mine)
+        per_worker.append({
+            "matches": n,
+            "cpu_ms_per_match": round((mine[-1]["cpu_end"] - mine[0]["cpu_start"]) / n * 1000, 2),
+            "wall_ms_per_match": round((mine[-1]["end"] - mine[0]["start"]) / n * 1000, 2),
+            "lock_wait_ms_per_match": round(
+                sum(line["parts"].get("lock_wait", [0.0])[0] for line in mine) / n * 1000, 3),
+        })
+    summary["workers"] = per_worker
+    return summary
 
 
 def _playing_seconds(db: Path) -> float:
@@ -289,17 +319,29 @@ def _schedule_ms(runs: int = 5) -> float:
 
 def bench(bots: int = 4, rounds: int = 12, repeats: int = 3) -> dict:
     """``repeats`` interleaved runs of one and two workers; medians are reported, since one
-    run of a few dozen matches moves by ±20 % with whatever else the machine does."""
-    load = os.getloadavg()[0]  # other work on the machine skews the worker figures
+    run of a few dozen matches moves by ±20 % with whatever else the machine does.
+
+    The platform overhead per match is measured inside the worker processes of the one-worker
+    runs (real Redis, Celery, SQLite; :func:`_summarise`): the sum of its parts, wall and CPU,
+    each part beside it; the runner (engine, protocol, bots) is reported apart and not counted.
+    The two-worker runs add what scaling needs: CPU per match of each worker (equal to the
+    one-worker figure if nothing serialises) and the time each waits on the rating lock.
+    """
+    load = os.getloadavg()  # other work on the machine skews the worker figures
     game = _pick_game()
     broker = _redis_url()
-    ones, twos = [], []
+    ones, twos, one_costs, two_costs = [], [], [], []
     for _ in range(repeats):
-        ones.append(_matches_per_minute(game, 1, broker, bots, rounds))
-        twos.append(_matches_per_minute(game, 2, broker, bots, rounds))
+        rate, costs = _matches_per_minute(game, 1, broker, bots, rounds)
+        ones.append(rate)
+        one_costs.append(costs)
+        rate, costs = _matches_per_minute(game, 2, broker, bots, rounds)
+        twos.append(rate)
+        two_costs.append(costs)
     one, two = statistics.median(ones), statistics.median(twos)
-    return {
-        "load_average_at_start": round(load, 2),
+    figures = {
+        "load_average_at_start": [round(x, 2) for x in load],
+        "load_average_at_end": None,
         "mode": "redis + arena worker processes" if broker else "in-process pool (no Redis)",
         "game": f"{game}, 2 seats, random bots, {bots * (bots - 1) * rounds} matches per run",
         "cores": os.cpu_count(),
@@ -308,10 +350,43 @@ def bench(bots: int = 4, rounds: int = 12, repeats: int = 3) -> dict:
         "speedup_2_vs_1": round(two / one, 2),
         "runs_1_worker": [round(x, 1) for x in ones],
         "runs_2_workers": [round(x, 1) for x in twos],
-        **_overhead_figures(game),
+    }
+    if broker:
+        figures.update(_worker_figures(one_costs, two_costs))
+    figures.update(_overhead_figures(game))
+    figures.update({
         "trueskill_updates_per_s_4_seat": round(_rating_updates_per_second(), 1),
         "recorded_updates_per_s_4_seat_sqlite": round(_recorded_updates_per_second(), 1),
         "schedule_12_bots_4_seats_ms": round(_schedule_ms(), 2),
+    })
+    figures["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    return figures
+
+
+def _worker_figures(one_costs: list[dict], two_costs: list[dict]) -> dict:
+    """Medians over the runs of what the workers logged (see :func:`bench`)."""
+    def median_pair(pairs: list[list[float]]) -> list[float]:
+        return [round(statistics.median(p[0] for p in pairs), 2),
+                round(statistics.median(p[1] for p in pairs), 2)]
+
+    parts = {name: median_pair([c["parts_ms"][name] for c in one_costs])
+             for name in one_costs[0]["parts_ms"]}
+    one_cpu = [w["cpu_ms_per_match"] for c in one_costs for w in c["workers"]]
+    two_cpu = [w["cpu_ms_per_match"] for c in two_costs for w in c["workers"]]
+    return {
+        "platform_overhead_ms_per_match": median_pair([c["platform_ms"] for c in one_costs]),
+        "platform_overhead_note": "[wall, CPU] ms, 1 worker; sum of platform_parts_ms",
+        "goal_overhead_at_most_5ms": median_pair([c["platform_ms"] for c in one_costs])[0] <= 5.0,
+        "platform_parts_ms": parts,
+        "runner_ms_per_match": median_pair([c["runner_ms"] for c in one_costs]),
+        "bots_wall_ms_per_match": round(statistics.median(c["bots_wall_ms"] for c in one_costs), 2),
+        "other_threads_cpu_ms_per_match": round(
+            statistics.median(c["other_threads_cpu_ms"] for c in one_costs), 2),
+        "worker_cpu_ms_per_match_1_worker": round(statistics.median(one_cpu), 2),
+        "worker_cpu_ms_per_match_2_workers": round(statistics.median(two_cpu), 2),
+        "lock_wait_ms_per_match_2_workers": round(statistics.median(
+            w["lock_wait_ms_per_match"] for c in two_costs for w in c["workers"]), 3),
+        "platform_overhead_ms_per_match_2_workers": median_pair([c["platform_ms"] for c in two_costs]),
     }
 
 
