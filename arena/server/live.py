@@ -261,11 +261,11 @@ class MatchFeed:
     ``run_match``; ``finish`` at the end), published from one sender thread.
 
     The sender publishes whatever has queued up — events, and the newest board — in one round
-    trip, at most every :data:`_SEND_EVERY_S` (0.1 s): the match loop never waits on the
+    trip, at most every :data:`_SEND_EVERY_S` (0.05 s): the match loop never waits on the
     broker, and a fast match costs a few round trips rather than one per decision and one per
     board (each decision used to wake the sender and cost the worker ~0.3 ms of CPU beside the
     match, and each board a round trip inside the match loop: on a busy machine that is a
-    core's share another worker could have had). Watchers see each decision within 0.1 s — or
+    core's share another worker could have had). Watchers see each decision within 0.05 s — or
     ``delay_s`` (default :func:`live_delay`) later; ``finish`` sends whatever is held at once,
     with the end marker in the same round trip, since the full record is public then.
     Publishing must never break a match: a broker hiccup loses live events (the record is
@@ -401,6 +401,6 @@ _DELAY_TICK_S = 0.05
 #: At most this many events per round trip, so a watcher never waits on a huge batch.
 _BATCH_MAX = 64
 #: The sender publishes at most this often while a match runs (its events are batched).
-_SEND_EVERY_S = 0.1
+_SEND_EVERY_S = 0.05
 #: How long ``finish`` waits for queued events to go out before sending the end marker.
 _FLUSH_TIMEOUT_S = 10.0
