@@ -1,9 +1,17 @@
-"""Tournament throughput, rating speed and scheduler speed (``arena bench tournament``).
+"""Tournament throughput, platform overhead, rating speed and scheduler speed
+(``arena bench tournament``).
 
 * matches per minute with random bots on one and on two ``arena worker`` processes (real Redis
   from ``ARENA_BENCH_REDIS``, default redis://127.0.0.1:6379/12, and a throw-away SQLite file),
   and their ratio — the goal is ≥ 1.8 on 2 cores. Without Redis the same is measured with the
   in-process pool (1 and 2 matches at once) and ``mode`` says so.
+* the platform's overhead per match, measured inside those worker processes
+  (``ARENA_MATCH_COSTS``, :class:`arena.tasks.MatchCosts`): claim + configuration, leases, live
+  feed, record conversion, recording and rating, and Celery between two matches — each part
+  in [wall ms, CPU ms], and their sum (goal ≤ 5 ms). The runner (engine, protocol, bots) is
+  reported beside it, not counted. For scaling: each worker's CPU per match with one and with
+  two workers (equal when nothing serialises) and the time spent waiting for the rating lock.
+  The same parts in-process (no broker) as ``in_process_*``.
 * TrueSkill updates per second for a 4-seat free-for-all: the bare update, and the full
   recording transaction (result + ratings + history, per-game lock) on SQLite.
 * the scheduler's time to plan a 12-bot, 4-seat round-robin.
