@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import queue
 import threading
 import time
 from collections import OrderedDict, deque
@@ -258,18 +257,20 @@ def publisher(
 
 class MatchFeed:
     """A running match's live events and public board (``on_event``, ``on_view`` for
-    ``run_match``; ``finish`` at the end), published from one sender thread.
+    ``run_match``; ``finish`` at the end), published by the process's one sender thread.
 
-    The sender publishes whatever has queued up — events, and the newest board — in one round
-    trip, at most every :data:`_SEND_EVERY_S` (0.05 s): the match loop never waits on the
-    broker, and a fast match costs a few round trips rather than one per decision and one per
-    board (each decision used to wake the sender and cost the worker ~0.3 ms of CPU beside the
-    match, and each board a round trip inside the match loop: on a busy machine that is a
-    core's share another worker could have had). Watchers see each decision within 0.05 s — or
-    ``delay_s`` (default :func:`live_delay`) later; ``finish`` sends whatever is held at once,
-    with the end marker in the same round trip, since the full record is public then.
-    Publishing must never break a match: a broker hiccup loses live events (the record is
-    still stored), it does not forfeit anyone.
+    The sender publishes whatever a match has queued up — events, and the newest board — in
+    one round trip, at most every :data:`_SEND_EVERY_S` (0.05 s) per match: the match loop
+    never waits on the broker, and a fast match costs a few round trips rather than one per
+    decision and one per board (each decision used to wake a sender and cost the worker
+    ~0.3 ms of CPU beside the match, and each board a round trip inside the match loop: on a
+    busy machine that is a core's share another worker could have had). One sender thread
+    serves every match of the process, so a match neither starts nor joins a thread (each a
+    wait for the scheduler on a loaded machine). Watchers see each decision within 0.05 s — or
+    ``delay_s`` (default :func:`live_delay`) later. ``finish`` sends whatever is held at once
+    from the caller's thread, with the end marker in the same round trip, since the full
+    record is public then. Publishing must never break a match: a broker hiccup loses live
+    events (the record is still stored), it does not forfeit anyone.
     """
 
     def __init__(self, match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> None:
@@ -277,30 +278,77 @@ class MatchFeed:
         self.bus = bus or get_bus()
         self.delay = live_delay() if delay_s is None else delay_s
         self.seq = 0
-        # (is_view, when, payload); None stops the sender.
-        self.pending: queue.SimpleQueue[tuple[bool, float, dict[str, Any]] | None] = queue.SimpleQueue()
-        self.finishing = threading.Event()  # cuts the sender's pause short at the end
-        self.tail: list[dict[str, Any]] = []  # the end marker, sent with the last batch
-        self.thread = threading.Thread(target=self._sender, name=f"live-{match_id[:8]}", daemon=True)
-        self.thread.start()
+        self.incoming: deque[tuple[bool, float, dict[str, Any]]] = deque()  # (is_view, when, item)
+        self.events: deque[tuple[float, dict[str, Any]]] = deque()
+        self.views: deque[tuple[float, dict[str, Any]]] = deque()
+        self.last_send = float("-inf")
+        self.closed = False
+        # Held while taking items and sending them: batches leave in order, and the final
+        # flush waits for a send under way (never for a thread to be scheduled).
+        self.send_lock = threading.Lock()
+        _sender.add(self)
 
     def on_event(self, event: dict[str, Any]) -> None:
-        self.pending.put((False, time.monotonic(), {**event, "seq": self.seq}))
+        idle = self._idle()
+        self.incoming.append((False, time.monotonic(), {**event, "seq": self.seq}))
         self.seq += 1
+        if idle:
+            _sender.wake()
 
     def on_view(self, view: dict[str, Any]) -> None:
-        self.pending.put((True, time.monotonic(), view))
+        idle = self._idle()
+        self.incoming.append((True, time.monotonic(), view))
+        if idle:
+            _sender.wake()
 
     def finish(self, end: bool = True) -> None:
-        """Flush and stop the sender; ``end=False`` when the match did not finish (it will be
+        """Send what is held and stop; ``end=False`` when the match did not finish (it will be
         played again), so watchers keep waiting instead of seeing an end marker."""
-        if end:
-            self.tail.append({**END, "seq": self.seq})
-        self.pending.put(None)
-        self.finishing.set()
-        self.thread.join(timeout=_FLUSH_TIMEOUT_S)
-        if end and self.thread.is_alive():  # a broker too slow to flush: the marker all the same
-            self._send([{**END, "seq": self.seq}], None)
+        with self.send_lock:
+            self.closed = True
+            self._take()
+            batch = [e for _, e in self.events]
+            if end:
+                batch.append({**END, "seq": self.seq})
+            view = self.views[-1][1] if self.views else None
+            self.events.clear()
+            self.views.clear()
+            if batch or view is not None:
+                self._send(batch, view)
+        _sender.remove(self)
+
+    def pump(self, now: float) -> float | None:
+        """Send what is due (sender thread); when the next item falls due, None if none held."""
+        with self.send_lock:
+            if self.closed:
+                return None
+            self._take()
+            if not self.events and not self.views:
+                return None
+            oldest = min(q[0][0] for q in (self.events, self.views) if q)
+            due_at = max(oldest + self.delay, self.last_send + _SEND_EVERY_S)
+            if due_at > now:
+                return due_at
+            batch = []
+            while self.events and self.events[0][0] + self.delay <= now:
+                batch.append(self.events.popleft()[1])
+            view = None
+            while self.views and self.views[0][0] + self.delay <= now:
+                view = self.views.popleft()[1]  # only the newest board that is old enough
+            self._send(batch, view)
+            self.last_send = time.monotonic()
+            held = [q[0][0] for q in (self.events, self.views) if q]
+            return max(min(held) + self.delay, self.last_send + _SEND_EVERY_S) if held else None
+
+    def _idle(self) -> bool:
+        """Nothing held: the sender is not timing a send of this feed, so a new item wakes it
+        (otherwise it is sent with the batch already due — no wake-up per event)."""
+        return not self.incoming and not self.events and not self.views
+
+    def _take(self) -> None:
+        while self.incoming:
+            is_view, when, item = self.incoming.popleft()
+            (self.views if is_view else self.events).append((when, item))
 
     def _send(self, events: list[dict[str, Any]], view: dict[str, Any] | None) -> None:
         bus = self.bus
@@ -325,47 +373,53 @@ class MatchFeed:
         except Exception:  # noqa: BLE001 - see the class docstring
             pass
 
-    def _sender(self) -> None:
-        events: deque[tuple[float, dict[str, Any]]] = deque()
-        views: deque[tuple[float, dict[str, Any]]] = deque()
-        done = False
-        last_send = float("-inf")
-        delay = self.delay
 
-        def take(item: tuple[bool, float, dict[str, Any]] | None) -> bool:
-            if item is None:
-                return True
-            (views if item[0] else events).append((item[1], item[2]))
-            return False
+class _Sender:
+    """The process's one live sender thread: sends each open feed's due items, sleeps until
+    the next falls due (or until an idle feed gets an item). A forked process starts its own."""
 
+    def __init__(self) -> None:
+        self._feeds: set[MatchFeed] = set()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._pid: int | None = None
+
+    def add(self, feed: MatchFeed) -> None:
+        with self._lock:
+            self._feeds.add(feed)
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._wake = threading.Event()
+                threading.Thread(target=self._run, args=(self._wake,), daemon=True,
+                                 name="arena-live").start()
+
+    def remove(self, feed: MatchFeed) -> None:
+        with self._lock:
+            self._feeds.discard(feed)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _run(self, wake: threading.Event) -> None:
         while True:
-            if not events and not views and not done:
-                done = take(self.pending.get())  # idle: the next item wakes the sender
-            while True:  # take whatever else has queued up, without waiting
-                try:
-                    item = self.pending.get_nowait()
-                except queue.Empty:
-                    break
-                done = take(item) or done
-            if done:  # the record is public now: everything held goes, with the end marker
-                if events or views or self.tail:
-                    self._send([e for _, e in events] + self.tail, views[-1][1] if views else None)
-                return
+            with self._lock:
+                feeds = list(self._feeds)
             now = time.monotonic()
-            oldest = min(q[0][0] for q in (events, views) if q)
-            due_at = max(oldest + delay, last_send + _SEND_EVERY_S)
-            if due_at > now:
-                # Items put meanwhile do not wake this wait (only the end of the match does).
-                self.finishing.wait(min(due_at - now, _DELAY_TICK_S))
-                continue
-            batch = []
-            while events and events[0][0] + delay <= now:
-                batch.append(events.popleft()[1])
-            view = None
-            while views and views[0][0] + delay <= now:
-                view = views.popleft()[1]  # only the newest board that is old enough
-            self._send(batch, view)
-            last_send = time.monotonic()
+            next_due: float | None = None
+            for feed in feeds:
+                try:
+                    due = feed.pump(now)
+                except Exception:  # noqa: BLE001 - one feed's trouble never stops the others
+                    log.warning("live feed of match %s failed", feed.match_id, exc_info=True)
+                    due = None
+                if due is not None and (next_due is None or due < next_due):
+                    next_due = due
+            timeout = None if next_due is None else max(0.001, next_due - time.monotonic())
+            wake.wait(timeout)
+            wake.clear()
+
+
+_sender = _Sender()
 
 
 def match_feed(match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> MatchFeed:
