@@ -252,7 +252,8 @@ class MatchCosts:
     the match loop), ``runner`` (the match runner *without* those callbacks: engine, protocol
     and waiting for the bots), ``convert`` (record to JSON data), ``record`` (result, ratings,
     history: the locked transaction). ``lock_wait`` is the part of ``record`` spent getting the
-    per-game rating lock, ``bots_wall`` the runner's time waiting for the bots' answers, and
+    per-game rating lock, ``bots_wall`` the runner's time waiting for the bots' answers,
+    ``bots_cpu`` the CPU the bots' own processes used for their decisions (the seats' totals), and
     ``process_cpu`` the whole process's CPU over the match (every thread: the live sender,
     gRPC's own threads). ``start``/``end`` and ``cpu_start``/``cpu_end`` let a reader see what
     the process does between matches (Celery receiving and acknowledging the task).
@@ -392,6 +393,7 @@ def _play(match_id: str, costs: MatchCosts | _NoCosts) -> Outcome:
                 status = recording.release(s, match_id, worker, f"{type(exc).__name__}: {exc}")
             return Outcome(status, 5.0 if status == "pending" else None)
         costs.add("bots_wall", sum(d.wall_ms for d in record.decisions) / 1000.0)
+        costs.add("bots_cpu", sum(t.cpu_ms or 0.0 for t in record.totals or []) / 1000.0)
         with costs.part("convert"):
             data = _record_dict(record)
 

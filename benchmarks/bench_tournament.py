@@ -279,6 +279,7 @@ def _summarise(lines: list[dict]) -> dict:
         "lock_wait_ms": round(sums.get("lock_wait", [0.0])[0] / n * 1000, 2),
         "runner_ms": _ms(sums["runner"], n),
         "bots_wall_ms": round(sums.get("bots_wall", [0.0])[0] / n * 1000, 2),
+        "bots_cpu_ms": round(sums.get("bots_cpu", [0.0])[0] / n * 1000, 2),
         "other_threads_cpu_ms": round(max(0.0, process_cpu - thread_cpu) / n * 1000, 2),
     }
 
@@ -381,7 +382,11 @@ def _worker_figures(one_costs: list[dict], two_costs: list[dict]) -> dict:
              for name in one_costs[0]["parts_ms"]}
     one_cpu = [w["cpu_ms_per_match"] for c in one_costs for w in c["workers"]]
     two_cpu = [w["cpu_ms_per_match"] for c in two_costs for w in c["workers"]]
+    # Load-independent ceiling: 2 cores over the CPU a match needs (its worker and its bots),
+    # against the one-worker rate measured at whatever load there was.
+    need = statistics.median(one_cpu) + statistics.median(c["bots_cpu_ms"] for c in one_costs)
     return {
+        "cpu_bound_matches_per_minute_2_cores": round(2 * 60_000 / need, 1),
         "platform_overhead_ms_per_match": median_pair([c["platform_ms"] for c in one_costs]),
         "platform_overhead_note": "[wall, CPU] ms, 1 worker; sum of platform_parts_ms",
         "goal_overhead_at_most_5ms": median_pair([c["platform_ms"] for c in one_costs])[0] <= 5.0,
@@ -390,6 +395,7 @@ def _worker_figures(one_costs: list[dict], two_costs: list[dict]) -> dict:
         "bots_wall_ms_per_match": round(statistics.median(c["bots_wall_ms"] for c in one_costs), 2),
         "other_threads_cpu_ms_per_match": round(
             statistics.median(c["other_threads_cpu_ms"] for c in one_costs), 2),
+        "bots_cpu_ms_per_match": round(statistics.median(c["bots_cpu_ms"] for c in one_costs), 2),
         "worker_cpu_ms_per_match_1_worker": round(statistics.median(one_cpu), 2),
         "worker_cpu_ms_per_match_2_workers": round(statistics.median(two_cpu), 2),
         "lock_wait_ms_per_match_2_workers": round(statistics.median(
