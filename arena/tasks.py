@@ -255,13 +255,16 @@ class MatchCosts:
     per-game rating lock, ``bots_wall`` the runner's time waiting for the bots' answers,
     ``bots_cpu`` the CPU the bots' own processes used for their decisions (the seats' totals), and
     ``process_cpu`` the whole process's CPU over the match (every thread: the live sender,
-    gRPC's own threads). ``start``/``end`` and ``cpu_start``/``cpu_end`` let a reader see what
-    the process does between matches (Celery receiving and acknowledging the task).
+    gRPC's own threads). ``start``/``end``, ``cpu_start``/``cpu_end`` (process) and
+    ``thread_cpu_start``/``thread_cpu_end`` (the playing thread, which in a solo worker is also
+    Celery's) let a reader see what happens between matches (Celery acknowledging the task and
+    receiving the next).
     """
 
     def __init__(self) -> None:
         self.parts: dict[str, list[float]] = {}
         self.start, self.cpu_start = time.time(), time.process_time()
+        self.thread_cpu_start = time.thread_time()
 
     @contextmanager
     def part(self, name: str) -> Iterator[None]:
@@ -304,7 +307,8 @@ class MatchCosts:
             self.parts["live"] = live
         return {"match": match_id, "status": status, "pid": os.getpid(),
                 "start": self.start, "end": time.time(), "cpu_start": self.cpu_start,
-                "cpu_end": time.process_time(),
+                "cpu_end": time.process_time(), "thread_cpu_start": self.thread_cpu_start,
+                "thread_cpu_end": time.thread_time(), "thread": threading.get_ident(),
                 "parts": {k: [round(w, 7), round(c, 7)] for k, (w, c) in self.parts.items()}}
 
 

@@ -269,6 +269,7 @@ def _summarise(lines: list[dict]) -> dict:
         process_cpu += line["cpu_end"] - line["cpu_start"]
     parts = {name: _ms(sums.get(name, [0.0, 0.0]), n) for name in PLATFORM_PARTS}
     between = _between_matches(lines)
+    pairs = _consecutive(lines) if between is not None else []
     if between is not None:
         parts["between_matches"] = between
     platform = [round(sum(v[0] for v in parts.values()), 2), round(sum(v[1] for v in parts.values()), 2)]
@@ -281,24 +282,38 @@ def _summarise(lines: list[dict]) -> dict:
         "bots_wall_ms": round(sums.get("bots_wall", [0.0])[0] / n * 1000, 2),
         "bots_cpu_ms": round(sums.get("bots_cpu", [0.0])[0] / n * 1000, 2),
         "other_threads_cpu_ms": round(max(0.0, process_cpu - thread_cpu) / n * 1000, 2),
+        "between_matches_process_cpu_ms": round(statistics.fmean(
+            (nxt["cpu_start"] - prev["cpu_end"]) * 1000 for prev, nxt in pairs), 2) if pairs else None,
     }
 
 
 def _between_matches(lines: list[dict]) -> list[float] | None:
-    """[wall ms, CPU ms] per match a worker spends between two consecutive matches (median
-    wall: a gap also holds the wait for the next message; mean process CPU)."""
-    walls, cpus = [], []
-    by_pid: dict[int, list[dict]] = {}
-    for line in lines:
-        by_pid.setdefault(line["pid"], []).append(line)
-    for mine in by_pid.values():
-        mine.sort(key=lambda line: line["start"])
-        for prev, nxt in zip(mine, mine[1:], strict=False):
-            walls.append((nxt["start"] - prev["end"]) * 1000)
-            cpus.append((nxt["cpu_start"] - prev["cpu_end"]) * 1000)
-    if not walls or len(by_pid) == 0 or all(line["pid"] == os.getpid() for line in lines):
+    """[wall ms, CPU ms] per match a worker spends between two consecutive matches: the median
+    wall gap (it also holds the wait for the next message) and the mean CPU of the worker's
+    playing thread — in a solo worker that is Celery's own thread: acknowledging the task,
+    receiving and decoding the next. (What the process's other threads burn meanwhile is in
+    ``between_matches_process_cpu_ms``.)"""
+    if all(line["pid"] == os.getpid() for line in lines):
         return None  # in-process: no task to receive
+    walls, cpus = [], []
+    for prev, nxt in _consecutive(lines):
+        walls.append((nxt["start"] - prev["end"]) * 1000)
+        cpus.append((nxt.get("thread_cpu_start", 0.0) - prev.get("thread_cpu_end", 0.0)) * 1000)
+    if not walls:
+        return None
     return [round(statistics.median(walls), 2), round(statistics.fmean(cpus), 2)]
+
+
+def _consecutive(lines: list[dict]) -> list[tuple[dict, dict]]:
+    """Pairs of consecutive matches played by the same thread of the same process."""
+    by_thread: dict[tuple[int, int], list[dict]] = {}
+    for line in lines:
+        by_thread.setdefault((line["pid"], line.get("thread", 0)), []).append(line)
+    pairs = []
+    for mine in by_thread.values():
+        mine.sort(key=lambda line: line["start"])
+        pairs.extend(zip(mine, mine[1:], strict=False))
+    return pairs
 
 
 def _overhead_figures(game: str) -> dict:
@@ -395,6 +410,8 @@ def _worker_figures(one_costs: list[dict], two_costs: list[dict]) -> dict:
         "bots_wall_ms_per_match": round(statistics.median(c["bots_wall_ms"] for c in one_costs), 2),
         "other_threads_cpu_ms_per_match": round(
             statistics.median(c["other_threads_cpu_ms"] for c in one_costs), 2),
+        "between_matches_process_cpu_ms": round(
+            statistics.median(c["between_matches_process_cpu_ms"] for c in one_costs), 2),
         "bots_cpu_ms_per_match": round(statistics.median(c["bots_cpu_ms"] for c in one_costs), 2),
         "worker_cpu_ms_per_match_1_worker": round(statistics.median(one_cpu), 2),
         "worker_cpu_ms_per_match_2_workers": round(statistics.median(two_cpu), 2),

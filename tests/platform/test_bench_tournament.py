@@ -23,9 +23,13 @@ def test_platform_overhead_and_recording_rate_short_form() -> None:
 
 def test_costs_between_matches_come_from_worker_processes_only() -> None:
     def line(pid: int, start: float, end: float) -> dict:
-        return {"pid": pid, "start": start, "end": end, "cpu_start": start / 10,
-                "cpu_end": end / 10, "parts": {"runner": [end - start, 0.0]}}
+        return {"pid": pid, "thread": 7, "start": start, "end": end, "cpu_start": start / 10,
+                "cpu_end": end / 10, "thread_cpu_start": start / 20, "thread_cpu_end": end / 20,
+                "parts": {"runner": [end - start, 0.0]}}
 
     lines = [line(1, 0.0, 1.0), line(1, 1.5, 2.0), line(2, 0.0, 0.5), line(2, 0.7, 1.0)]
-    # Gaps 0.5 s and 0.2 s (median 350 ms of wall); CPU 50 ms and 20 ms (mean 35 ms).
-    assert bench._between_matches(lines) == [350.0, 35.0]
+    # Gaps 0.5 s and 0.2 s (median 350 ms of wall); thread CPU 25 ms and 10 ms (mean 17.5 ms).
+    assert bench._between_matches(lines) == [350.0, 17.5]
+    summary = bench._summarise(lines)
+    assert summary["between_matches_process_cpu_ms"] == 35.0  # the whole process: 50 and 20 ms
+    assert summary["parts_ms"]["between_matches"] == [350.0, 17.5]
