@@ -2,9 +2,11 @@
 
 A dialling bot keeps one ``ConnectBot`` stream open to the Arena server. Its seat's source is
 ``dialin://OWNER/GAME/NAME``. The referee — in a worker, possibly on another machine — does not
-hold that stream, so it reaches the bot through the server: it calls the ordinary
-``tabletop.bot.v1.Bot`` methods on the server's own port (the *relay*), with metadata naming
-the bot, and the server forwards each call onto the bot's stream and its answer back. To the
+hold that stream, so it reaches the bot through the server (the *relay*, on the server's own
+port): one ``tabletop.arena.v1.DialinRelay/Relay`` stream per seat, with metadata naming the
+bot, carries every call of the match (``referee/relay_stream.py``), and the server forwards
+each onto the bot's stream and its answer back. (The unary ``tabletop.bot.v1.Bot`` methods on
+the same port, one call each, are still relayed for workers of an earlier release.) To the
 referee a dialling bot is thus a remote bot like any other (same deadlines, same faults), with
 two more ways to fail: not connected (``unreachable``) and connection dropped mid-match
 (``disconnected``).
@@ -28,8 +30,8 @@ from arena import SettingError
 SCHEME = "dialin://"
 RELAY_ENV = "ARENA_RELAY"
 RELAY_KEY_ENV = "ARENA_RELAY_KEY"
-#: Call metadata of a relayed call: which bot, the relay key, and (after StartMatch) which
-#: connection the match is bound to.
+#: Call metadata of a relayed call: which bot, the relay key, and (unary relay, after
+#: StartMatch) which connection the match is bound to.
 SOURCE_HEADER = "x-arena-dialin"
 KEY_HEADER = "x-arena-relay-key"
 SESSION_HEADER = "x-arena-dialin-session"

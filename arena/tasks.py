@@ -133,6 +133,9 @@ class _LeaseKeeper:
                 try:
                     with session_scope() as s:
                         recording.renew(s, match_id, worker)
+                except OperationalError as exc:  # the database is down: one line, retry follows
+                    log.warning("database unavailable: could not renew the lease of match %s (%s)",
+                                match_id, str(exc.orig).splitlines()[0] if exc.orig else exc)
                 except Exception:  # noqa: BLE001 - a missed renewal only risks a duplicate play
                     log.warning("could not renew the lease of match %s", match_id, exc_info=True)
 

@@ -264,8 +264,12 @@ def bench(decisions: int = 2000) -> dict:
         out[game] = compare(game, decisions)
     from benchmarks.bench_dialin import measure as measure_dialin
 
+    # The worker's route (the server in its own process) is the headline; a server without a
+    # broker plays its own matches, so the relay and the referee share its process.
     out["dialin"] = {**measure_dialin(sample_request("solenia"), "solenia", calls=decisions),
                      "goal": "dialin_ratio <= 1.5"}
+    out["dialin_in_process"] = measure_dialin(sample_request("solenia"), "solenia", calls=decisions,
+                                              server="in-process")
     return out
 
 

@@ -9,7 +9,9 @@ The win share plays 2-player games of the game's default variant, seeds 0..N-1, 
 in seat 0 on even seeds and seat 1 on odd ones. Its per-decision budget is stated in the output:
 either a time (``ms``: the share of the default time control's decision time the bot spends,
 500 ms by default) or a fixed number of iterations (``iterations``: reproducible on a loaded
-machine). A tie counts half.
+machine). With ``cpu`` the time is CPU time of this process (``process_time``): the default
+time control as a dedicated core would give it, so other load on the machine slows the run but
+does not weaken the bot. A tie counts half.
 """
 
 from __future__ import annotations
@@ -77,8 +79,13 @@ def _greedy(game: str) -> Callable[[dict[str, Any], list[Any]], Any]:
     return importlib.import_module(GREEDY[game]).act
 
 
-def play_one(game: str, seed: int, search_seat: int, ms: float | None, iterations: int | None) -> dict[str, Any]:
-    """One 2-player game, search bot against the greedy bot; returns its score (1, 0.5, 0)."""
+def play_one(game: str, seed: int, search_seat: int, ms: float | None, iterations: int | None,
+             cpu: bool = False) -> dict[str, Any]:
+    """One 2-player game, search bot against the greedy bot; returns its score (1, 0.5, 0).
+
+    ``cpu``: ``ms`` is CPU time of this process (``process_time``) rather than wall time — the
+    budget a dedicated core would give, whatever else the machine runs."""
+    clock = time.process_time if cpu else time.perf_counter
     cls = registry.get_game(game)
     st = cls.new(2, seed, None)
     greedy = _greedy(game)
@@ -89,11 +96,11 @@ def play_one(game: str, seed: int, search_seat: int, ms: float | None, iteration
         options = st.legal_options()
         obs = _wire(st.observation(seat))
         if seat == search_seat:
-            t0 = time.perf_counter()
+            t0 = clock()
             deadline = t0 + (ms / 1000.0 if ms is not None else 3600.0)
             res = decide(game, obs, [o.id for o in options], deadline, seed * 1000 + decisions,
-                         iterations if iterations is not None else 1_000_000)
-            think += time.perf_counter() - t0
+                         iterations if iterations is not None else 1_000_000, clock=clock)
+            think += clock() - t0
             searched += res.iterations > 0
             oid = res.option_id
         else:
@@ -108,7 +115,8 @@ def play_one(game: str, seed: int, search_seat: int, ms: float | None, iteration
 
 
 def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: int | None = None,
-              first_seed: int = 0, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+              first_seed: int = 0, progress: Callable[[str], None] | None = None,
+              cpu: bool = False) -> dict[str, Any]:
     """The search bot's score share against the greedy bot over ``seeds`` games, seats alternated."""
     if ms is None and iterations is None:
         ms = registry.get_spec(game).time_control.decision_ms * ismcts_bot.SHARE
@@ -119,7 +127,7 @@ def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: 
     margins = []
     for seed in range(first_seed, first_seed + seeds):
         seat = seed % 2
-        out = play_one(game, seed, seat, ms, iterations)
+        out = play_one(game, seed, seat, ms, iterations, cpu)
         if progress is not None:
             progress(f"{game} seed {seed}: search bot in seat {seat} scores {out['score']} "
                      f"({out['scores'][seat]:.0f} to {out['scores'][1 - seat]:.0f})")
@@ -129,9 +137,10 @@ def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: 
         think += out["think_s"]
         searched += out["searched"]
         margins.append(out["scores"][seat] - out["scores"][1 - seat])
-    budget = f"{ms:.0f} ms per decision" if ms is not None else f"{iterations} iterations per decision"
+    unit = "ms of CPU time" if cpu else "ms"
+    budget = f"{ms:.0f} {unit} per decision" if ms is not None else f"{iterations} iterations per decision"
     if ms is not None and iterations is not None:
-        budget = f"{iterations} iterations or {ms:.0f} ms per decision, whichever first"
+        budget = f"{iterations} iterations or {ms:.0f} {unit} per decision, whichever first"
     return {
         "game": game,
         "games": seeds,
@@ -147,11 +156,11 @@ def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: 
 
 def bench(games: tuple[str, ...] = ("black_angel", "solenia"), seeds: int = 100,
           ms: float | None = None, iterations: int | None = None,
-          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+          progress: Callable[[str], None] | None = None, cpu: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for game in games:
         out[f"{game}_iterations_per_cpu_s"] = iterations_per_second(game)["iterations_per_s"]
     for game in games:
         if seeds > 0:
-            out[f"{game}_vs_greedy"] = win_share(game, seeds, ms, iterations, progress=progress)
+            out[f"{game}_vs_greedy"] = win_share(game, seeds, ms, iterations, progress=progress, cpu=cpu)
     return out

@@ -23,6 +23,14 @@ from arena.protocol import version_mismatch
 from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
 from referee.faults import REASONS  # noqa: F401 - re-exported: the reason codes live there
 from referee.manifest import has_entry
+from referee.relay_stream import (
+    ACT,
+    END_MATCH,
+    START_MATCH,
+    RelayBotError,
+    RelayStream,
+    RelayTimeout,
+)
 from referee.sandbox import BotProcess, SandboxError, SandboxLimits
 
 _SERVICE = "/tabletop.bot.v1.Bot/"
@@ -39,7 +47,13 @@ _CHANNEL_OPTIONS = [
 ]
 
 
-def dial(address: str) -> grpc.Channel:
+#: The relay stream carries one seat's whole match: BDP probing (a PING after received data,
+#: to size the flow-control window for bulk transfers) costs CPU on every decision there and
+#: gains nothing for messages of a few KB.
+RELAY_CHANNEL_OPTIONS = [("grpc.http2.bdp_probe", 0)]
+
+
+def dial(address: str, extra: list[tuple[str, object]] | None = None) -> grpc.Channel:
     """The channel to a bot: ``tls://host:port`` over TLS, anything else (``unix:``, host:port)
     in plaintext.
 
@@ -47,14 +61,15 @@ def dial(address: str) -> grpc.Channel:
     one in ``ARENA_BOT_TLS_CA`` (a PEM file) when set, else the system's roots. A missing or
     wrong CA file makes the seat unreachable with a message that says so.
     """
+    options = _CHANNEL_OPTIONS + (extra or [])
     if not address.startswith(TLS_SCHEME):
-        return grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+        return grpc.insecure_channel(address, options=options)
     ca = os.environ.get(BOT_CA_ENV, "").strip() or None
     try:
         credentials = channel_credentials(ca)
     except TlsError as exc:
         raise BotFault("unreachable", f"cannot dial {address}: {exc} (set by {BOT_CA_ENV})") from None
-    return grpc.secure_channel(address.removeprefix(TLS_SCHEME), credentials, options=_CHANNEL_OPTIONS)
+    return grpc.secure_channel(address.removeprefix(TLS_SCHEME), credentials, options=options)
 
 
 class BotFault(Exception):
@@ -109,10 +124,11 @@ class BotClient:
     def __init__(self, address: str | None, process: BotProcess | None) -> None:
         self.address = address
         self.process = process
-        #: Call metadata: None, except for a dial-in bot (which bot, the relay key, and after
-        #: StartMatch the connection the match is bound to).
+        #: Call metadata: None, except for a dial-in bot (which bot, and the relay key).
         self.metadata: tuple[tuple[str, str], ...] | None = None
         self.dialin = False
+        #: A dial-in bot's calls go down this one stream to the relay (opened at StartMatch).
+        self.relay: RelayStream | None = None
         self.channel: grpc.Channel | None = None
         if address is not None:
             self._open_channel(address)
@@ -125,8 +141,9 @@ class BotClient:
         self.started_at: float | None = process.started_at if process is not None else None
 
     def _open_channel(self, address: str) -> None:
-        """Dial ``address``; a ``dialin://`` bot is reached through the Arena server's relay,
-        with call metadata naming the bot and carrying the relay key."""
+        """Dial ``address``; a ``dialin://`` bot is reached through the Arena server's relay
+        (one :class:`RelayStream` per seat), with metadata naming the bot and carrying the
+        relay key."""
         self.address = address
         self.dialin = address.startswith(dialin.SCHEME)
         if self.dialin:
@@ -135,7 +152,7 @@ class BotClient:
                 raise BotFault("unreachable", f"{address}: no dial-in relay is configured here "
                                f"(set {dialin.RELAY_ENV} to the Arena server's host:port)")
             self.metadata = ((dialin.SOURCE_HEADER, address), (dialin.KEY_HEADER, dialin.relay_key()))
-            self.channel = dial(relay)
+            self.channel = dial(relay, RELAY_CHANNEL_OPTIONS)
         else:
             self.channel = dial(address)
         # Raw-bytes callables: we parse replies ourselves (see module docstring).
@@ -210,6 +227,33 @@ class BotClient:
         return ready
 
     def _call_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float) -> bot_pb2.Ready:
+        raw = self._relay_start(request, timeout_s) if self.dialin else self._unary_start(request, timeout_s, deadline)
+        try:
+            ready = bot_pb2.Ready.FromString(raw)
+        except Exception:
+            raise BotFault("start_failed", "StartMatch reply could not be decoded") from None
+        if ready.protocol_version != request.protocol_version:
+            raise BotFault("start_failed", "the bot's Ready: " + version_mismatch(ready.protocol_version))
+        return ready
+
+    def _relay_start(self, request: bot_pb2.MatchStart, timeout_s: float) -> bytes:
+        """StartMatch of a dial-in bot, on a fresh relay stream (which it binds to the bot's
+        connection of this moment); faults as for a unary call to a remote bot."""
+        if self.relay is not None:
+            self.relay.close()
+        self.relay = RelayStream(self.channel, self.metadata)
+        try:
+            return self.relay.invoke(START_MATCH, request.SerializeToString(), timeout_s)
+        except RelayTimeout:
+            raise BotFault("unreachable", f"no answer to StartMatch within {timeout_s:.1f} s from {self.address}") from None
+        except RelayBotError as exc:
+            raise BotFault("start_failed", f"StartMatch failed: UNKNOWN {exc}") from None
+        except grpc.RpcError as exc:
+            if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                raise BotFault(self._dialin_reason(exc), f"{exc.details()}") from None
+            raise BotFault("start_failed", f"StartMatch failed: {exc.code().name} {exc.details()}") from None
+
+    def _unary_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float) -> bytes:
         future = self._start.future(
             request.SerializeToString(), timeout=timeout_s, wait_for_ready=True,
             metadata=self.metadata,
@@ -241,8 +285,6 @@ class BotClient:
                     self.log_tail(),
                 ) from None
             self._check_process()
-            if self.dialin and code == grpc.StatusCode.UNAVAILABLE:
-                raise BotFault(self._dialin_reason(exc), f"{exc.details()}") from None
             raise BotFault(
                 "start_failed", f"StartMatch failed: {code.name} {exc.details()}", self.log_tail()
             ) from None
@@ -252,24 +294,18 @@ class BotClient:
                 f"no answer to StartMatch within {timeout_s:.1f} s",
                 self.log_tail(),
             )
-        try:
-            ready = bot_pb2.Ready.FromString(raw)
-        except Exception:
-            raise BotFault("start_failed", "StartMatch reply could not be decoded") from None
-        if ready.protocol_version != request.protocol_version:
-            raise BotFault("start_failed", "the bot's Ready: " + version_mismatch(ready.protocol_version))
-        if self.dialin:  # later calls of this match go to the connection that answered
-            bound = dict(future.trailing_metadata() or ()).get(dialin.SESSION_HEADER, "")
-            self.metadata = (*self.metadata[:2], (dialin.SESSION_HEADER, bound))
-        return ready
+        return raw
 
     # --- the hot path ------------------------------------------------------------------------
     def act(self, request_bytes: bytes, timeout_s: float) -> bot_pb2.ActReply:
         """One decision. Raises :class:`BotFault` for every way the call can go wrong."""
-        try:
-            raw = self._act(request_bytes, timeout=timeout_s, metadata=self.metadata)
-        except grpc.RpcError as exc:
-            raise self._classify(exc, timeout_s) from None
+        if self.dialin:
+            raw = self._relayed(ACT, request_bytes, timeout_s)
+        else:
+            try:
+                raw = self._act(request_bytes, timeout=timeout_s, metadata=self.metadata)
+            except grpc.RpcError as exc:
+                raise self._classify(exc, timeout_s) from None
         try:
             return bot_pb2.ActReply.FromString(raw)
         except Exception:
@@ -277,6 +313,19 @@ class BotClient:
             raise BotFault(
                 "garbage_reply", f"the reply is not an ActReply message ({len(raw)} bytes: {shown!r})"
             ) from None
+
+    def _relayed(self, method: int, request_bytes: bytes, timeout_s: float) -> bytes:
+        """A call to a dial-in bot on its relay stream, with the faults of a unary call."""
+        if self.relay is None:  # no StartMatch on this client: the bot's current connection
+            self.relay = RelayStream(self.channel, self.metadata)
+        try:
+            return self.relay.invoke(method, request_bytes, timeout_s)
+        except RelayTimeout:
+            raise BotFault("timeout", f"no answer within {timeout_s * 1000:.0f} ms") from None
+        except RelayBotError as exc:
+            raise BotFault("bot_error", f"UNKNOWN: {str(exc)[:300]}") from None
+        except grpc.RpcError as exc:
+            raise self._classify(exc, timeout_s) from None
 
     def _classify(self, exc: grpc.RpcError, timeout_s: float) -> BotFault:
         code = exc.code()
@@ -350,13 +399,29 @@ class BotClient:
     # --- the end -----------------------------------------------------------------------------
     def end_match_future(self, request: bot_pb2.MatchEnd, timeout_s: float):
         """Tell the bot the match is over, without waiting (the caller gathers the futures)."""
+        if self.dialin:
+            if self.relay is None:
+                self.relay = RelayStream(self.channel, self.metadata)
+            return _RelayedEnd(self.relay, self.relay.send(END_MATCH, request.SerializeToString(), timeout_s))
         return self._end.future(request.SerializeToString(), timeout=timeout_s, metadata=self.metadata)
 
     def close(self) -> None:
         """Close the channel and kill the sandbox. Idempotent; called on every path."""
         try:
+            if self.relay is not None:
+                self.relay.close()
             if self.channel is not None:
                 self.channel.close()
         finally:
             if self.process is not None:
                 self.process.stop()
+
+
+class _RelayedEnd:
+    """EndMatch sent on a relay stream; :meth:`result` waits for the bot's Ack."""
+
+    def __init__(self, stream: RelayStream, call_id: int) -> None:
+        self._stream, self._call_id = stream, call_id
+
+    def result(self) -> bytes:
+        return self._stream.receive(self._call_id)

@@ -113,7 +113,10 @@ def bench_balance(game: str, games: int, advanced: bool) -> None:
 @click.option("--ms", type=float, default=None,
               help="search time per decision (default: the bot's share of the game's decision time)")
 @click.option("--iterations", type=int, default=None, help="a fixed number of iterations per decision instead")
-def bench_search(games: tuple[str, ...], seeds: int, ms: float | None, iterations: int | None) -> None:
+@click.option("--cpu", is_flag=True,
+              help="count the search time in CPU seconds of the benchmark's process: the budget of a "
+                   "dedicated core, so a loaded machine does not weaken the bot")
+def bench_search(games: tuple[str, ...], seeds: int, ms: float | None, iterations: int | None, cpu: bool) -> None:
     """ISMCTS iterations per CPU second per game, and its win share against the greedy bots."""
     from benchmarks.bench_search import GREEDY
 
@@ -124,7 +127,7 @@ def bench_search(games: tuple[str, ...], seeds: int, ms: float | None, iteration
                                    f"choose from {', '.join(GREEDY)}")
     if seeds < 0 or (ms is not None and ms <= 0) or (iterations is not None and iterations <= 0):
         raise click.ClickException("--seeds must be 0 or more, --ms and --iterations above 0")
-    _run("bench_search", games=games, seeds=seeds, ms=ms, iterations=iterations,
+    _run("bench_search", games=games, seeds=seeds, ms=ms, iterations=iterations, cpu=cpu,
          progress=lambda line: click.echo(line, err=True))
 
 

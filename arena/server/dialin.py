@@ -7,11 +7,16 @@ live :class:`_Session` (a newer connection of the same bot replaces the older on
 from a referee into a ``ConnectBotCall`` on that session's stream and waits for the answer
 within the caller's deadline.
 
-A match is bound to the connection that answered its StartMatch (the session id travels back in
-trailing metadata and with every later call). If that connection drops, every call still
-waiting and every later call of the match fails with :data:`arena.dialin.DROPPED`, which the
-referee records as ``disconnected``; a reconnected bot is served the *next* matches.
-See ``arena/dialin.py`` for who may call the relay.
+The referee's route is ``tabletop.arena.v1.DialinRelay/Relay``: one stream per seat of a match,
+each call a message on it (a unary call to this aio server costs several times a message on an
+open stream, and so did the relay). The unary ``tabletop.bot.v1.Bot`` relay stays for workers
+of an earlier release.
+
+A match is bound to the connection that answered its StartMatch (on the stream: the stream is
+bound; unary: the session id travels back in trailing metadata and with every later call). If
+that connection drops, every call still waiting and every later call of the match fails with
+:data:`arena.dialin.DROPPED`, which the referee records as ``disconnected``; a reconnected bot is
+served the *next* matches. See ``arena/dialin.py`` for who may call the relay.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from arena.server.submissions import Submissions, check_bot_name, check_game
 log = logging.getLogger("arena.server.dialin")
 
 BOT_SERVICE = "tabletop.bot.v1.Bot"
+RELAY_SERVICE = "tabletop.arena.v1.DialinRelay"
 _METHODS = {
     "StartMatch": pb.CONNECT_BOT_METHOD_START_MATCH,
     "Act": pb.CONNECT_BOT_METHOD_ACT,
@@ -234,11 +240,77 @@ class DialinHub:
 
     # --- the relay ---------------------------------------------------------------------------
     def relay_handler(self) -> grpc.GenericRpcHandler:
+        """Both relays: the stream (``DialinRelay/Relay``) and the unary ``Bot`` methods."""
         handlers = {
-            name: grpc.unary_unary_rpc_method_handler(self._relay_method(method))
+            f"/{BOT_SERVICE}/{name}": grpc.unary_unary_rpc_method_handler(self._relay_method(method))
             for name, method in _METHODS.items()
         }
-        return grpc.method_handlers_generic_handler(BOT_SERVICE, handlers)
+        handlers[f"/{RELAY_SERVICE}/Relay"] = grpc.stream_stream_rpc_method_handler(
+            self.relay_stream, request_deserializer=pb.RelayCall.FromString,
+            response_serializer=pb.RelayAnswer.SerializeToString)
+        return _PathHandler(handlers)
+
+    async def _authorised_source(self, context: grpc.aio.ServicerContext) -> str:
+        """The relayed bot's source, once the caller has shown the relay key (else abort)."""
+        meta = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+        key = meta.get(dialin.KEY_HEADER, "")
+        if not key or not hmac.compare_digest(key.encode(), dialin.relay_key().encode()):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                f"the relay needs the server's relay key (set {dialin.RELAY_KEY_ENV} on the server and its workers)")
+        return meta.get(dialin.SOURCE_HEADER, "")
+
+    async def relay_stream(self, calls: AsyncIterator[pb.RelayCall], context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RelayAnswer]:
+        """One seat's calls, one at a time, each forwarded down the bot's stream.
+
+        A START_MATCH binds the stream to the bot's connection of that moment (waiting up to
+        :data:`CONNECT_GRACE_S` for a bot that is reconnecting); later calls go to that
+        connection only, and the stream ends with :data:`arena.dialin.DROPPED` once it is gone.
+        A call without a StartMatch before it (an EndMatch after a failed start) goes to the
+        current connection, if any. A call that runs out of time is answered TIMEOUT and the
+        stream stays open (the EndMatch of the forfeited seat still comes)."""
+        source = await self._authorised_source(context)
+        loop = asyncio.get_running_loop()
+        bound: _Session | None = None
+        async for call in calls:
+            now = time.monotonic()
+            deadline = now + (call.deadline_ms / 1000.0 if call.deadline_ms else 60.0)
+            current = self.sessions.get(source)
+            if call.method == pb.CONNECT_BOT_METHOD_START_MATCH:
+                if current is None or current.closed:
+                    current = await self._wait_for(source, min(deadline, now + CONNECT_GRACE_S))
+                if current is None:
+                    await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.NOT_CONNECTED}: {source}")
+                bound = current
+            elif bound is not None and (bound.closed or current is not bound):
+                await context.abort(grpc.StatusCode.UNAVAILABLE,
+                                    f"{dialin.DROPPED}: {bound.why or 'replaced by a newer connection of the same bot'}")
+            session = bound if bound is not None else current
+            if session is None or session.closed:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.NOT_CONNECTED}: {source}")
+            call_id = next(self._call_ids)
+            future: asyncio.Future[pb.ConnectBotAnswer] = loop.create_future()
+            session.pending[call_id] = future
+            left = max(0.0, deadline - time.monotonic())
+            session.outbox.put_nowait(pb.ConnectBotResponse(call=pb.ConnectBotCall(
+                call_id=call_id, method=call.method, request=call.request, deadline_ms=int(left * 1000))))
+            # call_later + a plain await: asyncio.wait_for costs a task per call on this hot path.
+            timer = loop.call_later(left, _expire, future)
+            try:
+                answer = await future
+            except _Dropped as exc:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.DROPPED}: {exc}")
+            except TimeoutError:
+                session.pending.pop(call_id, None)
+                yield pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_TIMEOUT,
+                                     detail="no answer from the dial-in bot in time")
+                continue
+            finally:
+                timer.cancel()
+            if answer.error:
+                yield pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_BOT_ERROR,
+                                     detail=answer.error[:500])
+            else:
+                yield pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_REPLY, reply=answer.reply)
 
     def _relay_method(self, method: int) -> Any:
         async def relay(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
@@ -247,12 +319,9 @@ class DialinHub:
         return relay
 
     async def relay(self, method: int, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        """The unary relay (workers of an earlier release): one call, one ``ConnectBotCall``."""
+        source = await self._authorised_source(context)
         meta = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
-        key = meta.get(dialin.KEY_HEADER, "")
-        if not key or not hmac.compare_digest(key.encode(), dialin.relay_key().encode()):
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                f"the relay needs the server's relay key (set {dialin.RELAY_KEY_ENV} on the server and its workers)")
-        source = meta.get(dialin.SOURCE_HEADER, "")
         bound = meta.get(dialin.SESSION_HEADER, "")
         remaining = context.time_remaining()
         deadline = time.monotonic() + (remaining if remaining is not None else 60.0)
@@ -296,3 +365,18 @@ class DialinHub:
             except TimeoutError:
                 return None
         return session
+
+
+def _expire(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
+class _PathHandler(grpc.GenericRpcHandler):
+    """Serves a fixed set of method paths (several services from one handler)."""
+
+    def __init__(self, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
+        self._handlers = handlers
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        return self._handlers.get(handler_call_details.method)

@@ -5,6 +5,8 @@ The benchmark and the tests call :func:`decide` in-process; ``bot.py`` wraps it 
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from arena.sdk import sample_state
@@ -24,8 +26,9 @@ def decide(
     seed: int,
     max_iterations: int = 1_000_000,
     settings: Settings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
-    """Search from ``observation`` until ``deadline`` (``perf_counter``) or ``max_iterations``."""
+    """Search from ``observation`` until ``deadline`` (a ``clock()`` time) or ``max_iterations``."""
     seat = observation_seat(observation)
     if len(legal) == 1:
         return SearchResult(legal[0], 0, 0.0, {legal[0]: 0}, 0.5)
@@ -33,4 +36,4 @@ def decide(
     values, tuned = values_for(game, base)
     cfg = settings or tuned
     cfg.max_iterations = min(cfg.max_iterations, max_iterations)
-    return search(base, seat, legal, values, deadline, seed ^ 0x15C7, cfg)
+    return search(base, seat, legal, values, deadline, seed ^ 0x15C7, cfg, clock)

@@ -90,15 +90,18 @@ def search(
     deadline: float,
     seed: int,
     settings: Settings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Choose one of ``legal`` for ``seat`` from ``base`` (a state sampled from the observation).
 
     ``values(state)`` scores any state (over or not) as one number in [0, 1] per seat.
-    Stops at ``deadline`` (a ``perf_counter`` time) or after ``settings.max_iterations``; at
-    least one iteration is run, so a bot with no time left still answers legally.
+    Stops at ``deadline`` (a ``clock()`` time: wall time for a bot, whose clock is the referee's;
+    ``time.process_time`` lets a benchmark give CPU time that other processes cannot steal) or
+    after ``settings.max_iterations``; at least one iteration is run, so a bot with no time left
+    still answers legally.
     """
     cfg = settings or Settings()
-    started = time.perf_counter()
+    started = clock()
     if len(legal) == 1:
         return SearchResult(legal[0], 0, 0.0, {legal[0]: 0}, 0.5)
     rng = Rng(seed)
@@ -171,12 +174,12 @@ def search(
             child.visits += 1
             child.total += reward[mover]
         iterations += 1
-        if iterations >= cfg.max_iterations or time.perf_counter() >= deadline:
+        if iterations >= cfg.max_iterations or clock() >= deadline:
             break
     visits = {oid: ch.visits for oid, ch in root.children.items() if oid in allowed}
     best_id = max(visits, key=lambda i: (visits[i], root.children[i].total))
     chosen = root.children[best_id]
-    return SearchResult(best_id, iterations, time.perf_counter() - started, visits,
+    return SearchResult(best_id, iterations, clock() - started, visits,
                         chosen.total / chosen.visits if chosen.visits else 0.5)
 
 

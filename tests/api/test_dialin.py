@@ -252,3 +252,28 @@ def seated_by_a_tick() -> set[str]:
         seated = {seat.version.source for mid in created for seat in s.get(ladder.Match, mid).seats}
         s.rollback()
     return seated
+
+
+def test_arena_connect_dials_in_only_once_the_local_bot_listens(server, stub) -> None:  # noqa: ANN001
+    """``arena connect`` (ForwardingDialInBot): no connection, hence no qualification match
+    that would find the local bot still starting, before the local bot answers."""
+    from arena.sdk import make_server
+    from arena.sdk_connect import ForwardingDialInBot
+    from tests.api.processes import free_port
+
+    owner = new_account(stub, "fwd")
+    port = free_port()
+    local = grpc.insecure_channel(f"127.0.0.1:{port}")
+    bot = ForwardingDialInBot(local, server.address, owner.token, "fwd-bot", "toy", backoff_s=0.05)
+    runner = Running(bot)
+    local_bot = None
+    try:
+        assert not bot.welcomed.wait(1.5)  # the local bot is not there yet
+        local_bot, _ = make_server(first_option, f"127.0.0.1:{port}", name="local")
+        local_bot.start()
+        assert bot.welcomed.wait(30), runner.error
+    finally:
+        runner.stop()
+        if local_bot is not None:
+            local_bot.stop(0)
+        local.close()
