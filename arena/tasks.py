@@ -1,8 +1,9 @@
 """The Celery tasks, and the same work run in-process when there is no broker.
 
-* ``play_match(match_id)`` — claim the match (lease), play it with the match runner while a
-  heartbeat keeps the lease fresh, record the result and update the ratings in one serialised
-  transaction (:func:`arena.recording.record_result`). Idempotent: a match already done is
+* ``play_match(match_id)`` — claim the match (lease) and read its configuration in one
+  transaction, play it with the match runner while the process's lease keeper keeps the lease
+  fresh, record the result and update the ratings in one serialised transaction
+  (:func:`arena.recording.record_result`). Idempotent: a match already done is
   skipped, and recording counts a result at most once. A match held by another live worker is
   retried after its lease. Infrastructure errors release the match for another attempt.
 * ``record_result(match_id, record)`` — recording alone (for results produced elsewhere).
