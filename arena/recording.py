@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -117,14 +118,22 @@ class Claim:
     lease_until: float | None = None
 
 
-def claim(session: Session, match_id: str, worker: str, lease: float = LEASE_SECONDS) -> Claim:
-    """Atomically take a match for ``worker``. Commits."""
+def claim(
+    session: Session, match_id: str, worker: str, lease: float = LEASE_SECONDS, *,
+    commit: bool = True,
+) -> Claim:
+    """Atomically take a match for ``worker``. Commits, unless ``commit=False`` and the match
+    was claimed: then the caller reads what it needs in the same transaction and commits (one
+    write transaction per match start instead of two — on SQLite each one takes the database
+    write lock)."""
     now = time.time()
     until = now + lease
     taken = session.connection().execute(_CLAIM, {
         "b_mid": match_id, "b_now": now, "b_worker": worker, "b_until": until,
         "b_started": utcnow(),
     }).rowcount
+    if taken and not commit:
+        return Claim("claimed", until)
     session.commit()
     if taken:
         return Claim("claimed", until)
@@ -275,9 +284,11 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
     Written as a few Core statements (executemany for the seats, ratings and history) rather
     than ORM objects: the same rows and values, in a fraction of the per-match CPU time.
     """
-    conn = session.connection()
+    started = time.perf_counter()
+    conn = session.connection()  # SQLite: BEGIN IMMEDIATE, the database write lock
     game = conn.execute(_MATCH_GAME, {"b_mid": match_id}).scalar_one()
     seq = _lock_seq(session, game) + 1
+    _lock_timing.wait = time.perf_counter() - started
     status, tournament_id = conn.execute(_MATCH_STATE, {"b_mid": match_id}).one()
     if status == "done":
         session.commit()
@@ -403,6 +414,15 @@ def _automaton_row(session: Session, match_id: str, game: str, players: int) -> 
         r = conn.execute(_AUTOMATON_RATING, params).one()
     return _Row(r.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts, r.seat_counts,
                 r.player_counts)
+
+
+_lock_timing = threading.local()
+
+
+def last_lock_wait() -> float:
+    """Seconds this thread's last :func:`record_result` took to hold the per-game rating lock
+    (with SQLite, the database write lock): what a worker waits for the others. Benchmarks."""
+    return getattr(_lock_timing, "wait", 0.0)
 
 
 @dataclass(frozen=True)

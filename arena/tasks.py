@@ -1,8 +1,9 @@
 """The Celery tasks, and the same work run in-process when there is no broker.
 
-* ``play_match(match_id)`` — claim the match (lease), play it with the match runner while a
-  heartbeat keeps the lease fresh, record the result and update the ratings in one serialised
-  transaction (:func:`arena.recording.record_result`). Idempotent: a match already done is
+* ``play_match(match_id)`` — claim the match (lease) and read its configuration in one
+  transaction, play it with the match runner while the process's lease keeper keeps the lease
+  fresh, record the result and update the ratings in one serialised transaction
+  (:func:`arena.recording.record_result`). Idempotent: a match already done is
   skipped, and recording counts a result at most once. A match held by another live worker is
   retried after its lease. Infrastructure errors release the match for another attempt.
 * ``record_result(match_id, record)`` — recording alone (for results produced elsewhere).
@@ -34,7 +35,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TypeVar
@@ -93,24 +94,54 @@ class Outcome:
     retry_in: float | None = None
 
 
-class _Heartbeat(threading.Thread):
-    """Renews the match lease while the match is played."""
+class _LeaseKeeper:
+    """Renews the leases of every match this process is playing, from one long-lived thread.
 
-    def __init__(self, match_id: str, worker: str) -> None:
-        super().__init__(daemon=True, name=f"lease-{match_id[:8]}")
-        self.match_id, self.worker = match_id, worker
-        self.stopped = threading.Event()
+    A thread per match used to be started and joined around every match (most matches end
+    before their first renewal, so that was pure start-up cost, and on a loaded machine a
+    thread start is a scheduling round trip). Here a match is just added to and removed from
+    a dict; the one thread renews whatever is held every ``LEASE_SECONDS / 3``, each match in
+    its own short transaction, so a match is renewed at least as often as before. A forked
+    process (prefork pool) starts its own thread on first use.
+    """
 
-    def run(self) -> None:
-        while not self.stopped.wait(recording.LEASE_SECONDS / 3):
-            try:
-                with session_scope() as s:
-                    recording.renew(s, self.match_id, self.worker)
-            except OperationalError as exc:  # the database is down: one line, the retry follows
-                log.warning("database unavailable: could not renew the lease of match %s (%s)",
-                            self.match_id, str(exc.orig).splitlines()[0] if exc.orig else exc)
-            except Exception:  # noqa: BLE001 - a missed renewal only risks a duplicate play
-                log.warning("could not renew the lease of match %s", self.match_id, exc_info=True)
+    def __init__(self) -> None:
+        self._held: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self._wake = threading.Event()
+
+    def hold(self, match_id: str, worker: str) -> None:
+        with self._lock:
+            self._held[match_id] = worker
+            if self._pid != os.getpid():  # first use in this process
+                self._pid = os.getpid()
+                self._wake = threading.Event()
+                threading.Thread(target=self._run, args=(self._wake,), daemon=True,
+                                 name="arena-leases").start()
+
+    def drop(self, match_id: str) -> None:
+        with self._lock:
+            self._held.pop(match_id, None)
+
+    def held(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._held)
+
+    def _run(self, wake: threading.Event) -> None:
+        while not wake.wait(recording.LEASE_SECONDS / 3):
+            for match_id, worker in self.held().items():
+                try:
+                    with session_scope() as s:
+                        recording.renew(s, match_id, worker)
+                except OperationalError as exc:  # the database is down: one line, retry follows
+                    log.warning("database unavailable: could not renew the lease of match %s (%s)",
+                                match_id, str(exc.orig).splitlines()[0] if exc.orig else exc)
+                except Exception:  # noqa: BLE001 - a missed renewal only risks a duplicate play
+                    log.warning("could not renew the lease of match %s", match_id, exc_info=True)
+
+
+_leases = _LeaseKeeper()
 
 
 _CONFIG_MATCH = select(
@@ -129,13 +160,16 @@ _CONFIG_SEATS = (
 def _match_config(match_id: str):  # noqa: ANN202 - referee.match.MatchConfig
     """The runner's configuration, read with two plain queries (no ORM objects, no lazy loads:
     this runs once per match on every worker)."""
+    with session_scope() as s:
+        return _config_from(s.connection(), match_id)
+
+
+def _config_from(conn, match_id: str):  # noqa: ANN001, ANN202 - Connection -> MatchConfig
     from referee.match import MatchConfig, SeatSpec
 
-    with session_scope() as s:
-        conn = s.connection()
-        m = conn.execute(_CONFIG_MATCH, {"b_mid": match_id}).one()
-        seats = [SeatSpec(f"{name} v{number}", source)
-                 for name, number, source in conn.execute(_CONFIG_SEATS, {"b_mid": match_id})]
+    m = conn.execute(_CONFIG_MATCH, {"b_mid": match_id}).one()
+    seats = [SeatSpec(f"{name} v{number}", source)
+             for name, number, source in conn.execute(_CONFIG_SEATS, {"b_mid": match_id})]
     tc = TimeControl(m.decision_ms, m.bank_ms) if m.decision_ms else None
     return MatchConfig(
         game=m.game,
@@ -147,6 +181,24 @@ def _match_config(match_id: str):  # noqa: ANN202 - referee.match.MatchConfig
         sandbox=m.sandbox,
         pool=worker_bot_pool(),
     )
+
+
+def _claim_and_configure(match_id: str, worker: str):  # noqa: ANN202 - (Claim, MatchConfig|None)
+    """Claim the match and read its configuration in one transaction (one commit, and on
+    SQLite one write lock, per match start). A read that fails for another reason than the
+    database falls back to a claim of its own, so the attempt is counted and released as any
+    failed start is (the runner then gets no configuration and the match is released)."""
+    try:
+        with session_scope() as s:
+            claim = recording.claim(s, match_id, worker, commit=False)
+            config = _config_from(s.connection(), match_id) if claim.outcome == "claimed" else None
+        return claim, config
+    except Exception as exc:
+        if db_unavailable(exc):
+            raise
+        log.exception("could not read the configuration of match %s", match_id)
+    with session_scope() as s:
+        return recording.claim(s, match_id, worker), None
 
 
 #: ``ARENA_BOT_POOL=0`` turns the warm bot pool off (every bot launched and killed per match).
@@ -189,25 +241,154 @@ def _record_dict(record) -> dict:  # noqa: ANN001 - referee.record.MatchRecord
     return json.loads(data) if isinstance(data, str) else data
 
 
+#: ``ARENA_MATCH_COSTS=DIR``: every process playing matches appends one JSON line per match to
+#: ``DIR/<pid>.jsonl`` with the wall and CPU time of each part (``arena bench tournament``).
+COSTS_ENV = "ARENA_MATCH_COSTS"
+
+
+class MatchCosts:
+    """Where one match's time goes in the process that plays it, part by part.
+
+    Each part is timed in wall seconds and in CPU seconds of the calling thread (what a loaded
+    machine cannot inflate by keeping the thread off a core). Parts: ``claim`` (claim and read
+    the configuration, one transaction), ``leases`` (registering with the lease keeper),
+    ``live`` (setting up, feeding and flushing the live events: the platform's callbacks inside
+    the match loop), ``runner`` (the match runner *without* those callbacks: engine, protocol
+    and waiting for the bots), ``convert`` (record to JSON data), ``record`` (result, ratings,
+    history: the locked transaction). ``lock_wait`` is the part of ``record`` spent getting the
+    per-game rating lock, ``bots_wall`` the runner's time waiting for the bots' answers,
+    ``bots_cpu`` the CPU the bots' own processes used for their decisions (the seats' totals), and
+    ``process_cpu`` the whole process's CPU over the match (every thread: the live sender,
+    gRPC's own threads). ``start``/``end``, ``cpu_start``/``cpu_end`` (process) and
+    ``thread_cpu_start``/``thread_cpu_end`` (the playing thread, which in a solo worker is also
+    Celery's) let a reader see what happens between matches (Celery acknowledging the task and
+    receiving the next).
+    """
+
+    def __init__(self) -> None:
+        self.parts: dict[str, list[float]] = {}
+        self.start, self.cpu_start = time.time(), time.process_time()
+        self.thread_cpu_start = time.thread_time()
+
+    @contextmanager
+    def part(self, name: str) -> Iterator[None]:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            yield
+        finally:
+            acc = self.parts.setdefault(name, [0.0, 0.0])
+            acc[0] += time.perf_counter() - wall
+            acc[1] += time.thread_time() - cpu
+
+    def wrap(self, name: str, fn: Callable[..., T]) -> Callable[..., T]:
+        acc = self.parts.setdefault(name, [0.0, 0.0])
+        perf, cpu = time.perf_counter, time.thread_time
+
+        def timed(*args: object) -> T:
+            wall0, cpu0 = perf(), cpu()
+            try:
+                return fn(*args)
+            finally:
+                acc[0] += perf() - wall0
+                acc[1] += cpu() - cpu0
+
+        return timed
+
+    def add(self, name: str, wall: float, cpu: float = 0.0) -> None:
+        acc = self.parts.setdefault(name, [0.0, 0.0])
+        acc[0] += wall
+        acc[1] += cpu
+
+    def finish(self, match_id: str, status: str) -> dict:
+        live = self.parts.get("live", [0.0, 0.0])
+        runner = self.parts.get("runner")
+        if runner is not None:  # the live callbacks ran inside the runner: count them once
+            runner[0] -= self.parts.get("live_in_runner", [0.0, 0.0])[0]
+            runner[1] -= self.parts.get("live_in_runner", [0.0, 0.0])[1]
+            inner = self.parts.pop("live_in_runner", [0.0, 0.0])
+            live[0] += inner[0]
+            live[1] += inner[1]
+            self.parts["live"] = live
+        return {"match": match_id, "status": status, "pid": os.getpid(),
+                "start": self.start, "end": time.time(), "cpu_start": self.cpu_start,
+                "cpu_end": time.process_time(), "thread_cpu_start": self.thread_cpu_start,
+                "thread_cpu_end": time.thread_time(), "thread": threading.get_ident(),
+                "parts": {k: [round(w, 7), round(c, 7)] for k, (w, c) in self.parts.items()}}
+
+
+class _NoCosts:
+    """What :func:`play_match_now` times with when nobody collects costs: nothing, at no cost."""
+
+    _null = nullcontext()
+
+    def part(self, name: str) -> nullcontext:  # noqa: ARG002
+        return self._null
+
+    def wrap(self, name: str, fn: Callable[..., T]) -> Callable[..., T]:  # noqa: ARG002
+        return fn
+
+    def add(self, name: str, wall: float, cpu: float = 0.0) -> None:
+        pass
+
+
+_costs_sink: Callable[[dict], None] | None = None
+_costs_file: tuple[int, object] | None = None
+
+
+def collect_costs(sink: Callable[[dict], None] | None) -> None:
+    """Hand every match's :class:`MatchCosts` line to ``sink`` (None: stop). Benchmarks."""
+    global _costs_sink
+    _costs_sink = sink
+
+
+def _costs_for_env() -> Callable[[dict], None] | None:
+    """The sink ``ARENA_MATCH_COSTS`` asks for (a file per process), or None."""
+    global _costs_file
+    folder = os.environ.get(COSTS_ENV)
+    if not folder:
+        return None
+    if _costs_file is None or _costs_file[0] != os.getpid():
+        os.makedirs(folder, exist_ok=True)
+        handle = open(os.path.join(folder, f"{os.getpid()}.jsonl"), "a", buffering=1)  # noqa: SIM115
+        _costs_file = (os.getpid(), handle)
+    handle = _costs_file[1]
+    return lambda line: handle.write(json.dumps(line) + "\n")  # type: ignore[attr-defined]
+
+
 def play_match_now(match_id: str) -> Outcome:
     """Play and record one match in this process (the body of the ``play_match`` task)."""
+    sink = _costs_sink or _costs_for_env()
+    if sink is None:
+        return _play(match_id, _NoCosts())
+    costs = MatchCosts()
+    outcome = _play(match_id, costs)
+    sink(costs.finish(match_id, outcome.status))
+    return outcome
+
+
+def _play(match_id: str, costs: MatchCosts | _NoCosts) -> Outcome:
     from referee.match import run_match
 
     worker = f"{recording.worker_name()}:{threading.get_ident()}"
-    with session_scope() as s:
-        claim = recording.claim(s, match_id, worker)
+    with costs.part("claim"):
+        claim, config = _claim_and_configure(match_id, worker)
     if claim.outcome == "busy":
         return Outcome("busy", max(1.0, (claim.lease_until or 0) - time.time() + 1))
     if claim.outcome != "claimed":
         return Outcome(claim.outcome)
-    heartbeat = _Heartbeat(match_id, worker)
-    heartbeat.start()
-    # Live events for WatchMatch (Redis pub/sub with a broker, in-process otherwise).
-    on_event, end_live = live.publisher(match_id)
+    with costs.part("leases"):
+        _leases.hold(match_id, worker)
+    with costs.part("live"):
+        # Live events for WatchMatch (Redis pub/sub with a broker, in-process otherwise).
+        feed = live.match_feed(match_id)
+        end_live = feed.finish
     try:
         try:
-            record = run_match(_match_config(match_id), on_event=on_event,
-                               on_view=live.viewer(match_id))
+            if config is None:
+                raise RuntimeError(f"the configuration of match {match_id} could not be read")
+            with costs.part("runner"):
+                record = run_match(config, on_event=costs.wrap("live_in_runner", feed.on_event),
+                                   on_view=costs.wrap("live_in_runner", feed.on_view))
         except ConfigError as exc:  # the match can never be played as configured
             end_live()
             with session_scope() as s:
@@ -218,24 +399,30 @@ def play_match_now(match_id: str) -> Outcome:
             log.exception("match %s failed to run", match_id)
             with session_scope() as s:
                 status = recording.release(s, match_id, worker, f"{type(exc).__name__}: {exc}")
-            heartbeat.stopped.set()
             return Outcome(status, 5.0 if status == "pending" else None)
-        data = _record_dict(record)
+        costs.add("bots_wall", sum(d.wall_ms for d in record.decisions) / 1000.0)
+        costs.add("bots_cpu", sum(t.cpu_ms or 0.0 for t in record.totals or []) / 1000.0)
+        with costs.part("convert"):
+            data = _record_dict(record)
 
         def store() -> bool:
             with session_scope() as s:
                 return recording.record_result(s, match_id, data)
 
         try:
-            # The heartbeat keeps renewing once the database is back, so the match is not
+            # The lease keeper keeps renewing once the database is back, so the match is not
             # handed to another worker while this one still holds its result.
-            counted = retry_db(store, f"recording match {match_id}")
+            with costs.part("record"):
+                counted = retry_db(store, f"recording match {match_id}")
+            costs.add("lock_wait", recording.last_lock_wait())
         except BaseException:
             end_live(end=False)  # not stored: the match will be played again
             raise
     finally:
-        heartbeat.stopped.set()
-    end_live()  # after the record is stored: a watcher then finds it in the database
+        with costs.part("leases"):
+            _leases.drop(match_id)
+    with costs.part("live"):
+        end_live()  # after the record is stored: a watcher then finds it in the database
     return Outcome("recorded" if counted else "duplicate")
 
 

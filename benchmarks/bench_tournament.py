@@ -1,9 +1,17 @@
-"""Tournament throughput, rating speed and scheduler speed (``arena bench tournament``).
+"""Tournament throughput, platform overhead, rating speed and scheduler speed
+(``arena bench tournament``).
 
 * matches per minute with random bots on one and on two ``arena worker`` processes (real Redis
   from ``ARENA_BENCH_REDIS``, default redis://127.0.0.1:6379/12, and a throw-away SQLite file),
   and their ratio — the goal is ≥ 1.8 on 2 cores. Without Redis the same is measured with the
   in-process pool (1 and 2 matches at once) and ``mode`` says so.
+* the platform's overhead per match, measured inside those worker processes
+  (``ARENA_MATCH_COSTS``, :class:`arena.tasks.MatchCosts`): claim + configuration, leases, live
+  feed, record conversion, recording and rating, and Celery between two matches — each part
+  in [wall ms, CPU ms], and their sum (goal ≤ 5 ms). The runner (engine, protocol, bots) is
+  reported beside it, not counted. For scaling: each worker's CPU per match with one and with
+  two workers (equal when nothing serialises) and the time spent waiting for the rating lock.
+  The same parts in-process (no broker) as ``in_process_*``.
 * TrueSkill updates per second for a 4-seat free-for-all: the bare update, and the full
   recording transaction (result + ratings + history, per-game lock) on SQLite.
 * the scheduler's time to plan a 12-bot, 4-seat round-robin.
@@ -48,20 +56,25 @@ def _redis_url() -> str | None:
         return None
 
 
-def _matches_per_minute(game: str, workers: int, broker: str | None, bots: int, rounds: int) -> float:
-    """Run one round-robin in a fresh database in a child process; matches per minute."""
+def _matches_per_minute(
+    game: str, workers: int, broker: str | None, bots: int, rounds: int
+) -> tuple[float, dict | None]:
+    """Run one round-robin in a fresh database in a child process: matches per minute, and
+    with worker processes the per-match costs they logged (:func:`_worker_costs`)."""
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     env = dict(os.environ)
     env.pop("ARENA_BROKER_URL", None)
     env["ARENA_DATABASE_URL"] = f"sqlite:///{folder / 'arena.sqlite3'}"
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     procs: list[subprocess.Popen] = []
+    costs = folder / "costs"
     if broker:
         env["ARENA_BROKER_URL"] = broker
         env["ARENA_QUEUE"] = f"arena-bench-{os.getpid()}-{workers}"  # never another run's tasks
+        worker_env = {**env, "ARENA_MATCH_COSTS": str(costs)}
         procs = [
             subprocess.Popen([sys.executable, "-m", "arena", "worker", "--loglevel", "warning"],
-                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                             env=worker_env, cwd=ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
             for _ in range(workers)
         ]
@@ -75,6 +88,7 @@ def _matches_per_minute(game: str, workers: int, broker: str | None, bots: int, 
             _wait_for_workers(env, workers)
         subprocess.run(cmd, env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         elapsed = _playing_seconds(folder / "arena.sqlite3")
+        summary = _worker_costs(costs) if broker else None
     finally:
         for p in procs:
             p.terminate()
@@ -82,7 +96,31 @@ def _matches_per_minute(game: str, workers: int, broker: str | None, bots: int, 
             p.wait(timeout=30)
         shutil.rmtree(folder, ignore_errors=True)
     total = bots * (bots - 1) * rounds
-    return total / elapsed * 60
+    return total / elapsed * 60, summary
+
+
+def _worker_costs(folder: Path) -> dict:
+    """The costs the worker processes logged (``ARENA_MATCH_COSTS``): :func:`_summarise` over
+    all of them, plus per worker its matches, CPU per match (the whole process from its first
+    match's start to its last match's end: what it costs whatever the load) and wall per match."""
+    import json
+
+    lines = [json.loads(raw) for path in sorted(folder.glob("*.jsonl"))
+             for raw in path.read_text().splitlines() if raw.strip()]
+    summary = _summarise(lines)
+    per_worker = []
+    for pid in sorted({line["pid"] for line in lines}):
+        mine = sorted((line for line in lines if line["pid"] == pid), key=lambda x: x["start"])
+        n = len(mine)
+        per_worker.append({
+            "matches": n,
+            "cpu_ms_per_match": round((mine[-1]["cpu_end"] - mine[0]["cpu_start"]) / n * 1000, 2),
+            "wall_ms_per_match": round((mine[-1]["end"] - mine[0]["start"]) / n * 1000, 2),
+            "lock_wait_ms_per_match": round(
+                sum(line["parts"].get("lock_wait", [0.0])[0] for line in mine) / n * 1000, 3),
+        })
+    summary["workers"] = per_worker
+    return summary
 
 
 def _playing_seconds(db: Path) -> float:
@@ -156,16 +194,20 @@ def _recorded_updates_per_second(count: int = 300) -> float:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+#: The platform's own parts of a match (see :class:`arena.tasks.MatchCosts`); ``runner`` is the
+#: engine, the protocol and the bots, reported beside them but not counted as overhead.
+PLATFORM_PARTS = ("claim", "leases", "live", "convert", "record")
+
+
 def _platform_overhead_ms(game: str, count: int = 10) -> float:
-    """Per match, the time spent outside the match runner by ``play_match``: claim, loading
-    the seats, the lease heartbeat, recording and rating (SQLite, in-process)."""
-    return _platform_overhead(game, count)[0]
+    """Wall ms per match of the platform's own parts, in-process (see :func:`_platform_overhead`)."""
+    return _platform_overhead(game, count)["platform_ms"][0]
 
 
-def _platform_overhead(game: str, count: int = 10) -> tuple[float, float]:
-    """(wall ms, CPU ms of the calling thread) per match outside the runner; the CPU figure is what
-    a loaded machine cannot inflate by making the process wait for a core."""
-    import referee.match as runner_module
+def _platform_overhead(game: str, count: int = 10) -> dict:
+    """``count`` matches played by :func:`arena.tasks.play_match_now` in this process (SQLite,
+    no broker: live events go to the in-process bus), after two warm-up matches that start the
+    warm bot pool; the per-part costs of :func:`_summarise`."""
     from arena import bots, recording, tasks
     from arena.db import dispose_all, session_scope
 
@@ -173,32 +215,22 @@ def _platform_overhead(game: str, count: int = 10) -> tuple[float, float]:
     old_url = os.environ.get("ARENA_DATABASE_URL")
     os.environ["ARENA_DATABASE_URL"] = f"sqlite:///{folder / 'arena.sqlite3'}"
     dispose_all()
-    real = runner_module.run_match
-    in_runner = in_runner_cpu = 0.0
-
-    def timed(config, on_event=None, on_view=None):  # noqa: ANN001, ANN202
-        nonlocal in_runner, in_runner_cpu
-        start, start_cpu = time.perf_counter(), time.thread_time()
-        try:
-            return real(config, on_event, on_view)
-        finally:
-            in_runner += time.perf_counter() - start
-            in_runner_cpu += time.thread_time() - start_cpu
-
-    runner_module.run_match = timed
+    lines: list[dict] = []
     try:
         with session_scope() as s:
             ids = [bots.register_version(s, game, RANDOM_BOT, name=f"r{i}").id for i in range(2)]
             sandbox = shutil.which("bwrap") is not None
             mids = [recording.create_match(s, game, _variant(game), ids, seed=i,
-                                           sandbox=sandbox).id for i in range(count)]
-        start, start_cpu = time.perf_counter(), time.thread_time()
-        for mid in mids:
+                                           sandbox=sandbox).id for i in range(count + 2)]
+        for mid in mids[:2]:
             tasks.play_match_now(mid)
-        total, total_cpu = time.perf_counter() - start, time.thread_time() - start_cpu
-        return (total - in_runner) / count * 1000, (total_cpu - in_runner_cpu) / count * 1000
+        tasks.collect_costs(lines.append)
+        for mid in mids[2:]:
+            tasks.play_match_now(mid)
+        return _summarise(lines)
     finally:
-        runner_module.run_match = real
+        tasks.collect_costs(None)
+        tasks.close_worker_bot_pool()
         dispose_all()
         if old_url is None:
             os.environ.pop("ARENA_DATABASE_URL", None)
@@ -207,12 +239,90 @@ def _platform_overhead(game: str, count: int = 10) -> tuple[float, float]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _overhead_figures(game: str) -> dict:
-    wall, cpu = _platform_overhead(game, 20)
+def _ms(pair: list[float], n: int) -> list[float]:
+    return [round(pair[0] / n * 1000, 2), round(pair[1] / n * 1000, 2)]
+
+
+def _summarise(lines: list[dict]) -> dict:
+    """Per match, [wall ms, CPU ms] of each part and of the platform's total.
+
+    CPU is the playing thread's (``thread_time``); ``other_threads_cpu_ms`` is what the rest of
+    the process burnt during the matches (the live sender thread, gRPC's own threads, the lease
+    keeper), from ``process_time``. With worker processes, ``between_matches`` is what a worker
+    does from the end of one match to the start of the next (Celery acknowledging the task and
+    receiving the next; wall includes waiting for the queue and for a core) and is part of the
+    platform's total; ``lock_wait`` (inside ``record``) is the time spent getting the per-game
+    rating lock, i.e. waiting for the other workers.
+    """
+    played = [line for line in lines if "runner" in line["parts"]]
+    n = len(played)
+    if not n:
+        raise RuntimeError("no match was played")
+    sums: dict[str, list[float]] = {}
+    thread_cpu = process_cpu = 0.0
+    for line in played:
+        for name, (wall, cpu) in line["parts"].items():
+            acc = sums.setdefault(name, [0.0, 0.0])
+            acc[0] += wall
+            acc[1] += cpu
+        thread_cpu += sum(cpu for _, cpu in line["parts"].values())
+        process_cpu += line["cpu_end"] - line["cpu_start"]
+    parts = {name: _ms(sums.get(name, [0.0, 0.0]), n) for name in PLATFORM_PARTS}
+    between = _between_matches(lines)
+    pairs = _consecutive(lines) if between is not None else []
+    if between is not None:
+        parts["between_matches"] = between
+    platform = [round(sum(v[0] for v in parts.values()), 2), round(sum(v[1] for v in parts.values()), 2)]
     return {
-        "platform_overhead_ms_per_match": round(wall, 1),
-        "platform_overhead_cpu_ms_per_match": round(cpu, 1),
-        "goal_overhead_at_most_5ms": wall <= 5.0,
+        "matches": n,
+        "platform_ms": platform,
+        "parts_ms": parts,
+        "lock_wait_ms": round(sums.get("lock_wait", [0.0])[0] / n * 1000, 2),
+        "runner_ms": _ms(sums["runner"], n),
+        "bots_wall_ms": round(sums.get("bots_wall", [0.0])[0] / n * 1000, 2),
+        "bots_cpu_ms": round(sums.get("bots_cpu", [0.0])[0] / n * 1000, 2),
+        "other_threads_cpu_ms": round(max(0.0, process_cpu - thread_cpu) / n * 1000, 2),
+        "between_matches_process_cpu_ms": round(statistics.fmean(
+            (nxt["cpu_start"] - prev["cpu_end"]) * 1000 for prev, nxt in pairs), 2) if pairs else None,
+    }
+
+
+def _between_matches(lines: list[dict]) -> list[float] | None:
+    """[wall ms, CPU ms] per match a worker spends between two consecutive matches: the median
+    wall gap (it also holds the wait for the next message) and the mean CPU of the worker's
+    playing thread — in a solo worker that is Celery's own thread: acknowledging the task,
+    receiving and decoding the next. (What the process's other threads burn meanwhile is in
+    ``between_matches_process_cpu_ms``.)"""
+    if all(line["pid"] == os.getpid() for line in lines):
+        return None  # in-process: no task to receive
+    walls, cpus = [], []
+    for prev, nxt in _consecutive(lines):
+        walls.append((nxt["start"] - prev["end"]) * 1000)
+        cpus.append((nxt.get("thread_cpu_start", 0.0) - prev.get("thread_cpu_end", 0.0)) * 1000)
+    if not walls:
+        return None
+    return [round(statistics.median(walls), 2), round(statistics.fmean(cpus), 2)]
+
+
+def _consecutive(lines: list[dict]) -> list[tuple[dict, dict]]:
+    """Pairs of consecutive matches played by the same thread of the same process."""
+    by_thread: dict[tuple[int, int], list[dict]] = {}
+    for line in lines:
+        by_thread.setdefault((line["pid"], line.get("thread", 0)), []).append(line)
+    pairs = []
+    for mine in by_thread.values():
+        mine.sort(key=lambda line: line["start"])
+        pairs.extend(zip(mine, mine[1:], strict=False))
+    return pairs
+
+
+def _overhead_figures(game: str) -> dict:
+    summary = _platform_overhead(game, 20)
+    wall, cpu = summary["platform_ms"]
+    return {
+        "in_process_platform_ms_per_match": [wall, cpu],
+        "in_process_parts_ms": summary["parts_ms"],
+        "in_process_runner_ms": summary["runner_ms"],
     }
 
 
@@ -233,17 +343,29 @@ def _schedule_ms(runs: int = 5) -> float:
 
 def bench(bots: int = 4, rounds: int = 12, repeats: int = 3) -> dict:
     """``repeats`` interleaved runs of one and two workers; medians are reported, since one
-    run of a few dozen matches moves by ±20 % with whatever else the machine does."""
-    load = os.getloadavg()[0]  # other work on the machine skews the worker figures
+    run of a few dozen matches moves by ±20 % with whatever else the machine does.
+
+    The platform overhead per match is measured inside the worker processes of the one-worker
+    runs (real Redis, Celery, SQLite; :func:`_summarise`): the sum of its parts, wall and CPU,
+    each part beside it; the runner (engine, protocol, bots) is reported apart and not counted.
+    The two-worker runs add what scaling needs: CPU per match of each worker (equal to the
+    one-worker figure if nothing serialises) and the time each waits on the rating lock.
+    """
+    load = os.getloadavg()  # other work on the machine skews the worker figures
     game = _pick_game()
     broker = _redis_url()
-    ones, twos = [], []
+    ones, twos, one_costs, two_costs = [], [], [], []
     for _ in range(repeats):
-        ones.append(_matches_per_minute(game, 1, broker, bots, rounds))
-        twos.append(_matches_per_minute(game, 2, broker, bots, rounds))
+        rate, costs = _matches_per_minute(game, 1, broker, bots, rounds)
+        ones.append(rate)
+        one_costs.append(costs)
+        rate, costs = _matches_per_minute(game, 2, broker, bots, rounds)
+        twos.append(rate)
+        two_costs.append(costs)
     one, two = statistics.median(ones), statistics.median(twos)
-    return {
-        "load_average_at_start": round(load, 2),
+    figures = {
+        "load_average_at_start": [round(x, 2) for x in load],
+        "load_average_at_end": None,
         "mode": "redis + arena worker processes" if broker else "in-process pool (no Redis)",
         "game": f"{game}, 2 seats, random bots, {bots * (bots - 1) * rounds} matches per run",
         "cores": os.cpu_count(),
@@ -252,10 +374,50 @@ def bench(bots: int = 4, rounds: int = 12, repeats: int = 3) -> dict:
         "speedup_2_vs_1": round(two / one, 2),
         "runs_1_worker": [round(x, 1) for x in ones],
         "runs_2_workers": [round(x, 1) for x in twos],
-        **_overhead_figures(game),
+    }
+    if broker:
+        figures.update(_worker_figures(one_costs, two_costs))
+    figures.update(_overhead_figures(game))
+    figures.update({
         "trueskill_updates_per_s_4_seat": round(_rating_updates_per_second(), 1),
         "recorded_updates_per_s_4_seat_sqlite": round(_recorded_updates_per_second(), 1),
         "schedule_12_bots_4_seats_ms": round(_schedule_ms(), 2),
+    })
+    figures["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    return figures
+
+
+def _worker_figures(one_costs: list[dict], two_costs: list[dict]) -> dict:
+    """Medians over the runs of what the workers logged (see :func:`bench`)."""
+    def median_pair(pairs: list[list[float]]) -> list[float]:
+        return [round(statistics.median(p[0] for p in pairs), 2),
+                round(statistics.median(p[1] for p in pairs), 2)]
+
+    parts = {name: median_pair([c["parts_ms"][name] for c in one_costs])
+             for name in one_costs[0]["parts_ms"]}
+    one_cpu = [w["cpu_ms_per_match"] for c in one_costs for w in c["workers"]]
+    two_cpu = [w["cpu_ms_per_match"] for c in two_costs for w in c["workers"]]
+    # Load-independent ceiling: 2 cores over the CPU a match needs (its worker and its bots),
+    # against the one-worker rate measured at whatever load there was.
+    need = statistics.median(one_cpu) + statistics.median(c["bots_cpu_ms"] for c in one_costs)
+    return {
+        "cpu_bound_matches_per_minute_2_cores": round(2 * 60_000 / need, 1),
+        "platform_overhead_ms_per_match": median_pair([c["platform_ms"] for c in one_costs]),
+        "platform_overhead_note": "[wall, CPU] ms, 1 worker; sum of platform_parts_ms",
+        "goal_overhead_at_most_5ms": median_pair([c["platform_ms"] for c in one_costs])[0] <= 5.0,
+        "platform_parts_ms": parts,
+        "runner_ms_per_match": median_pair([c["runner_ms"] for c in one_costs]),
+        "bots_wall_ms_per_match": round(statistics.median(c["bots_wall_ms"] for c in one_costs), 2),
+        "other_threads_cpu_ms_per_match": round(
+            statistics.median(c["other_threads_cpu_ms"] for c in one_costs), 2),
+        "between_matches_process_cpu_ms": round(
+            statistics.median(c["between_matches_process_cpu_ms"] for c in one_costs), 2),
+        "bots_cpu_ms_per_match": round(statistics.median(c["bots_cpu_ms"] for c in one_costs), 2),
+        "worker_cpu_ms_per_match_1_worker": round(statistics.median(one_cpu), 2),
+        "worker_cpu_ms_per_match_2_workers": round(statistics.median(two_cpu), 2),
+        "lock_wait_ms_per_match_2_workers": round(statistics.median(
+            w["lock_wait_ms_per_match"] for c in two_costs for w in c["workers"]), 3),
+        "platform_overhead_ms_per_match_2_workers": median_pair([c["platform_ms"] for c in two_costs]),
     }
 
 

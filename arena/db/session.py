@@ -19,12 +19,14 @@ is never created any other way), guarded by a lock so concurrently starting work
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import orjson
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -73,7 +75,8 @@ def _make_engine(url: str) -> Engine:
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
+                               json_serializer=_json_dumps)
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
@@ -94,7 +97,19 @@ def _make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5,
+                         json_serializer=_json_dumps)
+
+
+def _json_dumps(value: object) -> str:
+    """JSON columns are written with orjson: a match record (tens of kB) is written by a worker
+    for every match, and the standard encoder was a visible share of recording it. Read back
+    they are the same values (floats round-trip exactly either way; NaN, which is not JSON,
+    becomes null); what orjson refuses (e.g. an int past 64 bits) goes to ``json``."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value)
 
 
 def get_engine(url: str | None = None) -> Engine:

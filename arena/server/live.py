@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import queue
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
+
+import orjson
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,14 @@ class InProcessBus:
                 yield None
 
 
+def _dumps(event: dict[str, Any]) -> bytes | str:
+    """Compact JSON of an event (orjson: a fast match publishes dozens of events)."""
+    try:
+        return orjson.dumps(event, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # what orjson does not take, json may (e.g. a subclass of int)
+        return json.dumps(event, separators=(",", ":"))
+
+
 class RedisBus:
     """Events through Redis: a list per match for the backlog, a channel for new events."""
 
@@ -146,12 +155,28 @@ class RedisBus:
     def publish_many(self, match_id: str, events: list[dict[str, Any]]) -> None:
         """Several events in one round trip (the backlog first, then one message each)."""
         backlog, channel = self._keys(match_id)
-        datas = [json.dumps(event, separators=(",", ":")) for event in events]
+        datas = [_dumps(event) for event in events]
         pipe = self._redis.pipeline(transaction=False)
         pipe.rpush(backlog, *datas)
         pipe.expire(backlog, BACKLOG_TTL_S)
         for data in datas:
             pipe.publish(channel, data)
+        pipe.execute()
+
+    def publish_batch(
+        self, match_id: str, events: list[dict[str, Any]], view: dict[str, Any] | None
+    ) -> None:
+        """Events and the newest public board in one round trip."""
+        backlog, channel = self._keys(match_id)
+        pipe = self._redis.pipeline(transaction=False)
+        if view is not None:
+            pipe.set(f"arena:live:{match_id}:view", _dumps(view), ex=BACKLOG_TTL_S)
+        if events:
+            datas = [_dumps(event) for event in events]
+            pipe.rpush(backlog, *datas)
+            pipe.expire(backlog, BACKLOG_TTL_S)
+            for data in datas:
+                pipe.publish(channel, data)
         pipe.execute()
 
     def watch(self, match_id: str, poll_s: float = 0.5) -> Iterator[dict[str, Any] | None]:
@@ -224,79 +249,182 @@ def live_delay() -> float:
 def publisher(
     match_id: str, bus: LiveBus | None = None, delay_s: float | None = None
 ) -> tuple[Callable[[dict[str, Any]], None], Callable[..., None]]:
-    """An ``on_event`` callback for ``run_match`` that numbers events, and a ``finish`` to call at the end.
+    """An ``on_event`` callback for ``run_match`` that numbers events, and a ``finish`` to call
+    at the end (:func:`match_feed` without the board)."""
+    feed = match_feed(match_id, bus, delay_s)
+    return feed.on_event, feed.finish
 
-    Events are handed to a sender thread that publishes whatever has queued up in one round
-    trip: the match loop never waits on the broker (a decision used to pay ~0.14 ms for its
-    own Redis round trip), and watchers still see each decision within milliseconds — or
-    ``delay_s`` (default :func:`live_delay`) later; ``finish`` sends whatever is held at once,
-    since the full record is public then. Publishing must never break a match: a broker hiccup
-    loses live events (the record is still stored), it does not forfeit anyone.
+
+class MatchFeed:
+    """A running match's live events and public board (``on_event``, ``on_view`` for
+    ``run_match``; ``finish`` at the end), published by the process's one sender thread.
+
+    The sender publishes whatever a match has queued up — events, and the newest board — in
+    one round trip, at most every :data:`_SEND_EVERY_S` (0.05 s) per match: the match loop
+    never waits on the broker, and a fast match costs a few round trips rather than one per
+    decision and one per board (each decision used to wake a sender and cost the worker
+    ~0.3 ms of CPU beside the match, and each board a round trip inside the match loop: on a
+    busy machine that is a core's share another worker could have had). One sender thread
+    serves every match of the process, so a match neither starts nor joins a thread (each a
+    wait for the scheduler on a loaded machine). Watchers see each decision within 0.05 s — or
+    ``delay_s`` (default :func:`live_delay`) later. ``finish`` sends whatever is held at once
+    from the caller's thread, with the end marker in the same round trip, since the full
+    record is public then. Publishing must never break a match: a broker hiccup loses live
+    events (the record is still stored), it does not forfeit anyone.
     """
-    bus = bus or get_bus()
-    delay = live_delay() if delay_s is None else delay_s
-    counter = {"seq": 0}
-    pending: queue.SimpleQueue[tuple[float, dict[str, Any]] | None] = queue.SimpleQueue()
 
-    def send(batch: list[dict[str, Any]]) -> None:
+    def __init__(self, match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> None:
+        self.match_id = match_id
+        self.bus = bus or get_bus()
+        self.delay = live_delay() if delay_s is None else delay_s
+        self.seq = 0
+        self.incoming: deque[tuple[bool, float, dict[str, Any]]] = deque()  # (is_view, when, item)
+        self.events: deque[tuple[float, dict[str, Any]]] = deque()
+        self.views: deque[tuple[float, dict[str, Any]]] = deque()
+        self.last_send = float("-inf")
+        self.closed = False
+        # Held while taking items and sending them: batches leave in order, and the final
+        # flush waits for a send under way (never for a thread to be scheduled).
+        self.send_lock = threading.Lock()
+        _sender.add(self)
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        idle = self._idle()
+        self.incoming.append((False, time.monotonic(), {**event, "seq": self.seq}))
+        self.seq += 1
+        if idle:
+            _sender.wake()
+
+    def on_view(self, view: dict[str, Any]) -> None:
+        idle = self._idle()
+        self.incoming.append((True, time.monotonic(), view))
+        if idle:
+            _sender.wake()
+
+    def finish(self, end: bool = True) -> None:
+        """Send what is held and stop; ``end=False`` when the match did not finish (it will be
+        played again), so watchers keep waiting instead of seeing an end marker."""
+        with self.send_lock:
+            self.closed = True
+            self._take()
+            batch = [e for _, e in self.events]
+            if end:
+                batch.append({**END, "seq": self.seq})
+            view = self.views[-1][1] if self.views else None
+            self.events.clear()
+            self.views.clear()
+            if batch or view is not None:
+                self._send(batch, view)
+        _sender.remove(self)
+
+    def pump(self, now: float) -> float | None:
+        """Send what is due (sender thread); when the next item falls due, None if none held."""
+        with self.send_lock:
+            if self.closed:
+                return None
+            self._take()
+            if not self.events and not self.views:
+                return None
+            oldest = min(q[0][0] for q in (self.events, self.views) if q)
+            due_at = max(oldest + self.delay, self.last_send + _SEND_EVERY_S)
+            if due_at > now:
+                return due_at
+            batch = []
+            while self.events and self.events[0][0] + self.delay <= now:
+                batch.append(self.events.popleft()[1])
+            view = None
+            while self.views and self.views[0][0] + self.delay <= now:
+                view = self.views.popleft()[1]  # only the newest board that is old enough
+            self._send(batch, view)
+            self.last_send = time.monotonic()
+            held = [q[0][0] for q in (self.events, self.views) if q]
+            return max(min(held) + self.delay, self.last_send + _SEND_EVERY_S) if held else None
+
+    def _idle(self) -> bool:
+        """Nothing held: the sender is not timing a send of this feed, so a new item wakes it
+        (otherwise it is sent with the batch already due — no wake-up per event)."""
+        return not self.incoming and not self.events and not self.views
+
+    def _take(self) -> None:
+        while self.incoming:
+            is_view, when, item = self.incoming.popleft()
+            (self.views if is_view else self.events).append((when, item))
+
+    def _send(self, events: list[dict[str, Any]], view: dict[str, Any] | None) -> None:
+        bus = self.bus
         try:
+            batch = getattr(bus, "publish_batch", None)
+            if batch is not None:
+                for start in range(0, max(1, len(events)), _BATCH_MAX):
+                    batch(self.match_id, events[start:start + _BATCH_MAX], view)
+                    view = None
+                return
+            if view is not None:
+                put = getattr(bus, "put_view", None)
+                if put is not None:
+                    put(self.match_id, view)
             many = getattr(bus, "publish_many", None)
-            if many is not None:
-                many(match_id, batch)
-            else:
-                for event in batch:
-                    bus.publish(match_id, event)
-        except Exception:  # noqa: BLE001 - see docstring
+            for start in range(0, len(events), _BATCH_MAX):
+                if many is not None:
+                    many(self.match_id, events[start:start + _BATCH_MAX])
+                else:
+                    for event in events[start:start + _BATCH_MAX]:
+                        bus.publish(self.match_id, event)
+        except Exception:  # noqa: BLE001 - see the class docstring
             pass
 
-    def sender() -> None:
-        held: deque[tuple[float, dict[str, Any]]] = deque()
-        done = False
+
+class _Sender:
+    """The process's one live sender thread: sends each open feed's due items, sleeps until
+    the next falls due (or until an idle feed gets an item). A forked process starts its own."""
+
+    def __init__(self) -> None:
+        self._feeds: set[MatchFeed] = set()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._pid: int | None = None
+
+    def add(self, feed: MatchFeed) -> None:
+        with self._lock:
+            self._feeds.add(feed)
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._wake = threading.Event()
+                threading.Thread(target=self._run, args=(self._wake,), daemon=True,
+                                 name="arena-live").start()
+
+    def remove(self, feed: MatchFeed) -> None:
+        with self._lock:
+            self._feeds.discard(feed)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _run(self, wake: threading.Event) -> None:
         while True:
-            if not held and not done:
-                item = pending.get()
-                if item is None:
-                    done = True
-                else:
-                    held.append(item)
-            while True:  # take whatever else has queued up, without waiting
-                try:
-                    item = pending.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None:
-                    done = True
-                else:
-                    held.append(item)
-            if not held:
-                if done:
-                    return
-                continue
+            with self._lock:
+                feeds = list(self._feeds)
             now = time.monotonic()
-            if not done and held[0][0] + delay > now:
-                time.sleep(min(held[0][0] + delay - now, _DELAY_TICK_S))
-                continue
-            batch = []
-            while held and len(batch) < _BATCH_MAX and (done or held[0][0] + delay <= now):
-                batch.append(held.popleft()[1])
-            send(batch)
+            next_due: float | None = None
+            for feed in feeds:
+                try:
+                    due = feed.pump(now)
+                except Exception:  # noqa: BLE001 - one feed's trouble never stops the others
+                    log.warning("live feed of match %s failed", feed.match_id, exc_info=True)
+                    due = None
+                if due is not None and (next_due is None or due < next_due):
+                    next_due = due
+            timeout = None if next_due is None else max(0.001, next_due - time.monotonic())
+            wake.wait(timeout)
+            wake.clear()
 
-    thread = threading.Thread(target=sender, name=f"live-{match_id[:8]}", daemon=True)
-    thread.start()
 
-    def on_event(event: dict[str, Any]) -> None:
-        pending.put((time.monotonic(), {**event, "seq": counter["seq"]}))
-        counter["seq"] += 1
+_sender = _Sender()
 
-    def finish(end: bool = True) -> None:
-        """Flush and stop the sender; ``end=False`` when the match did not finish (it will be
-        played again), so watchers keep waiting instead of seeing an end marker."""
-        pending.put(None)
-        thread.join(timeout=_FLUSH_TIMEOUT_S)
-        if end:
-            send([{**END, "seq": counter["seq"]}])
 
-    return on_event, finish
+def match_feed(match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> MatchFeed:
+    """The live feed of one match (see :class:`MatchFeed`): what a worker hands ``run_match``."""
+    return MatchFeed(match_id, bus, delay_s)
 
 
 def viewer(match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> Callable[[dict[str, Any]], None]:
@@ -326,5 +454,7 @@ def viewer(match_id: str, bus: LiveBus | None = None, delay_s: float | None = No
 _DELAY_TICK_S = 0.05
 #: At most this many events per round trip, so a watcher never waits on a huge batch.
 _BATCH_MAX = 64
+#: The sender publishes at most this often while a match runs (its events are batched).
+_SEND_EVERY_S = 0.05
 #: How long ``finish`` waits for queued events to go out before sending the end marker.
 _FLUSH_TIMEOUT_S = 10.0

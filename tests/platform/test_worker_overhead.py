@@ -1,0 +1,70 @@
+"""The worker's per-match bookkeeping made cheaper keeps its guarantees: one lease keeper
+renews every match a process plays (and stops with the match), and a match start claims and
+reads the configuration in one transaction."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from arena import bots, recording, tasks
+from arena.db import Match, session_scope
+
+GAME = "toy"
+
+
+def _two_versions(tmp_path: Path) -> list[int]:
+    ids = []
+    with session_scope() as s:
+        for i in range(2):
+            folder = tmp_path / f"bot{i}"
+            folder.mkdir()
+            (folder / "bot.py").write_text(f"# {i}\n")
+            ids.append(bots.register_version(s, GAME, str(folder), name=f"bot{i}").id)
+    return ids
+
+
+def _lease_until(mid: str) -> float:
+    with session_scope() as s:
+        return s.get(Match, mid).lease_until
+
+
+def test_the_lease_keeper_renews_held_matches_and_stops_when_dropped(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recording, "LEASE_SECONDS", 0.3)  # the keeper wakes every 0.1 s
+    ids = _two_versions(tmp_path)
+    with session_scope() as s:
+        mid = recording.create_match(s, GAME, "base", ids, seed=1).id
+    with session_scope() as s:
+        assert recording.claim(s, mid, "w1", lease=0.3).outcome == "claimed"
+    first = _lease_until(mid)
+    keeper = tasks._LeaseKeeper()
+    keeper.hold(mid, "w1")
+    time.sleep(0.6)  # twice the claimed lease: without renewal it would have run out
+    with session_scope() as s:
+        assert recording.claim(s, mid, "w2", lease=30).outcome == "busy"
+    assert _lease_until(mid) > first + 0.3
+    keeper.drop(mid)
+    time.sleep(0.15)  # a renewal under way when dropped has finished
+    after = _lease_until(mid)
+    time.sleep(0.4)
+    assert _lease_until(mid) == after  # no longer renewed
+    assert keeper.held() == {}
+
+
+def test_a_match_start_claims_and_reads_its_configuration_at_once(db_url: str, tmp_path: Path) -> None:
+    ids = _two_versions(tmp_path)
+    with session_scope() as s:
+        mid = recording.create_match(s, GAME, "base", ids, seed=7, decision_ms=900, bank_ms=5000).id
+    claim, config = tasks._claim_and_configure(mid, "w1")
+    assert claim.outcome == "claimed" and config is not None
+    assert [seat.name for seat in config.seats] == ["bot0 v1", "bot1 v1"]
+    assert (config.seed, config.time_control.decision_ms, config.time_control.bank_ms) == (7, 900, 5000)
+    with session_scope() as s:  # the claim was committed with the read
+        match = s.get(Match, mid)
+        assert (match.status, match.worker, match.attempts) == ("running", "w1", 1)
+    claim, config = tasks._claim_and_configure(mid, "w2")
+    assert claim.outcome == "busy" and config is None
