@@ -129,11 +129,15 @@ def _limits(node: dict[str, Any]) -> str:
     parts = []
     if "enum" in node:
         parts.append("one of " + ", ".join(f"`{json.dumps(v)}`" for v in node["enum"]))
-    if "minimum" in node or "maximum" in node:
-        parts.append(f"range {node.get('minimum', '…')}..{node.get('maximum', '…')}")
+    if "minimum" in node and "maximum" in node:
+        parts.append(f"range {node['minimum']}..{node['maximum']}")
+    elif "minimum" in node:
+        parts.append(f"at least {node['minimum']}")
+    elif "maximum" in node:
+        parts.append(f"at most {node['maximum']}")
     if "minItems" in node or "maxItems" in node:
-        lo, hi = node.get("minItems", 0), node.get("maxItems", "…")
-        parts.append(f"{lo} items" if lo == hi else f"{lo}..{hi} items")
+        lo, hi = node.get("minItems", 0), node.get("maxItems")
+        parts.append(f"{lo} items" if lo == hi else (f"at least {lo} items" if hi is None else f"{lo}..{hi} items"))
     items = node.get("items")
     if isinstance(items, dict) and "$ref" not in items and "properties" not in items:
         inner = _limits(items)
