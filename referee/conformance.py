@@ -10,7 +10,8 @@ old ones without anybody writing game-specific tests for these properties:
 * clone and serialise round-trip to equal states, and a clone is independent of its original;
 * seed + the list of chosen ids replays to the same states and result, and set-up reports
   the same opening events every time;
-* ``observation(seat)`` and ``spectator_view()`` are JSON-ready, and an observation does not
+* ``observation(seat)`` and ``spectator_view()`` are JSON-ready and match the game's published
+  schemas (observation, and spectator for ``spectator_view()``/``public_view()``); an observation does not
   change when everything that seat cannot see is re-sampled (``determinise``): no leaks;
 * event lines and choices carry honest audiences (:func:`check_audiences`): what a seat may
   read live never differs between two worlds that seat cannot tell apart, and a public
@@ -104,6 +105,7 @@ def check_roundtrip(state: GameState, step: int) -> None:
         _ = _canonical(state.observation(seat))
     _ = _canonical(state.spectator_view())
     check_observation_schema(state, step)
+    check_spectator_schema(state, step)
 
 
 def check_observation_schema(state: GameState, step: int) -> None:
@@ -116,6 +118,19 @@ def check_observation_schema(state: GameState, step: int) -> None:
             observation_schema.validate_observation(game, state.observation(seat))
         except observation_schema.SchemaError as exc:
             raise ConformanceError(f"{_where(state, step)} seat {seat}: {exc}") from None
+
+
+def check_spectator_schema(state: GameState, step: int) -> None:
+    """The replay view (``spectator_view``) and the live board (``public_view``) match the game's
+    published spectator schema (when it has one)."""
+    game = state.spec.name
+    if not observation_schema.has_schema(game, "spectator"):
+        return
+    for name, view in (("spectator_view()", state.spectator_view()), ("public_view()", state.public_view())):
+        try:
+            observation_schema.validate_spectator_view(game, view)
+        except observation_schema.SchemaError as exc:
+            raise ConformanceError(f"{_where(state, step)} {name}: {exc}") from None
 
 
 def check_option_grammar(state: GameState, step: int, ids: list[str]) -> None:
@@ -340,6 +355,7 @@ def random_playout(
     else:
         raise ConformanceError(f"{_where(state, step)} an option was accepted after the end")
     check_observation_schema(state, step)
+    check_spectator_schema(state, step)
     check_result(state)
     stats.games += 1
     stats.decisions += step

@@ -27,7 +27,7 @@ from tests.api.processes import ROOT, free_port
 
 KIT = ROOT / "starter_kits" / "node"
 RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot")
-GAMES = ("black_angel", "solenia")
+GAMES = ("black_angel", "solenia", "orbital")
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (Debian: nodejs)")
 
