@@ -161,11 +161,17 @@ def _versus_job(args: tuple[str, int, int, bool]) -> dict[str, Any]:
     return solo(kind, seed, greedy)
 
 
+def run_games(variant: str, players: int, seeds: Iterable[int], workers: int = 1, greedy: bool = True) -> list[dict[str, Any]]:
+    """The greedy-against-random games of ``variant`` on ``seeds``: :func:`versus_random` rows for
+    the standard game, :func:`solo` rows (played by the greedy bot, or the random one) otherwise."""
+    return _run(_versus_job, ((variant, players, s, greedy) for s in seeds), workers)
+
+
 def versus_table(games: int, workers: int = 1) -> list[str]:
     """The "greedy against random" rows over seeds ``0 .. games-1``."""
     lines = []
     for players in (2, 5):
-        rows = _run(_versus_job, (("standard", players, s, True) for s in range(games)), workers)
+        rows = run_games("standard", players, range(games), workers)
         won = sum(r["won"] for r in rows)
         beaten = sum(r["beaten"] for r in rows)
         lines.append(f"{players} players, one greedy seat: most VP outright in {won}/{games} ({100 * won / games:.1f}%); "
@@ -174,7 +180,7 @@ def versus_table(games: int, workers: int = 1) -> list[str]:
     for variant in ("peaceful", "competitive"):
         parts = []
         for who, greedy in (("greedy", True), ("random", False)):
-            rows = _run(_versus_job, ((variant, 1, s, greedy) for s in range(games)), workers)
+            rows = run_games(variant, 1, range(games), workers, greedy)
             parts.append(f"{who} won {sum(r['won'] for r in rows)}/{games}, average {mean(r['vp'] for r in rows):.1f} VP")
         lines.append(f"{variant} solo: " + "; ".join(parts))
     return lines
