@@ -30,12 +30,13 @@ def test_greedy_beats_random_in_two_player_games(full_run: bool) -> None:
     assert wins >= 0.9 * seeds, f"greedy won {wins}/{seeds}"
 
 
-def test_greedy_against_four_random_bots_holds_its_measured_level(full_run: bool) -> None:
+def test_greedy_against_four_random_bots(full_run: bool) -> None:
     """One greedy seat (rotating) against four random seats.
 
-    Measured over seeds 0-199: the greedy bot has the most VP outright in 145 games (72.5%) and
-    more VP than a given random seat in 704 of 800 pairings (88%). This test holds that level so
-    a regression shows; the issue's 90% is the strict xfail below.
+    Issue 10 asks the most VP outright in 90% of 200 seeds. Measured over seeds 0-199: 145 games
+    (72.5%), and more VP than a given random seat in 704 of 800 pairings (88%). The test asserts
+    that measured level, so a regression fails; under ``--full`` it then reports the unmet 90%
+    as an expected failure (xfail) with the figure, and passes once the bot reaches it.
     """
     seeds = FULL_SEEDS if full_run else 10
     rows = run_games("standard", 5, range(seeds), WORKERS if full_run else 1)
@@ -43,14 +44,8 @@ def test_greedy_against_four_random_bots_holds_its_measured_level(full_run: bool
     pairs = sum(r["beaten"] for r in rows)
     assert wins >= 0.6 * seeds, f"greedy won {wins}/{seeds}"
     assert pairs >= 0.8 * 4 * seeds, f"greedy beat {pairs}/{4 * seeds} random seats"
-
-
-@pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 10 asks 90%; measured 145/200 (72.5%), see RULES_NOTES.md")
-def test_greedy_has_the_most_vp_in_90_percent_of_five_player_games() -> None:
-    rows = run_games("standard", 5, range(FULL_SEEDS), WORKERS)
-    wins = sum(r["won"] for r in rows)
-    assert wins >= 0.9 * FULL_SEEDS, f"greedy won {wins}/{FULL_SEEDS}"
+    if full_run and wins < 0.9 * seeds:
+        pytest.xfail(f"issue 10 asks 90%: the greedy bot has the most VP in {wins}/{seeds} 5-player games")
 
 
 def test_greedy_reaches_22_in_the_peaceful_solo_more_often_than_random(full_run: bool) -> None:
