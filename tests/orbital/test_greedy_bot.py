@@ -71,3 +71,16 @@ def test_greedy_beats_the_bot_players_more_often_than_random() -> None:
     greedy = sum(r["won"] for r in run_games("competitive", 1, range(seeds), WORKERS))
     rand = sum(r["won"] for r in run_games("competitive", 1, range(seeds), WORKERS, greedy=False))
     assert greedy > rand and greedy >= 0.1 * seeds, f"greedy {greedy}/{seeds}, random {rand}/{seeds}"
+
+
+@pytest.mark.parametrize("argv", [["--games", "0"], ["--players", "6"], ["--jobs", "0"]])
+def test_the_benchmark_refuses_bad_arguments_in_one_line(argv: list[str], monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import orbital_selfplay
+
+    monkeypatch.setattr("sys.argv", ["orbital_selfplay", *argv])
+    with pytest.raises(SystemExit) as exc:
+        orbital_selfplay.main()
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err
