@@ -1,68 +1,63 @@
-"""The sample greedy bot against the random bot (issue 10), and the peaceful solo comparison.
+"""The sample greedy bot against the random bot (issue 10), and the solo comparisons.
 
-The default run plays a short form; ``--full`` plays 200 seeds. Measured figures are in
-``referee/orbital/RULES_NOTES.md``.
+The default run plays a short form; ``--full`` plays seeds 0-199 (in two processes), the games
+``python -m benchmarks.orbital_selfplay --versus-random --games 200`` plays. Measured figures
+are in ``referee/orbital/RULES_NOTES.md``.
 """
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from referee.orbital.state import OrbitalState
-from sample_bots.orbital_greedy.bot import choose
+from benchmarks.orbital_selfplay import greedy_seat, play_mixed, run_games
+
+FULL_SEEDS = 200
+WORKERS = 2
 
 
-def play(players: int, variant: str, seed: int, greedy: set[int]) -> OrbitalState:
-    st = OrbitalState.new(players, seed, variant)
-    rnd = random.Random(seed * 7 + 1)
-    while not st.is_over():
-        seat = st.to_move()
-        assert seat is not None
-        ids = st.option_ids()
-        st.apply(choose(st.observation(seat), ids) if seat in greedy else rnd.choice(ids))
-    return st
+def test_the_greedy_seat_rotates_and_a_seed_replays() -> None:
+    # the figures are only comparable if a seed is the same game every time
+    assert [greedy_seat(5, s) for s in range(6)] == [0, 1, 2, 3, 4, 0]
+    a = play_mixed(2, "standard", 3, {1})
+    b = play_mixed(2, "standard", 3, {1})
+    assert a.vp == b.vp and a.mc == b.mc and a.is_over()
 
 
 def test_greedy_beats_random_in_two_player_games(full_run: bool) -> None:
-    seeds = 200 if full_run else 20
-    wins = 0
-    for seed in range(seeds):
-        g = seed % 2
-        st = play(2, "standard", seed, {g})
-        wins += st.vp[g] > st.vp[1 - g]
+    seeds = FULL_SEEDS if full_run else 20
+    rows = run_games("standard", 2, range(seeds), WORKERS if full_run else 1)
+    wins = sum(r["won"] for r in rows)
     assert wins >= 0.9 * seeds, f"greedy won {wins}/{seeds}"
 
 
 def test_greedy_against_four_random_bots(full_run: bool) -> None:
     """One greedy seat (rotating) against four random seats.
 
-    Measured over 200 seeds: the greedy bot has the most VP outright in 145 games (72.5%) and
-    more VP than a given random seat in 704 of 800 pairings (88%) — short of the issue's 90% wins
-    (RULES_NOTES.md). The test holds the measured level so a regression shows.
+    Issue 10 asks the most VP outright in 90% of 200 seeds. Measured over seeds 0-199: 145 games
+    (72.5%), and more VP than a given random seat in 704 of 800 pairings (88%). The test asserts
+    that measured level, so a regression fails; under ``--full`` it then reports the unmet 90%
+    as an expected failure (xfail) with the figure, and passes once the bot reaches it.
     """
-    seeds = 200 if full_run else 10
-    wins = pairs = 0
-    for seed in range(seeds):
-        g = seed % 5
-        st = play(5, "standard", seed, {g})
-        others = [st.vp[a] for a in range(5) if a != g]
-        wins += st.vp[g] > max(others)
-        pairs += sum(st.vp[g] > v for v in others)
+    seeds = FULL_SEEDS if full_run else 10
+    rows = run_games("standard", 5, range(seeds), WORKERS if full_run else 1)
+    wins = sum(r["won"] for r in rows)
+    pairs = sum(r["beaten"] for r in rows)
     assert wins >= 0.6 * seeds, f"greedy won {wins}/{seeds}"
     assert pairs >= 0.8 * 4 * seeds, f"greedy beat {pairs}/{4 * seeds} random seats"
+    if full_run and wins < 0.9 * seeds:
+        pytest.xfail(f"issue 10 asks 90%: the greedy bot has the most VP in {wins}/{seeds} 5-player games")
 
 
 def test_greedy_reaches_22_in_the_peaceful_solo_more_often_than_random(full_run: bool) -> None:
     # 1인 규칙 » 평화 버전: 22점 이상을 달성했다면 승리. The short form also compares average VP,
     # because a win (22+) is rare enough that a handful of seeds may show none.
-    seeds = 200 if full_run else 8
-    greedy = [play(1, "peaceful", s, {0}) for s in range(seeds)]
-    rand = [play(1, "peaceful", s, set()) for s in range(seeds)]
-    g_won = sum(st.result().details["won"] for st in greedy)
-    r_won = sum(st.result().details["won"] for st in rand)
-    assert sum(st.vp[0] for st in greedy) > sum(st.vp[0] for st in rand)
+    seeds = FULL_SEEDS if full_run else 8
+    workers = WORKERS if full_run else 1
+    greedy = run_games("peaceful", 1, range(seeds), workers)
+    rand = run_games("peaceful", 1, range(seeds), workers, greedy=False)
+    g_won = sum(r["won"] for r in greedy)
+    r_won = sum(r["won"] for r in rand)
+    assert sum(r["vp"] for r in greedy) > sum(r["vp"] for r in rand)
     if full_run:
         assert g_won > r_won, f"greedy {g_won}/{seeds}, random {r_won}/{seeds}"
     else:
@@ -73,6 +68,19 @@ def test_greedy_reaches_22_in_the_peaceful_solo_more_often_than_random(full_run:
 def test_greedy_beats_the_bot_players_more_often_than_random() -> None:
     # 1인 규칙 » 경쟁 버전: the bot players are strong (2 MC per unusable card, 5 cards a year)
     seeds = 100
-    greedy = sum(play(1, "competitive", s, {0}).result().details["won"] for s in range(seeds))
-    rand = sum(play(1, "competitive", s, set()).result().details["won"] for s in range(seeds))
+    greedy = sum(r["won"] for r in run_games("competitive", 1, range(seeds), WORKERS))
+    rand = sum(r["won"] for r in run_games("competitive", 1, range(seeds), WORKERS, greedy=False))
     assert greedy > rand and greedy >= 0.1 * seeds, f"greedy {greedy}/{seeds}, random {rand}/{seeds}"
+
+
+@pytest.mark.parametrize("argv", [["--games", "0"], ["--players", "6"], ["--jobs", "0"]])
+def test_the_benchmark_refuses_bad_arguments_in_one_line(argv: list[str], monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import orbital_selfplay
+
+    monkeypatch.setattr("sys.argv", ["orbital_selfplay", *argv])
+    with pytest.raises(SystemExit) as exc:
+        orbital_selfplay.main()
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err
