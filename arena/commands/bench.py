@@ -64,6 +64,12 @@ def bench_engine(game: str, seconds: float, players: int | None, variant: str | 
 @click.option("--decisions", default=2000, show_default=True)
 def bench_referee(decisions: int) -> None:
     """Referee overhead per decision vs a bare gRPC call; sandboxed bot start-up time."""
+    from referee.sandbox import bwrap_path
+
+    if bwrap_path() is None:  # the bare call and the start-up are measured on sandboxed bots
+        raise click.ClickException(
+            "bubblewrap (bwrap) is not installed: the referee benchmark measures sandboxed bots "
+            "(apt-get install bubblewrap). The dial-in lines alone: python -m benchmarks.bench_dialin")
     _run("bench_referee", decisions=decisions)
 
 
