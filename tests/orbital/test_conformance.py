@@ -17,7 +17,7 @@ from referee.rng import Rng
 
 @pytest.mark.parametrize(("players", "variant"), configurations(OrbitalState))
 def test_conformance(players: int, variant: str, full_run: bool) -> None:
-    games = 200 if full_run else 3
+    games = 200 if full_run else 2
     stats = check_configuration(OrbitalState, players, variant, games, deep_games=5 if full_run else 1)
     assert stats.games == games
     assert stats.checks.get("determinise-changed", 0) > 0

@@ -33,7 +33,10 @@ def test_a_full_match_at_a_short_time_control_has_no_timeout(game):
     assert len(record.result["ranks"]) == 2
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize(
+    "game",  # one game in the short form (the clock test above covers every game); all with --full
+    [g if g == "solenia" else pytest.param(g, marks=pytest.mark.slow) for g in GAMES],
+)
 def test_the_search_bot_wins_or_plays_on_against_itself_in_every_seat(game):
     """Two search bots (so each seat's observation is searched), three players where the game
     allows: every seat answers legally and in time."""

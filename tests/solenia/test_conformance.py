@@ -10,7 +10,7 @@ from referee.solenia.state import SoleniaState
 
 @pytest.mark.parametrize(("players", "variant"), configurations(SoleniaState))
 def test_conformance(players: int, variant: str, full_run: bool) -> None:
-    games = 200 if full_run else 6
+    games = 200 if full_run else 3
     stats = check_configuration(SoleniaState, players, variant, games, deep_games=2 if not full_run else 5)
     assert stats.games == games
     assert stats.checks.get("determinise-changed", 0) > 0
