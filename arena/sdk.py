@@ -272,6 +272,10 @@ def connect_bot(
     with the owner's API ``token``, and play the matches it serves until Ctrl+C; reconnects
     after a dropped connection. Opens no port (works behind NAT). ``tls``/``ca`` as for the
     ``arena`` client commands. See :mod:`arena.sdk_connect`."""
-    from arena.sdk_connect import connect_bot as run
+    from arena.sdk_connect import DialInBot
 
-    run(act, server, token, name, game, start, end, tls=tls, ca=ca)
+    bot = DialInBot(act, server, token, name, game, start, end, tls=tls, ca=ca)
+    try:
+        bot.run()
+    except KeyboardInterrupt:
+        bot.stop()

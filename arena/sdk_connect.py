@@ -254,22 +254,3 @@ class ForwardingDialInBot(DialInBot):
             return method(call.request, timeout=max(0.05, call.deadline_ms / 1000.0), wait_for_ready=True)
         except grpc.RpcError as exc:
             raise RuntimeError(f"the local bot failed: {exc.code().name} {exc.details()}") from None
-
-
-def connect_bot(
-    act: ActFn,
-    server: str,
-    token: str,
-    name: str,
-    game: str,
-    start: HookFn | None = None,
-    end: HookFn | None = None,
-    tls: bool | None = None,
-    ca: Path | str | None = None,
-) -> None:
-    """Dial in to the Arena server at ``server`` and play matches until Ctrl+C."""
-    bot = DialInBot(act, server, token, name, game, start, end, tls=tls, ca=ca)
-    try:
-        bot.run()
-    except KeyboardInterrupt:
-        bot.stop()
