@@ -47,6 +47,50 @@ P_KEEP, P_MAIN, P_TARGET, P_COUNT, P_PICK, P_OBS, P_VIA, P_INCOME, P_DISCARD, P_
 PHASE_NAMES = ("keep", "main", "target", "crew_count", "market_pick", "observatory", "build_via",
                "income", "discard", "over")
 
+#: Every field of the state by its rulebook term (star-scrappers-orbital.ko.txt), so a reader finds
+#: a rule by name. An *actor* is a seat (0..players-1) or a bot player after them (1인 규칙);
+#: per-actor lists are indexed by actor; colours and cores follow data.COLOURS; a card is an
+#: index of data.CARD_NAME (module cards first, then event cards).
+GLOSSARY: dict[str, str] = {
+    "players": "player count (1-5): the seats that bots of the platform play",
+    "variant": "standard / competitive (1인 규칙 경쟁 버전) / peaceful (평화 버전) / bots-N (봇 플레이어 추가)",
+    "seed": "the match seed every shuffle comes from",
+    "nbots": "봇 플레이어: how many bot players (automata) join the seats",
+    "actors": "players + bot players: everyone who takes turns",
+    "peaceful": "1인 규칙 평화 버전: no events, two colour-track opponents",
+    "no_market": "경쟁 버전: the solo game against two bot players has no market",
+    "rng": "the seeded generator (its state is part of the game)",
+    "year": "연도 마커: the year (게임 라운드), 1-5",
+    "first": "시작 플레이어 마커: the actor who starts this year",
+    "cur": "the actor whose turn it is",
+    "passes": "패스: passes in succession so far; the year ends when every actor has passed",
+    "phase": "the decision asked now (PHASE_NAMES): keep, main action, target, …, over",
+    "pend": "the effect waiting for its target or build (모듈 작동하기 / 이벤트 카드 사용하기)",
+    "pend_src": "never set by this engine (always -1): kept for the raw observation's schema",
+    "damage_dealt": "손상 토큰: damage placed on any station so far (a benchmark figure)",
+    "mc": "메가크레딧 (MC): each actor's money",
+    "vp": "승점: each actor's VP",
+    "crew": "미사용 승무원: each actor's unused crew on its core module",
+    "core": "코어 모듈: each actor's core colour (red = 기본 코어, else the upgrade taken)",
+    "shield": "the Shield Generator module: 1 once it has stopped a damage this year (once a year)",
+    "events_played": "이벤트 카드 사용하기: events each actor played (a benchmark figure)",
+    "attacks": "attacks each actor made (weapons, 유성 폭풍, sabotage …; a benchmark figure)",
+    "built": "모듈 건설: modules each actor built (a benchmark figure)",
+    "market": "마켓: the face-up cards for sale, nearest the deck first (cost 1-5 MC)",
+    "deck": "카드 더미: the draw deck (top = last)",
+    "discard": "버린 카드 더미: the discard pile (top = last)",
+    "dpub": "the cards of the discard pile that were face up when discarded (public)",
+    "peek": "관측소: the cards the observatory drew, one of which is kept",
+    "upgrades": "업그레이드 코어 모듈 카드: the upgrade cores still on offer",
+    "queue": "the seats still to decide in a simultaneous step (keep 5 of 8, 수입, 핸드 제한)",
+    "opp_vp": "평화 버전: the two colour-track opponents' VP",
+    "hands": "손 (핸드): each actor's cards; a bot player's 핸드 스택 (top = last)",
+    "track": "평화 버전 트랙: each opponent's module count per colour",
+    "mods": "오비탈: each actor's modules [card, x, y, heading, parent, 손상, 승무원, used] (station.py)",
+    "opening": "what set-up did (게임 준비), as event lines",
+    "_cache": "cache of the legal options",
+}
+
 SCALARS = ("players", "variant", "seed", "nbots", "year", "first", "cur", "passes", "phase", "pend",
            "pend_src", "damage_dealt")
 FLAT = ("mc", "vp", "crew", "core", "shield", "events_played", "attacks", "built", "market", "deck",
