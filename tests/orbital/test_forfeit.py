@@ -55,6 +55,7 @@ def _first_option(s: OrbitalState) -> str:
     return s.option_ids()[0]
 
 
+@pytest.mark.timeout(3600)  # --full: 80 greedy games of up to 5 players on a shared machine
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_a_forfeited_seat_keeps_the_others_turns(players: int, full_run: bool) -> None:
     if players == 5 and not full_run:

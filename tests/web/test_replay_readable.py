@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from arena.db import Match, session_scope
+from arena.db import Bot, Match, session_scope
 from arena.recording import create_match, record_result
 from referee.black_angel.decisions import PHASES as BA_PHASES
 from referee.orbital.state import PHASE_NAMES as ORB_PHASES
@@ -343,7 +343,9 @@ NO_MID_WORD_BREAK = """(sel) => [...document.querySelectorAll(sel)].flatMap(a =>
     }))"""
 
 
-def test_tables_fit_a_390px_phone(browser, live_server, matches) -> None:
+def test_tables_fit_a_390px_phone(browser, live_server, site, matches) -> None:
+    with session_scope(site[0]) as s:  # a bot's page: its match history table
+        bot_id = s.query(Bot.id).filter_by(name=NAMES[0], owner="black_angel-base-10").scalar()
     context = browser.new_context(viewport={"width": 390, "height": 800}, is_mobile=True)
     page = context.new_page()
     try:
@@ -352,6 +354,7 @@ def test_tables_fit_a_390px_phone(browser, live_server, matches) -> None:
             "/games/black_angel",
             "/matches",
             f"/matches/{matches['black_angel']}",
+            f"/bots/{bot_id}",
         ):
             page.goto(live_server + path)
             overflow = page.evaluate(
