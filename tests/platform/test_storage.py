@@ -88,6 +88,33 @@ def test_match_seeds_have_63_secret_bits_and_the_database_keeps_them(db_url: str
     assert max(drawn).bit_length() > 40  # all below 2**40 with 63 random bits: about 2**-759
 
 
+def test_migration_0008_gives_pending_matches_a_new_wide_seed_and_keeps_played_ones(db_url: str) -> None:
+    """A database at 0007: its pending matches had 31-bit seeds that can be searched, so 0008
+    draws them again with 63 bits; a finished match keeps the seed its record replays from."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from arena.migrations import alembic_config, upgrade
+
+    engine = get_engine(db_url)  # migrated to head on first use
+    with engine.begin() as conn:
+        cfg = alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0007_web")
+    with engine.begin() as conn:
+        for match_id, status in (("waiting", "pending"), ("played", "done")):
+            conn.execute(text("INSERT INTO matches (id, game, variant, players, seed, kind, round, \"table\", "
+                              "status, sandbox, attempts, created_at) VALUES (:id, 'toy', 'base', 2, 12345, "
+                              "'adhoc', 0, 0, :status, false, 0, CURRENT_TIMESTAMP)"),
+                         {"id": match_id, "status": status})
+    upgrade(engine)
+    with engine.connect() as conn:
+        seeds = dict(conn.execute(text("SELECT id, seed FROM matches")).all())
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+    assert seeds["played"] == 12345
+    assert seeds["waiting"] != 12345 and seeds["waiting"].bit_length() > 32  # 2**-31 by chance
+
+
 def test_new_upload_is_a_new_version_inheriting_mu(db_url: str, tmp_path: Path) -> None:
     folder = _bot_folder(tmp_path, "alpha")
     with session_scope() as s:
