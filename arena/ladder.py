@@ -22,7 +22,6 @@ are updated with every result (:mod:`arena.recording`).
 from __future__ import annotations
 
 import random
-import secrets
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 
@@ -34,6 +33,7 @@ from arena import bots, dialin, ratings, recording
 from arena.db.models import Ladder, Match, Rating, utcnow
 from referee import registry
 from referee.engine import ConfigError
+from referee.rng import match_seed
 
 
 @dataclass
@@ -230,7 +230,7 @@ def tick(session: Session, game: str, rng: random.Random | None = None) -> list[
             game,
             variant,
             [c.version_id for c in table],
-            seed=secrets.randbits(31),  # secret until the match ends: see arena.tournaments
+            seed=match_seed(),  # secret until the match ends
             kind="ladder",
             decision_ms=ladder.decision_ms,
             bank_ms=ladder.bank_ms,

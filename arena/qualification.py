@@ -19,7 +19,6 @@ message delivered twice only costs a second match.
 from __future__ import annotations
 
 import logging
-import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from referee import registry
 from referee.engine import ConfigError, TimeControl
 from referee.faults import REASONS, SERVER_ERROR
 from referee.match import MatchConfig, SeatSpec, run_match
+from referee.rng import match_seed
 
 log = logging.getLogger("arena.qualification")
 
@@ -82,7 +82,7 @@ def qualify(
     players, variant = table_for(game)
     seats = [SeatSpec(name, source)] + [SeatSpec(f"random-{i}", str(opponent)) for i in range(1, players)]
     config = MatchConfig(
-        game=game, seats=seats, seed=secrets.randbits(31) if seed is None else seed, variant=variant, time_control=time_control, sandbox=sandbox,
+        game=game, seats=seats, seed=match_seed() if seed is None else seed, variant=variant, time_control=time_control, sandbox=sandbox,
         startup_ms=startup_ms,
     )
     try:
@@ -138,7 +138,7 @@ def qualify_submission(sub_id: int, settings: Settings, url: str | None = None) 
         game, source, label = bot.game, sub.source, f"{bot.name} v{sub.number}"
     try:
         outcome = qualify(
-            game, source, name=label, seed=secrets.randbits(31), sandbox=settings.sandbox,
+            game, source, name=label, seed=match_seed(), sandbox=settings.sandbox,
             time_control=settings.time_control, startup_ms=settings.startup_ms,
         )
     except Exception as exc:  # noqa: BLE001 - recorded as the refusal; the log has the rest

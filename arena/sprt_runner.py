@@ -38,7 +38,6 @@ pooled test needs both. Pairs of both kinds count toward ``max_pairs``.
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -49,6 +48,7 @@ from arena.qualification import table_for
 from arena.sprt import ACCEPTED, FAILED, RUNNING, SprtSettings, SprtState
 from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
+from referee.rng import match_seed
 
 log = logging.getLogger("arena.sprt")
 
@@ -123,7 +123,7 @@ def play(table: Table, settings: SprtSettings, candidate: str, baseline: str, se
 
 def random_seeds() -> Iterator[int]:
     while True:
-        yield secrets.randbits(31)
+        yield match_seed()
 
 
 def start_test(session, bot: Bot, candidate: BotVersion, baseline: BotVersion,  # noqa: ANN001

@@ -7,7 +7,6 @@ interrupted tournament resumes by playing whatever is still pending.
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 
 from sqlalchemy import select, update
@@ -17,14 +16,7 @@ from arena import ratings, recording, schedule
 from arena.db import session_scope
 from arena.db.models import Bot, BotVersion, Rating, Tournament, TournamentEntry, utcnow
 from referee import registry
-
-
-def match_seed() -> int:
-    """A fresh per-match seed (31 bits, fits every database's INTEGER) from the OS's secure
-    random source. Seed + the live option ids would rebuild every hidden hand of a running
-    match, so a seed must not be guessable from anything public (a tournament's seed, the
-    match's table): it is shown only once the match is over."""
-    return secrets.randbits(31)
+from referee.rng import match_seed
 
 
 def create_tournament(

@@ -8,6 +8,7 @@ The generator is SplitMix64; ``below`` uses rejection sampling so every value is
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -15,6 +16,21 @@ T = TypeVar("T")
 
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
+#: Bits of a match seed: the generator keeps 64 bits of state; 63 fit a signed BIGINT column.
+SEED_BITS = 63
+
+
+def match_seed() -> int:
+    """A fresh match seed from the OS's secure random source; it is shown only once the match is over.
+
+    Seed + the live option ids would rebuild every hidden hand of a running match, so a seed
+    must not be guessable from anything public (a tournament's seed, the match's table) nor
+    searchable: the public board at the first decision (Black Angel's strips and tiles, say)
+    tells almost every seed apart, so 31-bit seeds were found by trying them all (about two
+    hours of one core in numpy, or at once from a table made in advance). 63 bits put that out
+    of reach of a spectator, and of a bot in the match.
+    """
+    return secrets.randbits(SEED_BITS)
 
 
 class Rng:

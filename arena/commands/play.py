@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from arena import terminal
 from referee.bot_client import REASONS
 from referee.engine import ConfigError, TimeControl
 from referee.record import MatchRecord, RecordError
+from referee.rng import match_seed
 
 
 def _seat_names(sources: list[str]) -> list[str]:
@@ -173,7 +173,7 @@ def play_command(
             bank_ms=bank_ms if bank_ms is not None else spec.time_control.bank_ms,
         )
     if seed is None:
-        seed = random.SystemRandom().randrange(1 << 31)
+        seed = match_seed()
     names = _seat_names(sources)
     config = MatchConfig(
         game=game,

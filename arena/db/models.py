@@ -36,6 +36,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -186,7 +187,7 @@ class Match(Base):
     game: Mapped[str] = mapped_column(String(50), index=True)
     variant: Mapped[str] = mapped_column(String(50))
     players: Mapped[int] = mapped_column(Integer)
-    seed: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)  # 63 secret bits: referee.rng.match_seed
     kind: Mapped[str] = mapped_column(String(20), default="adhoc")  # tournament | ladder | adhoc
     tournament_id: Mapped[int | None] = mapped_column(
         ForeignKey("tournaments.id"), nullable=True, index=True

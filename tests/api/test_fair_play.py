@@ -194,6 +194,7 @@ def test_a_live_match_gives_an_attacker_nothing_and_replays_after_the_end(
     # After the end: the full record is public, with its seed, and replays exactly.
     record = web.get(f"/api/matches/{target}/record").get_json()
     seed = record["seed"]
+    assert seed.bit_length() > 32, "a seed of 32 bits or fewer is found by trying them all"  # 2**-31 by chance
     replay(MatchRecord.from_dict(record))
     assert web.get(f"/api/matches/{target}").get_json()["seed"] == seed
     hidden_choices = [d for d in record["decisions"] if d["option_audience"] is not None]

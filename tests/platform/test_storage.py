@@ -25,6 +25,7 @@ from arena.db import (
     session_scope,
 )
 from referee.engine import ConfigError
+from referee.rng import SEED_BITS, match_seed
 from tests.platform.conftest import RANDOM_BOT
 
 GAME = "toy"
@@ -67,6 +68,51 @@ def test_migrations_build_exactly_the_models(db_url: str) -> None:
     with get_engine(db_url).connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
+
+
+def test_match_seeds_have_63_secret_bits_and_the_database_keeps_them(db_url: str, tmp_path: Path) -> None:
+    """Issue 11, item 1: a 31-bit seed was found from the public board of the first decision by
+    trying every seed, so seeds are 63 bits (referee.rng.match_seed) and ``matches.seed`` holds
+    them whole (a BIGINT: a 32-bit INTEGER would refuse them on PostgreSQL)."""
+    ids = _register_n(tmp_path, 3)
+    with session_scope() as s:
+        t = tournaments.create_tournament(s, GAME, ids, players=2, rounds=1, seed=1)
+        tid = t.id
+        biggest = recording.create_match(s, GAME, "base", ids[:2], seed=(1 << SEED_BITS) - 1)
+        biggest_id = biggest.id
+    with session_scope() as s:
+        seeds = list(s.scalars(select(Match.seed).where(Match.tournament_id == tid)))
+        assert s.get(Match, biggest_id).seed == (1 << 63) - 1
+    assert seeds and all(0 <= seed < 1 << 63 for seed in seeds)
+    drawn = seeds + [match_seed() for _ in range(30)]
+    assert max(drawn).bit_length() > 40  # all below 2**40 with 63 random bits: about 2**-759
+
+
+def test_migration_0008_gives_pending_matches_a_new_wide_seed_and_keeps_played_ones(db_url: str) -> None:
+    """A database at 0007: its pending matches had 31-bit seeds that can be searched, so 0008
+    draws them again with 63 bits; a finished match keeps the seed its record replays from."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from arena.migrations import alembic_config, upgrade
+
+    engine = get_engine(db_url)  # migrated to head on first use
+    with engine.begin() as conn:
+        cfg = alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0007_web")
+    with engine.begin() as conn:
+        for match_id, status in (("waiting", "pending"), ("played", "done")):
+            conn.execute(text("INSERT INTO matches (id, game, variant, players, seed, kind, round, \"table\", "
+                              "status, sandbox, attempts, created_at) VALUES (:id, 'toy', 'base', 2, 12345, "
+                              "'adhoc', 0, 0, :status, false, 0, CURRENT_TIMESTAMP)"),
+                         {"id": match_id, "status": status})
+    upgrade(engine)
+    with engine.connect() as conn:
+        seeds = dict(conn.execute(text("SELECT id, seed FROM matches")).all())
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+    assert seeds["played"] == 12345
+    assert seeds["waiting"] != 12345 and seeds["waiting"].bit_length() > 32  # 2**-31 by chance
 
 
 def test_new_upload_is_a_new_version_inheriting_mu(db_url: str, tmp_path: Path) -> None:
