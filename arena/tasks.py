@@ -46,7 +46,17 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from arena import ladder, recording, tournaments
 from arena.celery_app import app, broker_url, has_broker, queue_name
-from arena.db import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament, session_scope, utcnow
+from arena.db import (
+    Bot,
+    BotVersion,
+    Ladder,
+    Match,
+    MatchSeat,
+    Tournament,
+    get_engine,
+    session_scope,
+    utcnow,
+)
 from arena.server import live
 from referee.engine import ConfigError, TimeControl
 
@@ -193,9 +203,9 @@ def _claim_and_configure(match_id: str, worker: str):  # noqa: ANN202 - (Claim, 
     database falls back to a claim of its own, so the attempt is counted and released as any
     failed start is (the runner then gets no configuration and the match is released)."""
     try:
-        with session_scope() as s:
-            claim = recording.claim(s, match_id, worker, commit=False)
-            config = _config_from(s.connection(), match_id) if claim.outcome == "claimed" else None
+        with get_engine().begin() as conn:  # a Core transaction: no ORM session needed here
+            claim = recording.claim_on(conn, match_id, worker)
+            config = _config_from(conn, match_id) if claim.outcome == "claimed" else None
         return claim, config
     except Exception as exc:
         if db_unavailable(exc):
