@@ -3,7 +3,8 @@
 A match may run in a Celery worker on another machine while the watcher's stream is served by
 the Arena server, so with a broker (``ARENA_BROKER_URL=redis://...``) events go through Redis:
 each event is appended to a per-match list (so a watcher who joins late gets the backlog) and
-announced on a pub/sub channel (so it arrives as it happens). Without a broker every part runs
+announced on a pub/sub channel (so it arrives as it happens; a batch of events is one message,
+a JSON array). Without a broker every part runs
 in one process and an in-memory feed does the same job.
 
 An event is a JSON-ready dict with a ``seq`` number; the end of a match is a final
