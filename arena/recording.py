@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, insert, or_, select, update
+from sqlalchemy import Connection, bindparam, case, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -126,24 +126,35 @@ def claim(
     was claimed: then the caller reads what it needs in the same transaction and commits (one
     write transaction per match start instead of two — on SQLite each one takes the database
     write lock)."""
+    found = claim_on(session.connection(), match_id, worker, lease)
+    if found.outcome != "claimed" or commit:
+        session.commit()
+    return found
+
+
+def claim_on(conn: Connection, match_id: str, worker: str, lease: float = LEASE_SECONDS) -> Claim:
+    """:func:`claim` on a Core connection, inside the caller's transaction (the caller commits):
+    a worker starting a match needs no ORM session, whose bookkeeping cost more CPU than the
+    statements."""
     now = time.time()
     until = now + lease
-    taken = session.connection().execute(_CLAIM, {
+    taken = conn.execute(_CLAIM, {
         "b_mid": match_id, "b_now": now, "b_worker": worker, "b_until": until,
         "b_started": utcnow(),
     }).rowcount
-    if taken and not commit:
-        return Claim("claimed", until)
-    session.commit()
     if taken:
         return Claim("claimed", until)
-    row = session.execute(select(Match.status, Match.lease_until).where(Match.id == match_id)).first()
+    row = conn.execute(_MATCH_LEASE, {"b_mid": match_id}).first()
     if row is None:
         return Claim("missing")
     status, lease_until = row
     if status == "running":
         return Claim("busy", lease_until)
     return Claim(status, lease_until)
+
+
+_MATCH_LEASE = select(Match.__table__.c.status, Match.__table__.c.lease_until).where(
+    Match.__table__.c.id == bindparam("b_mid"))
 
 
 def renew(session: Session, match_id: str, worker: str, lease: float = LEASE_SECONDS) -> bool:
@@ -228,6 +239,13 @@ _LOCK_SEQ = (
 )
 _SET_SEQ = update(_T_LOCK).where(_T_LOCK.c.game == bindparam("b_game")).values(
     last_seq=bindparam("b_seq"))
+# Take the lock and draw the next number in one statement (UPDATE locks the row).
+_DRAW_SEQ = (
+    update(_T_LOCK).where(_T_LOCK.c.game == bindparam("b_game"))
+    .values(last_seq=_T_LOCK.c.last_seq + 1).returning(_T_LOCK.c.last_seq)
+)
+_UNDRAW_SEQ = update(_T_LOCK).where(_T_LOCK.c.game == bindparam("b_game")).values(
+    last_seq=_T_LOCK.c.last_seq - 1)
 _MATCH_GAME = select(_T_MATCH.c.game).where(_T_MATCH.c.id == bindparam("b_mid"))
 _MATCH_STATE = (
     select(_T_MATCH.c.status, _T_MATCH.c.tournament_id)
@@ -274,28 +292,72 @@ _FINISH_MATCH = update(_T_MATCH).where(_T_MATCH.c.id == bindparam("b_mid")).valu
     record=bindparam("b_record"), finished_at=bindparam("b_now"), lease_until=None, error=None,
 )
 
+# Mark the match done unless it already is; no row back means it was (a duplicate delivery).
+_FINISH_UNLESS_DONE = (
+    update(_T_MATCH)
+    .where(_T_MATCH.c.id == bindparam("b_mid"), _T_MATCH.c.status != "done")
+    .values(status="done", rating_seq=bindparam("b_seq"), result=bindparam("b_result"),
+            forfeits=bindparam("b_forfeits"), timings=bindparam("b_timings"),
+            record=bindparam("b_record"), finished_at=bindparam("b_now"), lease_until=None,
+            error=None)
+    .returning(_T_MATCH.c.tournament_id)
+)
 
-def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bool:
+
+def _draw_seq(session: Session, game: str) -> int:
+    """Take the per-game rating lock and the game's next ``rating_seq`` (creating the lock row
+    the first time)."""
+    seq = session.connection().execute(_DRAW_SEQ, {"b_game": game}).scalar()
+    if seq is None:
+        _lock_game(session, game)
+        seq = session.connection().execute(_DRAW_SEQ, {"b_game": game}).scalar_one()
+    return seq
+
+
+def record_result(
+    session: Session, match_id: str, record: dict[str, Any], *, game: str | None = None
+) -> bool:
     """Store a finished match and update the ratings, exactly once. Commits.
 
     Returns True when this call counted the result, False when the match had already been
     recorded (a re-delivered task or a duplicate player): nothing is changed then.
 
     Written as a few Core statements (executemany for the seats, ratings and history) rather
-    than ORM objects: the same rows and values, in a fraction of the per-match CPU time.
+    than ORM objects: the same rows and values, in a fraction of the per-match CPU time. Where
+    the database has ``UPDATE … RETURNING`` (PostgreSQL, SQLite ≥ 3.35), taking the rating lock
+    also draws the sequence number, and marking the match done also tells whether it already
+    was — two statements instead of four. ``game`` is the match's game when the caller knows it
+    (a worker does: it read it to play the match), saving one more read.
     """
     started = time.perf_counter()
     conn = session.connection()  # SQLite: BEGIN IMMEDIATE, the database write lock
-    game = conn.execute(_MATCH_GAME, {"b_mid": match_id}).scalar_one()
-    seq = _lock_seq(session, game) + 1
+    if game is None:
+        game = conn.execute(_MATCH_GAME, {"b_mid": match_id}).scalar_one()
+    returning = conn.dialect.update_returning
+    seq = _draw_seq(session, game) if returning else _lock_seq(session, game) + 1
     _lock_timing.wait = time.perf_counter() - started
-    status, tournament_id = conn.execute(_MATCH_STATE, {"b_mid": match_id}).one()
-    if status == "done":
-        session.commit()
-        return False
+    result = record["result"]
+    now = utcnow()
+    finish = {
+        "b_mid": match_id, "b_seq": seq, "b_result": result,
+        "b_forfeits": record.get("forfeits") or [], "b_timings": record.get("timings"),
+        "b_record": record, "b_now": now,
+    }
+    if returning:
+        # Done first, only if it was not: the match row is locked as the FOR UPDATE read did.
+        done = conn.execute(_FINISH_UNLESS_DONE, finish).first()
+        if done is None:  # already recorded: give the drawn number back (we hold the lock)
+            conn.execute(_UNDRAW_SEQ, {"b_game": game})
+            session.commit()
+            return False
+        tournament_id = done[0]
+    else:
+        status, tournament_id = conn.execute(_MATCH_STATE, {"b_mid": match_id}).one()
+        if status == "done":
+            session.commit()
+            return False
     found = conn.execute(_SEATS_AND_RATINGS, {"b_mid": match_id, "b_game": game}).all()
     seats = [(r.seat, r.bot_version_id) for r in found]
-    result = record["result"]
     forfeited = forfeited_seats(record)
     reasons = {int(f["seat"]): str(f.get("reason", "forfeit")) for f in record.get("forfeits") or []}
     ranks = ratings.effective_ranks(result["ranks"], forfeited,
@@ -316,7 +378,6 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
         seats = [*seats, (None, auto_vid)]  # rated like a seat, but it has no seat row
         ids.append(auto_vid)
         rows[auto_vid] = auto
-    now = utcnow()
     for vid in ids:
         if vid not in rows:  # a version registered without its rating row: start it now
             version = session.get(BotVersion, vid)
@@ -358,15 +419,13 @@ def record_result(session: Session, match_id: str, record: dict[str, Any]) -> bo
         })
         history.append({"bot_version_id": vid, "game": game, "match_id": match_id, "seq": seq,
                         "mu": new.mu, "sigma": new.sigma, "created_at": now})
-    conn.execute(_SET_SEQ, {"b_game": game, "b_seq": seq})
+    if not returning:
+        conn.execute(_SET_SEQ, {"b_game": game, "b_seq": seq})
     conn.execute(_UPDATE_RATING, rating_params)
     conn.execute(_UPDATE_SEAT, seat_params)
     conn.execute(_INSERT_HISTORY, history)
-    conn.execute(_FINISH_MATCH, {
-        "b_mid": match_id, "b_seq": seq, "b_result": result,
-        "b_forfeits": record.get("forfeits") or [], "b_timings": record.get("timings"),
-        "b_record": record, "b_now": now,
-    })
+    if not returning:
+        conn.execute(_FINISH_MATCH, finish)
     if auto_vid is not None:
         conn.execute(update(_T_MATCH).where(_T_MATCH.c.id == match_id).values(
             automaton_version_id=auto_vid, automaton_rank=ranks[-1]))
@@ -442,20 +501,18 @@ def _count_finished_id(session: Session, tournament_id: int | None) -> None:
     """Advance the tournament's progress; close it when nothing is left to play (Core only)."""
     if tournament_id is None:
         return
-    conn = session.connection()
-    conn.execute(_TOURNAMENT_DONE_ONE, {"b_tid": tournament_id})
-    conn.execute(_TOURNAMENT_CLOSE, {"b_tid": tournament_id, "b_now": utcnow()})
+    session.connection().execute(_TOURNAMENT_DONE_ONE, {"b_tid": tournament_id, "b_now": utcnow()})
 
 
 _T_TOURNAMENT = Tournament.__table__
+# One more match done, and the tournament closed by the same statement when it was the last
+# (the right-hand sides see the row as it was: ``matches_done + 1`` is the new count).
+_CLOSES = (_T_TOURNAMENT.c.matches_done + 1 >= _T_TOURNAMENT.c.matches_total) & (
+    _T_TOURNAMENT.c.status != "done")
 _TOURNAMENT_DONE_ONE = update(_T_TOURNAMENT).where(_T_TOURNAMENT.c.id == bindparam("b_tid")).values(
-    matches_done=_T_TOURNAMENT.c.matches_done + 1)
-_TOURNAMENT_CLOSE = (
-    update(_T_TOURNAMENT)
-    .where(_T_TOURNAMENT.c.id == bindparam("b_tid"),
-           _T_TOURNAMENT.c.matches_done >= _T_TOURNAMENT.c.matches_total,
-           _T_TOURNAMENT.c.status != "done")
-    .values(status="done", finished_at=bindparam("b_now"))
+    matches_done=_T_TOURNAMENT.c.matches_done + 1,
+    status=case((_CLOSES, "done"), else_=_T_TOURNAMENT.c.status),
+    finished_at=case((_CLOSES, bindparam("b_now")), else_=_T_TOURNAMENT.c.finished_at),
 )
 
 
