@@ -90,6 +90,7 @@ def kept_database(name: str, kind: str, bots: int, matches: int) -> Iterator[tup
     try:
         loaded = _loaded_in(url, kind, bots, matches)
         if loaded is None:
+            dispose_all()  # engines of the old database (and "migrated" marks) are stale now
             with conn.cursor() as cur:
                 cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
                 cur.execute(f'CREATE DATABASE "{name}"')
