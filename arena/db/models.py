@@ -87,7 +87,13 @@ class Bot(Base):
 
 class BotVersion(Base):
     __tablename__ = "bot_versions"
-    __table_args__ = (UniqueConstraint("bot_id", "number", name="uq_bot_versions_bot_number"),)
+    __table_args__ = (
+        UniqueConstraint("bot_id", "number", name="uq_bot_versions_bot_number"),
+        # the leaderboard token counts held versions on every recheck: an empty index, not a
+        # scan of every version (0008_web_cover)
+        Index("ix_bot_versions_held", "id", postgresql_where=text("held IS true"),
+              sqlite_where=text("held IS 1")),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
