@@ -119,10 +119,20 @@ def _concurrent(call: Callable[[], object], seconds: float, threads: int) -> flo
 
 
 def bench(bots: int = 10_000, matches: int = 1_000_000, seconds: float = 3.0, threads: int = 8,
-          database: str = "postgres") -> dict:
-    """``database``: "postgres" (a throw-away database; SQLite when none answers) or "sqlite"."""
+          database: str = "postgres", keep: str | None = None) -> dict:
+    """``database``: "postgres" (a throw-away database; SQLite when none answers) or "sqlite".
+    ``keep``: measure on the website benchmark's kept PostgreSQL database of that name instead
+    (:func:`benchmarks.bench_web.kept_dataset`, loaded first unless an earlier run did; its
+    first game, of the toy engine, and four-seat tournaments among the matches)."""
     from benchmarks.bench_db import postgres_available, postgres_database
 
+    if keep is not None:
+        from benchmarks import bench_web
+
+        url, _, fresh = bench_web.kept_dataset(keep, bots, matches)
+        result = _bench(url, f"postgresql {keep} ({'loaded now' if fresh else 'reused'}, kept)",
+                        bots, matches, seconds, threads, game=bench_web.GAMES[0])
+        return result
     if database == "postgres" and postgres_available():
         with postgres_database() as url:
             return _bench(url, "postgresql", bots, matches, seconds, threads)
@@ -130,7 +140,9 @@ def bench(bots: int = 10_000, matches: int = 1_000_000, seconds: float = 3.0, th
     return _bench(f"sqlite:///{tmp / 'arena.sqlite3'}", "sqlite (WAL)", bots, matches, seconds, threads)
 
 
-def _bench(url: str, kind: str, bots: int, matches: int, seconds: float, threads: int) -> dict:
+def _bench(url: str, kind: str, bots: int, matches: int, seconds: float, threads: int,
+           game: str | None = None) -> dict:
+    """``game`` None: populate the database first (``GAME``); else it is loaded already."""
     from arena._proto import arena_pb2 as pb
     from arena._proto import arena_pb2_grpc
     from arena.db import dispose_all
@@ -142,9 +154,12 @@ def _bench(url: str, kind: str, bots: int, matches: int, seconds: float, threads
     os.environ["ARENA_DATABASE_URL"] = url
     result: dict = {"bots": bots, "matches": matches, "database": kind, "threads": threads}
     try:
-        t0 = time.perf_counter()
-        populate(bots, matches)
-        result["populate_s"] = round(time.perf_counter() - t0, 1)
+        if game is None:
+            game = GAME
+            t0 = time.perf_counter()
+            populate(bots, matches)
+            result["populate_s"] = round(time.perf_counter() - t0, 1)
+        result["game"] = game
         running = start_server(ServerConfig(data_dir=tmp / "data"), "127.0.0.1:0")
         channel = grpc.insecure_channel(running.address)
         try:
@@ -155,7 +170,7 @@ def _bench(url: str, kind: str, bots: int, matches: int, seconds: float, threads
                 deep = arena.ListMatches(pb.ListMatchesRequest(page_size=50, page_token=deep.next_page_token))
             calls: dict[str, Callable[[], object]] = {
                 "bare_unary_health_check": lambda: health.Check(health_pb2.HealthCheckRequest()),
-                "get_leaderboard_top100": lambda: arena.GetLeaderboard(pb.GetLeaderboardRequest(game=GAME, limit=100)),
+                "get_leaderboard_top100": lambda: arena.GetLeaderboard(pb.GetLeaderboardRequest(game=game, limit=100)),
                 "list_matches_page1_50": lambda: arena.ListMatches(pb.ListMatchesRequest(page_size=50)),
                 "list_matches_page200_50": lambda: arena.ListMatches(
                     pb.ListMatchesRequest(page_size=50, page_token=deep.next_page_token)),
@@ -172,6 +187,7 @@ def _bench(url: str, kind: str, bots: int, matches: int, seconds: float, threads
                 result[name]["rps_concurrent_vs_bare"] = round(
                     result[name]["rps_concurrent"] / bare["rps_concurrent"], 2)
             board = result["get_leaderboard_top100"]
+            result["load_average_1min"] = round(os.getloadavg()[0], 2)
             result["goal_leaderboard_at_least_half_of_bare_rps"] = board["rps_vs_bare"] >= 0.5
         finally:
             channel.close()

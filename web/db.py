@@ -4,7 +4,8 @@ The site only reads. On SQLite the platform's shared engine starts every transac
 ``BEGIN IMMEDIATE`` (so that workers queue for the write lock); a page view must never take
 that lock, or a busy ladder would stall the website and the website would stall the workers.
 So the web opens its own SQLite engine with plain autocommit reads (WAL lets them run beside a
-writer) after making sure the schema is migrated. Other databases use the shared engine.
+writer) after making sure the schema is migrated. Other databases use the shared engine's
+pool, PostgreSQL in autocommit too (no BEGIN and ROLLBACK round trips per page).
 """
 
 from __future__ import annotations
@@ -35,8 +36,15 @@ def make_sessionmaker(url: str | None) -> sessionmaker[Session]:
             cur.close()
     else:
         engine = get_engine(url)
-        if engine.dialect.name == "postgresql" and not event.contains(engine, "connect", _no_jit):
-            event.listen(engine, "connect", _no_jit)
+        if engine.dialect.name == "postgresql":
+            if not event.contains(engine, "connect", _no_jit):
+                event.listen(engine, "connect", _no_jit)
+            # Reads in autocommit, as on SQLite: without it psycopg2 sends BEGIN before a
+            # page's first query and the pool a ROLLBACK after its last — two round trips of
+            # a page's four to eight, each a wait for a core on a busy machine. (Rows a page
+            # reads in two statements are immutable once written, or shown as a snapshot
+            # anyway: a history page's matches, then their seats.)
+            engine = engine.execution_options(isolation_level="AUTOCOMMIT")
     return sessionmaker(engine, expire_on_commit=False)
 
 

@@ -86,10 +86,21 @@ def bench_schedule(seeds: int) -> None:
     _run("bench_schedule", seeds=seeds)
 
 
+def _database_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not (value[:1].isalpha() and value.replace("_", "").isalnum()):
+        raise click.BadParameter("letters, digits and _, starting with a letter")
+    return value
+
+
+_KEEP_HELP = ("a PostgreSQL database the run keeps: the first run loads the website dataset "
+              "into it, later runs measure it again in minutes")
+
+
 @bench_group.command("api")
-def bench_api() -> None:
+@click.option("--keep", metavar="NAME", default=None, callback=_database_name, help=_KEEP_HELP)
+def bench_api(keep: str | None) -> None:
     """GetLeaderboard and ListMatches throughput and latency vs a bare gRPC call."""
-    _run("bench_api")
+    _run("bench_api", keep=keep)
 
 
 @bench_group.command("streams")
@@ -105,9 +116,10 @@ def bench_streams(streams: int) -> None:
 @click.option("--samples", default=200, show_default=True, type=click.IntRange(1), help="requests per page")
 @click.option("--database", type=click.Choice(["postgres", "sqlite"]), default="postgres", show_default=True,
               help="postgres: a throw-away database, over waitress; sqlite: a reusable file, in-process")
-def bench_web(matches: int, bots: int, samples: int, database: str) -> None:
+@click.option("--keep", metavar="NAME", default=None, callback=_database_name, help=_KEEP_HELP)
+def bench_web(matches: int, bots: int, samples: int, database: str, keep: str | None) -> None:
     """Every page's p50/p95 (and its /api/ twin) vs a trivial Flask route, at scale."""
-    _run("bench_web", matches=matches, bots=bots, samples=samples, database=database)
+    _run("bench_web", matches=matches, bots=bots, samples=samples, database=database, keep=keep)
 
 
 @bench_group.command("balance")

@@ -88,7 +88,13 @@ class Bot(Base):
 
 class BotVersion(Base):
     __tablename__ = "bot_versions"
-    __table_args__ = (UniqueConstraint("bot_id", "number", name="uq_bot_versions_bot_number"),)
+    __table_args__ = (
+        UniqueConstraint("bot_id", "number", name="uq_bot_versions_bot_number"),
+        # the leaderboard token counts held versions on every recheck: an empty index, not a
+        # scan of every version (0008_web_cover)
+        Index("ix_bot_versions_held", "id", postgresql_where=text("held IS true"),
+              sqlite_where=text("held IS 1")),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
@@ -177,8 +183,13 @@ class Match(Base):
         # web/ match history: keyset pages on (created_at, id), all games or one (0003_web).
         Index("ix_matches_created", "created_at", "id"),
         Index("ix_matches_game_created", "game", "created_at", "id"),
-        # a bot's history: its match ids sorted by created_at, index-only (0007_web).
-        Index("ix_matches_id_created", "id", "created_at"),
+        # a bot's history: its match ids sorted by created_at, and its results by player
+        # count, index-only (0008_web_cover).
+        Index("ix_matches_id_created_players", "id", "created_at", "players"),
+        # a tournament's schedule in page order and its finished matches (standings),
+        # index-only (0008_web_cover).
+        Index("ix_matches_tournament_schedule", "tournament_id", "round", "table", "created_at", "id",
+              "status"),
         # history filtered by status, newest first (0007_web).
         Index("ix_matches_status_created", "status", "created_at", "id"),
     )
@@ -190,7 +201,7 @@ class Match(Base):
     seed: Mapped[int] = mapped_column(BigInteger)  # 63 secret bits: referee.rng.match_seed
     kind: Mapped[str] = mapped_column(String(20), default="adhoc")  # tournament | ladder | adhoc
     tournament_id: Mapped[int | None] = mapped_column(
-        ForeignKey("tournaments.id"), nullable=True, index=True
+        ForeignKey("tournaments.id"), nullable=True
     )
     round: Mapped[int] = mapped_column(Integer, default=0)
     table: Mapped[int] = mapped_column(Integer, default=0)
@@ -238,11 +249,17 @@ class MatchSeat(Base):
             postgresql_where=text("forfeit IS NOT NULL"),
             sqlite_where=text("forfeit IS NOT NULL"),
         ),
+        # A bot's seats and given matches' seats, index-only: the bot page, history pages,
+        # tournament standings (0008_web_cover).
+        Index("ix_match_seats_version_cover", "bot_version_id", "match_id", "seat", "rank", "score",
+              "forfeit"),
+        Index("ix_match_seats_match_cover", "match_id", "seat", "bot_version_id", "rank", "score",
+              "forfeit"),
     )
 
     match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
     rank: Mapped[int | None] = mapped_column(Integer, nullable=True)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
     forfeit: Mapped[str | None] = mapped_column(String(500), nullable=True)
@@ -297,7 +314,9 @@ class Rating(Base):
 
 class RatingHistory(Base):
     __tablename__ = "rating_history"
-    __table_args__ = (Index("ix_rating_history_version_seq", "bot_version_id", "seq"),)
+    # a bot's rating chart, index-only (0008_web_cover)
+    __table_args__ = (Index("ix_rating_history_version_cover", "bot_version_id", "seq", "id", "match_id",
+                            "mu", "sigma", "created_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))

@@ -18,3 +18,28 @@ def test_bench_api_runs_on_a_small_database() -> None:
         assert 0 < figures["p50_ms"] <= figures["p99_ms"]
     assert result["get_leaderboard_top100"]["rps_vs_bare"] > 0
     assert isinstance(result["goal_leaderboard_at_least_half_of_bare_rps"], bool)
+
+
+def test_bench_api_measures_a_kept_website_database() -> None:
+    """``arena bench api --keep NAME`` measures the website benchmark's kept database (loaded
+    by this first run) on its first game, without a load of its own."""
+    import uuid
+
+    import pytest
+
+    from benchmarks.bench_db import _admin
+
+    if not postgres_available():
+        pytest.skip("no PostgreSQL")
+    name = f"arena_bench_keep_{uuid.uuid4().hex[:8]}"
+    try:
+        result = bench(bots=20, matches=400, seconds=0.2, threads=2, keep=name)
+        assert result["database"] == f"postgresql {name} (loaded now, kept)"
+        assert result["game"] == "toy" and "populate_s" not in result
+        assert result["get_leaderboard_top100"]["calls"] > 0
+        assert result["list_matches_by_bot_50"]["calls"] > 0
+    finally:
+        conn = _admin()[0]
+        with conn.cursor() as cur:
+            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.close()

@@ -66,7 +66,33 @@ def test_a_broken_token_connection_is_replaced(db_url: str, tmp_path: Path) -> N
         bots.register_version(s, "toy", _bot(tmp_path, "e", "# e\n"), name="e")
     cache = LeaderboardCache(recheck=0.0)
     assert set(_rows(cache, db_url)) == {"e v1"}
-    raw = getattr(cache._local, "raw", None)
-    if raw is not None:  # PostgreSQL: the kept connection dies (a database restart)
-        raw.driver_connection.close()
+    kept = cache._token_conns.get(db_url)
+    if kept is not None:  # PostgreSQL: the kept connection dies (a database restart)
+        kept[0].driver_connection.close()
     assert set(_rows(cache, db_url)) == {"e v1"}
+
+
+def test_more_threads_than_pooled_connections_never_wait_for_the_pool(db_url: str, tmp_path: Path) -> None:
+    """The server has 32 threads and the pool 10 connections: the token check must not hold
+    one per thread (threads past the tenth waited 30 s for a pooled connection)."""
+    import threading
+
+    with session_scope() as s:
+        bots.register_version(s, "toy", _bot(tmp_path, "f", "# f\n"), name="f")
+    cache = LeaderboardCache(recheck=0.0)
+    answers: list[set[str]] = []
+    barrier = threading.Barrier(24)
+
+    def call() -> None:
+        barrier.wait()
+        for _ in range(3):
+            answers.append(set(_rows(cache, db_url)))
+
+    threads = [threading.Thread(target=call) for _ in range(24)]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert answers == [{"f v1"}] * 72
+    assert time.monotonic() - started < 20  # the pool's timeout is 30 s

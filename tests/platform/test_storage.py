@@ -88,8 +88,8 @@ def test_match_seeds_have_63_secret_bits_and_the_database_keeps_them(db_url: str
     assert max(drawn).bit_length() > 40  # all below 2**40 with 63 random bits: about 2**-759
 
 
-def test_migration_0008_gives_pending_matches_a_new_wide_seed_and_keeps_played_ones(db_url: str) -> None:
-    """A database at 0007: its pending matches had 31-bit seeds that can be searched, so 0008
+def test_migration_0009_gives_pending_matches_a_new_wide_seed_and_keeps_played_ones(db_url: str) -> None:
+    """A database at 0008: its pending matches had 31-bit seeds that can be searched, so 0009
     draws them again with 63 bits; a finished match keeps the seed its record replays from."""
     from alembic import command
     from sqlalchemy import text
@@ -100,7 +100,7 @@ def test_migration_0008_gives_pending_matches_a_new_wide_seed_and_keeps_played_o
     with engine.begin() as conn:
         cfg = alembic_config()
         cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0007_web")
+        command.downgrade(cfg, "0008_web_cover")
     with engine.begin() as conn:
         for match_id, status in (("waiting", "pending"), ("played", "done")):
             conn.execute(text("INSERT INTO matches (id, game, variant, players, seed, kind, round, \"table\", "

@@ -106,3 +106,34 @@ def test_generated_postgres_data_is_consistent() -> None:
                 "SELECT count(*) FROM matches WHERE status = 'done'")
             assert one("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_matches_created'") == 1
     assert any(line.strip().startswith("matches: 1,200 of 1,200 rows") for line in lines)
+
+
+def test_bench_web_keeps_its_postgres_database_and_measures_it_again() -> None:
+    """``--keep NAME``: the first run loads and marks the database, the next one reuses it
+    as it is (no second load); a database holding another dataset is loaded again."""
+    import uuid
+
+    from benchmarks.bench_db import _admin, postgres_available
+    from benchmarks.bench_web import kept_dataset
+
+    if not postgres_available():
+        pytest.skip("no PostgreSQL")
+    name = f"arena_bench_keep_{uuid.uuid4().hex[:8]}"
+    lines: list[str] = []
+    try:
+        first = bench(samples=3, bots=20, matches=400, keep=name, progress=lines.append)
+        assert first["database"] == f"postgresql {name} (loaded now, kept)"
+        _check_pages(first, postgres=True)
+        assert any("loading 20 bots" in line for line in lines)
+        lines.clear()
+        again = bench(samples=3, bots=20, matches=400, keep=name, progress=lines.append)
+        assert again["database"] == f"postgresql {name} (reused, kept)"
+        assert again["generated_in_s"] == first["generated_in_s"]  # the first load's time
+        assert not any("loading" in line for line in lines)
+        _, _, fresh = kept_dataset(name, 24, 400, lines.append)  # another dataset: loaded anew
+        assert fresh
+    finally:
+        conn = _admin()[0]
+        with conn.cursor() as cur:
+            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.close()

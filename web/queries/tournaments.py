@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -95,20 +97,7 @@ def tournament_page(
     if t is None:
         return None
     page_size = page_size or SCHEDULE_PAGE
-    played = session.execute(
-        select(
-            MatchSeat.bot_version_id,
-            func.count(),
-            func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
-            func.avg(MatchSeat.rank),
-            func.avg(MatchSeat.score),
-            func.sum(case((MatchSeat.forfeit.is_not(None), 1), else_=0)),
-        )
-        .join(Match, Match.id == MatchSeat.match_id)
-        .where(Match.tournament_id == tournament_id, Match.status == "done")
-        .group_by(MatchSeat.bot_version_id)
-    ).all()
-    stats = {vid: rest for vid, *rest in played}
+    stats = _finished_stats(session, t)
     entrants = session.execute(
         select(BotVersion.id, Bot.id, Bot.name, Bot.owner, BotVersion.number)
         .join(Bot, Bot.id == BotVersion.bot_id)
@@ -153,6 +142,45 @@ def tournament_page(
         schedule_from + page_size if more else None,
         max(0, schedule_from - page_size) if schedule_from else None,
     )
+
+
+#: Standings of finished tournaments (immutable: every match is done), per database and
+#: tournament; a tournament of 500 matches is ~2,000 index probes, ~130 ms on a busy machine.
+_FINISHED: OrderedDict[tuple, dict[int, tuple]] = OrderedDict()
+_FINISHED_MAX = 256
+_FINISHED_LOCK = threading.Lock()
+
+
+def _finished_stats(session: Session, t: Tournament) -> dict[int, tuple]:
+    """``{version id: (played, wins, avg rank, avg score, forfeits)}`` over the tournament's
+    finished matches; kept once the tournament itself is finished."""
+    key = (str(session.get_bind().url), t.id, t.finished_at)  # a reused id is another key
+    if t.status == "done":
+        with _FINISHED_LOCK:
+            hit = _FINISHED.get(key)
+            if hit is not None:
+                _FINISHED.move_to_end(key)
+                return hit
+    played = session.execute(
+        select(
+            MatchSeat.bot_version_id,
+            func.count(),
+            func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
+            func.avg(MatchSeat.rank),
+            func.avg(MatchSeat.score),
+            func.sum(case((MatchSeat.forfeit.is_not(None), 1), else_=0)),
+        )
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(Match.tournament_id == t.id, Match.status == "done")
+        .group_by(MatchSeat.bot_version_id)
+    ).all()
+    stats = {vid: tuple(rest) for vid, *rest in played}
+    if t.status == "done":
+        with _FINISHED_LOCK:
+            _FINISHED[key] = stats
+            while len(_FINISHED) > _FINISHED_MAX:
+                _FINISHED.popitem(last=False)
+    return stats
 
 
 @dataclass(frozen=True)

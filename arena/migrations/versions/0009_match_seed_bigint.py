@@ -6,8 +6,8 @@ a 32-bit INTEGER cannot hold. Matches that have not started yet get a new 63-bit
 refers to a match's seed before it is played: tournaments and the ladder draw each match's seed on
 its own); running and finished matches keep theirs, which their records and replays use.
 
-Revision ID: 0008_seed64
-Revises: 0007_web
+Revision ID: 0009_seed64
+Revises: 0008_web_cover
 Create Date: 2026-12-01 07:00:00
 """
 
@@ -18,8 +18,8 @@ import secrets
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008_seed64"
-down_revision = "0007_web"
+revision = "0009_seed64"
+down_revision = "0008_web_cover"
 branch_labels = None
 depends_on = None
 
