@@ -25,10 +25,10 @@ from referee.orbital.data import (
     RULES,
 )
 from referee.orbital.observed import state_from_observation
-from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_OVER, OrbitalState
+from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_MAIN, P_OVER, OrbitalState
 
 #: evaluation weights, tuned by self-play against the random bot (RULES_NOTES.md)
-W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.5, "field": 0.2, "yield": 1.0}
+W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.5, "field": 0.2, "yield": 1.0, "ply2": 1.0}
 _FOLLOW_UPS = ("tgt:", "crew:", "pick:", "keep:", "build:")
 
 
@@ -125,6 +125,8 @@ def choose(obs: dict[str, Any], ids: list[str]) -> str:
         return max(ids, key=lambda i: counts[COLOURS.index(i.split(":")[1])])
     if st.phase in (P_KEEP, P_DISCARD):
         return min(ids, key=lambda i: card_value(st, seat, int(i.split(":")[1])))
+    if st.phase != P_MAIN:
+        return _best(st, seat, ids)[0]
     best_id, best_val = ids[0], float("-inf")
     for oid in ids:
         if oid == "pass":
@@ -136,9 +138,30 @@ def choose(obs: dict[str, Any], ids: list[str]) -> str:
             child.apply(oid)
             _finish(child, seat)
             v = evaluate(child, seat)
+            if W["ply2"] and child.phase == P_MAIN:
+                # the next turn of this seat, as if nobody moved between: buy then build,
+                # cash a Casino then build (a one-step look sees only the first half)
+                child.cur = seat
+                child._cache = None
+                nxt = [i for i in child.option_ids() if i != "pass"]
+                if nxt:
+                    v = max(v, W["ply2"] * _best(child, seat, nxt)[1] + (1 - W["ply2"]) * v)
         if v > best_val:
             best_id, best_val = oid, v
     return best_id
+
+
+def _best(st: OrbitalState, seat: int, ids: list[str]) -> tuple[str, float]:
+    """The option whose result (follow-ups finished) evaluates best, and that value."""
+    best_id, best_val = ids[0], float("-inf")
+    for oid in ids:
+        child = st.clone()
+        child.apply(oid)
+        _finish(child, seat)
+        v = evaluate(child, seat)
+        if v > best_val:
+            best_id, best_val = oid, v
+    return best_id, best_val
 
 
 def act(observation: dict, legal_options: list) -> str:
