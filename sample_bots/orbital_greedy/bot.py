@@ -1,10 +1,14 @@
-"""A greedy Orbital bot: tries every option one step ahead and keeps the best-looking station.
+"""A greedy Orbital bot: tries every option two own turns ahead and keeps the best-looking station.
 
 It rebuilds a playable state from the observation (hidden cards sampled), applies each legal
 option to a copy, finishes the follow-up choices of the same action (targets, a command
 module's build) the same way, and scores the result: VP, the majorities it would win if the year
 ended now, money, cards, crew and room to grow — minus the best opponent's score, so attacks on
-the leader count. Small decisions (income colour, discards, the cards to keep) use a card value.
+the leader count. A main action is also credited with the best second action the seat could
+take right after it (as if nobody moved between): a one-step look cannot see that buying a card
+or cashing a Casino is worth it only for the build it pays for, and in the last year, where cards
+and money no longer count, it sat on its money. Small decisions (income colour, discards, the
+cards to keep) use a card value.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from referee.orbital.data import (
     RULES,
 )
 from referee.orbital.observed import state_from_observation
-from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_OVER, OrbitalState
+from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_MAIN, P_OVER, OrbitalState
 
 #: evaluation weights, tuned by self-play against the random bot (RULES_NOTES.md)
 W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.5, "field": 0.2, "yield": 1.0}
@@ -125,6 +129,8 @@ def choose(obs: dict[str, Any], ids: list[str]) -> str:
         return max(ids, key=lambda i: counts[COLOURS.index(i.split(":")[1])])
     if st.phase in (P_KEEP, P_DISCARD):
         return min(ids, key=lambda i: card_value(st, seat, int(i.split(":")[1])))
+    if st.phase != P_MAIN:
+        return _best(st, seat, ids)[0]
     best_id, best_val = ids[0], float("-inf")
     for oid in ids:
         if oid == "pass":
@@ -136,9 +142,30 @@ def choose(obs: dict[str, Any], ids: list[str]) -> str:
             child.apply(oid)
             _finish(child, seat)
             v = evaluate(child, seat)
+            if child.phase == P_MAIN:
+                # the next turn of this seat, as if nobody moved between: buy then build,
+                # cash a Casino then build (a one-step look sees only the first half)
+                child.cur = seat
+                child._cache = None
+                nxt = [i for i in child.option_ids() if i != "pass"]
+                if nxt:
+                    v = max(v, _best(child, seat, nxt)[1])
         if v > best_val:
             best_id, best_val = oid, v
     return best_id
+
+
+def _best(st: OrbitalState, seat: int, ids: list[str]) -> tuple[str, float]:
+    """The option whose result (follow-ups finished) evaluates best, and that value."""
+    best_id, best_val = ids[0], float("-inf")
+    for oid in ids:
+        child = st.clone()
+        child.apply(oid)
+        _finish(child, seat)
+        v = evaluate(child, seat)
+        if v > best_val:
+            best_id, best_val = oid, v
+    return best_id, best_val
 
 
 def act(observation: dict, legal_options: list) -> str:

@@ -33,16 +33,17 @@ def test_greedy_beats_random_in_two_player_games(full_run: bool) -> None:
 def test_greedy_against_four_random_bots(full_run: bool) -> None:
     """One greedy seat (rotating) against four random seats.
 
-    Issue 10 asks the most VP outright in 90% of 200 seeds. Measured over seeds 0-199: 145 games
-    (72.5%), and more VP than a given random seat in 704 of 800 pairings (88%). The test asserts
-    that measured level, so a regression fails; under ``--full`` it then reports the unmet 90%
-    as an expected failure (xfail) with the figure, and passes once the bot reaches it.
+    Issue 10 asks the most VP outright in 90% of 200 seeds. Measured with the two-turn look:
+    81 of seeds 0-99 (the one-step bot before it: 145/200, 72.5%). The test asserts a level below
+    the measured one (70% under ``--full``, 60% in the 10-game short form), so a regression
+    fails; under ``--full`` it then reports the unmet 90% as an expected failure (xfail) with the
+    figure, and passes once the bot reaches it.
     """
     seeds = FULL_SEEDS if full_run else 10
     rows = run_games("standard", 5, range(seeds), WORKERS if full_run else 1)
     wins = sum(r["won"] for r in rows)
     pairs = sum(r["beaten"] for r in rows)
-    assert wins >= 0.6 * seeds, f"greedy won {wins}/{seeds}"
+    assert wins >= (0.7 if full_run else 0.6) * seeds, f"greedy won {wins}/{seeds}"
     assert pairs >= 0.8 * 4 * seeds, f"greedy beat {pairs}/{4 * seeds} random seats"
     if full_run and wins < 0.9 * seeds:
         pytest.xfail(f"issue 10 asks 90%: the greedy bot has the most VP in {wins}/{seeds} 5-player games")
