@@ -7,16 +7,19 @@ on the bot's machine.
 
 The threads take turns reading the stream (leader/followers): the one that receives a call
 answers it itself while the next one reads, so a call is not handed from a reading thread to a
-pool thread — that hand-over cost about a fifth of a relayed decision. When the stream drops, :meth:`DialInBot.run` connects again
-after a short back-off, so the bot is served the next matches; the match that was cut is
-forfeited by the referee (``disconnected``). Mistakes that reconnecting cannot mend (a wrong
+pool thread — that hand-over cost about a fifth of a relayed decision. Nor does grpc hand the
+messages between threads of its own: the stream is a :class:`~arena.direct_stream.DirectStream`,
+polled by the reading thread, and an answer is sent by the thread that made it.
+
+When the stream drops, :meth:`DialInBot.run` connects again after a short back-off, so the
+bot is served the next matches; the match that was cut is forfeited by the referee
+(``disconnected``). Mistakes that reconnecting cannot mend (a wrong
 token, a name taken by someone else, an unknown game) end ``run`` with :class:`ConnectError`.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import sys
 import threading
 from pathlib import Path
@@ -24,7 +27,8 @@ from pathlib import Path
 import grpc
 
 from arena._proto import arena_pb2 as pb
-from arena._proto import arena_pb2_grpc, bot_pb2
+from arena._proto import bot_pb2
+from arena.direct_stream import DirectStream
 from arena.sdk import ActFn, BotServicer, HookFn
 from arena.server.auth import auth_metadata
 from arena.tls import env_ca, env_tls, open_channel
@@ -39,6 +43,7 @@ _FATAL = {
     grpc.StatusCode.FAILED_PRECONDITION,
     grpc.StatusCode.UNIMPLEMENTED,
 }
+CONNECT_PATH = "/tabletop.arena.v1.Arena/ConnectBot"
 _DECODE = {
     pb.CONNECT_BOT_METHOD_START_MATCH: (bot_pb2.MatchStart, "StartMatch"),
     pb.CONNECT_BOT_METHOD_ACT: (bot_pb2.ActRequest, "Act"),
@@ -79,7 +84,7 @@ class DialInBot:
         self.welcome: pb.ConnectBotWelcome | None = None
         self.connections = 0
         self._stopped = threading.Event()
-        self._call: grpc.Future | None = None
+        self._stream: DirectStream | None = None
         self.workers = max(1, workers)
         self._lock = threading.Lock()
 
@@ -100,9 +105,9 @@ class DialInBot:
     def drop(self) -> None:
         """Close the current connection now; :meth:`run` connects again (a network cut)."""
         with self._lock:
-            call = self._call
-        if call is not None:
-            call.cancel()
+            stream = self._stream
+        if stream is not None:
+            stream.cancel("the bot dropped its connection")
 
     # --- the loop --------------------------------------------------------------------------
     def run(self) -> None:
@@ -124,18 +129,12 @@ class DialInBot:
             # buys nothing for messages of a few KB (the keepalive pings above stay).
             ("grpc.http2.bdp_probe", 0),
         ])
-        outbox: queue.SimpleQueue[pb.ConnectBotRequest | None] = queue.SimpleQueue()
-        outbox.put(pb.ConnectBotRequest(hello=pb.ConnectBotHello(name=self.name, game=self.game)))
-
-        def requests():  # noqa: ANN202 - the request stream
-            while (item := outbox.get()) is not None:
-                yield item
-
-        call = arena_pb2_grpc.ArenaStub(channel).ConnectBot(requests(), metadata=auth_metadata(self.token))
+        stream = DirectStream(channel, CONNECT_PATH, auth_metadata(self.token))
+        stream.send(pb.ConnectBotRequest(hello=pb.ConnectBotHello(name=self.name, game=self.game)).SerializeToString())
         with self._lock:
-            self._call = call
-        turns = _Turns(call)
-        threads = [threading.Thread(target=self._take_turns, args=(turns, outbox), daemon=True,
+            self._stream = stream
+        turns = _Turns(stream)
+        threads = [threading.Thread(target=self._take_turns, args=(turns,), daemon=True,
                                     name=f"dialin-bot-{i}") for i in range(self.workers)]
         try:
             for thread in threads:
@@ -153,28 +152,25 @@ class DialInBot:
                       file=sys.stderr, flush=True)
         finally:
             with self._lock:
-                self._call = None
+                self._stream = None
             self.welcomed.clear()
-            outbox.put(None)
-            call.cancel()
+            stream.close()
             channel.close()
         return turns.welcomed
 
-    def _take_turns(self, turns: _Turns, outbox: queue.SimpleQueue) -> None:
+    def _take_turns(self, turns: _Turns) -> None:
         """One of the connection's threads: read the stream in turn, answer what it read.
         Ends with the stream (a call being answered is finished first; its answer is lost)."""
         while True:
             with turns.reading:
                 if turns.ended.is_set():
                     return
-                try:
-                    response = next(turns.responses)
-                except StopIteration:
-                    turns.end(None)
+                raw = turns.stream.receive()
+                if raw is None:
+                    ended_ok = turns.stream.status is not None and turns.stream.status[0] == grpc.StatusCode.OK
+                    turns.end(None if ended_ok else turns.stream.error())
                     return
-                except grpc.RpcError as exc:
-                    turns.end(exc)
-                    return
+                response = pb.ConnectBotResponse.FromString(raw)
                 kind = response.WhichOneof("message")
                 if kind == "welcome":
                     turns.welcomed = True
@@ -185,15 +181,15 @@ class DialInBot:
                           file=sys.stderr, flush=True)
                     continue
             if kind == "call":
-                self._answer(response.call, outbox)
+                self._answer(response.call, turns.stream)
 
-    def _answer(self, call: pb.ConnectBotCall, outbox: queue.SimpleQueue) -> None:
+    def _answer(self, call: pb.ConnectBotCall, stream: DirectStream) -> None:
         answer = pb.ConnectBotAnswer(call_id=call.call_id)
         try:
             answer.reply = self.reply(call)
         except Exception as exc:  # noqa: BLE001 - reported to the referee as the bot's error
             answer.error = f"{type(exc).__name__}: {exc}"[:500]
-        outbox.put(pb.ConnectBotRequest(answer=answer))
+        stream.send(pb.ConnectBotRequest(answer=answer).SerializeToString())
 
     def reply(self, call: pb.ConnectBotCall) -> bytes:
         """The serialized answer to one call (here: the ``act`` function's)."""
@@ -202,11 +198,11 @@ class DialInBot:
 
 
 class _Turns:
-    """What a connection's threads share: the response stream (read by one at a time), and
-    how it ended."""
+    """What a connection's threads share: the stream (read by one at a time), and how it
+    ended."""
 
-    def __init__(self, responses: grpc.Future) -> None:
-        self.responses = responses
+    def __init__(self, stream: DirectStream) -> None:
+        self.stream = stream
         self.reading = threading.Lock()
         self.ended = threading.Event()
         self.error: grpc.RpcError | None = None

@@ -11,14 +11,14 @@ Deadlines: the relay answers ``RELAY_OUTCOME_TIMEOUT`` when a call's ``deadline_
 so the referee learns of a timeout from the server, on time. A relay that stops answering at
 all (hung, or a network that black-holes packets) is caught by :class:`_Watchdog`, one thread
 per process that cancels a stream whose call is :data:`GRACE_S` past its deadline; the caller
-then sees :class:`RelayTimeout` as well. The caller reads the stream itself (no reader thread),
-because every hand-over between threads costs about as much as the message.
+then sees :class:`RelayTimeout` as well. The caller reads the stream itself: no reader thread, and
+no thread of grpc's either (:mod:`arena.direct_stream`), because every hand-over between threads
+costs about as much as the message.
 """
 
 from __future__ import annotations
 
 import itertools
-import queue
 import threading
 import time
 import weakref
@@ -26,6 +26,7 @@ import weakref
 import grpc
 
 from arena._proto import arena_pb2 as pb
+from arena.direct_stream import DirectStream
 
 PATH = "/tabletop.arena.v1.DialinRelay/Relay"
 #: How long past a call's deadline the referee waits for the relay's own TIMEOUT answer.
@@ -46,25 +47,24 @@ class RelayBotError(Exception):
 class RelayStream:
     """One seat's open stream to the relay. Not thread-safe: one call at a time (the
     referee's seat is sequential), except that :meth:`send` and :meth:`receive` may be split
-    (EndMatch goes to every seat before any answer is awaited)."""
+    (EndMatch goes to every seat before any answer is awaited). A
+    :class:`~arena.direct_stream.DirectStream`: the thread that waits for an answer polls for
+    it itself."""
 
     def __init__(self, channel: grpc.Channel, metadata: tuple[tuple[str, str], ...]) -> None:
-        self._outbox: queue.SimpleQueue[pb.RelayCall | None] = queue.SimpleQueue()
         self._ids = itertools.count(1)
         #: Monotonic time after which the watchdog cancels the stream (None: no call waiting).
         self.expires: float | None = None
         self.cut_by_watchdog = False
-        self._call = channel.stream_stream(
-            PATH, request_serializer=pb.RelayCall.SerializeToString,
-            response_deserializer=pb.RelayAnswer.FromString,
-        )(iter(self._outbox.get, None), metadata=metadata, wait_for_ready=True)
+        self._stream = DirectStream(channel, PATH, metadata)
         _WATCHDOG.add(self)
 
     def send(self, method: int, request: bytes, timeout_s: float) -> int:
         """Send one call; returns its id for :meth:`receive`."""
         call_id = next(self._ids)
-        self._outbox.put(pb.RelayCall(call_id=call_id, method=method, request=request,
-                                      deadline_ms=max(1, int(timeout_s * 1000))))
+        self._stream.send(pb.RelayCall(call_id=call_id, method=method, request=request,
+                                       deadline_ms=max(1, int(timeout_s * 1000))).SerializeToString(),
+                          and_receive=True)
         self.expires = time.monotonic() + timeout_s + GRACE_S
         return call_id
 
@@ -73,14 +73,14 @@ class RelayStream:
         or ``grpc.RpcError`` when the stream ended (UNAVAILABLE with the relay's reason)."""
         try:
             while True:
-                try:
-                    answer = next(self._call)
-                except StopIteration:
-                    raise _Ended() from None
-                except grpc.RpcError:
+                raw = self._stream.receive()
+                if raw is None:
                     if self.cut_by_watchdog:
-                        raise RelayTimeout("no answer from the dial-in relay in time") from None
-                    raise
+                        raise RelayTimeout("no answer from the dial-in relay in time")
+                    if self._stream.status is not None and self._stream.status[0] == grpc.StatusCode.OK:
+                        raise _Ended()
+                    raise self._stream.error()
+                answer = pb.RelayAnswer.FromString(raw)
                 if answer.call_id == call_id:
                     break
                 # The answer to an earlier call whose wait was cut short: not this one.
@@ -101,13 +101,12 @@ class RelayStream:
         expires = self.expires
         if expires is not None and now > expires:
             self.cut_by_watchdog = True
-            self._call.cancel()
+            self._stream.cancel("no answer from the dial-in relay in time")
 
     def close(self) -> None:
         """End the stream (idempotent)."""
         _WATCHDOG.discard(self)
-        self._outbox.put(None)
-        self._call.cancel()
+        self._stream.close()
 
 
 class _Ended(grpc.RpcError):

@@ -206,9 +206,8 @@ class _Servicer(AioArenaServicer):
         super().__init__(servicer, hub)
         self._dialin = dialin_hub
 
-    async def ConnectBot(self, requests: Any, context: grpc.aio.ServicerContext) -> Any:  # noqa: N802
-        async for message in self._dialin.connect(requests, context):
-            yield message
+    async def ConnectBot(self, requests: Any, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        await self._dialin.connect(requests, context)
 
 
 async def _build(

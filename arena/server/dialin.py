@@ -60,17 +60,32 @@ class _Dropped(Exception):
 
 
 class _Session:
-    """One open ``ConnectBot`` stream."""
+    """One open ``ConnectBot`` stream. Calls are written to it by the relay handlers
+    themselves (:meth:`send`), not handed to the stream's own task through a queue: that
+    hand-over was a task switch on every decision."""
 
     _ids = itertools.count(1)
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, context: grpc.aio.ServicerContext) -> None:
         self.source = source
         self.id = f"{next(self._ids)}-{time.monotonic_ns()}"
-        self.outbox: asyncio.Queue[pb.ConnectBotResponse | None] = asyncio.Queue()
+        self.context = context
+        self.writing = asyncio.Lock()  # one message at a time on a stream
+        self.ended = asyncio.Event()
         self.pending: dict[int, asyncio.Future[pb.ConnectBotAnswer]] = {}
         self.closed = False
         self.why = ""
+
+    async def send(self, message: pb.ConnectBotResponse) -> None:
+        """Write a message down the bot's stream; one that cannot be written closes the session
+        (the relay then reports the drop)."""
+        try:
+            async with self.writing:
+                await self.context.write(message)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the stream is gone (the bot hung up, or it was replaced)
+            self.close("the bot's connection closed")
 
     def answer(self, answer: pb.ConnectBotAnswer) -> None:
         future = self.pending.pop(answer.call_id, None)
@@ -85,7 +100,7 @@ class _Session:
             if not future.done():
                 future.set_exception(_Dropped(why))
         self.pending.clear()
-        self.outbox.put_nowait(None)
+        self.ended.set()
 
 
 class DialinHub:
@@ -107,7 +122,9 @@ class DialinHub:
         return {s for s, session in self.sessions.items() if not session.closed}
 
     # --- the bot's stream ---------------------------------------------------------------------
-    async def connect(self, requests: AsyncIterator[pb.ConnectBotRequest], context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ConnectBotResponse]:
+    async def connect(self, requests: AsyncIterator[pb.ConnectBotRequest], context: grpc.aio.ServicerContext) -> None:
+        """Serve one bot's stream until it ends (a coroutine writing with ``context.write``:
+        calls are written by the relay handlers, see :class:`_Session`)."""
         loop = asyncio.get_running_loop()
         try:
             user = await loop.run_in_executor(self.executor, accounts.caller, context, self.url)
@@ -127,7 +144,7 @@ class DialinHub:
         except Exception as exc:  # noqa: BLE001 - ApiError, or the engine's ConfigError
             await context.abort(*_status_of(exc))
         source = dialin.source(user.name, hello.game, hello.name)
-        session = _Session(source)
+        session = _Session(source, context)
         old = self.sessions.get(source)
         self.sessions[source] = session
         if old is not None:
@@ -146,9 +163,8 @@ class DialinHub:
             log.info("dial-in bot %s connected (session %s)", source, session.id)
             if inherited is not None:
                 watcher = asyncio.ensure_future(self._requalify(session, user, hello, inherited))
-            yield pb.ConnectBotResponse(welcome=pb.ConnectBotWelcome(bot=detail, qualifying=qualifying))
-            while (item := await session.outbox.get()) is not None:
-                yield item
+            await session.send(pb.ConnectBotResponse(welcome=pb.ConnectBotWelcome(bot=detail, qualifying=qualifying)))
+            await session.ended.wait()
         finally:
             session.close("the stream ended")
             reader.cancel()
@@ -259,7 +275,7 @@ class DialinHub:
                                 f"the relay needs the server's relay key (set {dialin.RELAY_KEY_ENV} on the server and its workers)")
         return meta.get(dialin.SOURCE_HEADER, "")
 
-    async def relay_stream(self, calls: AsyncIterator[pb.RelayCall], context: grpc.aio.ServicerContext) -> AsyncIterator[pb.RelayAnswer]:
+    async def relay_stream(self, calls: AsyncIterator[pb.RelayCall], context: grpc.aio.ServicerContext) -> None:
         """One seat's calls, one at a time, each forwarded down the bot's stream.
 
         A START_MATCH binds the stream to the bot's connection of that moment (waiting up to
@@ -291,26 +307,27 @@ class DialinHub:
             future: asyncio.Future[pb.ConnectBotAnswer] = loop.create_future()
             session.pending[call_id] = future
             left = max(0.0, deadline - time.monotonic())
-            session.outbox.put_nowait(pb.ConnectBotResponse(call=pb.ConnectBotCall(
-                call_id=call_id, method=call.method, request=call.request, deadline_ms=int(left * 1000))))
             # call_later + a plain await: asyncio.wait_for costs a task per call on this hot path.
             timer = loop.call_later(left, _expire, future)
+            await session.send(pb.ConnectBotResponse(call=pb.ConnectBotCall(
+                call_id=call_id, method=call.method, request=call.request, deadline_ms=int(left * 1000))))
             try:
                 answer = await future
             except _Dropped as exc:
                 await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.DROPPED}: {exc}")
             except TimeoutError:
                 session.pending.pop(call_id, None)
-                yield pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_TIMEOUT,
-                                     detail="no answer from the dial-in bot in time")
+                await context.write(pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_TIMEOUT,
+                                                   detail="no answer from the dial-in bot in time"))
                 continue
             finally:
                 timer.cancel()
             if answer.error:
-                yield pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_BOT_ERROR,
-                                     detail=answer.error[:500])
+                await context.write(pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_BOT_ERROR,
+                                                   detail=answer.error[:500]))
             else:
-                yield pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_REPLY, reply=answer.reply)
+                await context.write(pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_REPLY,
+                                                   reply=answer.reply))
 
     def _relay_method(self, method: int) -> Any:
         async def relay(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
@@ -338,7 +355,7 @@ class DialinHub:
         future: asyncio.Future[pb.ConnectBotAnswer] = asyncio.get_running_loop().create_future()
         session.pending[call_id] = future
         left_ms = max(0, int((deadline - time.monotonic()) * 1000))
-        session.outbox.put_nowait(pb.ConnectBotResponse(call=pb.ConnectBotCall(
+        await session.send(pb.ConnectBotResponse(call=pb.ConnectBotCall(
             call_id=call_id, method=method, request=request, deadline_ms=left_ms)))
         try:
             answer = await asyncio.wait_for(future, timeout=max(0.0, deadline - time.monotonic()))
