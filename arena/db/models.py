@@ -304,12 +304,18 @@ class Rating(Base):
         The normalised entropy of ``opponent_counts``; the web shows it beside games played so
         a reader can judge how well founded a rating is.
         """
-        counts = [c for c in (self.opponent_counts or {}).values() if c > 0]
-        if len(counts) < 2:
-            return 0.0
-        total = sum(counts)
-        entropy = -sum(c / total * math.log(c / total) for c in counts)
-        return entropy / math.log(len(counts))
+        return opponent_spread(self.opponent_counts)
+
+
+def opponent_spread(opponent_counts: dict | None) -> float:
+    """:attr:`Rating.opponent_spread` of an ``opponent_counts`` ledger (for reads that select
+    the column rather than the row, as the bot page does)."""
+    counts = [c for c in (opponent_counts or {}).values() if c > 0]
+    if len(counts) < 2:
+        return 0.0
+    total = sum(counts)
+    entropy = -sum(c / total * math.log(c / total) for c in counts)
+    return entropy / math.log(len(counts))
 
 
 class RatingHistory(Base):
