@@ -239,10 +239,9 @@ class Match(Base):
 
 class MatchSeat(Base):
     __tablename__ = "match_seats"
-    # web/ match history "forfeit" filter: forfeits are rare, found by range scan (0003_web).
     __table_args__ = (
-        Index("ix_match_seats_forfeit", "forfeit"),
-        # "newest matches with a forfeit": probed per match while walking matches (0007_web).
+        # web/ match history "with a forfeit": the ids of matches with a forfeited seat, read
+        # index-only (0007_web; the plain index on ``forfeit`` went in 0010).
         Index(
             "ix_match_seats_forfeit_match",
             "match_id",

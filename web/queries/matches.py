@@ -138,19 +138,16 @@ def _filtered(f: HistoryFilter) -> Any:
         if f.outcome == "draw":
             query = query.where(_shared_first(None))
         elif f.outcome == "forfeit":
-            # Walk the matches newest first and probe the small partial index of forfeited
-            # seats (ix_match_seats_forfeit_match): at one match in a hundred that is ~5,000
-            # index probes a page, where reading every forfeited seat and sorting their
-            # matches took 1.5 s at 1,000,000 matches.
-            # A correlated scalar subquery (not EXISTS, which the planner turns into a join
-            # over every forfeited seat) keeps the walk.
-            query = query.where(
-                select(MatchSeat.seat)
-                .where(MatchSeat.match_id == Match.id, MatchSeat.forfeit.is_not(None))
-                .limit(1)
-                .scalar_subquery()
-                .is_not(None)
-            )
+            # Walk the matches newest first, keeping those among the matches with a forfeited
+            # seat: that set is read once from the small partial index
+            # ix_match_seats_forfeit_match (index-only, ~10,000 ids at 1,000,000 matches) into
+            # a hash table, and each match walked costs one hash probe. Probing the index per
+            # match (a correlated subquery) cost ~5 buffer reads a match, ~5,000 matches a page;
+            # reading every forfeited seat's match and sorting them took 1.5 s. Written as
+            # ``(id NOT IN (…)) IS false`` — an ``IN`` the planner would turn into a join with
+            # every forfeited seat; ids are never NULL, so it means "id is in the set".
+            forfeited = select(MatchSeat.match_id).where(MatchSeat.forfeit.is_not(None))
+            query = query.where(Match.id.not_in(forfeited).is_(False))
     if f.tournament is not None:
         query = query.where(Match.tournament_id == bindparam("tournament"))
     if f.status:
