@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.orm import Session
 
 from arena.db import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament, TournamentEntry
@@ -90,6 +90,37 @@ def tournaments(
     return [_brief(t) for t in session.scalars(query.limit(limit)).all()]
 
 
+# The page's statements, built once with bound parameters: composing them cost more CPU than
+# running them (the schedule and standings are index-only reads of one tournament).
+_ENTRANTS = (
+    select(BotVersion.id, Bot.id, Bot.name, Bot.owner, BotVersion.number)
+    .join(Bot, Bot.id == BotVersion.bot_id)
+    .join(TournamentEntry, TournamentEntry.bot_version_id == BotVersion.id)
+    .where(TournamentEntry.tournament_id == bindparam("tournament"))
+    .order_by(TournamentEntry.position)
+)
+_SCHEDULE = (
+    select(Match.id)
+    .where(Match.tournament_id == bindparam("tournament"))
+    .order_by(Match.round, Match.table, Match.created_at, Match.id)
+    .offset(bindparam("offset"))
+    .limit(bindparam("limit"))
+)
+_PLAYED = (
+    select(
+        MatchSeat.bot_version_id,
+        func.count(),
+        func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
+        func.avg(MatchSeat.rank),
+        func.avg(MatchSeat.score),
+        func.sum(case((MatchSeat.forfeit.is_not(None), 1), else_=0)),
+    )
+    .join(Match, Match.id == MatchSeat.match_id)
+    .where(Match.tournament_id == bindparam("tournament"), Match.status == "done")
+    .group_by(MatchSeat.bot_version_id)
+)
+
+
 def tournament_page(
     session: Session, tournament_id: int, schedule_from: int = 0, page_size: int | None = None
 ) -> TournamentPage | None:
@@ -98,13 +129,7 @@ def tournament_page(
         return None
     page_size = page_size or SCHEDULE_PAGE
     stats = _finished_stats(session, t)
-    entrants = session.execute(
-        select(BotVersion.id, Bot.id, Bot.name, Bot.owner, BotVersion.number)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .join(TournamentEntry, TournamentEntry.bot_version_id == BotVersion.id)
-        .where(TournamentEntry.tournament_id == tournament_id)
-        .order_by(TournamentEntry.position)
-    ).all()
+    entrants = session.execute(_ENTRANTS, {"tournament": tournament_id}).all()
     rows = []
     for vid, bid, name, owner, number in entrants:
         n, w, r, s, ff = stats.get(vid, (0, 0, None, None, 0))
@@ -130,11 +155,8 @@ def tournament_page(
     # OFFSET is bounded by the tournament's own matches (found through its index), so a late
     # part of the schedule costs no more than sorting one tournament.
     ids = list(session.scalars(
-        select(Match.id)
-        .where(Match.tournament_id == tournament_id)
-        .order_by(Match.round, Match.table, Match.created_at, Match.id)
-        .offset(schedule_from)
-        .limit(page_size + 1)
+        _SCHEDULE,
+        {"tournament": tournament_id, "offset": schedule_from, "limit": page_size + 1},
     ).all())
     more = len(ids) > page_size
     return TournamentPage(
@@ -161,19 +183,7 @@ def _finished_stats(session: Session, t: Tournament) -> dict[int, tuple]:
             if hit is not None:
                 _FINISHED.move_to_end(key)
                 return hit
-    played = session.execute(
-        select(
-            MatchSeat.bot_version_id,
-            func.count(),
-            func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
-            func.avg(MatchSeat.rank),
-            func.avg(MatchSeat.score),
-            func.sum(case((MatchSeat.forfeit.is_not(None), 1), else_=0)),
-        )
-        .join(Match, Match.id == MatchSeat.match_id)
-        .where(Match.tournament_id == t.id, Match.status == "done")
-        .group_by(MatchSeat.bot_version_id)
-    ).all()
+    played = session.execute(_PLAYED, {"tournament": t.id}).all()
     stats = {vid: tuple(rest) for vid, *rest in played}
     if t.status == "done":
         with _FINISHED_LOCK:
