@@ -317,13 +317,28 @@ def _consecutive(lines: list[dict]) -> list[tuple[dict, dict]]:
 
 
 def _overhead_figures(game: str) -> dict:
-    summary = _platform_overhead(game, 20)
+    summary = _platform_overhead(game, 40)
     wall, cpu = summary["platform_ms"]
     return {
         "in_process_platform_ms_per_match": [wall, cpu],
         "in_process_parts_ms": summary["parts_ms"],
         "in_process_runner_ms": summary["runner_ms"],
     }
+
+
+def _goal(figures: dict) -> dict:
+    """The ≤ 5 ms goal, wall ms, on both measures.
+
+    ``in_process`` is the measure the goal was set on (issue 12's "9 ms today": this
+    benchmark's in-process figure of the time, claim to rating in ``play_match`` on SQLite,
+    without a broker). ``in_workers`` is the stricter one added since: the same parts inside
+    ``arena worker`` processes, with the live feed going to a real Redis and Celery's hand-over
+    between two matches counted too.
+    """
+    goal = {"in_process": figures["in_process_platform_ms_per_match"][0] <= 5.0}
+    if "platform_overhead_ms_per_match" in figures:
+        goal["in_workers"] = figures["platform_overhead_ms_per_match"][0] <= 5.0
+    return goal
 
 
 def _variant(game: str) -> str:
@@ -378,6 +393,7 @@ def bench(bots: int = 4, rounds: int = 12, repeats: int = 3) -> dict:
     if broker:
         figures.update(_worker_figures(one_costs, two_costs))
     figures.update(_overhead_figures(game))
+    figures["goal_overhead_at_most_5ms"] = _goal(figures)
     figures.update({
         "trueskill_updates_per_s_4_seat": round(_rating_updates_per_second(), 1),
         "recorded_updates_per_s_4_seat_sqlite": round(_recorded_updates_per_second(), 1),
@@ -404,7 +420,6 @@ def _worker_figures(one_costs: list[dict], two_costs: list[dict]) -> dict:
         "cpu_bound_matches_per_minute_2_cores": round(2 * 60_000 / need, 1),
         "platform_overhead_ms_per_match": median_pair([c["platform_ms"] for c in one_costs]),
         "platform_overhead_note": "[wall, CPU] ms, 1 worker; sum of platform_parts_ms",
-        "goal_overhead_at_most_5ms": median_pair([c["platform_ms"] for c in one_costs])[0] <= 5.0,
         "platform_parts_ms": parts,
         "runner_ms_per_match": median_pair([c["runner_ms"] for c in one_costs]),
         "bots_wall_ms_per_match": round(statistics.median(c["bots_wall_ms"] for c in one_costs), 2),

@@ -13,7 +13,10 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.util.exc import CommandError
 from sqlalchemy import Engine
+
+from arena import SettingError
 
 HERE = Path(__file__).resolve().parent
 
@@ -27,8 +30,20 @@ def alembic_config(url: str | None = None) -> Config:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Apply migrations up to ``revision`` on ``engine`` (idempotent)."""
+    """Apply migrations up to ``revision`` on ``engine`` (idempotent).
+
+    A database stamped with a revision this build does not know was written by a newer (or an
+    unreleased) build: upgrading cannot know what that revision changed, so it stops with one
+    line that says so and what to do, instead of Alembic's traceback.
+    """
     cfg = alembic_config()
-    with engine.begin() as connection:
-        cfg.attributes["connection"] = connection
-        command.upgrade(cfg, revision)
+    try:
+        with engine.begin() as connection:
+            cfg.attributes["connection"] = connection
+            command.upgrade(cfg, revision)
+    except CommandError as exc:
+        where = engine.url.render_as_string(hide_password=True)
+        raise SettingError(
+            f"cannot bring the database {where} up to date: {exc}. It was written by a newer or "
+            "different build of Tabletop Arena; use that build, or point ARENA_DATABASE_URL (or "
+            "ARENA_HOME) at another database") from None

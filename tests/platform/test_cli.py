@@ -138,3 +138,24 @@ def test_resume_plays_exactly_what_an_interrupted_tournament_left(sqlite_url: st
     assert again.exit_code == 0 and "already finished" in again.output
     missing = CliRunner().invoke(cli, ["resume", "999"])
     assert missing.exit_code != 0 and "there is no tournament 999" in missing.output
+
+
+def test_a_database_from_another_build_gets_one_clear_line(tmp_path) -> None:  # noqa: ANN001
+    # A database stamped by a newer (or an unlanded) build: its revision is unknown here, and
+    # Alembic's own answer is a traceback ("Can't locate revision identified by ...").
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+
+    db = tmp_path / "newer.sqlite3"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY)")
+        conn.execute("INSERT INTO alembic_version VALUES ('0099_from_the_future')")
+    env = {**os.environ, "ARENA_DATABASE_URL": f"sqlite:///{db}"}
+    env.pop("ARENA_BROKER_URL", None)
+    out = subprocess.run([sys.executable, "-m", "arena", "ratings", "rebuild", "solenia"], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr + out.stdout
+    assert "0099_from_the_future" in out.stderr and "newer or different build" in out.stderr
