@@ -21,7 +21,9 @@ pytestmark = needs_bwrap
 def test_black_angel_live_stream_hides_what_the_record_keeps() -> None:
     events: list[dict] = []
     views: list[dict] = []
-    config = MatchConfig(game="black_angel", seed=23, variant="base",
+    # A fixed match id: the random bot seeds its choices with it, so this match is the same every
+    # run (with a fresh uuid about one match in 40 had no hidden choice and failed the last check).
+    config = MatchConfig(game="black_angel", seed=23, variant="base", match_id="live-audiences",
                          seats=[SeatSpec("random", str(RANDOM_BOT)), SeatSpec("raises", str(HOSTILE / "raises_in_act"))])
     record = run_match(config, on_event=events.append, on_view=views.append)
     live = [e for e in events if e["type"] == "decision"]
@@ -63,7 +65,7 @@ def test_black_angel_live_stream_hides_what_the_record_keeps() -> None:
 
 
 def test_replay_checks_the_recorded_audiences() -> None:
-    config = MatchConfig(game="black_angel", seed=31, variant="base",
+    config = MatchConfig(game="black_angel", seed=31, variant="base", match_id="replay-audiences",
                          seats=[SeatSpec(f"r{i}", str(RANDOM_BOT)) for i in range(2)])
     data = run_match(config).to_dict()
     replay(MatchRecord.from_dict(data))

@@ -47,7 +47,7 @@ def test_live_page_follows_the_match_then_shows_the_replay(page, live_server, si
     play(10)
     page.goto(f"{live_server}/matches/{match_id}/live")
     status = page.locator("#live-status")
-    assert status.get_attribute("data-decisions") == "10"
+    expect(status).to_have_attribute("data-decisions", "10", timeout=15000)  # polls: a loaded machine
     assert page.locator("#live-board").get_by_text("Action board").is_visible()
     play(30)
     expect(status).to_have_attribute("data-decisions", "40", timeout=15000)
