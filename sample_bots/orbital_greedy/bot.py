@@ -7,7 +7,9 @@ ended now, money, cards, crew and room to grow — minus the best opponent's sco
 the leader count. A main action is also credited with the best second action the seat could
 take right after it (as if nobody moved between): a one-step look cannot see that buying a card
 or cashing a Casino is worth it only for the build it pays for, and in the last year, where cards
-and money no longer count, it sat on its money. Small decisions (income colour, discards, the
+and money no longer count, it sat on its money. In the last year a station is also credited with
+the majorities the modules in its hand could still win with the money left (``_reach``), so a
+card bought for a later build is not worthless. Small decisions (income colour, discards, the
 cards to keep) use a card value.
 """
 
