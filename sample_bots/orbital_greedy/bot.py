@@ -7,7 +7,9 @@ ended now, money, cards, crew and room to grow — minus the best opponent's sco
 the leader count. A main action is also credited with the best second action the seat could
 take right after it (as if nobody moved between): a one-step look cannot see that buying a card
 or cashing a Casino is worth it only for the build it pays for, and in the last year, where cards
-and money no longer count, it sat on its money. Small decisions (income colour, discards, the
+and money no longer count, it sat on its money. In the last year a station is also credited with
+the majorities the modules in its hand could still win with the money left (``_reach``), so a
+card bought for a later build is not worthless. Small decisions (income colour, discards, the
 cards to keep) use a card value.
 """
 
@@ -32,7 +34,8 @@ from referee.orbital.observed import state_from_observation
 from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_MAIN, P_OVER, OrbitalState
 
 #: evaluation weights, tuned by self-play against the random bot (RULES_NOTES.md)
-W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.5, "field": 0.2, "yield": 1.0}
+W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.3, "field": 0.2, "yield": 1.0,
+     "reach": 0.6, "reach_cost": 5.0}
 _FOLLOW_UPS = ("tgt:", "crew:", "pick:", "keep:", "build:")
 
 
@@ -79,7 +82,47 @@ def station_value(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
             value += W["mc"] * 2.5 * (left - 1)
     else:
         value += 0.1 * st.mc[a] + 0.1 * geo.population(st.mods[a], st.core[a])
+        # a majority is worth (6 + 2.5) x 2 in the last year, as above
+        value += W["reach"] * 17.0 * _reach(st, a, counts)
     return value
+
+
+def _colour_share(mine: int, best_other: int) -> float:
+    """The majority part of one colour (the unit :func:`station_value` multiplies)."""
+    if mine == 0 or mine < best_other:
+        return 0.0
+    if mine == best_other:
+        return W["tie"]
+    return 1.0 + W["margin"] * min(mine - best_other, 3)
+
+
+def _reach(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
+    """In the last year: the majorities the modules in hand could still win with the money left.
+
+    Money and cards score nothing at the end, so without this a card bought for a later build,
+    or money kept for it, looks worthless and the seat spends its turns elsewhere while the
+    market empties. Each affordable build (about 5 MC) takes the module in hand that gains the
+    most; the gain is a share of a majority, weighted by ``W["reach"]`` in the caller.
+    """
+    builds = int(st.mc[a] // W["reach_cost"])
+    if builds <= 0:
+        return 0.0
+    hand = [CARD_COLOUR[c] for c in st.hands[a] if not CARD_IS_EVENT[c]]
+    if not hand:
+        return 0.0
+    builds = min(builds, len(hand), len(geo.free_slots(st.mods[a], ordered=False)))
+    mine = list(counts[a])
+    best = [max([row[c] for b, row in enumerate(counts) if b != a] + [t[c] for t in st.track] + [0]) for c in range(6)]
+    total = 0.0
+    for _ in range(builds):
+        gains = [(_colour_share(mine[c] + 1, best[c]) - _colour_share(mine[c], best[c]), i) for i, c in enumerate(hand)]
+        g, i = max(gains)
+        if g <= 0:
+            break
+        total += g
+        mine[hand[i]] += 1
+        hand.pop(i)
+    return total
 
 
 def evaluate(st: OrbitalState, seat: int) -> float:

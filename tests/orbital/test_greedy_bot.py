@@ -7,9 +7,16 @@ are in ``referee/orbital/RULES_NOTES.md``.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from benchmarks.orbital_selfplay import greedy_seat, play_mixed, run_games
+from referee.orbital import rules
+from referee.orbital import station as geo
+from referee.orbital.data import CARD_COLOUR, MODULE_COUNT, RULES
+from referee.orbital.state import P_MAIN, OrbitalState
+from sample_bots.orbital_greedy import bot
 
 FULL_SEEDS = 200
 WORKERS = 2
@@ -23,6 +30,38 @@ def test_the_greedy_seat_rotates_and_a_seed_replays() -> None:
     assert a.vp == b.vp and a.mc == b.mc and a.is_over()
 
 
+def _last_year_state(seed: int) -> OrbitalState:
+    """A 2-player game played at random up to a main turn of seat 0 in year 5."""
+    st = OrbitalState.new(2, seed)
+    rnd = random.Random(seed)
+    while not (st.year == RULES["years"] and st.phase == P_MAIN and st.to_move() == 0):
+        assert not st.is_over()
+        st.apply(rnd.choice(st.option_ids()))
+    return st
+
+
+def test_in_the_last_year_a_module_in_hand_counts_only_with_the_money_to_build_it() -> None:
+    # 한 해의 끝 » 1. 승점 획득: cards and money score nothing at the end, so the bot credits a
+    # module in hand with the majority it could still win, only while the money can pay for it
+    st = _last_year_state(5)
+    counts = [rules.colour_counts(st, a) for a in range(st.actors)]
+    if not geo.free_slots(st.mods[0], ordered=False):
+        pytest.skip("seat 0 has no free exit in this game")
+    # the colour where one more module gains the most: seat 0 leads it by 0 or trails by at most 1
+    gap = {c: counts[0][c] - counts[1][c] for c in range(6)}
+    colour = max(range(6), key=lambda c: (gap[c] in (0, -1), -abs(gap[c])))
+    assert gap[colour] in (0, -1), gap
+    card = next(c for c in range(MODULE_COUNT) if CARD_COLOUR[c] == colour)
+    st.hands[0] = [card]
+    st.mc[0] = 0
+    assert bot._reach(st, 0, counts) == 0.0
+    st.mc[0] = 10
+    broke = st.clone()
+    broke.mc[0] = 0
+    assert bot._reach(st, 0, counts) > 0.0
+    assert bot.evaluate(st, 0) - bot.evaluate(broke, 0) > 0.1 * 10  # more than the money alone
+
+
 def test_greedy_beats_random_in_two_player_games(full_run: bool) -> None:
     seeds = FULL_SEEDS if full_run else 20
     rows = run_games("standard", 2, range(seeds), WORKERS if full_run else 1)
@@ -33,18 +72,18 @@ def test_greedy_beats_random_in_two_player_games(full_run: bool) -> None:
 def test_greedy_against_four_random_bots(full_run: bool) -> None:
     """One greedy seat (rotating) against four random seats.
 
-    Issue 10 asks the most VP outright in 90% of 200 seeds. Measured with the two-turn look:
-    81 of seeds 0-99 (the one-step bot before it: 145/200, 72.5%). The test asserts a level below
-    the measured one (70% under ``--full``, 60% in the 10-game short form), so a regression
-    fails; under ``--full`` it then reports the unmet 90% as an expected failure (xfail) with the
-    figure, and passes once the bot reaches it.
+    Issue 10 asks the most VP outright in 90% of 200 seeds. Measured (RULES_NOTES.md): 165/200
+    (82.5%; 85 of seeds 0-99, 80 of seeds 100-199), 8 of the 10 short-form seeds. The test
+    asserts a level below the measured one (75% under ``--full``, 60% in the 10-game short
+    form), so a regression fails; under ``--full`` it then reports the unmet 90% as an expected
+    failure (xfail) with the figure, and passes once the bot reaches it.
     """
     seeds = FULL_SEEDS if full_run else 10
     rows = run_games("standard", 5, range(seeds), WORKERS if full_run else 1)
     wins = sum(r["won"] for r in rows)
     pairs = sum(r["beaten"] for r in rows)
-    assert wins >= (0.7 if full_run else 0.6) * seeds, f"greedy won {wins}/{seeds}"
-    assert pairs >= 0.8 * 4 * seeds, f"greedy beat {pairs}/{4 * seeds} random seats"
+    assert wins >= (0.75 if full_run else 0.6) * seeds, f"greedy won {wins}/{seeds}"
+    assert pairs >= 0.85 * 4 * seeds, f"greedy beat {pairs}/{4 * seeds} random seats"
     if full_run and wins < 0.9 * seeds:
         pytest.xfail(f"issue 10 asks 90%: the greedy bot has the most VP in {wins}/{seeds} 5-player games")
 
