@@ -74,12 +74,20 @@ def greedy_seat(players: int, seed: int) -> int:
 
 
 def versus_random(players: int, seed: int) -> dict[str, Any]:
-    """One greedy seat against random seats: did it win outright, and against how many seats."""
+    """One greedy seat against random seats: did it win, and ahead of how many seats.
+
+    Places follow the rulebook's end of game (게임 종료: most VP, then population icons on
+    undamaged modules, then MC; a tie left after those is shared, and a shared first place is
+    not counted as a win). ``most_vp`` is the stricter count that ignores the tie-breakers.
+    """
     g = greedy_seat(players, seed)
     st = play_mixed(players, "standard", seed, {g})
-    others = [st.vp[a] for a in range(players) if a != g]
-    return {"won": st.vp[g] > max(others), "beaten": sum(st.vp[g] > v for v in others), "vp": st.vp[g],
-            "best_other": max(others)}
+    others = [a for a in range(players) if a != g]
+    mine = st.tiebreak(g)
+    return {"won": mine > max(st.tiebreak(a) for a in others),
+            "beaten": sum(mine > st.tiebreak(a) for a in others),
+            "most_vp": st.vp[g] > max(st.vp[a] for a in others), "vp": st.vp[g],
+            "best_other": max(st.vp[a] for a in others)}
 
 
 def solo(variant: str, seed: int, greedy: bool) -> dict[str, Any]:
@@ -174,8 +182,10 @@ def versus_table(games: int, workers: int = 1) -> list[str]:
         rows = run_games("standard", players, range(games), workers)
         won = sum(r["won"] for r in rows)
         beaten = sum(r["beaten"] for r in rows)
-        lines.append(f"{players} players, one greedy seat: most VP outright in {won}/{games} ({100 * won / games:.1f}%); "
-                     f"more VP than a given random seat in {beaten}/{(players - 1) * games}; average VP "
+        most_vp = sum(r["most_vp"] for r in rows)
+        lines.append(f"{players} players, one greedy seat: first place in {won}/{games} ({100 * won / games:.1f}%; "
+                     f"most VP outright in {most_vp}); ahead of a given random seat in "
+                     f"{beaten}/{(players - 1) * games}; average VP "
                      f"{mean(r['vp'] for r in rows):.1f} against the best other seat's {mean(r['best_other'] for r in rows):.1f}")
     for variant in ("peaceful", "competitive"):
         parts = []

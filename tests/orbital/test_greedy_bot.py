@@ -72,8 +72,9 @@ def test_greedy_beats_random_in_two_player_games(full_run: bool) -> None:
 def test_greedy_against_four_random_bots(full_run: bool) -> None:
     """One greedy seat (rotating) against four random seats.
 
-    Issue 10 asks the most VP outright in 90% of 200 seeds. Measured (RULES_NOTES.md): 165/200
-    (82.5%; 85 of seeds 0-99, 80 of seeds 100-199), 8 of the 10 short-form seeds. The test
+    Issue 10 asks a win in 90% of 200 seeds: first place by the rulebook's end of game (VP, then
+    population, then MC). Measured (RULES_NOTES.md): 170/200 (85%; 87 of seeds 0-99, 83 of
+    seeds 100-199), 9 of the 10 short-form seeds; ahead of 746 of 800 random seats. The test
     asserts a level below the measured one (75% under ``--full``, 60% in the 10-game short
     form), so a regression fails; under ``--full`` it then reports the unmet 90% as an expected
     failure (xfail) with the figure, and passes once the bot reaches it.
@@ -85,7 +86,7 @@ def test_greedy_against_four_random_bots(full_run: bool) -> None:
     assert wins >= (0.75 if full_run else 0.6) * seeds, f"greedy won {wins}/{seeds}"
     assert pairs >= 0.85 * 4 * seeds, f"greedy beat {pairs}/{4 * seeds} random seats"
     if full_run and wins < 0.9 * seeds:
-        pytest.xfail(f"issue 10 asks 90%: the greedy bot has the most VP in {wins}/{seeds} 5-player games")
+        pytest.xfail(f"issue 10 asks 90%: the greedy bot took first place in {wins}/{seeds} 5-player games")
 
 
 def test_greedy_reaches_22_in_the_peaceful_solo_more_often_than_random(full_run: bool) -> None:
