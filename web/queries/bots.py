@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, aliased
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
 from arena.db.models import SprtTest, opponent_spread
+from web.queries.matches import SEAT_RESULTS
 
 
 @dataclass(frozen=True)
@@ -152,11 +153,7 @@ _BY_SEAT = (
     select(
         Match.players,
         MatchSeat.seat,
-        func.count(),
-        func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
-        func.avg(MatchSeat.rank),
-        func.avg(MatchSeat.score),
-        func.sum(case((MatchSeat.forfeit.is_not(None), 1), else_=0)),
+        *SEAT_RESULTS,
     )
     .join(Match, Match.id == MatchSeat.match_id)
     .where(MatchSeat.bot_version_id.in_(_IDS), MatchSeat.rank.is_not(None))

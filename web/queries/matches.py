@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, func, or_, select
+from sqlalchemy import and_, bindparam, case, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament
@@ -23,6 +23,16 @@ OUTCOMES = ("win", "draw", "loss", "forfeit")
 STATUSES = ("done", "running", "pending", "failed")
 #: A match in one of these states is over: its seed and full record are public.
 FINISHED = ("done", "failed")
+
+#: What a group of finished seats adds up to, in this order: played, wins (rank 1), mean rank,
+#: mean score, forfeits. A bot page's results by seat and a tournament's standings both read it.
+SEAT_RESULTS = (
+    func.count(),
+    func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
+    func.avg(MatchSeat.rank),
+    func.avg(MatchSeat.score),
+    func.sum(case((MatchSeat.forfeit.is_not(None), 1), else_=0)),
+)
 
 
 class FilterError(ValueError):

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from arena.db import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament, TournamentEntry
-from web.queries.matches import MatchRow, match_rows
+from web.queries.matches import SEAT_RESULTS, MatchRow, match_rows
 
 
 @dataclass(frozen=True)
@@ -107,14 +107,7 @@ _SCHEDULE = (
     .limit(bindparam("limit"))
 )
 _PLAYED = (
-    select(
-        MatchSeat.bot_version_id,
-        func.count(),
-        func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
-        func.avg(MatchSeat.rank),
-        func.avg(MatchSeat.score),
-        func.sum(case((MatchSeat.forfeit.is_not(None), 1), else_=0)),
-    )
+    select(MatchSeat.bot_version_id, *SEAT_RESULTS)
     .join(Match, Match.id == MatchSeat.match_id)
     .where(Match.tournament_id == bindparam("tournament"), Match.status == "done")
     .group_by(MatchSeat.bot_version_id)
