@@ -43,16 +43,8 @@ def station_value(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
     """How good station ``a`` looks now (majorities against every other station and track)."""
     year = st.year
     left = RULES["years"] - year + 1
-    mine = counts[a]
-    majority = 0.0
-    for c in range(6):
-        if mine[c] == 0:
-            continue
-        best_other = max([row[c] for b, row in enumerate(counts) if b != a] + [t[c] for t in st.track] + [0])
-        if mine[c] > best_other:
-            majority += 1.0 + W["margin"] * min(mine[c] - best_other, 3)
-        elif mine[c] == best_other:
-            majority += W["tie"]
+    mine, best = counts[a], _best_others(st, a, counts)
+    majority = sum(_colour_share(mine[c], best[c]) for c in range(6))
     value = 10.0 * st.vp[a] + majority * (6.0 + 2.5 * left) * (2 if year == 5 else 1)
     if year < RULES["years"]:
         value += W["mc"] * st.mc[a] + 0.5 * st.crew[a]
@@ -87,6 +79,12 @@ def station_value(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
     return value
 
 
+def _best_others(st: OrbitalState, a: int, counts: list[list[int]]) -> list[int]:
+    """Per colour, the most modules any other station (or colour track) holds."""
+    return [max([row[c] for b, row in enumerate(counts) if b != a] + [t[c] for t in st.track] + [0])
+            for c in range(6)]
+
+
 def _colour_share(mine: int, best_other: int) -> float:
     """The majority part of one colour (the unit :func:`station_value` multiplies)."""
     if mine == 0 or mine < best_other:
@@ -112,7 +110,7 @@ def _reach(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
         return 0.0
     builds = min(builds, len(hand), len(geo.free_slots(st.mods[a], ordered=False)))
     mine = list(counts[a])
-    best = [max([row[c] for b, row in enumerate(counts) if b != a] + [t[c] for t in st.track] + [0]) for c in range(6)]
+    best = _best_others(st, a, counts)
     total = 0.0
     for _ in range(builds):
         gains = [(_colour_share(mine[c] + 1, best[c]) - _colour_share(mine[c], best[c]), i) for i, c in enumerate(hand)]
