@@ -27,6 +27,7 @@ set, otherwise to a thread pool in this process (``set_local_workers``).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -383,11 +384,35 @@ def play_match_now(match_id: str) -> Outcome:
     """Play and record one match in this process (the body of the ``play_match`` task)."""
     sink = _costs_sink or _costs_for_env()
     if sink is None:
-        return _play(match_id, _NoCosts())
-    costs = MatchCosts()
-    outcome = _play(match_id, costs)
-    sink(costs.finish(match_id, outcome.status))
+        outcome = _play(match_id, _NoCosts())
+    else:
+        costs = MatchCosts()
+        outcome = _play(match_id, costs)
+        sink(costs.finish(match_id, outcome.status))
+    _settle_heap()
     return outcome
+
+
+_heap_settled_pid: int | None = None
+
+
+def _settle_heap() -> None:
+    """Once per process, after its first match: collect, then freeze what survives.
+
+    What is alive then lives as long as the process: imported modules, Celery, SQLAlchemy's
+    compiled statements, the game engine's data, the bot pool. Left to the cyclic collector,
+    it is scanned again by every full collection — a worker holds ~140,000 such objects, and
+    each full collection (every 60-70 matches) took ~100 ms inside whichever match it hit,
+    ~1.5 ms a match on average, a third of the platform's own cost per match. Frozen
+    (``gc.freeze``), they are still freed by reference counting; only cyclic garbage among
+    them would be kept, and that is bounded by this one moment.
+    """
+    global _heap_settled_pid
+    if _heap_settled_pid == os.getpid():
+        return
+    _heap_settled_pid = os.getpid()
+    gc.collect()
+    gc.freeze()
 
 
 def _play(match_id: str, costs: MatchCosts | _NoCosts) -> Outcome:

@@ -6,7 +6,8 @@
   and their ratio — the goal is ≥ 1.8 on 2 cores. Without Redis the same is measured with the
   in-process pool (1 and 2 matches at once) and ``mode`` says so.
 * the platform's overhead per match, measured inside those worker processes
-  (``ARENA_MATCH_COSTS``, :class:`arena.tasks.MatchCosts`): claim + configuration, leases, live
+  (``ARENA_MATCH_COSTS``, :class:`arena.tasks.MatchCosts`; each worker's first match is its
+  warm-up and left out): claim + configuration, leases, live
   feed, record conversion, recording and rating, and Celery between two matches — each part
   in [wall ms, CPU ms], and their sum (goal ≤ 5 ms). The runner (engine, protocol, bots) is
   reported beside it, not counted. For scaling: each worker's CPU per match with one and with
@@ -107,6 +108,7 @@ def _worker_costs(folder: Path) -> dict:
 
     lines = [json.loads(raw) for path in sorted(folder.glob("*.jsonl"))
              for raw in path.read_text().splitlines() if raw.strip()]
+    lines = _without_first_matches(lines)
     summary = _summarise(lines)
     per_worker = []
     for pid in sorted({line["pid"] for line in lines}):
@@ -121,6 +123,18 @@ def _worker_costs(folder: Path) -> dict:
         })
     summary["workers"] = per_worker
     return summary
+
+
+def _without_first_matches(lines: list[dict]) -> list[dict]:
+    """Each worker process's lines but its first match: the warm-up, as the in-process measure
+    has — it imports the game engine, launches the bots' sandboxes and settles the heap
+    (:func:`arena.tasks._settle_heap`), once per process."""
+    firsts = {}
+    for line in lines:
+        first = firsts.get(line["pid"])
+        if first is None or line["start"] < first["start"]:
+            firsts[line["pid"]] = line
+    return [line for line in lines if line is not firsts[line["pid"]]]
 
 
 def _playing_seconds(db: Path) -> float:

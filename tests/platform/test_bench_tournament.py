@@ -33,3 +33,12 @@ def test_costs_between_matches_come_from_worker_processes_only() -> None:
     summary = bench._summarise(lines)
     assert summary["between_matches_process_cpu_ms"] == 35.0  # the whole process: 50 and 20 ms
     assert summary["parts_ms"]["between_matches"] == [350.0, 17.5]
+
+
+def test_each_worker_s_first_match_is_its_warm_up_and_left_out() -> None:
+    def line(pid: int, start: float) -> dict:
+        return {"pid": pid, "start": start}
+
+    lines = [line(1, 2.0), line(2, 5.0), line(1, 1.0), line(2, 4.0), line(1, 3.0)]
+    assert [(x["pid"], x["start"]) for x in bench._without_first_matches(lines)] == [
+        (1, 2.0), (2, 5.0), (1, 3.0)]

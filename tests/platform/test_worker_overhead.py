@@ -68,3 +68,49 @@ def test_a_match_start_claims_and_reads_its_configuration_at_once(db_url: str, t
         assert (match.status, match.worker, match.attempts) == ("running", "w1", 1)
     claim, config = tasks._claim_and_configure(mid, "w2")
     assert claim.outcome == "busy" and config is None
+
+
+_SETTLE_SCRIPT = """
+import gc, shutil, sys
+from arena import bots, recording, tasks
+from arena.db import session_scope
+from benchmarks.bench_tournament import _variant
+
+freezes = []
+real_freeze = gc.freeze
+gc.freeze = lambda: (freezes.append(1), real_freeze())
+with session_scope() as s:
+    ids = [bots.register_version(s, "black_angel", sys.argv[1], name=f"r{i}").id for i in range(2)]
+    mids = [recording.create_match(s, "black_angel", _variant("black_angel"), ids, seed=i,
+                                   sandbox=shutil.which("bwrap") is not None).id for i in range(2)]
+calls, frozen = [len(freezes)], [gc.get_freeze_count()]
+for mid in mids:
+    assert tasks.play_match_now(mid).status == "recorded"
+    calls.append(len(freezes))
+    frozen.append(gc.get_freeze_count())
+print(calls, frozen, len(gc.get_objects()))
+"""
+
+
+def test_a_worker_process_freezes_its_long_lived_heap_once(tmp_path: Path) -> None:
+    """A full collection in a worker scanned every module, Celery and SQLAlchemy object again
+    (~100 ms inside some match, every 60-70 matches): after its first match a process freezes
+    what is alive then, once. A real process: freezing the test runner's own heap would prove
+    nothing."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.platform.conftest import RANDOM_BOT
+
+    env = {**os.environ, "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'a.sqlite3'}"}
+    env.pop("ARENA_BROKER_URL", None)
+    out = subprocess.run([sys.executable, "-c", _SETTLE_SCRIPT, RANDOM_BOT], env=env,
+                         cwd=Path(__file__).parents[2], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    calls, frozen, tracked = out.stdout.strip().replace("] ", "]|").split("|")
+    assert json.loads(calls) == [0, 1, 1]  # after the first match, and only then
+    frozen_counts = json.loads(frozen)
+    assert frozen_counts[0] == 0 and frozen_counts[1] > 10_000  # modules, Celery, the engine
+    assert int(tracked) < frozen_counts[2] / 4  # the collector now scans what matches left
