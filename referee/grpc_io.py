@@ -1,0 +1,44 @@
+"""gRPC's I/O stack for this project's processes, chosen by measurement before grpc is imported.
+
+Why: in recent grpcio releases a channel and a server do their socket work on gRPC's
+EventEngine threads, and the calling thread hands each call over to them and back. Here that
+hand-over is most of the cost: the referee makes one short unary call per decision to a hosted
+bot on a Unix socket, and the bot answers it. Measured on grpcio 1.85 with random bots (the
+platform overhead part of ``arena bench tournament``, same matches A/B), with the client and
+server I/O done by the calling threads (the ``event_engine_client`` and
+``event_engine_listener`` experiments off: gRPC's previous, long-standing I/O stack) the
+worker's threads beside the match loop burnt ~3 ms of CPU per match instead of ~10-12, the
+bots ~30 ms instead of ~37, and the bots' answers came back ~5 ms a match sooner.
+
+gRPC reads ``GRPC_EXPERIMENTS`` once, when it is first imported, so this runs from the package
+``__init__`` of ``referee`` (which ``arena`` imports first as well). An operator's own
+``GRPC_EXPERIMENTS`` is left as it is. Only grpcio versions this was measured on get it: a later
+release may drop the experiment (and log about an unknown one), so a newer grpcio runs on its
+defaults until it is measured again (``MEASURED_UP_TO``).
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import metadata
+
+#: the newest grpcio (major, minor) the setting was measured on; the project's oldest grpcio
+#: (1.60) has both experiments too
+MEASURED_UP_TO = (1, 85)
+#: gRPC experiments switched off (a leading "-" disables one)
+EXPERIMENTS = "-event_engine_client,-event_engine_listener"
+
+
+def grpcio_version() -> tuple[int, int] | None:
+    try:
+        major, minor = metadata.version("grpcio").split(".")[:2]
+        return int(major), int(minor)
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+
+
+def choose_io() -> None:
+    """Set ``GRPC_EXPERIMENTS`` for this process (and its children) unless already set."""
+    version = grpcio_version()
+    if version is not None and version <= MEASURED_UP_TO:
+        os.environ.setdefault("GRPC_EXPERIMENTS", EXPERIMENTS)
