@@ -9,6 +9,7 @@ SQLite file go through exactly the same steps. New migration (developers)::
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from alembic import command
@@ -19,6 +20,13 @@ from sqlalchemy import Engine
 from arena import SettingError
 
 HERE = Path(__file__).resolve().parent
+
+#: Alembic is not thread-safe: a migration reaches its connection through module-level proxies
+#: (``alembic.op``, ``alembic.context``) that each run sets and clears. Two threads of one process
+#: upgrading two databases at once (a server's threads, the web app beside a worker in a test)
+#: clear each other's: one fails with "'NoneType' object has no attribute 'batch_alter_table'".
+#: The per-database locks of ``init_db`` cannot see that, so one process runs one upgrade at a time.
+_UPGRADE_LOCK = threading.Lock()
 
 
 def alembic_config(url: str | None = None) -> Config:
@@ -38,7 +46,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     """
     cfg = alembic_config()
     try:
-        with engine.begin() as connection:
+        with _UPGRADE_LOCK, engine.begin() as connection:
             cfg.attributes["connection"] = connection
             command.upgrade(cfg, revision)
     except CommandError as exc:

@@ -245,3 +245,33 @@ def test_leaderboard_sorted_by_conservative_rating(db_url: str, tmp_path: Path) 
         assert [r.version_id for r in rows] == [ids[1], ids[2], ids[0]]
         assert [r.place for r in rows] == [1, 2, 3]
         assert s.get(BotVersion, ids[0]).label == "bot0 v1"
+
+
+def test_threads_of_one_process_upgrade_different_databases_at_once(tmp_path) -> None:  # noqa: ANN001
+    """Alembic's ``op`` and ``context`` are module-level proxies: two threads migrating two
+    databases at once cleared each other's (a CI run failed so). Each database is upgraded
+    fully and no thread fails."""
+    import threading
+
+    from sqlalchemy import create_engine, inspect
+
+    from arena.migrations import upgrade
+
+    errors: list[BaseException] = []
+    engines = [create_engine(f"sqlite:///{tmp_path / f'db{i}.sqlite3'}") for i in range(6)]
+
+    def run(engine) -> None:  # noqa: ANN001
+        try:
+            upgrade(engine)
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert errors == []
+    for engine in engines:
+        assert "matches" in inspect(engine).get_table_names()
+        engine.dispose()
