@@ -201,7 +201,8 @@ def test_a_live_match_gives_an_attacker_nothing_and_replays_after_the_end(
     hidden_lines = {line for d in record["decisions"]
                     for line, who in zip(d["events"], d["event_audiences"], strict=True) if who is not None}
     assert hidden_choices and hidden_lines, "a Black Angel match always has hidden choices and lines"
-    assert any(d["option"].startswith("card:m") for d in hidden_choices)
+    # No particular hidden id is required: which ones a game has depends on its secret seed, and
+    # random play plays no mission card face down (``card:m…``) in ~1 game of 75 (300 random games).
 
     # 1. The seed was nowhere in public while the match ran (neither the number nor a field).
     running_texts = attacker.texts
