@@ -403,7 +403,7 @@ def _settle_heap() -> None:
     compiled statements, the game engine's data, the bot pool. Left to the cyclic collector,
     it is scanned again by every full collection — a worker holds ~140,000 such objects, and
     each full collection (every 60-70 matches) took ~100 ms inside whichever match it hit,
-    ~1.5 ms a match on average, a third of the platform's own cost per match. Frozen
+    ~1.5 ms a match on average, a quarter of the platform's own cost per match. Frozen
     (``gc.freeze``), they are still freed by reference counting; only cyclic garbage among
     them would be kept, and that is bounded by this one moment.
     """

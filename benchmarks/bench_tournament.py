@@ -129,7 +129,7 @@ def _without_first_matches(lines: list[dict]) -> list[dict]:
     """Each worker process's lines but its first match: the warm-up, as the in-process measure
     has — it imports the game engine, launches the bots' sandboxes and settles the heap
     (:func:`arena.tasks._settle_heap`), once per process."""
-    firsts = {}
+    firsts: dict[int, dict] = {}
     for line in lines:
         first = firsts.get(line["pid"])
         if first is None or line["start"] < first["start"]:
