@@ -20,7 +20,9 @@ defaults until it is measured again (``MEASURED_UP_TO``).
 from __future__ import annotations
 
 import os
-from importlib import metadata
+import re
+from importlib.util import find_spec
+from pathlib import Path
 
 #: the newest grpcio (major, minor) the setting was measured on; the project's oldest grpcio
 #: (1.60) has both experiments too
@@ -30,15 +32,26 @@ EXPERIMENTS = "-event_engine_client,-event_engine_listener"
 
 
 def grpcio_version() -> tuple[int, int] | None:
-    try:
-        major, minor = metadata.version("grpcio").split(".")[:2]
-        return int(major), int(minor)
-    except (metadata.PackageNotFoundError, ValueError):
+    """grpcio's (major, minor), from its ``dist-info`` folder beside the ``grpc`` package.
+
+    Read without importing grpc (that is what must not happen yet) and without
+    ``importlib.metadata``, whose import alone cost ~25 ms — paid by every process that imports
+    ``referee``, each hosted bot's launch included."""
+    spec = find_spec("grpc")
+    if spec is None or not spec.submodule_search_locations:
         return None
+    site = Path(next(iter(spec.submodule_search_locations))).parent
+    for info in site.glob("grpcio-*.dist-info"):
+        found = re.fullmatch(r"grpcio-(\d+)\.(\d+)\b.*\.dist-info", info.name)
+        if found:
+            return int(found[1]), int(found[2])
+    return None
 
 
 def choose_io() -> None:
     """Set ``GRPC_EXPERIMENTS`` for this process (and its children) unless already set."""
+    if "GRPC_EXPERIMENTS" in os.environ:
+        return
     version = grpcio_version()
     if version is not None and version <= MEASURED_UP_TO:
-        os.environ.setdefault("GRPC_EXPERIMENTS", EXPERIMENTS)
+        os.environ["GRPC_EXPERIMENTS"] = EXPERIMENTS
