@@ -125,9 +125,9 @@ CALLS = ("bare_unary_health_check", "get_leaderboard_top100", "list_matches_page
 
 
 def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, dict[str, float]]:
-    """Every call of :data:`CALLS`, measured from this (client) process: one client, then
-    ``threads`` concurrent ones."""
-    import referee  # noqa: F401 - gRPC's I/O stack as the server's, chosen before grpc loads
+    """Every call of :data:`CALLS`, measured from this (client) process: each by one client,
+    then each by ``threads`` concurrent ones. gRPC's I/O stack is the server's: the spawned
+    process inherits the ``GRPC_EXPERIMENTS`` that :mod:`referee.grpc_io` set in the parent."""
     from arena._proto import arena_pb2 as pb
     from arena._proto import arena_pb2_grpc
 
@@ -158,7 +158,6 @@ def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, 
         return figures
     finally:
         channel.close()
-
 
 
 def bench(bots: int = 10_000, matches: int = 1_000_000, seconds: float = 3.0, threads: int = 8,
