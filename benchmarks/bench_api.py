@@ -5,7 +5,8 @@ Set-up: a fresh PostgreSQL database (created and dropped by the run, see
 10,000 bots (one rated version each) and 1,000,000 finished two-seat matches (with small
 records), bulk-loaded with COPY; an in-process Arena server on a real TCP socket, and a client
 in a process of its own. Each call is measured for ``seconds`` by one client (latency
-p50/p99 and requests/s); then each by ``threads`` concurrent clients (requests/s). The bare
+p50/p99 and requests/s), then by ``threads`` concurrent clients (requests/s); the calls take
+turns in slices of a tenth of that, so a slow spell of the machine falls on all of them. The bare
 unary call is the health check on the same server: the difference is what the Arena's own work
 costs (database query, message building), the rest is gRPC and Python.
 """
@@ -86,38 +87,62 @@ def populate(bots: int, matches: int, seed: int = 1) -> None:
     analyze(engine)
 
 
-def _measure(call: Callable[[], object], seconds: float) -> dict[str, float]:
-    call()  # warm-up
-    latencies = []
-    end = time.perf_counter() + seconds
-    while (t0 := time.perf_counter()) < end:
-        call()
-        latencies.append(time.perf_counter() - t0)
-    latencies.sort()
-    return {
-        "rps": round(len(latencies) / sum(latencies), 1),
-        "p50_ms": round(statistics.median(latencies) * 1000, 3),
-        "p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000, 3),
-        "calls": len(latencies),
-    }
+#: each call's measuring time is cut into this many slices, taken in turn with the other calls
+SLICES = 10
 
 
-def _concurrent(call: Callable[[], object], seconds: float, threads: int) -> float:
-    counts = [0] * threads
-    stop = time.perf_counter() + seconds
+def _measure(calls: dict[str, Callable[[], object]], seconds: float) -> dict[str, dict[str, float]]:
+    """One client: every call for ``seconds`` in all, in :data:`SLICES` slices taken in turn.
 
-    def loop(i: int) -> None:
-        while time.perf_counter() < stop:
-            call()
-            counts[i] += 1
+    The machine has slow spells of a second or more in which every call (the bare one too) is
+    2-3x slower; measuring one call after the other for 3 s each charged a spell to whichever
+    call it fell on, and the leaderboard's ratio to the bare call moved between 0.16 and 0.83.
+    In turns, a spell falls on every call alike.
+    """
+    latencies: dict[str, list[float]] = {name: [] for name in calls}
+    for call in calls.values():
+        call()  # warm-up
+    for _ in range(SLICES):
+        for name, call in calls.items():
+            end = time.perf_counter() + seconds / SLICES
+            while (t0 := time.perf_counter()) < end:
+                call()
+                latencies[name].append(time.perf_counter() - t0)
+    figures = {}
+    for name, lat in latencies.items():
+        lat.sort()
+        figures[name] = {
+            "rps": round(len(lat) / sum(lat), 1),
+            "p50_ms": round(statistics.median(lat) * 1000, 3),
+            "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 3),
+            "calls": len(lat),
+        }
+    return figures
 
-    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
-    t0 = time.perf_counter()
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    return round(sum(counts) / (time.perf_counter() - t0), 1)
+
+def _concurrent(calls: dict[str, Callable[[], object]], seconds: float, threads: int) -> dict[str, float]:
+    """``threads`` clients at once, per call, in slices taken in turn as in :func:`_measure`."""
+    done = {name: 0 for name in calls}
+    spent = {name: 0.0 for name in calls}
+    for _ in range(SLICES):
+        for name, call in calls.items():
+            counts = [0] * threads
+            stop = time.perf_counter() + seconds / SLICES
+
+            def loop(i: int, call: Callable[[], object] = call, stop: float = stop, counts: list[int] = counts) -> None:
+                while time.perf_counter() < stop:
+                    call()
+                    counts[i] += 1
+
+            workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+            t0 = time.perf_counter()
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+            spent[name] += time.perf_counter() - t0
+            done[name] += sum(counts)
+    return {name: round(done[name] / spent[name], 1) for name in calls}
 
 
 CALLS = ("bare_unary_health_check", "get_leaderboard_top100", "list_matches_page1_50",
@@ -125,8 +150,8 @@ CALLS = ("bare_unary_health_check", "get_leaderboard_top100", "list_matches_page
 
 
 def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, dict[str, float]]:
-    """Every call of :data:`CALLS`, measured from this (client) process: each by one client,
-    then each by ``threads`` concurrent ones. gRPC's I/O stack is the server's: the spawned
+    """Every call of :data:`CALLS`, measured from this (client) process: by one client, then
+    by ``threads`` concurrent ones. gRPC's I/O stack is the server's: the spawned
     process inherits the ``GRPC_EXPERIMENTS`` that :mod:`referee.grpc_io` set in the parent."""
     from arena._proto import arena_pb2 as pb
     from arena._proto import arena_pb2_grpc
@@ -147,14 +172,9 @@ def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, 
             "list_matches_by_bot_50": lambda: arena.ListMatches(pb.ListMatchesRequest(bot_id=17, page_size=50)),
         }
         assert tuple(calls) == CALLS
-        # Every single-client figure first, then the concurrent ones: right after a burst of
-        # ``threads`` clients, one client's calls were in some runs ~3.5x slower for seconds
-        # (p50 2.9 ms instead of 0.8 for the leaderboard; it recovers), so measuring each
-        # call's concurrent figure before the next call's single-client one charged a call
-        # with what the previous call's burst left behind.
-        figures = {name: _measure(call, seconds) for name, call in calls.items()}
-        for name, call in calls.items():
-            figures[name]["rps_concurrent"] = _concurrent(call, seconds, threads)
+        figures = _measure(calls, seconds)
+        for name, rps in _concurrent(calls, seconds, threads).items():
+            figures[name]["rps_concurrent"] = rps
         return figures
     finally:
         channel.close()
