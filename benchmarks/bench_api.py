@@ -96,8 +96,8 @@ def _measure(calls: dict[str, Callable[[], object]], seconds: float) -> dict[str
 
     The machine has slow spells of a second or more in which every call (the bare one too) is
     2-3x slower; measuring one call after the other for 3 s each charged a spell to whichever
-    call it fell on, and the leaderboard's ratio to the bare call moved between 0.16 and 0.83.
-    In turns, a spell falls on every call alike.
+    call it fell on (the leaderboard measured 0.16-0.27x the bare call so, 0.64-0.73x in
+    turns, on one evening). In turns, a spell falls on every call alike.
     """
     latencies: dict[str, list[float]] = {name: [] for name in calls}
     for call in calls.values():
@@ -120,38 +120,40 @@ def _measure(calls: dict[str, Callable[[], object]], seconds: float) -> dict[str
     return figures
 
 
+def _burst(call: Callable[[], object], seconds: float, threads: int) -> tuple[int, float]:
+    """``threads`` clients calling at once for ``seconds``: (calls made, wall seconds)."""
+    counts = [0] * threads
+    stop = time.perf_counter() + seconds
+
+    def loop(i: int) -> None:
+        while time.perf_counter() < stop:
+            call()
+            counts[i] += 1
+
+    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    t0 = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sum(counts), time.perf_counter() - t0
+
+
 def _concurrent(calls: dict[str, Callable[[], object]], seconds: float, threads: int) -> dict[str, float]:
-    """``threads`` clients at once, per call, in slices taken in turn as in :func:`_measure`."""
+    """Requests/s of each call with ``threads`` clients, in slices taken in turn as in :func:`_measure`."""
     done = {name: 0 for name in calls}
     spent = {name: 0.0 for name in calls}
     for _ in range(SLICES):
         for name, call in calls.items():
-            counts = [0] * threads
-            stop = time.perf_counter() + seconds / SLICES
-
-            def loop(i: int, call: Callable[[], object] = call, stop: float = stop, counts: list[int] = counts) -> None:
-                while time.perf_counter() < stop:
-                    call()
-                    counts[i] += 1
-
-            workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
-            t0 = time.perf_counter()
-            for w in workers:
-                w.start()
-            for w in workers:
-                w.join()
-            spent[name] += time.perf_counter() - t0
-            done[name] += sum(counts)
+            n, elapsed = _burst(call, seconds / SLICES, threads)
+            done[name] += n
+            spent[name] += elapsed
     return {name: round(done[name] / spent[name], 1) for name in calls}
 
 
-CALLS = ("bare_unary_health_check", "get_leaderboard_top100", "list_matches_page1_50",
-         "list_matches_page200_50", "list_matches_by_bot_50")
-
-
 def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, dict[str, float]]:
-    """Every call of :data:`CALLS`, measured from this (client) process: by one client, then
-    by ``threads`` concurrent ones. gRPC's I/O stack is the server's: the spawned
+    """Every call, measured from this (client) process: by one client, then by ``threads``
+    concurrent ones; the bare call comes first. gRPC's I/O stack is the server's: the spawned
     process inherits the ``GRPC_EXPERIMENTS`` that :mod:`referee.grpc_io` set in the parent."""
     from arena._proto import arena_pb2 as pb
     from arena._proto import arena_pb2_grpc
@@ -171,7 +173,6 @@ def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, 
                 pb.ListMatchesRequest(page_size=50, page_token=deep.next_page_token)),
             "list_matches_by_bot_50": lambda: arena.ListMatches(pb.ListMatchesRequest(bot_id=17, page_size=50)),
         }
-        assert tuple(calls) == CALLS
         figures = _measure(calls, seconds)
         for name, rps in _concurrent(calls, seconds, threads).items():
             figures[name]["rps_concurrent"] = rps
@@ -227,9 +228,10 @@ def _bench(url: str, kind: str, bots: int, matches: int, seconds: float, threads
             # parsing of every 100-row reply (~11 us) held the server's interpreter lock, so
             # the figure measured the client too — a cost the bare call's empty reply has not.
             with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as client:
-                result.update(client.submit(_client, running.address, game, seconds, threads).result())
+                figures = client.submit(_client, running.address, game, seconds, threads).result()
+            result.update(figures)
             bare = result["bare_unary_health_check"]
-            for name in CALLS[1:]:
+            for name in list(figures)[1:]:
                 result[name]["p50_vs_bare"] = round(result[name]["p50_ms"] / bare["p50_ms"], 1)
                 result[name]["rps_vs_bare"] = round(result[name]["rps"] / bare["rps"], 2)
                 result[name]["rps_concurrent_vs_bare"] = round(
