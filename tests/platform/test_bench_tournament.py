@@ -42,3 +42,15 @@ def test_each_worker_s_first_match_is_its_warm_up_and_left_out() -> None:
     lines = [line(1, 2.0), line(2, 5.0), line(1, 1.0), line(2, 4.0), line(1, 3.0)]
     assert [(x["pid"], x["start"]) for x in bench._without_first_matches(lines)] == [
         (1, 2.0), (2, 5.0), (1, 3.0)]
+
+
+def test_the_steady_rate_counts_each_worker_from_the_end_of_its_warm_up() -> None:
+    def line(pid: int, start: float, end: float) -> dict:
+        return {"pid": pid, "start": start, "end": end}
+
+    # Worker 1: a 2 s warm-up, then 4 matches in 2 s (120/min); worker 2: a 1 s warm-up, then
+    # 3 matches in 3 s (60/min). The whole run (8 matches in 4 s) would say 120/min.
+    one = [line(1, 0.0, 2.0), *(line(1, 2.0 + i * 0.5, 2.5 + i * 0.5) for i in range(4))]
+    two = [line(2, 0.0, 1.0), *(line(2, 1.0 + i, 2.0 + i) for i in range(3))]
+    assert bench._steady_rate(one + two) == 180.0
+    assert bench._steady_rate(one[:2] + two) is None  # a worker without a steady state
