@@ -26,18 +26,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, case, insert, or_, select, update
+from sqlalchemy import Connection, bindparam, case, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from arena import ratings
+from arena.db.driver_sql import DriverSQL
 from arena.db.models import (
     Bot,
     BotVersion,
     Match,
     MatchSeat,
     Rating,
-    RatingHistory,
     RatingLock,
     Tournament,
     utcnow,
@@ -93,20 +93,14 @@ def create_match(
     return match
 
 
-_CLAIM = (
-    update(Match.__table__)
-    .where(
-        Match.__table__.c.id == bindparam("b_mid"),
-        or_(
-            Match.__table__.c.status == "pending",
-            (Match.__table__.c.status == "running")
-            & (or_(Match.__table__.c.lease_until.is_(None),
-                   Match.__table__.c.lease_until < bindparam("b_now"))),
-        ),
-    )
-    .values(status="running", worker=bindparam("b_worker"), lease_until=bindparam("b_until"),
-            attempts=Match.__table__.c.attempts + 1, started_at=bindparam("b_started"))
+# Take the match if it is pending, or running on a lease that ran out (a worker died).
+_SQL_CLAIM = (
+    "UPDATE matches SET status = 'running', worker = :worker, lease_until = :until,"
+    " attempts = attempts + 1, started_at = :started"
+    " WHERE id = :mid AND (status = 'pending'"
+    " OR (status = 'running' AND (lease_until IS NULL OR lease_until < :now)))"
 )
+_SQL_MATCH_LEASE = "SELECT status, lease_until FROM matches WHERE id = :mid"
 
 
 @dataclass(frozen=True)
@@ -135,26 +129,23 @@ def claim(
 def claim_on(conn: Connection, match_id: str, worker: str, lease: float = LEASE_SECONDS) -> Claim:
     """:func:`claim` on a Core connection, inside the caller's transaction (the caller commits):
     a worker starting a match needs no ORM session, whose bookkeeping cost more CPU than the
-    statements."""
+    statements, which run on the driver's cursor (:mod:`arena.db.driver_sql`)."""
+    db = DriverSQL(conn)
     now = time.time()
     until = now + lease
-    taken = conn.execute(_CLAIM, {
-        "b_mid": match_id, "b_now": now, "b_worker": worker, "b_until": until,
-        "b_started": utcnow(),
-    }).rowcount
+    taken = db.execute(_SQL_CLAIM, {
+        "mid": match_id, "now": now, "worker": worker, "until": until,
+        "started": db.when(utcnow()),
+    })
     if taken:
         return Claim("claimed", until)
-    row = conn.execute(_MATCH_LEASE, {"b_mid": match_id}).first()
+    row = db.first(_SQL_MATCH_LEASE, {"mid": match_id})
     if row is None:
         return Claim("missing")
     status, lease_until = row
     if status == "running":
         return Claim("busy", lease_until)
     return Claim(status, lease_until)
-
-
-_MATCH_LEASE = select(Match.__table__.c.status, Match.__table__.c.lease_until).where(
-    Match.__table__.c.id == bindparam("b_mid"))
 
 
 def renew(session: Session, match_id: str, worker: str, lease: float = LEASE_SECONDS) -> bool:
@@ -222,96 +213,51 @@ def forfeited_seats(record: dict[str, Any]) -> list[int]:
     return sorted({int(f["seat"]) for f in record.get("forfeits") or []})
 
 
-def _lock_seq(session: Session, game: str) -> int:
-    """Take the per-game rating lock; the game's last ``rating_seq`` (one statement when the
-    lock row exists — the common case — without loading an ORM object)."""
-    last = session.connection().execute(_LOCK_SEQ, {"b_game": game}).scalar()
-    if last is None:
-        last = _lock_game(session, game).last_seq
-    return last
+_T_RATING, _T_MATCH = Rating.__table__, Match.__table__
 
-
-_T_RATING, _T_SEAT, _T_MATCH = Rating.__table__, MatchSeat.__table__, Match.__table__
-_T_LOCK, _T_HISTORY = RatingLock.__table__, RatingHistory.__table__
-
-_LOCK_SEQ = (
-    select(_T_LOCK.c.last_seq).where(_T_LOCK.c.game == bindparam("b_game")).with_for_update()
+# The per-match statements of record_result, run on the driver's cursor (arena.db.driver_sql:
+# SQLAlchemy's execution layer cost more CPU than SQLite took to run them).
+_SQL_DRAW_SEQ = "UPDATE rating_locks SET last_seq = last_seq + 1 WHERE game = :game RETURNING last_seq"
+_SQL_UNDRAW_SEQ = "UPDATE rating_locks SET last_seq = last_seq - 1 WHERE game = :game"
+_SQL_LOCK_SEQ = "SELECT last_seq FROM rating_locks WHERE game = :game"  # SQLite < 3.35 only
+_SQL_SET_SEQ = "UPDATE rating_locks SET last_seq = :seq WHERE game = :game"
+_SQL_MATCH_GAME = "SELECT game FROM matches WHERE id = :mid"
+_SQL_MATCH_STATE = "SELECT status, tournament_id FROM matches WHERE id = :mid"
+_SQL_FINISH = (
+    "UPDATE matches SET status = 'done', rating_seq = :seq, result = :result, forfeits = :forfeits,"
+    " timings = :timings, record = :record, finished_at = :now, lease_until = NULL, error = NULL"
+    " WHERE id = :mid"
 )
-_SET_SEQ = update(_T_LOCK).where(_T_LOCK.c.game == bindparam("b_game")).values(
-    last_seq=bindparam("b_seq"))
-# Take the lock and draw the next number in one statement (UPDATE locks the row).
-_DRAW_SEQ = (
-    update(_T_LOCK).where(_T_LOCK.c.game == bindparam("b_game"))
-    .values(last_seq=_T_LOCK.c.last_seq + 1).returning(_T_LOCK.c.last_seq)
+# Done only if it was not: no row back means it already was (a duplicate delivery).
+_SQL_FINISH_UNLESS_DONE = _SQL_FINISH + " AND status != 'done' RETURNING tournament_id"
+_SQL_SEATS_AND_RATINGS = (
+    "SELECT s.seat, s.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts,"
+    " r.seat_counts, r.player_counts FROM match_seats s LEFT OUTER JOIN ratings r"
+    " ON r.bot_version_id = s.bot_version_id AND r.game = :game"
+    " WHERE s.match_id = :mid ORDER BY s.seat"
 )
-_UNDRAW_SEQ = update(_T_LOCK).where(_T_LOCK.c.game == bindparam("b_game")).values(
-    last_seq=_T_LOCK.c.last_seq - 1)
-_MATCH_GAME = select(_T_MATCH.c.game).where(_T_MATCH.c.id == bindparam("b_mid"))
-_MATCH_STATE = (
-    select(_T_MATCH.c.status, _T_MATCH.c.tournament_id)
-    .where(_T_MATCH.c.id == bindparam("b_mid"))
-    .with_for_update()
+_SQL_UPDATE_RATING = (
+    "UPDATE ratings SET mu = :mu, sigma = :sigma, provisional = :provisional,"
+    " games_played = :games, opponent_counts = :opponents, distinct_opponents = :distinct,"
+    " seat_counts = :seats, player_counts = :players, updated_at = :now"
+    " WHERE bot_version_id = :vid AND game = :game"
 )
-# The seats with their current ratings (None for a version without its rating row yet).
-_SEATS_AND_RATINGS = (
-    select(_T_SEAT.c.seat, _T_SEAT.c.bot_version_id, _T_RATING.c.mu, _T_RATING.c.sigma,
-           _T_RATING.c.games_played, _T_RATING.c.opponent_counts, _T_RATING.c.seat_counts,
-           _T_RATING.c.player_counts)
-    .select_from(_T_SEAT)
-    .outerjoin(_T_RATING, (_T_RATING.c.bot_version_id == _T_SEAT.c.bot_version_id)
-               & (_T_RATING.c.game == bindparam("b_game")))
-    .where(_T_SEAT.c.match_id == bindparam("b_mid"))
-    .order_by(_T_SEAT.c.seat)
+_SQL_UPDATE_SEAT = (
+    "UPDATE match_seats SET rank = :rank, score = :score, forfeit = :forfeit, mu_before = :mu0,"
+    " sigma_before = :sigma0, mu_after = :mu1, sigma_after = :sigma1"
+    " WHERE match_id = :mid AND seat = :seat"
 )
-
-# Statements for the per-match writes, built once: recording is the hot path of every worker.
-_UPDATE_RATING = (
-    update(_T_RATING)
-    .where(_T_RATING.c.bot_version_id == bindparam("b_vid"), _T_RATING.c.game == bindparam("b_game"))
-    .values(
-        mu=bindparam("b_mu"), sigma=bindparam("b_sigma"), provisional=bindparam("b_provisional"),
-        games_played=bindparam("b_games"), opponent_counts=bindparam("b_opponents"),
-        distinct_opponents=bindparam("b_distinct"), seat_counts=bindparam("b_seats"),
-        player_counts=bindparam("b_players"), updated_at=bindparam("b_now"),
-    )
+_HISTORY_COLUMNS = ("bot_version_id", "game", "match_id", "seq", "mu", "sigma", "created_at")
+# One more match done, and the tournament closed by the same statement when it was the last
+# (the right-hand sides see the row as it was: matches_done + 1 is the new count).
+_SQL_TOURNAMENT_DONE_ONE = (
+    "UPDATE tournaments SET matches_done = matches_done + 1,"
+    " status = CASE WHEN matches_done + 1 >= matches_total AND status != 'done' THEN 'done'"
+    " ELSE status END,"
+    " finished_at = CASE WHEN matches_done + 1 >= matches_total AND status != 'done' THEN :now"
+    " ELSE finished_at END"
+    " WHERE id = :tid"
 )
-_UPDATE_SEAT = (
-    update(_T_SEAT)
-    .where(_T_SEAT.c.match_id == bindparam("b_mid"), _T_SEAT.c.seat == bindparam("b_seat"))
-    .values(
-        rank=bindparam("b_rank"), score=bindparam("b_score"), forfeit=bindparam("b_forfeit"),
-        mu_before=bindparam("b_mu0"), sigma_before=bindparam("b_sigma0"),
-        mu_after=bindparam("b_mu1"), sigma_after=bindparam("b_sigma1"),
-    )
-)
-
-_INSERT_HISTORY = insert(_T_HISTORY)
-_FINISH_MATCH = update(_T_MATCH).where(_T_MATCH.c.id == bindparam("b_mid")).values(
-    status="done", rating_seq=bindparam("b_seq"), result=bindparam("b_result"),
-    forfeits=bindparam("b_forfeits"), timings=bindparam("b_timings"),
-    record=bindparam("b_record"), finished_at=bindparam("b_now"), lease_until=None, error=None,
-)
-
-# Mark the match done unless it already is; no row back means it was (a duplicate delivery).
-_FINISH_UNLESS_DONE = (
-    update(_T_MATCH)
-    .where(_T_MATCH.c.id == bindparam("b_mid"), _T_MATCH.c.status != "done")
-    .values(status="done", rating_seq=bindparam("b_seq"), result=bindparam("b_result"),
-            forfeits=bindparam("b_forfeits"), timings=bindparam("b_timings"),
-            record=bindparam("b_record"), finished_at=bindparam("b_now"), lease_until=None,
-            error=None)
-    .returning(_T_MATCH.c.tournament_id)
-)
-
-
-def _draw_seq(session: Session, game: str) -> int:
-    """Take the per-game rating lock and the game's next ``rating_seq`` (creating the lock row
-    the first time)."""
-    seq = session.connection().execute(_DRAW_SEQ, {"b_game": game}).scalar()
-    if seq is None:
-        _lock_game(session, game)
-        seq = session.connection().execute(_DRAW_SEQ, {"b_game": game}).scalar_one()
-    return seq
 
 
 def record_result(
@@ -322,41 +268,51 @@ def record_result(
     Returns True when this call counted the result, False when the match had already been
     recorded (a re-delivered task or a duplicate player): nothing is changed then.
 
-    Written as a few Core statements (executemany for the seats, ratings and history) rather
-    than ORM objects: the same rows and values, in a fraction of the per-match CPU time. Where
-    the database has ``UPDATE … RETURNING`` (PostgreSQL, SQLite ≥ 3.35), taking the rating lock
+    A few statements on the driver's cursor (:mod:`arena.db.driver_sql`; executemany for the
+    seats and ratings, one multi-row insert for the history) rather than ORM objects or Core
+    statements: the same rows and values, in a fraction of the per-match CPU time. Where the
+    database has ``UPDATE … RETURNING`` (PostgreSQL, SQLite ≥ 3.35), taking the rating lock
     also draws the sequence number, and marking the match done also tells whether it already
     was — two statements instead of four. ``game`` is the match's game when the caller knows it
     (a worker does: it read it to play the match), saving one more read.
     """
     started = time.perf_counter()
     conn = session.connection()  # SQLite: BEGIN IMMEDIATE, the database write lock
+    db = DriverSQL(conn)
     if game is None:
-        game = conn.execute(_MATCH_GAME, {"b_mid": match_id}).scalar_one()
+        game = db.first(_SQL_MATCH_GAME, {"mid": match_id})[0]
     returning = conn.dialect.update_returning
-    seq = _draw_seq(session, game) if returning else _lock_seq(session, game) + 1
+    if returning:
+        drawn = db.first(_SQL_DRAW_SEQ, {"game": game})  # the lock and the next number at once
+        if drawn is None:  # the game's first result: create its lock row, then draw
+            _lock_game(session, game)
+            drawn = db.first(_SQL_DRAW_SEQ, {"game": game})
+        seq = drawn[0]
+    else:  # SQLite before 3.35, which has no FOR UPDATE either: BEGIN IMMEDIATE locked it all
+        last = db.first(_SQL_LOCK_SEQ, {"game": game})
+        seq = (last[0] if last is not None else _lock_game(session, game).last_seq) + 1
     _lock_timing.wait = time.perf_counter() - started
     result = record["result"]
     now = utcnow()
     finish = {
-        "b_mid": match_id, "b_seq": seq, "b_result": result,
-        "b_forfeits": record.get("forfeits") or [], "b_timings": record.get("timings"),
-        "b_record": record, "b_now": now,
+        "mid": match_id, "seq": seq, "result": db.json(result),
+        "forfeits": db.json(record.get("forfeits") or []), "timings": db.json(record.get("timings")),
+        "record": db.json(record), "now": db.when(now),
     }
     if returning:
         # Done first, only if it was not: the match row is locked as the FOR UPDATE read did.
-        done = conn.execute(_FINISH_UNLESS_DONE, finish).first()
+        done = db.first(_SQL_FINISH_UNLESS_DONE, finish)
         if done is None:  # already recorded: give the drawn number back (we hold the lock)
-            conn.execute(_UNDRAW_SEQ, {"b_game": game})
+            db.execute(_SQL_UNDRAW_SEQ, {"game": game})
             session.commit()
             return False
         tournament_id = done[0]
     else:
-        status, tournament_id = conn.execute(_MATCH_STATE, {"b_mid": match_id}).one()
+        status, tournament_id = db.first(_SQL_MATCH_STATE, {"mid": match_id})
         if status == "done":
             session.commit()
             return False
-    found = conn.execute(_SEATS_AND_RATINGS, {"b_mid": match_id, "b_game": game}).all()
+    found = [_SeatRow(*r) for r in db.all(_SQL_SEATS_AND_RATINGS, {"mid": match_id, "game": game})]
     seats = [(r.seat, r.bot_version_id) for r in found]
     forfeited = forfeited_seats(record)
     reasons = {int(f["seat"]): str(f.get("reason", "forfeit")) for f in record.get("forfeits") or []}
@@ -365,8 +321,9 @@ def record_result(
     ids = [vid for _, vid in seats]
     players = str(len(ids))
     rows = {
-        r.bot_version_id: _Row(r.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts,
-                               r.seat_counts, r.player_counts)
+        r.bot_version_id: _Row(r.bot_version_id, r.mu, r.sigma, r.games_played,
+                               db.loads(r.opponent_counts), db.loads(r.seat_counts),
+                               db.loads(r.player_counts))
         for r in found if r.mu is not None
     }
     automaton = ratings.automaton_table(result, len(ids), sorted(forfeited))
@@ -391,15 +348,16 @@ def record_result(
     before = [ratings.Skill(rows[v].mu, rows[v].sigma) for v in ids]
     after = ratings.rate(game, before, ranks) if len(ids) >= 2 else before
     scores = [*(result.get("scores") or [None] * len(ids)), None][:len(ids)]
+    stamp = finish["now"]
     rating_params, seat_params, history = [], [], []
     for (i, vid), old, new in zip(seats, before, after, strict=True):
         row = rows[vid]
         if i is not None:
             seat_params.append({
-                "b_mid": match_id, "b_seat": i, "b_rank": ranks[i],
-                "b_score": float(scores[i]) if scores[i] is not None else None,
-                "b_forfeit": reasons.get(i), "b_mu0": old.mu, "b_sigma0": old.sigma,
-                "b_mu1": new.mu, "b_sigma1": new.sigma,
+                "mid": match_id, "seat": i, "rank": ranks[i],
+                "score": float(scores[i]) if scores[i] is not None else None,
+                "forfeit": reasons.get(i), "mu0": old.mu, "sigma0": old.sigma,
+                "mu1": new.mu, "sigma1": new.sigma,
             })
         opponents = dict(row.opponent_counts or {})
         for other in ids:
@@ -412,24 +370,24 @@ def record_result(
         counts = dict(row.player_counts or {})
         counts[players] = counts.get(players, 0) + 1
         rating_params.append({
-            "b_vid": vid, "b_game": game, "b_mu": new.mu, "b_sigma": new.sigma,
-            "b_provisional": ratings.is_provisional(new.sigma), "b_games": row.games_played + 1,
-            "b_opponents": opponents, "b_distinct": len(opponents), "b_seats": seat_counts,
-            "b_players": counts, "b_now": now,
+            "vid": vid, "game": game, "mu": new.mu, "sigma": new.sigma,
+            "provisional": db.flag(ratings.is_provisional(new.sigma)), "games": row.games_played + 1,
+            "opponents": db.json(opponents), "distinct": len(opponents), "seats": db.json(seat_counts),
+            "players": db.json(counts), "now": stamp,
         })
-        history.append({"bot_version_id": vid, "game": game, "match_id": match_id, "seq": seq,
-                        "mu": new.mu, "sigma": new.sigma, "created_at": now})
+        history.append((vid, game, match_id, seq, new.mu, new.sigma, stamp))
     if not returning:
-        conn.execute(_SET_SEQ, {"b_game": game, "b_seq": seq})
-    conn.execute(_UPDATE_RATING, rating_params)
-    conn.execute(_UPDATE_SEAT, seat_params)
-    conn.execute(_INSERT_HISTORY, history)
+        db.execute(_SQL_SET_SEQ, {"game": game, "seq": seq})
+    db.many(_SQL_UPDATE_RATING, rating_params)
+    db.many(_SQL_UPDATE_SEAT, seat_params)
+    db.insert_rows("rating_history", _HISTORY_COLUMNS, history)
     if not returning:
-        conn.execute(_FINISH_MATCH, finish)
+        db.execute(_SQL_FINISH, finish)
     if auto_vid is not None:
         conn.execute(update(_T_MATCH).where(_T_MATCH.c.id == match_id).values(
             automaton_version_id=auto_vid, automaton_rank=ranks[-1]))
-    _count_finished_id(session, tournament_id)
+    if tournament_id is not None:
+        db.execute(_SQL_TOURNAMENT_DONE_ONE, {"tid": tournament_id, "now": stamp})
     if session.identity_map:
         session.expire_all()  # objects this session loaded before now hold the old values
     session.commit()
@@ -482,6 +440,22 @@ def last_lock_wait() -> float:
     """Seconds this thread's last :func:`record_result` took to hold the per-game rating lock
     (with SQLite, the database write lock): what a worker waits for the others. Benchmarks."""
     return getattr(_lock_timing, "wait", 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatRow:
+    """A seat with its version's rating as :data:`_SQL_SEATS_AND_RATINGS` reads it (the rating
+    columns None for a version without its rating row yet; JSON columns as the driver gives
+    them)."""
+
+    seat: int
+    bot_version_id: int
+    mu: float | None
+    sigma: float | None
+    games_played: int | None
+    opponent_counts: Any
+    seat_counts: Any
+    player_counts: Any
 
 
 @dataclass(frozen=True)

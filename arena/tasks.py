@@ -42,22 +42,20 @@ from datetime import timedelta
 from typing import TypeVar
 
 import orjson
-from sqlalchemy import and_, bindparam, or_, select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from arena import ladder, recording, tournaments
 from arena.celery_app import app, broker_url, has_broker, queue_name
 from arena.db import (
-    Bot,
-    BotVersion,
     Ladder,
     Match,
-    MatchSeat,
     Tournament,
     get_engine,
     session_scope,
     utcnow,
 )
+from arena.db.driver_sql import DriverSQL
 from arena.server import live
 from referee.engine import ConfigError, TimeControl
 
@@ -156,44 +154,38 @@ class _LeaseKeeper:
 _leases = _LeaseKeeper()
 
 
-_CONFIG_MATCH = select(
-    Match.game, Match.seed, Match.variant, Match.decision_ms, Match.bank_ms, Match.sandbox
-).where(Match.id == bindparam("b_mid"))
-# The match and its seats in one query: a row per seat, the match's columns on each.
-_CONFIG = (
-    select(Match.game, Match.seed, Match.variant, Match.decision_ms, Match.bank_ms, Match.sandbox,
-           Bot.name, BotVersion.number, BotVersion.source)
-    .select_from(Match)
-    .join(MatchSeat, MatchSeat.match_id == Match.id)
-    .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
-    .join(Bot, Bot.id == BotVersion.bot_id)
-    .where(Match.id == bindparam("b_mid"))
-    .order_by(MatchSeat.seat)
+# The match and its seats in one query: a row per seat, the match's columns on each (run on the
+# driver's cursor, arena.db.driver_sql: this runs once per match on every worker).
+_SQL_CONFIG = (
+    "SELECT m.game, m.seed, m.variant, m.decision_ms, m.bank_ms, m.sandbox, b.name, v.number,"
+    " v.source FROM matches m JOIN match_seats s ON s.match_id = m.id"
+    " JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id"
+    " WHERE m.id = :mid ORDER BY s.seat"
 )
-
-
-def _match_config(match_id: str):  # noqa: ANN202 - referee.match.MatchConfig
-    """The runner's configuration, read with one plain query (no ORM objects, no lazy loads:
-    this runs once per match on every worker)."""
-    with session_scope() as s:
-        return _config_from(s.connection(), match_id)
+_SQL_CONFIG_MATCH = (
+    "SELECT game, seed, variant, decision_ms, bank_ms, sandbox FROM matches WHERE id = :mid"
+)
 
 
 def _config_from(conn, match_id: str):  # noqa: ANN001, ANN202 - Connection -> MatchConfig
     from referee.match import MatchConfig, SeatSpec
 
-    rows = conn.execute(_CONFIG, {"b_mid": match_id}).all()
-    m = rows[0] if rows else conn.execute(_CONFIG_MATCH, {"b_mid": match_id}).one()
-    seats = [SeatSpec(f"{r.name} v{r.number}", r.source) for r in rows]
-    tc = TimeControl(m.decision_ms, m.bank_ms) if m.decision_ms else None
+    db = DriverSQL(conn)
+    rows = db.all(_SQL_CONFIG, {"mid": match_id})
+    m = rows[0] if rows else db.first(_SQL_CONFIG_MATCH, {"mid": match_id})
+    if m is None:
+        raise LookupError(f"no match {match_id}")
+    game, seed, variant, decision_ms, bank_ms, sandbox = m[:6]
+    seats = [SeatSpec(f"{name} v{number}", source) for *_, name, number, source in rows]
+    tc = TimeControl(decision_ms, bank_ms) if decision_ms else None
     return MatchConfig(
-        game=m.game,
+        game=game,
         seats=seats,
-        seed=m.seed,
-        variant=m.variant,
+        seed=seed,
+        variant=variant,
         match_id=match_id,
         time_control=tc,
-        sandbox=m.sandbox,
+        sandbox=bool(sandbox),
         pool=worker_bot_pool(),
     )
 
