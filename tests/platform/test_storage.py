@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -174,6 +175,39 @@ def test_recording_is_idempotent_and_rebuild_is_exact(db_url: str, tmp_path: Pat
         r = s.get(Rating, (ids[0], GAME))
         assert r.distinct_opponents == 4 and 0 < r.opponent_spread <= 1
         assert sum(r.seat_counts["3"].values()) == r.games_played
+
+
+def test_a_recorded_match_reads_back_through_the_orm_as_sqlalchemy_wrote_it(db_url: str, tmp_path: Path) -> None:
+    """record_result and the claim write on the driver's cursor (arena.db.driver_sql), converting
+    values as SQLAlchemy's column types would: what the ORM reads back must be the same types
+    and values (DateTime, JSON with None as JSON null, Boolean), on both databases."""
+    ids = _register_n(tmp_path, 2)
+    with session_scope() as s:
+        mid = recording.create_match(s, GAME, "base", ids, seed=3).id
+    with session_scope() as s:
+        assert recording.claim(s, mid, "w1").outcome == "claimed"
+    record = {"result": {"scores": [2, 1], "ranks": [1, 2], "details": {"x": None}},
+              "forfeits": [{"seat": 1, "reason": "timeout: 1000 ms"}], "timings": None,
+              "decisions": [{"seat": 0, "option": "a", "wall_ms": 1.5}]}
+    before = datetime.now(UTC).replace(tzinfo=None)
+    with session_scope() as s:
+        assert recording.record_result(s, mid, record) is True
+    with session_scope() as s:
+        m = s.get(Match, mid)
+        assert m.status == "done" and m.rating_seq == 1 and m.lease_until is None
+        assert isinstance(m.started_at, datetime) and before - timedelta(seconds=5) < m.started_at <= before
+        assert isinstance(m.finished_at, datetime) and before <= m.finished_at < before + timedelta(seconds=5)
+        assert m.result == record["result"] and m.record == record
+        assert m.forfeits == record["forfeits"] and m.timings is None
+        assert [(x.rank, x.score, x.forfeit) for x in sorted(m.seats, key=lambda x: x.seat)] == [
+            (1, 2.0, None), (2, 1.0, "timeout: 1000 ms")]
+        r = s.get(Rating, (ids[0], GAME))
+        assert r.provisional is True and r.games_played == 1
+        assert r.opponent_counts == {str(ids[1]): 1} and r.seat_counts == {"2": {"0": 1}}
+        assert r.player_counts == {"2": 1} and isinstance(r.updated_at, datetime)
+        history = s.scalars(select(RatingHistory).order_by(RatingHistory.id)).all()
+        assert [(h.bot_version_id, h.match_id, h.seq) for h in history] == [(ids[0], mid, 1), (ids[1], mid, 1)]
+        assert history[0].created_at == m.finished_at
 
 
 def test_concurrent_results_never_corrupt_a_rating(db_url: str, tmp_path: Path) -> None:
