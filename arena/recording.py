@@ -261,7 +261,8 @@ _SQL_TOURNAMENT_DONE_ONE = (
 
 
 def record_result(
-    session: Session, match_id: str, record: dict[str, Any], *, game: str | None = None
+    session: Session, match_id: str, record: dict[str, Any], *, game: str | None = None,
+    record_text: str | None = None,
 ) -> bool:
     """Store a finished match and update the ratings, exactly once. Commits.
 
@@ -274,7 +275,9 @@ def record_result(
     database has ``UPDATE … RETURNING`` (PostgreSQL, SQLite ≥ 3.35), taking the rating lock
     also draws the sequence number, and marking the match done also tells whether it already
     was — two statements instead of four. ``game`` is the match's game when the caller knows it
-    (a worker does: it read it to play the match), saving one more read.
+    (a worker does: it read it to play the match), saving one more read. ``record_text`` is the
+    whole record as JSON text when the caller has encoded it already (a worker does:
+    ``arena.tasks._record_for_storage``); ``record`` then needs only ``result`` and ``forfeits``.
     """
     started = time.perf_counter()
     conn = session.connection()  # SQLite: BEGIN IMMEDIATE, the database write lock
@@ -297,7 +300,7 @@ def record_result(
     finish = {
         "mid": match_id, "seq": seq, "result": db.json(result),
         "forfeits": db.json(record.get("forfeits") or []), "timings": db.json(record.get("timings")),
-        "record": db.json(record), "now": db.when(now),
+        "record": record_text if record_text is not None else db.json(record), "now": db.when(now),
     }
     if returning:
         # Done first, only if it was not: the match row is locked as the FOR UPDATE read did.

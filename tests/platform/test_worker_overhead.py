@@ -114,3 +114,31 @@ def test_a_worker_process_freezes_its_long_lived_heap_once(tmp_path: Path) -> No
     frozen_counts = json.loads(frozen)
     assert frozen_counts[0] == 0 and frozen_counts[1] > 10_000  # modules, Celery, the engine
     assert int(tracked) < frozen_counts[2] / 4  # the collector now scans what matches left
+
+
+def test_a_played_record_is_stored_as_the_text_its_data_encodes_to(db_url: str, tmp_path: Path) -> None:
+    """A worker encodes a record once (tasks._record_for_storage) instead of decoding it to
+    Python data for the database layer to encode again: the text must be exactly what
+    encoding ``to_dict()`` gives, and the stored row what recording that data stores."""
+    import orjson
+
+    from arena.db.session import _json_dumps
+    from referee.match import MatchConfig, SeatSpec, run_match
+    from tests.platform.conftest import RANDOM_BOT
+
+    config = MatchConfig(game="solenia", seats=[SeatSpec("a", RANDOM_BOT), SeatSpec("b", RANDOM_BOT)],
+                         seed=5, sandbox=False)
+    record = run_match(config)
+    parts, text = tasks._record_for_storage(record)
+    data = record.to_dict()
+    assert text == _json_dumps(data) and orjson.loads(text) == orjson.loads(_json_dumps(data))
+    assert parts == {"result": orjson.loads(orjson.dumps(data["result"])), "forfeits": data["forfeits"]}
+    ids = _two_versions(tmp_path)
+    with session_scope() as s:
+        mids = [recording.create_match(s, GAME, "base", ids, seed=i).id for i in range(2)]
+    with session_scope() as s:
+        assert recording.record_result(s, mids[0], parts, record_text=text)
+        assert recording.record_result(s, mids[1], data)
+    with session_scope() as s:
+        one, two = (s.get(Match, mid) for mid in mids)
+        assert (one.record, one.result, one.forfeits) == (two.record, two.result, two.forfeits)
