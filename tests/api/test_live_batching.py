@@ -83,3 +83,18 @@ def test_through_redis_the_batch_lands_as_backlog_board_and_end() -> None:
     assert [e["n"] for e in events] == list(range(10))
     assert view == {"board": [1, 2, 3], "names": {"1": "é"}}
     assert [e for e in bus.watch(match_id, poll_s=0.01) if e is not None] == events
+
+
+@pytest.mark.skipif(not redis_available(), reason="needs Redis")
+def test_through_redis_a_batch_still_lands_after_redis_forgot_the_script() -> None:
+    # A batch is one server-side script (RedisBus.publish_batch); a restarted Redis has
+    # forgotten it, and the next batch must load it again rather than be lost.
+    bus = RedisBus(REDIS_URL)
+    match_id = uuid.uuid4().hex
+    bus.publish_batch(match_id, [{"n": 0}], None)
+    bus._redis.script_flush()
+    bus.publish_batch(match_id, [{"n": 1}, {"n": 2}], {"board": "b"})
+    bus.publish_batch(match_id, [], {"board": "c"})  # a board alone
+    events, view = bus.snapshot(match_id)
+    assert [e["n"] for e in events] == [0, 1, 2] and view == {"board": "c"}
+    assert bus._redis.ttl(f"arena:live:{match_id}:events") > 3600
