@@ -1,0 +1,65 @@
+"""kombu's bookkeeping of unacknowledged messages, done by one script per delivery and per ack
+(arena.celery_app._patch_kombu_unacked_scripts), stays kombu's: the same entries, removed on
+ack, and restored by kombu's own restore as a message delivered again. Real Redis."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+import redis
+from kombu import Connection
+
+import arena.celery_app  # noqa: F401 - applies the patches
+from tests.platform.conftest import REDIS_URL, redis_available
+
+pytestmark = pytest.mark.skipif(not redis_available(), reason=f"no Redis at {REDIS_URL}")
+
+
+def _entry(client: redis.Redis, tag: str) -> tuple[float | None, list | None]:
+    raw = client.hget("unacked", tag)
+    return client.zscore("unacked_index", tag), (json.loads(raw) if raw else None)
+
+
+def test_a_delivery_is_booked_as_kombu_books_it_and_removed_on_ack() -> None:
+    from kombu.transport import redis as kombu_redis
+
+    assert getattr(kombu_redis.QoS.append, "_arena_patched", False)
+    queue = f"arena-test-unacked-{uuid.uuid4().hex[:8]}"
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        with Connection(REDIS_URL) as conn:
+            q = conn.SimpleQueue(queue, no_ack=False)
+            q.put({"match": 1})
+            message = q.get(timeout=5)
+            tag = message.delivery_tag
+            score, stored = _entry(client, tag)
+            assert score is not None and stored is not None
+            # kombu's own entry: the raw message, its exchange and routing key
+            assert stored == [message._raw, message.delivery_info["exchange"], queue]
+            message.ack()
+            assert _entry(client, tag) == (None, None)
+            q.close()
+    finally:
+        client.delete(queue, f"_kombu.binding.{queue}")
+
+
+def test_an_unacknowledged_delivery_is_restored_by_kombu() -> None:
+    queue = f"arena-test-unacked-{uuid.uuid4().hex[:8]}"
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        with Connection(REDIS_URL) as conn:
+            q = conn.SimpleQueue(queue, no_ack=False)
+            q.put({"match": 2})
+            message = q.get(timeout=5)
+            tag = message.delivery_tag
+            assert _entry(client, tag)[1] is not None
+            conn.default_channel.qos.restore_unacked()  # what closing a channel does
+            assert _entry(client, tag) == (None, None)
+            again = q.get(timeout=5)
+            assert again.payload == {"match": 2}
+            again.ack()
+            q.close()
+    finally:
+        client.delete(queue, f"_kombu.binding.{queue}")
