@@ -210,6 +210,32 @@ def test_a_recorded_match_reads_back_through_the_orm_as_sqlalchemy_wrote_it(db_u
         assert history[0].created_at == m.finished_at
 
 
+def test_recording_without_update_returning_counts_each_match_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite before 3.35 has no UPDATE … RETURNING: record_result then reads the lock and the
+    match's state first (the whole database is locked by BEGIN IMMEDIATE). Same rows, once."""
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    monkeypatch.setenv("ARENA_DATABASE_URL", url)
+    monkeypatch.setattr(get_engine(url).dialect, "update_returning", False)
+    ids = _register_n(tmp_path, 3)
+    rng = random.Random(5)
+    with session_scope() as s:
+        t = tournaments.create_tournament(s, GAME, ids, players=2, rounds=1, seed=2)
+        tid = t.id
+        matches = list(s.scalars(select(Match).where(Match.tournament_id == tid)))
+    for m in matches:
+        rec = _fake_record(m, rng)
+        with session_scope() as s:
+            assert recording.record_result(s, m.id, rec) is True
+            assert recording.record_result(s, m.id, rec) is False
+    with session_scope() as s:
+        assert sorted(s.scalars(select(Match.rating_seq))) == list(range(1, len(matches) + 1))
+        assert ratings.compare_with_stored(s, GAME) == []
+        assert s.get(Tournament, tid).status == "done"
+        assert s.scalar(select(func.count()).select_from(RatingHistory)) == 2 * len(matches)
+
+
 def test_concurrent_results_never_corrupt_a_rating(db_url: str, tmp_path: Path) -> None:
     """Eight threads record different matches of one game at once (separate connections)."""
     ids = _register_n(tmp_path, 4)
