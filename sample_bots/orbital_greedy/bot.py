@@ -14,8 +14,15 @@ exit left loses the builds of every year still to come (one lost game ended with
 cards it could not place), so closing the last exit costs ``W["closed"]`` per year left. Small
 decisions (income colour, discards, the cards to keep) use a card value.
 
-Against four random seats it takes first place in 172 of 200 5-player games (issue 10 asks
-180; the losses and what was tried are in RULES_NOTES.md).
+The economy is valued for the years it still pays: a money module (and a Hotel, the Luxury
+Core, an Assembly Bay's cheaper builds) at twice the MC it brings each later year
+(``W["yield"]``), and a damaged one at its full yield, since damage is removed at the year's end.
+In lost games the station had stalled at one build a year on the 7-9 MC of income (seed 20:
+it built a Hydroponics in year 3 while a Casino waited in its hand).
+
+Against four random seats it takes first place in 176 of 200 5-player games on seeds 0-199 and
+179 on seeds 200-399 (issue 10 asks 180 on seeds 0-199; the losses and what was tried are in
+RULES_NOTES.md).
 """
 
 from __future__ import annotations
@@ -38,8 +45,9 @@ from referee.orbital.data import (
 from referee.orbital.observed import state_from_observation
 from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_MAIN, P_OVER, OrbitalState
 
-#: evaluation weights, tuned by self-play against the random bot (RULES_NOTES.md)
-W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.3, "field": 0.2, "yield": 1.0,
+#: evaluation weights, tuned by self-play against the random bot (RULES_NOTES.md); ``yield``: the
+#: weight of the MC a module brings in each later year, relative to MC in hand
+W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.3, "field": 0.2, "yield": 2.0,
      "reach": 0.6, "reach_cost": 5.0, "closed": 6.0}
 _FOLLOW_UPS = ("tgt:", "crew:", "pick:", "keep:", "build:")
 
@@ -63,11 +71,16 @@ def station_value(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
         slots = len(geo.free_slots(mods, ordered=False))
         value += min(slots, 4) * 0.8 - (W["closed"] * (left - 1) if slots == 0 else 0.0)
         value += (W["mod"] + W["mod_early"] * (left - 1) / 4) * (len(mods) - 1)
+        discount = CORE_EFFECT[st.core[a]] == "build_repair_discount"
+        # damage is removed at the year's end (step 6): it costs this year's scoring and use
+        # (below), not the later years' yield, so a damaged module's yield still counts
         for m in mods[1:]:
-            if m[geo.D]:
-                continue
             if CARD_PASSIVE[m[0]] == "income":
                 value += W["yield"] * W["mc"] * (left - 1)
+            elif CARD_PASSIVE[m[0]] == "build_discount" and not discount:
+                # 1 MC off every build: about two builds a year
+                discount = True
+                value += W["yield"] * W["mc"] * 2 * (left - 1)
             elif CARD_PASSIVE[m[0]]:
                 value += 1.0 * (left - 1) / 4
             act = CARD_ACTION[m[0]]
