@@ -20,9 +20,9 @@ Core, an Assembly Bay's cheaper builds) at twice the MC it brings each later yea
 In lost games the station had stalled at one build a year on the 7-9 MC of income (seed 20:
 it built a Hydroponics in year 3 while a Casino waited in its hand).
 
-Against four random seats it takes first place in 176 of 200 5-player games on seeds 0-199 and
-179 on seeds 200-399 (issue 10 asks 180 on seeds 0-199; the losses and what was tried are in
-RULES_NOTES.md).
+Against four random seats it takes first place in 175 of 200 5-player games on seeds 0-199 and
+179 on seeds 200-399 (172 and 166 before the yield change; issue 10 asks 180 on seeds 0-199; the
+losses and what was tried are in RULES_NOTES.md).
 """
 
 from __future__ import annotations
