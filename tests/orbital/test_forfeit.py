@@ -10,11 +10,15 @@ and the hand-limit discard are the seat's own business.
 
 The bound: with seat 0 forfeited from decision 0 and the greedy bot in the other seats, every
 game still runs five years and the others' mean number of actions (their turns that are not a
-pass) stays within 20% of the all-greedy games over the same seeds (2-4 players, 4 seeds; 2-5
-players, 40 seeds with --full). Measured (greedy, seeds 0-9), actions per other seat, all
-greedy -> seat 0 forfeited: 2 players 43.7 -> 45.9, 3 players 44.0 -> 45.2, 4 players 42.4 ->
-43.1, 5 players 38.4 -> 42.3 (they lose nothing to its attacks and events). The length bound
-alone would not catch a careless fallback (the first legal option: 43.7 -> 35.7 with 2
+pass) is at most 20% below the all-greedy games over the same seeds, and at most 35% above (2-4
+players, 4 seeds; 2-5 players, 40 seeds with --full). Measured (greedy, seeds 0-9), actions per
+other seat, all greedy -> seat 0 forfeited: 2 players 43.7 -> 45.9, 3 players 44.0 -> 45.2, 4
+players 42.4 -> 43.1, 5 players 38.4 -> 42.3 (they lose nothing to its attacks and events).
+Since the greedy bot values its money modules' yield twice as high (issue 10) an unharassed
+station grows faster: 2 players 47.0 -> 57.8 (+23%) on the 4 short-form seeds, 47.9 -> 60.4
+(+26%) on seeds 0-19, 47.3 -> 58.4 (+23%) on seeds 0-39 (the bot before: -3% on the short-form
+seeds, +19% on seeds 0-19), so the gain is bounded at 35% and the loss stays at 20%. The length
+bound alone would not catch a careless fallback (the first legal option: 43.7 -> 35.7 with 2
 players, -18%); the checks that it never builds, attacks, plays an event or upgrades do.
 """
 
@@ -30,7 +34,10 @@ from referee.orbital.data import RED
 from referee.orbital.state import P_MAIN, OrbitalState
 from sample_bots.orbital_greedy.bot import act
 
+#: the others may lose at most this share of their actions to the forfeit (a careless fallback
+#: takes 18%), and gain at most ``GAIN`` (nobody attacks them or competes for the market)
 BOUND = 0.20
+GAIN = 0.35
 
 
 def _play(players: int, seed: int, forfeit: Callable[[OrbitalState], str] | None) -> tuple[OrbitalState, float]:
@@ -68,7 +75,7 @@ def test_a_forfeited_seat_keeps_the_others_turns(players: int, full_run: bool) -
         assert s.year == 5  # 게임 종료: five years, forfeit or not
         forfeited.append(others)
     mean_normal, mean_forfeited = statistics.mean(normal), statistics.mean(forfeited)
-    assert abs(mean_forfeited - mean_normal) <= BOUND * mean_normal, (players, mean_normal, mean_forfeited)
+    assert (1 - BOUND) * mean_normal <= mean_forfeited <= (1 + GAIN) * mean_normal, (players, mean_normal, mean_forfeited)
 
 
 def test_the_fallback_never_touches_the_others() -> None:
