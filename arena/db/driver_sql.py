@@ -47,7 +47,9 @@ class DriverSQL:
     def __init__(self, conn: Connection) -> None:
         self.sqlite = conn.dialect.name == "sqlite"
         if not self.sqlite and conn.dialect.driver != "psycopg2":
-            raise ValueError(f"no driver-level SQL for {conn.dialect.name}+{conn.dialect.driver}")
+            raise ValueError(
+                f"matches are recorded on SQLite or on PostgreSQL through psycopg2 "
+                f"(postgresql+psycopg2://…), not {conn.dialect.name}+{conn.dialect.driver}")
         self._cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
 
     def _sql(self, sql: str) -> str:
