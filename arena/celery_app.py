@@ -225,10 +225,10 @@ def _patch_kombu_unacked_scripts() -> None:
     With late acknowledgements (a match's message stays "unacked" until it is recorded, so a
     killed worker's match is delivered again) kombu writes each delivery to its ``unacked``
     sorted set and hash, and removes it on ack, each as a MULTI/EXEC pipeline of two commands:
-    redis-py packs, sends and parses four commands in Python for each, ~0.14 ms of a worker's
-    CPU per match for both. A server-side script (EVALSHA; EVAL again after a Redis restart
+    redis-py packs, sends and parses four commands in Python for each. A server-side script (EVALSHA; EVAL again after a Redis restart
     forgot it) does the same writes, as atomically, in one command. The stored entries are
     kombu's own (its ``restore_unacked`` and visibility-timeout restore read them unchanged).
+    Measured between two matches in a worker (A/B, three pairs): 1.09-1.16 → 0.98-1.08 ms of CPU.
     """
     from time import time
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, case, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -39,7 +39,6 @@ from arena.db.models import (
     MatchSeat,
     Rating,
     RatingLock,
-    Tournament,
     utcnow,
 )
 
@@ -389,8 +388,7 @@ def record_result(
     if auto_vid is not None:
         conn.execute(update(_T_MATCH).where(_T_MATCH.c.id == match_id).values(
             automaton_version_id=auto_vid, automaton_rank=ranks[-1]))
-    if tournament_id is not None:
-        db.execute(_SQL_TOURNAMENT_DONE_ONE, {"tid": tournament_id, "now": stamp})
+    _advance_tournament(db, tournament_id, stamp)
     if session.identity_map:
         session.expire_all()  # objects this session loaded before now hold the old values
     session.commit()
@@ -474,25 +472,14 @@ class _Row:
     player_counts: dict
 
 
-def _count_finished_id(session: Session, tournament_id: int | None) -> None:
-    """Advance the tournament's progress; close it when nothing is left to play (Core only)."""
-    if tournament_id is None:
-        return
-    session.connection().execute(_TOURNAMENT_DONE_ONE, {"b_tid": tournament_id, "b_now": utcnow()})
-
-
-_T_TOURNAMENT = Tournament.__table__
-# One more match done, and the tournament closed by the same statement when it was the last
-# (the right-hand sides see the row as it was: ``matches_done + 1`` is the new count).
-_CLOSES = (_T_TOURNAMENT.c.matches_done + 1 >= _T_TOURNAMENT.c.matches_total) & (
-    _T_TOURNAMENT.c.status != "done")
-_TOURNAMENT_DONE_ONE = update(_T_TOURNAMENT).where(_T_TOURNAMENT.c.id == bindparam("b_tid")).values(
-    matches_done=_T_TOURNAMENT.c.matches_done + 1,
-    status=case((_CLOSES, "done"), else_=_T_TOURNAMENT.c.status),
-    finished_at=case((_CLOSES, bindparam("b_now")), else_=_T_TOURNAMENT.c.finished_at),
-)
+def _advance_tournament(db: DriverSQL, tournament_id: int | None, stamp: object) -> None:
+    """One more match of the tournament finished; the same statement closes the tournament when
+    it was the last (``stamp``: its ``finished_at`` as :meth:`DriverSQL.when` gives it)."""
+    if tournament_id is not None:
+        db.execute(_SQL_TOURNAMENT_DONE_ONE, {"tid": tournament_id, "now": stamp})
 
 
 def _count_finished(session: Session, match: Match) -> None:
     """Advance the tournament's progress; close it when nothing is left to play."""
-    _count_finished_id(session, match.tournament_id)
+    db = DriverSQL(session.connection())
+    _advance_tournament(db, match.tournament_id, db.when(utcnow()))

@@ -182,8 +182,9 @@ class RedisBus:
         self, match_id: str, events: list[dict[str, Any]], view: dict[str, Any] | None
     ) -> None:
         """Events and the newest public board in one command (:data:`_PUBLISH_BATCH`, a
-        server-side script): as a pipeline of its four commands it cost the worker ~2.5 times
-        the CPU (redis-py packs, sends and parses each command in Python), ~0.4 ms per batch."""
+        server-side script): as a pipeline of its four commands it cost the worker ~1.8 times
+        the CPU (redis-py packs, sends and parses each command in Python): ~157 µs a batch
+        against ~86 µs, measured in one process."""
         backlog, channel = self._keys(match_id)
         datas = [_dumps(event) for event in events]
         # One message for the batch (a JSON array when there are several): a command per
