@@ -24,7 +24,6 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from concurrent import futures
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +33,7 @@ import orjson
 from arena._proto import bot_pb2, bot_pb2_grpc
 from arena.grpc_util import add_health_and_reflection
 from arena.protocol import PROTOCOL_VERSION, version_mismatch
+from arena.sdk_server import BotServer
 from arena.tls import TlsError, server_credentials
 
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
@@ -186,14 +186,16 @@ def make_server(
     name: str = "",
     tls_cert: str | None = None,
     tls_key: str | None = None,
-) -> tuple[grpc.Server, int]:
+) -> tuple[BotServer, int]:
     """Build (but do not start) a gRPC server for ``act`` bound to ``address``.
 
     Returns the server and the bound port (0 for a Unix socket). Used by ``serve_bot`` and by
-    tests and in-process bots that need the server object. With ``tls_cert``/``tls_key`` (PEM
+    tests and in-process bots that need the server object. The server answers on one thread of
+    its own (:mod:`arena.sdk_server`: why, and what it serves); it has the ``grpc.Server``
+    methods a bot needs (``start``, ``stop``, ``wait_for_termination``). With ``tls_cert``/``tls_key`` (PEM
     files) a TCP address is served over TLS only (see :func:`_bind`).
     """
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    server = BotServer()
     bot_pb2_grpc.add_BotServicer_to_server(BotServicer(act, start, end, name), server)
     add_health_and_reflection(server, bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name)
     port = _bind(server, address, tls_cert, tls_key)
@@ -202,7 +204,7 @@ def make_server(
     return server, port
 
 
-def _bind(server: grpc.Server, address: str, tls_cert: str | None, tls_key: str | None) -> int:
+def _bind(server: BotServer, address: str, tls_cert: str | None, tls_key: str | None) -> int:
     """Bind ``address``: TLS when a certificate and key are given (a remote bot the referee
     dials as ``tls://host:port``), plaintext otherwise. A Unix socket (the referee's hosted
     bots) is never TLS: it never leaves the machine."""
