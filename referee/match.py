@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,7 @@ import orjson
 from arena._proto import bot_pb2
 from arena.protocol import PROTOCOL_VERSION
 from referee import observation_schema, registry
-from referee.bot_client import BotClient, BotFault, BotSource
+from referee.bot_client import SEAT_CALLS, BotClient, BotFault, BotSource
 from referee.engine import ConfigError, GameState, TimeControl, audience_of
 from referee.faults import proto_number
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
@@ -268,8 +267,7 @@ class _Runner:
             return None
 
         live = [s for s in self.seats if s.client is not None]
-        with ThreadPoolExecutor(max_workers=max(1, len(live))) as pool:
-            faults = list(pool.map(start, live))
+        faults = list(SEAT_CALLS.map(start, live))
         for seat, fault in zip(live, faults, strict=True):
             seat.totals.ready_ms = seat.client.ready_ms
             seat.totals.start_ms = seat.client.start_ms

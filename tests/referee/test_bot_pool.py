@@ -91,6 +91,26 @@ def test_a_crashed_idle_bot_is_replaced(pool: BotPool) -> None:
     assert (pool.launches, pool.reuses) == (3, 1)
 
 
+def test_a_warm_bot_that_dies_after_it_was_taken_fails_its_start_at_once(pool: BotPool) -> None:
+    """A seated warm bot gets a plain StartMatch call (no watching loop): its death between the
+    pool's check and that call must still be reported at once, not at the start-up deadline."""
+    from arena._proto import bot_pb2
+    from arena.protocol import PROTOCOL_VERSION
+    from referee.bot_client import BotFault, BotSource
+    from referee.sandbox import SandboxLimits
+
+    _match([str(RANDOM_BOT)] * 2, 9, pool)
+    client = pool.take(BotSource("hosted", str(RANDOM_BOT)), True, SandboxLimits())
+    assert client.warm
+    os.kill(client.process.bot_pid(), signal.SIGKILL)
+    started = time.perf_counter()
+    with pytest.raises(BotFault) as fault:
+        client.start_match(bot_pb2.MatchStart(protocol_version=PROTOCOL_VERSION, match_id="w"), 10.0, 2.0)
+    assert fault.value.code == "start_failed"
+    assert time.perf_counter() - started < 1.5
+    pool.discard(client)
+
+
 def test_a_changed_bot_is_not_served_by_an_old_process(pool: BotPool, tmp_path: Path) -> None:
     bot = tmp_path / "bot"
     shutil.copytree(RANDOM_BOT, bot)
