@@ -90,7 +90,7 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
         return None
     mods = st.mods[a]
     if free is None:
-        free = geo.free_slots(mods, False)
+        free = rules.free_slots(st, a)
     if not free:
         return None
     colour = CARD_COLOUR[card]
@@ -111,7 +111,7 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
 
 
 def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
-    free = geo.free_slots(st.mods[a], False)  # the same for both tries below
+    free = rules.free_slots(st, a)  # the same for both tries below
     if not free:
         return False
     cmd = _command_module(st, a)

@@ -57,4 +57,5 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> OrbitalState:
     st.rng = Rng(rng.next64())
     st.opening = ()
     st._cache = None
+    st._free, st._parents = {}, {}
     return st

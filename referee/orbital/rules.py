@@ -71,6 +71,39 @@ def has_passive(st: OrbitalState, a: int, passive: str) -> int:
     return n
 
 
+def free_slots(st: OrbitalState, a: int) -> list[tuple[int, int]]:
+    """``geo.free_slots(mods, ordered=False)`` of station ``a``, kept from one decision to the next.
+
+    Why: the main decision, command modules and bot players all ask for the free exits, most
+    often of a station that has not changed since they last asked. The free exits depend on the
+    modules' places and damage only, so the list is reused while the station holds the same
+    module objects (``geo.place`` makes a new one; a removal shortens the list) with the same
+    damage: checked on every call, so even a state edited by hand (tests) is never answered from
+    a stale list. Callers must not modify the list.
+    """
+    mods = st.mods[a]
+    dmg = [m[D] for m in mods]
+    e = st._free.get(a)
+    if e is not None and e[0] is mods and e[1] is mods[-1] and e[2] == dmg:
+        return e[3]
+    slots = geo.free_slots(mods, False)
+    st._free[a] = (mods, mods[-1], dmg, slots)
+    return slots
+
+
+def parents(st: OrbitalState, b: int) -> set[int]:
+    """The modules of station ``b`` that something is built on (the others are end modules, 말단
+    모듈); the core's parent -1 is in it too. Kept while the station holds the same module objects
+    (as :func:`free_slots`); callers must not modify the set."""
+    mods = st.mods[b]
+    e = st._parents.get(b)
+    if e is not None and e[0] is mods and e[1] is mods[-1] and e[2] == len(mods):
+        return e[3]
+    ps = {m[P] for m in mods}
+    st._parents[b] = (mods, mods[-1], len(mods), ps)
+    return ps
+
+
 #: always-on effect per card with the core's row last (``_PASSIVE[CORE]``: none), so the hot
 #: loops need no core test
 _PASSIVE: tuple[str, ...] = tuple(CARD_PASSIVE) + ("",)
@@ -109,7 +142,7 @@ def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False
         return []
     mods = st.mods[a]
     if slots is None:
-        slots = geo.free_slots(mods, ordered)
+        slots = geo.free_slots(mods, True) if ordered else free_slots(st, a)
     if not slots:
         return []
     base = base_build_cost(st, a, via)
@@ -155,7 +188,7 @@ def can_build(st: OrbitalState, a: int, via: str = "", mc: int | None = None,
         return False
     mods = st.mods[a]
     if slots is None:
-        slots = geo.free_slots(mods, False)
+        slots = free_slots(st, a)
     if not slots:
         return False
     if mc is None:
@@ -204,9 +237,9 @@ _OTHERS = tuple(tuple(tuple(b for b in range(n) if b != a) for a in range(n)) fo
 def end_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
     """Non-core end modules of station ``b`` in target order (cores are never damaged)."""
     mods = st.mods[b]
-    parents = {m[P] for m in mods}
+    ps = parents(st, b)
     return geo.in_target_order(mods, [i for i in range(1, len(mods))
-                                      if i not in parents and not (undamaged_only and mods[i][D])])
+                                      if i not in ps and not (undamaged_only and mods[i][D])])
 
 
 def any_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
@@ -218,8 +251,8 @@ def any_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[
 
 def damaged_end_targets(st: OrbitalState, b: int) -> list[int]:
     mods = st.mods[b]
-    parents = {m[P] for m in mods}
-    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][D] and i not in parents])
+    ps = parents(st, b)
+    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][D] and i not in ps])
 
 
 def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> list[tuple[int, int]]:
@@ -254,10 +287,10 @@ def has_target(st: OrbitalState, a: int, effect: str, bot: bool = False) -> bool
         mods = st.mods[b]
         if len(mods) < 2:
             continue
-        parents = {m[P] for m in mods}
+        ps = parents(st, b)
         for i in range(1, len(mods)):
             dmg = mods[i][D]
-            end = i not in parents
+            end = i not in ps
             if effect == "attack_end" and end and not (bot and dmg):
                 return True
             if effect == "attack_any" and not (bot and dmg):

@@ -89,6 +89,8 @@ GLOSSARY: dict[str, str] = {
     "mods": "오비탈: each actor's modules [card, x, y, heading, parent, 손상, 승무원, used] (station.py)",
     "opening": "what set-up did (게임 준비), as event lines",
     "_cache": "cache of the legal options",
+    "_free": "cache of each station's free exits (모듈 건설), checked against the station on use",
+    "_parents": "cache of each station's modules that something is built on (말단 모듈: the others)",
 }
 
 SCALARS = ("players", "variant", "seed", "nbots", "year", "first", "cur", "passes", "phase", "pend",
@@ -203,6 +205,7 @@ class OrbitalState(GameState):
         st.discard = []
         st.dpub = []
         st._cache = None
+        st._free, st._parents = {}, {}
         events: list[str] = []
         st._setup(events)
         st.opening = tuple(events)
@@ -301,7 +304,7 @@ class OrbitalState(GameState):
             else:
                 has_event = True
         # the free exits, once for the build options and the command modules' test below
-        slots = geo.free_slots(mods, False) if has_module else []
+        slots = rules.free_slots(self, a) if has_module else []
         out = _build_options(rules.build_options(self, a, slots=slots)) if slots else []
         mc = self.mc[a]
         core = self.core[a]
@@ -822,6 +825,8 @@ class OrbitalState(GameState):
         c.opening = self.opening
         c.actors, c.peaceful, c.no_market = self.actors, self.peaceful, self.no_market
         c._cache = self._cache
+        # the station caches name the module objects of this state, so a copy starts without
+        c._free, c._parents = {}, {}
         return c
 
     def to_json(self) -> dict[str, Any]:
@@ -851,6 +856,7 @@ class OrbitalState(GameState):
         st.opening = tuple(str(x) for x in data.get("opening", ()))
         st._derive()
         st._cache = None
+        st._free, st._parents = {}, {}
         return st
 
     def determinise(self, seat: int, seed: int) -> OrbitalState:
