@@ -262,19 +262,25 @@ def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> 
     """
     out: list[tuple[int, int]] = []
     for b in others(st, a):
-        if effect == "attack_end":
-            out.extend((b, i) for i in end_targets(st, b, undamaged_only=bot))
-        elif effect in ("attack_any", "sabotage"):
-            out.extend((b, i) for i in any_targets(st, b, undamaged_only=bot or effect == "sabotage"))
-        elif effect == "hull_breach":
-            out.extend((b, i) for i in damaged_end_targets(st, b))
-        elif effect == "meteor_storm":
-            if end_targets(st, b, undamaged_only=True):
-                out.append((b, -1))
-        elif effect == "quiet_year":
-            if st.hands[b]:
-                out.append((b, -1))
+        out.extend((b, i) for i in station_targets(st, b, effect, bot))
     return out
+
+
+def station_targets(st: OrbitalState, b: int, effect: str, bot: bool = False) -> list[int]:
+    """The modules of station ``b`` an attack-like effect may hit, in target order; ``[-1]`` when
+    a player-level effect (Meteor Storm, Quiet Year) may aim at ``b``: :func:`effect_targets`, one
+    station at a time."""
+    if effect == "attack_end":
+        return end_targets(st, b, undamaged_only=bot)
+    if effect in ("attack_any", "sabotage"):
+        return any_targets(st, b, undamaged_only=bot or effect == "sabotage")
+    if effect == "hull_breach":
+        return damaged_end_targets(st, b)
+    if effect == "meteor_storm":
+        return [-1] if end_targets(st, b, undamaged_only=True) else []
+    if effect == "quiet_year":
+        return [-1] if st.hands[b] else []
+    return []
 
 
 def has_target(st: OrbitalState, a: int, effect: str, bot: bool = False) -> bool:
