@@ -276,7 +276,7 @@ class OrbitalState(GameState):
     def _setup(self, events: list[str]) -> None:
         """게임 준비 1-6."""
         self.deck = list(range(MODULE_COUNT if self.peaceful else CARD_COUNT))
-        self.rng.shuffle(self.deck)
+        rules.shuffle(self.rng, self.deck)
         if not self.no_market:
             self.market = [self.deck.pop() for _ in range(RULES["market_size"])]
             events.append("market: " + ", ".join(CARD_NAME[c] for c in self.market))
@@ -508,7 +508,7 @@ class OrbitalState(GameState):
         self.queue.pop(0)
         if self.queue:
             return
-        self.rng.shuffle(self.deck)
+        rules.shuffle(self.rng, self.deck)
         events.append("the deck is shuffled; year 1 begins")
         self.phase = P_MAIN
         self._start_turns(events)
@@ -939,7 +939,7 @@ class OrbitalState(GameState):
         pool = c.deck + [x for x in c.discard if x not in shown] + (c.peek if not own_peek else [])
         for a in hidden:
             pool += c.hands[a]
-        rng.shuffle(pool)
+        rules.shuffle(rng, pool)
         for a in hidden:
             n = len(c.hands[a])
             c.hands[a] = pool[:n]
