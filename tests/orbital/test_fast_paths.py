@@ -26,6 +26,9 @@ def test_fast_paths_agree_with_the_rules(players: int, variant: str) -> None:
                 mods = st.mods[a]
                 assert rules.free_slots(st, a) == geo.free_slots(mods, False)
                 assert rules.parents(st, a) == {m[geo.P] for m in mods}
+                for effect in ("attack_end", "attack_any", "sabotage", "hull_breach", "meteor_storm", "quiet_year", "x"):
+                    for bot in (False, True):
+                        assert rules.has_target(st, a, effect, bot) == bool(rules.effect_targets(st, a, effect, bot))
                 for via in ("", "build", "build_military"):
                     plain = _build_options(rules.build_options(st, a, via))
                     assert _build_list(st, a, rules.free_slots(st, a), via) == plain
