@@ -40,12 +40,13 @@ def player_priority(st: OrbitalState, a: int) -> list[int]:
 
 
 def choose_target(st: OrbitalState, a: int, effect: str) -> tuple[int, int] | None:
-    """Where a bot player's event or military module strikes (None: nowhere)."""
-    targets = rules.effect_targets(st, a, effect, bot=True)
+    """Where a bot player's event or military module strikes (None: nowhere): the first target
+    of ``rules.effect_targets`` on the first player in priority order that offers one, looking
+    at one station at a time (the others are never listed)."""
     for b in player_priority(st, a):
-        for tb, i in targets:
-            if tb == b:
-                return tb, i
+        targets = rules.station_targets(st, b, effect, bot=True)
+        if targets:
+            return b, targets[0]
     return None
 
 
@@ -90,7 +91,7 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
         return None
     mods = st.mods[a]
     if free is None:
-        free = geo.free_slots(mods, False)
+        free = rules.free_slots(st, a)
     if not free:
         return None
     colour = CARD_COLOUR[card]
@@ -111,7 +112,7 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
 
 
 def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
-    free = geo.free_slots(st.mods[a], False)  # the same for both tries below
+    free = rules.free_slots(st, a)  # the same for both tries below
     if not free:
         return False
     cmd = _command_module(st, a)

@@ -28,6 +28,7 @@ from referee.orbital.station import CORE, D, P, U, W
 
 if TYPE_CHECKING:
     from referee.orbital.state import OrbitalState
+    from referee.rng import Rng
 
 BUILD_COST = RULES["build_cost"]
 REPAIR_COST = RULES["repair_cost"]
@@ -71,6 +72,39 @@ def has_passive(st: OrbitalState, a: int, passive: str) -> int:
     return n
 
 
+def free_slots(st: OrbitalState, a: int) -> list[tuple[int, int]]:
+    """``geo.free_slots(mods, ordered=False)`` of station ``a``, kept from one decision to the next.
+
+    Why: the main decision, command modules and bot players all ask for the free exits, most
+    often of a station that has not changed since they last asked. The free exits depend on the
+    modules' places and damage only, so the list is reused while the station holds the same
+    module objects (``geo.place`` makes a new one; a removal shortens the list) with the same
+    damage: checked on every call, so even a state edited by hand (tests) is never answered from
+    a stale list. Callers must not modify the list.
+    """
+    mods = st.mods[a]
+    dmg = [m[D] for m in mods]
+    e = st._free.get(a)
+    if e is not None and e[0] is mods and e[1] is mods[-1] and e[2] == dmg:
+        return e[3]
+    slots = geo.free_slots(mods, False)
+    st._free[a] = (mods, mods[-1], dmg, slots)
+    return slots
+
+
+def parents(st: OrbitalState, b: int) -> set[int]:
+    """The modules of station ``b`` that something is built on (the others are end modules, 말단
+    모듈); the core's parent -1 is in it too. Kept while the station holds the same module objects
+    (as :func:`free_slots`); callers must not modify the set."""
+    mods = st.mods[b]
+    e = st._parents.get(b)
+    if e is not None and e[0] is mods and e[1] is mods[-1] and e[2] == len(mods):
+        return e[3]
+    ps = {m[P] for m in mods}
+    st._parents[b] = (mods, mods[-1], len(mods), ps)
+    return ps
+
+
 #: always-on effect per card with the core's row last (``_PASSIVE[CORE]``: none), so the hot
 #: loops need no core test
 _PASSIVE: tuple[str, ...] = tuple(CARD_PASSIVE) + ("",)
@@ -109,7 +143,7 @@ def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False
         return []
     mods = st.mods[a]
     if slots is None:
-        slots = geo.free_slots(mods, ordered)
+        slots = geo.free_slots(mods, True) if ordered else free_slots(st, a)
     if not slots:
         return []
     base = base_build_cost(st, a, via)
@@ -155,7 +189,7 @@ def can_build(st: OrbitalState, a: int, via: str = "", mc: int | None = None,
         return False
     mods = st.mods[a]
     if slots is None:
-        slots = geo.free_slots(mods, False)
+        slots = free_slots(st, a)
     if not slots:
         return False
     if mc is None:
@@ -204,9 +238,9 @@ _OTHERS = tuple(tuple(tuple(b for b in range(n) if b != a) for a in range(n)) fo
 def end_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
     """Non-core end modules of station ``b`` in target order (cores are never damaged)."""
     mods = st.mods[b]
-    parents = {m[P] for m in mods}
+    ps = parents(st, b)
     return geo.in_target_order(mods, [i for i in range(1, len(mods))
-                                      if i not in parents and not (undamaged_only and mods[i][D])])
+                                      if i not in ps and not (undamaged_only and mods[i][D])])
 
 
 def any_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
@@ -218,8 +252,8 @@ def any_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[
 
 def damaged_end_targets(st: OrbitalState, b: int) -> list[int]:
     mods = st.mods[b]
-    parents = {m[P] for m in mods}
-    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][D] and i not in parents])
+    ps = parents(st, b)
+    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][D] and i not in ps])
 
 
 def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> list[tuple[int, int]]:
@@ -229,19 +263,25 @@ def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> 
     """
     out: list[tuple[int, int]] = []
     for b in others(st, a):
-        if effect == "attack_end":
-            out.extend((b, i) for i in end_targets(st, b, undamaged_only=bot))
-        elif effect in ("attack_any", "sabotage"):
-            out.extend((b, i) for i in any_targets(st, b, undamaged_only=bot or effect == "sabotage"))
-        elif effect == "hull_breach":
-            out.extend((b, i) for i in damaged_end_targets(st, b))
-        elif effect == "meteor_storm":
-            if end_targets(st, b, undamaged_only=True):
-                out.append((b, -1))
-        elif effect == "quiet_year":
-            if st.hands[b]:
-                out.append((b, -1))
+        out.extend((b, i) for i in station_targets(st, b, effect, bot))
     return out
+
+
+def station_targets(st: OrbitalState, b: int, effect: str, bot: bool = False) -> list[int]:
+    """The modules of station ``b`` an attack-like effect may hit, in target order; ``[-1]`` when
+    a player-level effect (Meteor Storm, Quiet Year) may aim at ``b``: :func:`effect_targets`, one
+    station at a time."""
+    if effect == "attack_end":
+        return end_targets(st, b, undamaged_only=bot)
+    if effect in ("attack_any", "sabotage"):
+        return any_targets(st, b, undamaged_only=bot or effect == "sabotage")
+    if effect == "hull_breach":
+        return damaged_end_targets(st, b)
+    if effect == "meteor_storm":
+        return [-1] if end_targets(st, b, undamaged_only=True) else []
+    if effect == "quiet_year":
+        return [-1] if st.hands[b] else []
+    return []
 
 
 def has_target(st: OrbitalState, a: int, effect: str, bot: bool = False) -> bool:
@@ -254,10 +294,10 @@ def has_target(st: OrbitalState, a: int, effect: str, bot: bool = False) -> bool
         mods = st.mods[b]
         if len(mods) < 2:
             continue
-        parents = {m[P] for m in mods}
+        ps = parents(st, b)
         for i in range(1, len(mods)):
             dmg = mods[i][D]
-            end = i not in parents
+            end = i not in ps
             if effect == "attack_end" and end and not (bot and dmg):
                 return True
             if effect == "attack_any" and not (bot and dmg):
@@ -330,6 +370,40 @@ def event_applies(st: OrbitalState, a: int, card: int, bot: bool = False) -> boo
 
 
 # ---------------------------------------------------------------------------- effects
+_MASK = (1 << 64) - 1
+#: ``_LIMIT[n]``: the rejection bound of ``Rng.below(n)``, for the deck sizes shuffled here
+_LIMIT = tuple((1 << 64) - ((1 << 64) % n) if n else 0 for n in range(256))
+
+
+def shuffle(rng: Rng, seq: list[int]) -> None:
+    """``rng.shuffle(seq)``: the same permutation and the same generator state afterwards.
+
+    Why: the deck (119 cards) is shuffled at least twice a game, one ``Rng.below`` call per card,
+    which made the shuffles about a twentieth of a random game's time. This is the same
+    Fisher-Yates over the same SplitMix64 stream (``referee.rng``) with the calls inlined;
+    ``tests/orbital/test_fast_paths.py`` checks it against ``Rng.shuffle``.
+    """
+    n = len(seq)
+    if n >= len(_LIMIT):
+        rng.shuffle(seq)
+        return
+    state = rng.state
+    limits = _LIMIT
+    for i in range(n - 1, 0, -1):
+        k = i + 1
+        limit = limits[k]
+        while True:
+            state = (state + 0x9E3779B97F4A7C15) & _MASK
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            z ^= z >> 31
+            if z < limit:
+                break
+        j = z % k
+        seq[i], seq[j] = seq[j], seq[i]
+    rng.state = state
+
+
 def draw(st: OrbitalState, a: int, n: int, events: list[str]) -> list[int]:
     """Draw ``n`` cards (5. 카드 뽑기: reshuffle the discard pile when the deck runs out)."""
     got = []
@@ -340,7 +414,7 @@ def draw(st: OrbitalState, a: int, n: int, events: list[str]) -> list[int]:
             st.deck = st.discard
             st.discard = []
             st.dpub = []
-            st.rng.shuffle(st.deck)
+            shuffle(st.rng, st.deck)
             events.append("the discard pile is shuffled into a new deck")
         got.append(st.deck.pop())
     return got

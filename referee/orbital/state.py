@@ -36,6 +36,7 @@ from referee.orbital.data import (
     CORE_NAME,
     EVENT_EFFECT,
     MODULE_COUNT,
+    PURPLE,
     RED,
     RULES,
     UPGRADE_COLOURS,
@@ -89,6 +90,8 @@ GLOSSARY: dict[str, str] = {
     "mods": "오비탈: each actor's modules [card, x, y, heading, parent, 손상, 승무원, used] (station.py)",
     "opening": "what set-up did (게임 준비), as event lines",
     "_cache": "cache of the legal options",
+    "_free": "cache of each station's free exits (모듈 건설), checked against the station on use",
+    "_parents": "cache of each station's modules that something is built on (말단 모듈: the others)",
 }
 
 SCALARS = ("players", "variant", "seed", "nbots", "year", "first", "cur", "passes", "phase", "pend",
@@ -131,6 +134,62 @@ def _build_options(builds: list[tuple[int, int, int, int]]) -> list[Option]:
         if opt is None:
             opt = _build_option(*key)
         out.append(opt)
+    return out
+
+
+#: The same build options by one int, ``card << 13 | parent << 6 | direction << 4 | cost`` (an int
+#: hashes faster than a tuple; the main decision looks up one per card and free exit). Exact while
+#: a station has fewer than 128 modules (83 module cards and the core) and a cost is below 16.
+_BUILD_BY_INT: dict[int, Option] = {}
+_SAME_DISCOUNT = RULES["same_colour_discount"]
+
+
+def _build_by_int(k: int) -> Option:
+    opt = _BUILD_BY_INT[k] = _build_option(k >> 13, (k >> 6) & 127, (k >> 4) & 3, k & 15)
+    return opt
+
+
+def _build_list(st: OrbitalState, a: int, slots: list[tuple[int, int]], via: str = "") -> list[Option]:
+    """``_build_options(rules.build_options(st, a, via, slots=slots))`` in one pass: the same
+    options in the same order (hand order, then the free exits in module order), made without the
+    (card, parent, direction, cost) tuples in between. ``tests/orbital/test_fast_paths.py`` checks
+    that both agree."""
+    mods = st.mods[a]
+    if len(mods) > 127:  # beyond the int key: the general path (never in a real game)
+        return _build_options(rules.build_options(st, a, via, slots=slots))
+    mc = st.mc[a]
+    base = rules.base_build_cost(st, a, via)
+    military = via == "build_military"
+    core = st.core[a]
+    keyed = None
+    out: list[Option] = []
+    append = out.append
+    get = _BUILD_BY_INT.get
+    for card in st.hands[a]:
+        if card >= MODULE_COUNT:  # an event card
+            continue
+        colour = CARD_COLOUR[card]
+        cost = base - 1 if military and colour == PURPLE else base
+        c_same = cost - _SAME_DISCOUNT if cost - _SAME_DISCOUNT > 0 else 0
+        c_other = cost if cost > 0 else 0
+        ok_same, ok_other = c_same <= mc, c_other <= mc
+        if not (ok_same or ok_other):
+            continue
+        if keyed is None:
+            keyed = [((p << 6) | (d << 4), core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]]) for p, d in slots]
+        ck = card << 13
+        k_same, k_other = ck | c_same, ck | c_other
+        for pk, pc in keyed:
+            if pc == colour:
+                if not ok_same:
+                    continue
+                k = k_same | pk
+            elif ok_other:
+                k = k_other | pk
+            else:
+                continue
+            opt = get(k)
+            append(opt if opt is not None else _build_by_int(k))
     return out
 
 
@@ -203,6 +262,7 @@ class OrbitalState(GameState):
         st.discard = []
         st.dpub = []
         st._cache = None
+        st._free, st._parents = {}, {}
         events: list[str] = []
         st._setup(events)
         st.opening = tuple(events)
@@ -216,7 +276,7 @@ class OrbitalState(GameState):
     def _setup(self, events: list[str]) -> None:
         """게임 준비 1-6."""
         self.deck = list(range(MODULE_COUNT if self.peaceful else CARD_COUNT))
-        self.rng.shuffle(self.deck)
+        rules.shuffle(self.rng, self.deck)
         if not self.no_market:
             self.market = [self.deck.pop() for _ in range(RULES["market_size"])]
             events.append("market: " + ", ".join(CARD_NAME[c] for c in self.market))
@@ -276,18 +336,21 @@ class OrbitalState(GameState):
             return [_DISCARD[c] for c in self.hands[self.queue[0]]]
         if ph == P_INCOME:
             counts = rules.colour_counts(self, self.queue[0])
-            return [Option(f"income:{COLOURS[c]}", f"income from {COLOURS[c]}: {7 + n} MC")
+            return [_option(("income", c, n), lambda c=c, n=n: (f"income:{COLOURS[c]}", f"income from {COLOURS[c]}: {7 + n} MC"))
                     for c, n in enumerate(counts) if n]
         if ph == P_TARGET:
             return self._target_options()
         if ph == P_COUNT:
-            return [Option(f"crew:{k}", f"put {k} crew in, gain {3 * k} MC") for k in range(1, self.crew[self.cur] + 1)]
+            return [_option(("crew", k), lambda k=k: (f"crew:{k}", f"put {k} crew in, gain {3 * k} MC"))
+                    for k in range(1, self.crew[self.cur] + 1)]
         if ph == P_PICK:
-            return [Option(f"pick:{i}", f"take {CARD_NAME[c]}") for i, c in enumerate(self.market)]
+            return [_option(("pick", i, c), lambda i=i, c=c: (f"pick:{i}", f"take {CARD_NAME[c]}"))
+                    for i, c in enumerate(self.market)]
         if ph == P_OBS:
             return [_KEEP[c] for c in self.peek]
         if ph == P_VIA:
-            return _build_options(rules.build_options(self, self.cur, self.pend))
+            a = self.cur
+            return _build_list(self, a, rules.free_slots(self, a), self.pend)
         raise AssertionError(ph)
 
     def _main_options(self, a: int) -> list[Option]:
@@ -301,8 +364,8 @@ class OrbitalState(GameState):
             else:
                 has_event = True
         # the free exits, once for the build options and the command modules' test below
-        slots = geo.free_slots(mods, False) if has_module else []
-        out = _build_options(rules.build_options(self, a, slots=slots)) if slots else []
+        slots = rules.free_slots(self, a) if has_module else []
+        out = _build_list(self, a, slots) if slots else []
         mc = self.mc[a]
         core = self.core[a]
         if core == RED and mc >= RULES["upgrade_cost"]:
@@ -351,15 +414,24 @@ class OrbitalState(GameState):
 
     def _target_options(self) -> list[Option]:
         a, e = self.cur, self.pend
+        mods = self.mods
         if e == "repair":
-            return [Option(f"tgt:{a}:{i}", f"repair {CARD_NAME[self.mods[a][i][0]]}") for i in rules.damaged_modules(self, a)]
+            return [_option(("repair-tgt", a, i, mods[a][i][0]), lambda i=i: (f"tgt:{a}:{i}", f"repair {CARD_NAME[mods[a][i][0]]}"))
+                    for i in rules.damaged_modules(self, a)]
         out = []
+        get = _OPTIONS.get
+        players = self.players
         for b, i in rules.effect_targets(self, a, e):
-            who = rules.name(self, b)
-            if i < 0:
-                out.append(Option(f"tgt:{b}", f"target {who}"))
-            else:
-                out.append(Option(f"tgt:{b}:{i}", f"target {who}'s {CARD_NAME[self.mods[b][i][0]]}"))
+            # the label names the seat or bot ("P2", "Bot A": by the player count) and the module's card
+            key = ("tgt", players, b, i, mods[b][i][0] if i >= 0 else None)
+            opt = get(key)
+            if opt is None:
+                who = rules.name(self, b)
+                if i < 0:
+                    opt = _OPTIONS[key] = Option(f"tgt:{b}", f"target {who}")
+                else:
+                    opt = _OPTIONS[key] = Option(f"tgt:{b}:{i}", f"target {who}'s {CARD_NAME[mods[b][i][0]]}")
+            out.append(opt)
         return out
 
     def option_audience(self, option_id: str) -> tuple[int, ...] | None:
@@ -436,7 +508,7 @@ class OrbitalState(GameState):
         self.queue.pop(0)
         if self.queue:
             return
-        self.rng.shuffle(self.deck)
+        rules.shuffle(self.rng, self.deck)
         events.append("the deck is shuffled; year 1 begins")
         self.phase = P_MAIN
         self._start_turns(events)
@@ -822,6 +894,8 @@ class OrbitalState(GameState):
         c.opening = self.opening
         c.actors, c.peaceful, c.no_market = self.actors, self.peaceful, self.no_market
         c._cache = self._cache
+        # the station caches name the module objects of this state, so a copy starts without
+        c._free, c._parents = {}, {}
         return c
 
     def to_json(self) -> dict[str, Any]:
@@ -851,6 +925,7 @@ class OrbitalState(GameState):
         st.opening = tuple(str(x) for x in data.get("opening", ()))
         st._derive()
         st._cache = None
+        st._free, st._parents = {}, {}
         return st
 
     def determinise(self, seat: int, seed: int) -> OrbitalState:
@@ -864,7 +939,7 @@ class OrbitalState(GameState):
         pool = c.deck + [x for x in c.discard if x not in shown] + (c.peek if not own_peek else [])
         for a in hidden:
             pool += c.hands[a]
-        rng.shuffle(pool)
+        rules.shuffle(rng, pool)
         for a in hidden:
             n = len(c.hands[a])
             c.hands[a] = pool[:n]
