@@ -20,9 +20,14 @@ Core, an Assembly Bay's cheaper builds) at twice the MC it brings each later yea
 In lost games the station had stalled at one build a year on the 7-9 MC of income (seed 20:
 it built a Hydroponics in year 3 while a Casino waited in its hand).
 
-Against four random seats it takes first place in 175 of 200 5-player games on seeds 0-199 and
-179 on seeds 200-399 (172 and 166 before the yield change; issue 10 asks 180 on seeds 0-199; the
-losses and what was tried are in RULES_NOTES.md).
+In years 1-4 the money and the cards in hand are also credited with the majorities they could
+still win this year (``_reach``, at ``W["reach_early"]``): MC alone, valued linearly, made "buy a
+card and build it" look as good as "build from hand and keep the money for the next build", and
+the Support Core's cheaper builds are a yield like the Luxury Core's income.
+
+Against four random seats it takes first place in 181 of 200 5-player games on seeds 0-199 and
+179 on seeds 200-399 (175 and 179 before the early reach, measured in the same session; issue 10
+asks 180 on seeds 0-199; the losses and what was tried are in RULES_NOTES.md).
 """
 
 from __future__ import annotations
@@ -46,9 +51,11 @@ from referee.orbital.observed import state_from_observation
 from referee.orbital.state import P_DISCARD, P_INCOME, P_KEEP, P_MAIN, P_OVER, OrbitalState
 
 #: evaluation weights, tuned by self-play against the random bot (RULES_NOTES.md); ``yield``: the
-#: weight of the MC a module brings in each later year, relative to MC in hand
+#: weight of the MC a module brings in each later year, relative to MC in hand; ``reach`` and
+#: ``reach_early``: the share of a majority's value credited for one the hand and the money could
+#: still win (the last year, and years 1-4)
 W = {"margin": 0.35, "tie": 0.9, "mc": 0.6, "mod": 2.5, "mod_early": 2.0, "rival": 0.3, "field": 0.2, "yield": 2.0,
-     "reach": 0.6, "reach_cost": 5.0, "closed": 6.0}
+     "reach": 0.6, "reach_cost": 5.0, "closed": 6.0, "reach_early": 0.3}
 _FOLLOW_UPS = ("tgt:", "crew:", "pick:", "keep:", "build:")
 #: how many builds (the best by a one-step look) also get the look at the seat's next action
 LOOK_BUILDS = 12
@@ -94,7 +101,14 @@ def station_value(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
         if core == "income2":
             value += W["yield"] * W["mc"] * 2 * (left - 1)
         elif core == "build_repair_discount":
-            value += W["mc"] * 2.5 * (left - 1)
+            # 1 MC off every build and repair (about 2.5 a year): a yield like the Luxury
+            # Core's 2 MC, so it is weighted the same way
+            value += W["yield"] * W["mc"] * 2.5 * (left - 1)
+        # The money and the cards in hand are worth the builds they can still make this year:
+        # a two-turn look sees one of them, and MC alone (0.6 each) made "buy a card, build it"
+        # look as good as "build from hand, keep the money for the next build" (seed 147 ended
+        # year 2 without a build after two buys and a repair).
+        value += W["reach_early"] * (6.0 + 2.5 * left) * _reach(st, a, counts)
     else:
         value += 0.1 * st.mc[a] + 0.1 * geo.population(st.mods[a], st.core[a])
         # a majority is worth (6 + 2.5) x 2 in the last year, as above
@@ -118,12 +132,14 @@ def _colour_share(mine: int, best_other: int) -> float:
 
 
 def _reach(st: OrbitalState, a: int, counts: list[list[int]]) -> float:
-    """In the last year: the majorities the modules in hand could still win with the money left.
+    """The majorities the modules in hand could still win with the money left.
 
     Money and cards score nothing at the end, so without this a card bought for a later build,
-    or money kept for it, looks worthless and the seat spends its turns elsewhere while the
-    market empties. Each affordable build (about 5 MC) takes the module in hand that gains the
-    most; the gain is a share of a majority, weighted by ``W["reach"]`` in the caller.
+    or money kept for it, looks worthless in the last year and the seat spends its turns
+    elsewhere while the market empties. In years 1-4 the same count (``W["reach_early"]``) tells
+    money that can still become a majority this year from money that cannot. Each affordable
+    build (about 5 MC) takes the module in hand that gains the most; the gain is a share of a
+    majority, weighted by ``W["reach"]`` or ``W["reach_early"]`` in the caller.
     """
     builds = int(st.mc[a] // W["reach_cost"])
     if builds <= 0:
