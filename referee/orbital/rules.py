@@ -37,6 +37,9 @@ REPAIR_COST = RULES["repair_cost"]
 #: ``_NAMES[players][actor]``: seats are P1.., bot players after them Bot A.. (made once, not per line)
 _NAMES = tuple(tuple(f"P{a + 1}" if a < p else f"Bot {chr(ord('A') + a - p)}" for a in range(8)) for p in range(6))
 
+#: 빌드: 같은 색 모듈에 연결하면 1 MC 할인 (the build cost's same-colour discount)
+_SAME_DISCOUNT = RULES["same_colour_discount"]
+
 
 def name(st: OrbitalState, a: int) -> str:
     if 0 <= a < 8 and st.players < 6:
@@ -130,6 +133,15 @@ def build_cost(st: OrbitalState, a: int, card: int, parent: int, via: str = "") 
     return max(0, cost)
 
 
+def card_build_costs(colour: int, base: int, military: bool) -> tuple[int, int]:
+    """What a module card of ``colour`` costs joined to a module of its own colour (the same-colour
+    discount) and to any other, from the action's ``base`` cost; Military Command's build takes
+    1 MC off a purple card. Never below 0."""
+    cost = base - 1 if military and colour == PURPLE else base
+    same = cost - _SAME_DISCOUNT
+    return (same if same > 0 else 0), (cost if cost > 0 else 0)
+
+
 def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False,
                   only: int | None = None, slots: list[tuple[int, int]] | None = None) -> list[tuple[int, int, int, int]]:
     """(card, parent, direction, cost) for every module card in hand and every free exit it can
@@ -149,16 +161,13 @@ def build_options(st: OrbitalState, a: int, via: str = "", ordered: bool = False
     base = base_build_cost(st, a, via)
     core = st.core[a]
     coloured = [(p, d, core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]]) for p, d in slots]
-    same = RULES["same_colour_discount"]
     military = via == "build_military"
     out = []
     append = out.append
     mc = st.mc[a]
     for card in hand:
         colour = CARD_COLOUR[card]
-        cost = base - 1 if military and colour == PURPLE else base
-        c_same = cost - same if cost - same > 0 else 0
-        c_other = cost if cost > 0 else 0
+        c_same, c_other = card_build_costs(colour, base, military)
         ok_same, ok_other = c_same <= mc, c_other <= mc
         if not (ok_same or ok_other):
             continue

@@ -36,7 +36,6 @@ from referee.orbital.data import (
     CORE_NAME,
     EVENT_EFFECT,
     MODULE_COUNT,
-    PURPLE,
     RED,
     RULES,
     UPGRADE_COLOURS,
@@ -141,7 +140,6 @@ def _build_options(builds: list[tuple[int, int, int, int]]) -> list[Option]:
 #: hashes faster than a tuple; the main decision looks up one per card and free exit). Exact while
 #: a station has fewer than 128 modules (83 module cards and the core) and a cost is below 16.
 _BUILD_BY_INT: dict[int, Option] = {}
-_SAME_DISCOUNT = RULES["same_colour_discount"]
 
 
 def _build_by_int(k: int) -> Option:
@@ -169,9 +167,7 @@ def _build_list(st: OrbitalState, a: int, slots: list[tuple[int, int]], via: str
         if card >= MODULE_COUNT:  # an event card
             continue
         colour = CARD_COLOUR[card]
-        cost = base - 1 if military and colour == PURPLE else base
-        c_same = cost - _SAME_DISCOUNT if cost - _SAME_DISCOUNT > 0 else 0
-        c_other = cost if cost > 0 else 0
+        c_same, c_other = rules.card_build_costs(colour, base, military)
         ok_same, ok_other = c_same <= mc, c_other <= mc
         if not (ok_same or ok_other):
             continue
