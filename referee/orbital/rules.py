@@ -37,7 +37,7 @@ REPAIR_COST = RULES["repair_cost"]
 #: ``_NAMES[players][actor]``: seats are P1.., bot players after them Bot A.. (made once, not per line)
 _NAMES = tuple(tuple(f"P{a + 1}" if a < p else f"Bot {chr(ord('A') + a - p)}" for a in range(8)) for p in range(6))
 
-#: 빌드: 같은 색 모듈에 연결하면 1 MC 할인 (the build cost's same-colour discount)
+#: the build cost is 1 MC less for a module joined to one of its own colour
 _SAME_DISCOUNT = RULES["same_colour_discount"]
 
 
