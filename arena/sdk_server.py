@@ -172,6 +172,9 @@ class BotServer:
         """Stop taking calls; cancel those still running at once (``grace`` None or 0) or
         after ``grace`` seconds. The event is set once the server has stopped."""
         with self._lock:
+            if self._thread is None:  # never started: nothing to wait for (as grpc.Server)
+                self._stopped.set()
+                return self._stopped
             if not self._stopping:
                 self._stopping = True
                 self._due += 1

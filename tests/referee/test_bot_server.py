@@ -125,3 +125,9 @@ def test_stop_cancels_a_running_call_and_ends_the_wait(bot):
     assert time.monotonic() - started < 2
     with pytest.raises(grpc.RpcError):
         pending.result(timeout=5)
+
+
+def test_a_server_stopped_before_it_started_stops_at_once():
+    server, _ = make_server(_act, "127.0.0.1:0")
+    assert server.stop(0).wait(1)
+    assert server.stop(None).wait(1)  # and again
