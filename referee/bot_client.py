@@ -38,9 +38,11 @@ from referee.sandbox import BotProcess, SandboxError, SandboxLimits
 _SERVICE = "/tabletop.bot.v1.Bot/"
 #: Threads that make the calls a match sends every seat at once (StartMatch, EndMatch), kept
 #: for the process's life: a grpc future starts a thread of its own per call, and a fresh
-#: executor per match starts one per seat — ~1.5 ms a call on a worker. More threads than any
-#: game has seats, so no seat's call waits for another's.
-SEAT_CALLS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="seat-call")
+#: executor per match starts one per seat — ~1.5 ms a call on a worker. Threads are made as
+#: needed, up to enough for several matches of five seats in one process (``arena tournament
+#: --workers W`` plays W at once); past that a call waits for a free thread, and its start-up
+#: clock starts only when it is made, so no seat is charged for the wait.
+SEAT_CALLS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="seat-call")
 _HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
 _CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", 1 << 20),  # a reply is an id and a comment
