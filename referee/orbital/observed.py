@@ -40,7 +40,7 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> OrbitalState:
     for s in st.mods:
         known.update(m[0] for m in s if m[0] != CORE)
     pool = [c for c in range(MODULE_COUNT if st.peaceful else CARD_COUNT) if c not in known]
-    rules.shuffle(rng, pool)
+    rng.shuffle(pool)
     st.hands = []
     for a, n in enumerate(raw["hand_sizes"]):
         if a == seat:

@@ -28,7 +28,6 @@ from referee.orbital.station import CORE, D, P, U, W
 
 if TYPE_CHECKING:
     from referee.orbital.state import OrbitalState
-    from referee.rng import Rng
 
 BUILD_COST = RULES["build_cost"]
 REPAIR_COST = RULES["repair_cost"]
@@ -379,40 +378,6 @@ def event_applies(st: OrbitalState, a: int, card: int, bot: bool = False) -> boo
 
 
 # ---------------------------------------------------------------------------- effects
-_MASK = (1 << 64) - 1
-#: ``_LIMIT[n]``: the rejection bound of ``Rng.below(n)``, for the deck sizes shuffled here
-_LIMIT = tuple((1 << 64) - ((1 << 64) % n) if n else 0 for n in range(256))
-
-
-def shuffle(rng: Rng, seq: list[int]) -> None:
-    """``rng.shuffle(seq)``: the same permutation and the same generator state afterwards.
-
-    Why: the deck (119 cards) is shuffled at least twice a game, one ``Rng.below`` call per card,
-    which made the shuffles about a twentieth of a random game's time. This is the same
-    Fisher-Yates over the same SplitMix64 stream (``referee.rng``) with the calls inlined;
-    ``tests/orbital/test_fast_paths.py`` checks it against ``Rng.shuffle``.
-    """
-    n = len(seq)
-    if n >= len(_LIMIT):
-        rng.shuffle(seq)
-        return
-    state = rng.state
-    limits = _LIMIT
-    for i in range(n - 1, 0, -1):
-        k = i + 1
-        limit = limits[k]
-        while True:
-            state = (state + 0x9E3779B97F4A7C15) & _MASK
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-            z ^= z >> 31
-            if z < limit:
-                break
-        j = z % k
-        seq[i], seq[j] = seq[j], seq[i]
-    rng.state = state
-
-
 def draw(st: OrbitalState, a: int, n: int, events: list[str]) -> list[int]:
     """Draw ``n`` cards (5. 카드 뽑기: reshuffle the discard pile when the deck runs out)."""
     got = []
@@ -423,7 +388,7 @@ def draw(st: OrbitalState, a: int, n: int, events: list[str]) -> list[int]:
             st.deck = st.discard
             st.discard = []
             st.dpub = []
-            shuffle(st.rng, st.deck)
+            st.rng.shuffle(st.deck)
             events.append("the discard pile is shuffled into a new deck")
         got.append(st.deck.pop())
     return got

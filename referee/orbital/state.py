@@ -272,7 +272,7 @@ class OrbitalState(GameState):
     def _setup(self, events: list[str]) -> None:
         """게임 준비 1-6."""
         self.deck = list(range(MODULE_COUNT if self.peaceful else CARD_COUNT))
-        rules.shuffle(self.rng, self.deck)
+        self.rng.shuffle(self.deck)
         if not self.no_market:
             self.market = [self.deck.pop() for _ in range(RULES["market_size"])]
             events.append("market: " + ", ".join(CARD_NAME[c] for c in self.market))
@@ -504,7 +504,7 @@ class OrbitalState(GameState):
         self.queue.pop(0)
         if self.queue:
             return
-        rules.shuffle(self.rng, self.deck)
+        self.rng.shuffle(self.deck)
         events.append("the deck is shuffled; year 1 begins")
         self.phase = P_MAIN
         self._start_turns(events)
@@ -935,7 +935,7 @@ class OrbitalState(GameState):
         pool = c.deck + [x for x in c.discard if x not in shown] + (c.peek if not own_peek else [])
         for a in hidden:
             pool += c.hands[a]
-        rules.shuffle(rng, pool)
+        rng.shuffle(pool)
         for a in hidden:
             n = len(c.hands[a])
             c.hands[a] = pool[:n]

@@ -34,13 +34,3 @@ def test_fast_paths_agree_with_the_rules(players: int, variant: str) -> None:
                     assert _build_list(st, a, rules.free_slots(st, a), via) == plain
             opts = st.legal_options()
             st.apply(opts[pick.below(len(opts))].id)
-
-
-def test_shuffle_is_rng_shuffle() -> None:
-    for n in (0, 1, 2, 7, 83, 119, 255, 256, 300):
-        for seed in (0, 1, 2**63 + 5, 12345):
-            plain, fast = list(range(n)), list(range(n))
-            r1, r2 = Rng(seed), Rng(seed)
-            r1.shuffle(plain)
-            rules.shuffle(r2, fast)
-            assert fast == plain and r2.state == r1.state
