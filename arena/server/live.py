@@ -156,9 +156,13 @@ class RedisBus:
     def _keys(match_id: str) -> tuple[str, str]:
         return f"arena:live:{match_id}:events", f"arena:live:{match_id}"
 
+    @staticmethod
+    def _view_key(match_id: str) -> str:
+        return f"arena:live:{match_id}:view"
+
     def put_view(self, match_id: str, view: dict[str, Any]) -> None:
         """Keep the newest public board of the match (one key, overwritten)."""
-        self._redis.set(f"arena:live:{match_id}:view", json.dumps(view, separators=(",", ":")),
+        self._redis.set(self._view_key(match_id), json.dumps(view, separators=(",", ":")),
                         ex=BACKLOG_TTL_S)
 
     def snapshot(self, match_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -166,7 +170,7 @@ class RedisBus:
         backlog, _ = self._keys(match_id)
         pipe = self._redis.pipeline(transaction=False)
         pipe.lrange(backlog, 0, -1)
-        pipe.get(f"arena:live:{match_id}:view")
+        pipe.get(self._view_key(match_id))
         raw_events, raw_view = pipe.execute()
         events = [e for e in (json.loads(r) for r in raw_events) if not e.get("end")]
         return events, (json.loads(raw_view) if raw_view else None)
@@ -190,7 +194,7 @@ class RedisBus:
         # One message for the batch (a JSON array when there are several): a command per
         # event cost the worker more CPU than the events themselves.
         message = (datas[0] if len(datas) == 1 else _dumps_batch(datas)) if datas else b""
-        self._publish_batch(keys=(backlog, channel, f"arena:live:{match_id}:view"),
+        self._publish_batch(keys=(backlog, channel, self._view_key(match_id)),
                             args=(b"" if view is None else _dumps(view), BACKLOG_TTL_S, message, *datas))
 
     @cached_property
