@@ -38,12 +38,12 @@ from grpc._cython import cygrpc
 _EMPTY = 0  # no operation flags
 _POLL_S = 1.0  # how often an idle loop looks up (a stop always wakes it at once anyway)
 _REQUEST = object()
+_SHUTDOWN = object()
 #: Silent unless the bot configures logging, like grpc's own logger: the SDK's servicer already
 #: prints a failing ``act``'s traceback, and a second copy would push the bot's own last lines out
 #: of the log tail the referee keeps.
 _LOG = logging.getLogger(__name__)
 _LOG.addHandler(logging.NullHandler())
-_SHUTDOWN = object()
 
 
 @dataclass(frozen=True)
