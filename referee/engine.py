@@ -78,7 +78,11 @@ def public(text: str) -> Event:
 
 def seen_by(seats: int | Iterable[int], text: str) -> Event:
     """A line only ``seats`` may read during the match (a card drawn into a hand, say)."""
-    return Event(text, (seats,) if isinstance(seats, int) else seats)
+    if type(seats) is int:  # the common case, without Event's sorting: engines log it per card
+        line = str.__new__(Event, text)
+        line.audience = (seats,)
+        return line
+    return Event(text, seats)
 
 
 def audience_of(line: str) -> tuple[int, ...] | None:

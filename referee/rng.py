@@ -51,7 +51,7 @@ class Rng:
         """A uniform integer in ``[0, n)``."""
         if n <= 0:
             raise ValueError("below() needs n > 0")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = _LIMIT[n] if n < 256 else (1 << 64) - ((1 << 64) % n)
         while True:
             x = self.next64()
             if x < limit:

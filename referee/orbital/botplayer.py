@@ -78,9 +78,10 @@ def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
 
 
 def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
-                 free: list[tuple[int, int]] | None = None) -> tuple[int, int, int] | None:
+                 free: tuple[list[tuple[int, int]], list[int]] | None = None) -> tuple[int, int, int] | None:
     """(parent, direction, cost): a same-colour exit for the discount if possible, else the first
-    free exit in target order (``free``: the station's ``free_slots``, if known already).
+    free exit in target order (``free``: the station's ``rules.free_slots_with_cells``, if known
+    already).
 
     The same choice as taking ``rules.build_options(st, a, via, only=card)`` in placement order,
     without listing every exit: a same-colour exit is never dearer than another, so either the
@@ -90,30 +91,37 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
     if CARD_IS_EVENT[card] or card not in st.hands[a]:
         return None
     mods = st.mods[a]
-    if free is None:
-        free = rules.free_slots(st, a)
-    if not free:
+    slots, cells = rules.free_slots_with_cells(st, a) if free is None else free
+    if not slots:
         return None
     colour = CARD_COLOUR[card]
     core = st.core[a]
+    # the first exit in placement order (geo.slot_key), of the same colour and of any other;
     # exits of undamaged modules only, so the parent's colour is its printed (or core) colour
-    same = [s for s in free if (core if mods[s[0]][0] == CORE else CARD_COLOUR[mods[s[0]][0]]) == colour]
+    same = other = None
+    for (p, d), cell in zip(slots, cells, strict=True):
+        key = (geo.code_rank(cell) << 16) | (p << 2) | d
+        if (core if mods[p][0] == CORE else CARD_COLOUR[mods[p][0]]) == colour:
+            if same is None or key < same:
+                same = key
+        elif other is None or key < other:
+            other = key
     cost = rules.base_build_cost(st, a, via)
     if via == "build_military" and colour == PURPLE:
         cost -= 1
-    if same:
+    if same is not None:
         cost = max(0, cost - RULES["same_colour_discount"])
     else:
         cost = max(0, cost)
     if cost > st.mc[a]:
         return None
-    p, d = min(same or free, key=lambda s: geo.slot_key(mods, s[0], s[1]))
-    return p, d, cost
+    key = same if same is not None else other
+    return (key >> 2) & 0x3FFF, key & 3, cost
 
 
 def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
-    free = rules.free_slots(st, a)  # the same for both tries below
-    if not free:
+    free = rules.free_slots_with_cells(st, a)  # the same for both tries below
+    if not free[0]:
         return False
     cmd = _command_module(st, a)
     if cmd is not None:

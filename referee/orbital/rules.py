@@ -7,6 +7,7 @@ append event lines. The state module strings them into decisions.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from referee.engine import seen_by
@@ -74,6 +75,10 @@ def has_passive(st: OrbitalState, a: int, passive: str) -> int:
     return n
 
 
+#: a module's damage tokens (``m[D]``), as a function for ``map``
+_DAMAGE = itemgetter(D)
+
+
 def free_slots(st: OrbitalState, a: int) -> list[tuple[int, int]]:
     """``geo.free_slots(mods, ordered=False)`` of station ``a``, kept from one decision to the next.
 
@@ -82,29 +87,61 @@ def free_slots(st: OrbitalState, a: int) -> list[tuple[int, int]]:
     modules' places and damage only, so the list is reused while the station holds the same
     module objects (``geo.place`` makes a new one; a removal shortens the list) with the same
     damage: checked on every call, so even a state edited by hand (tests) is never answered from
-    a stale list. Callers must not modify the list.
+    a stale list. After a build (one undamaged module added at the end, nothing else changed) the
+    list is updated rather than remade: ``geo.free_slots_after_place``. Callers must not modify
+    the list.
     """
     mods = st.mods[a]
-    dmg = [m[D] for m in mods]
+    dmg = list(map(_DAMAGE, mods))
     e = st._free.get(a)
-    if e is not None and e[0] is mods and e[1] is mods[-1] and e[2] == dmg:
-        return e[3]
-    slots = geo.free_slots(mods, False)
-    st._free[a] = (mods, mods[-1], dmg, slots)
+    if e is not None and e[0] is mods:
+        if e[1] is mods[-1] and e[2] == dmg:
+            return e[3]
+        n = len(e[2])
+        if len(mods) == n + 1 and mods[-2] is e[1] and not dmg[n] and dmg[:n] == e[2]:
+            # one module built since (모듈 건설 appends it): update the list, not remake it
+            slots, cells, occ = geo.free_slots_after_place(mods, e[3], e[4], e[5])
+            st._free[a] = (mods, mods[-1], dmg, slots, cells, occ)
+            return slots
+    slots, cells, occ = geo.indexed_free_slots(mods)
+    st._free[a] = (mods, mods[-1], dmg, slots, cells, occ)
     return slots
+
+
+def free_slots_with_cells(st: OrbitalState, a: int) -> tuple[list[tuple[int, int]], list[int]]:
+    """:func:`free_slots` and, for each, the code of the cell a module built there would take
+    (``x * 1024 + y``; ``geo.code_rank`` gives its place in the bot's placement order)."""
+    slots = free_slots(st, a)
+    return slots, st._free[a][4]
 
 
 def parents(st: OrbitalState, b: int) -> set[int]:
     """The modules of station ``b`` that something is built on (the others are end modules, 말단
     모듈); the core's parent -1 is in it too. Kept while the station holds the same module objects
     (as :func:`free_slots`); callers must not modify the set."""
+    return _shape(st, b)[3]
+
+
+def target_order(st: OrbitalState, b: int) -> list[int]:
+    """``geo.target_order(st.mods[b])``: the non-core modules in target-module order, kept with
+    :func:`parents` (modules never move, so the order changes only with the module objects).
+    Filtering it keeps the order, so every target list below is a filter of it, not a sort.
+    Callers must not modify the list."""
+    e = _shape(st, b)
+    if e[4] is None:
+        e[4] = geo.target_order(e[0])
+    return e[4]
+
+
+def _shape(st: OrbitalState, b: int) -> list:
+    """The cache entry of :func:`parents` and :func:`target_order`: [mods, last module, length,
+    parents, order or None (made when first asked)]."""
     mods = st.mods[b]
     e = st._parents.get(b)
     if e is not None and e[0] is mods and e[1] is mods[-1] and e[2] == len(mods):
-        return e[3]
-    ps = {m[P] for m in mods}
-    st._parents[b] = (mods, mods[-1], len(mods), ps)
-    return ps
+        return e
+    e = st._parents[b] = [mods, mods[-1], len(mods), {m[P] for m in mods}, None]
+    return e
 
 
 #: always-on effect per card with the core's row last (``_PASSIVE[CORE]``: none), so the hot
@@ -247,21 +284,22 @@ def end_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[
     """Non-core end modules of station ``b`` in target order (cores are never damaged)."""
     mods = st.mods[b]
     ps = parents(st, b)
-    return geo.in_target_order(mods, [i for i in range(1, len(mods))
-                                      if i not in ps and not (undamaged_only and mods[i][D])])
+    if undamaged_only:
+        return [i for i in target_order(st, b) if i not in ps and not mods[i][D]]
+    return [i for i in target_order(st, b) if i not in ps]
 
 
 def any_targets(st: OrbitalState, b: int, undamaged_only: bool = False) -> list[int]:
-    mods = st.mods[b]
     if not undamaged_only:
-        return geo.target_order(mods)
-    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if not mods[i][D]])
+        return list(target_order(st, b))
+    mods = st.mods[b]
+    return [i for i in target_order(st, b) if not mods[i][D]]
 
 
 def damaged_end_targets(st: OrbitalState, b: int) -> list[int]:
     mods = st.mods[b]
     ps = parents(st, b)
-    return geo.in_target_order(mods, [i for i in range(1, len(mods)) if mods[i][D] and i not in ps])
+    return [i for i in target_order(st, b) if mods[i][D] and i not in ps]
 
 
 def effect_targets(st: OrbitalState, a: int, effect: str, bot: bool = False) -> list[tuple[int, int]]:
@@ -285,36 +323,44 @@ def station_targets(st: OrbitalState, b: int, effect: str, bot: bool = False) ->
         return any_targets(st, b, undamaged_only=bot or effect == "sabotage")
     if effect == "hull_breach":
         return damaged_end_targets(st, b)
-    if effect == "meteor_storm":
-        return [-1] if end_targets(st, b, undamaged_only=True) else []
+    if effect == "meteor_storm":  # any undamaged end module: no need to order them
+        mods = st.mods[b]
+        ps = parents(st, b)
+        return [-1] if any(not mods[i][D] for i in range(1, len(mods)) if i not in ps) else []
     if effect == "quiet_year":
         return [-1] if st.hands[b] else []
     return []
 
 
+#: what an attack-like effect may hit (:func:`station_targets`): (end modules only, damage
+#: wanted: True damaged, False undamaged, None either), and for a bot player (봇 알고리즘 1:
+#: never an already damaged module)
+_TARGET_NEEDS = {
+    "attack_end": ((True, None), (True, False)),
+    "attack_any": ((False, None), (False, False)),
+    "sabotage": ((False, False), (False, False)),
+    "hull_breach": ((True, True), (True, True)),
+    "meteor_storm": ((True, False), (True, False)),
+}
+
+
 def has_target(st: OrbitalState, a: int, effect: str, bot: bool = False) -> bool:
     """Whether :func:`effect_targets` is non-empty, without sorting anything (option listing)."""
+    if effect == "quiet_year":
+        return any(st.hands[b] for b in others(st, a))
+    needs = _TARGET_NEEDS.get(effect)
+    if needs is None:
+        return False
+    end_only, damaged = needs[bot]
     for b in others(st, a):
-        if effect == "quiet_year":
-            if st.hands[b]:
-                return True
-            continue
         mods = st.mods[b]
-        if len(mods) < 2:
+        if len(mods) < 2:  # the core alone: cores are never targets
             continue
-        ps = parents(st, b)
+        ps = parents(st, b) if end_only else ()
         for i in range(1, len(mods)):
-            dmg = mods[i][D]
-            end = i not in ps
-            if effect == "attack_end" and end and not (bot and dmg):
-                return True
-            if effect == "attack_any" and not (bot and dmg):
-                return True
-            if effect == "sabotage" and not dmg:
-                return True
-            if effect == "hull_breach" and dmg and end:
-                return True
-            if effect == "meteor_storm" and end and not dmg:
+            if i in ps:
+                continue
+            if damaged is None or bool(mods[i][D]) is damaged:
                 return True
     return False
 

@@ -90,7 +90,7 @@ GLOSSARY: dict[str, str] = {
     "opening": "what set-up did (게임 준비), as event lines",
     "_cache": "cache of the legal options",
     "_free": "cache of each station's free exits (모듈 건설), checked against the station on use",
-    "_parents": "cache of each station's modules that something is built on (말단 모듈: the others)",
+    "_parents": "cache of each station's modules that something is built on (말단 모듈: the others) and of its target-module order",
 }
 
 SCALARS = ("players", "variant", "seed", "nbots", "year", "first", "cur", "passes", "phase", "pend",
@@ -187,6 +187,11 @@ def _build_list(st: OrbitalState, a: int, slots: list[tuple[int, int]], via: str
             opt = get(k)
             append(opt if opt is not None else _build_by_int(k))
     return out
+
+
+#: The target options by one int, ``players << 24 | station << 16 | (module + 1) << 8 | (card + 1)``
+#: (module -1, card -1: the player). Exact while a station has fewer than 255 modules.
+_TARGET_BY_INT: dict[int, Option] = {}
 
 
 def _option(key: tuple[Any, ...], make: Any) -> Option:
@@ -414,20 +419,26 @@ class OrbitalState(GameState):
         if e == "repair":
             return [_option(("repair-tgt", a, i, mods[a][i][0]), lambda i=i: (f"tgt:{a}:{i}", f"repair {CARD_NAME[mods[a][i][0]]}"))
                     for i in rules.damaged_modules(self, a)]
+        # rules.effect_targets, one station at a time; each option is made once and kept under one
+        # int, (players, station, module + 1, card + 1): the label names the seat or bot ("P2",
+        # "Bot A": by the player count) and the module's card
         out = []
-        get = _OPTIONS.get
-        players = self.players
-        for b, i in rules.effect_targets(self, a, e):
-            # the label names the seat or bot ("P2", "Bot A": by the player count) and the module's card
-            key = ("tgt", players, b, i, mods[b][i][0] if i >= 0 else None)
-            opt = get(key)
-            if opt is None:
-                who = rules.name(self, b)
-                if i < 0:
-                    opt = _OPTIONS[key] = Option(f"tgt:{b}", f"target {who}")
-                else:
-                    opt = _OPTIONS[key] = Option(f"tgt:{b}:{i}", f"target {who}'s {CARD_NAME[mods[b][i][0]]}")
-            out.append(opt)
+        append = out.append
+        get = _TARGET_BY_INT.get
+        base = self.players << 24
+        for b in rules.others(self, a):
+            station = mods[b]
+            kb = base | b << 16
+            for i in rules.station_targets(self, b, e):
+                k = kb | (i + 1) << 8 | (station[i][0] + 1 if i >= 0 else 0)
+                opt = get(k)
+                if opt is None:
+                    who = rules.name(self, b)
+                    if i < 0:
+                        opt = _TARGET_BY_INT[k] = Option(f"tgt:{b}", f"target {who}")
+                    else:
+                        opt = _TARGET_BY_INT[k] = Option(f"tgt:{b}:{i}", f"target {who}'s {CARD_NAME[station[i][0]]}")
+                append(opt)
         return out
 
     def option_audience(self, option_id: str) -> tuple[int, ...] | None:

@@ -56,7 +56,8 @@ def cell_key(x: int, y: int) -> tuple[int, float, int]:
     return ring, round(angle, 9), abs(x) + abs(y)
 
 
-_RANK: dict[tuple[int, int], int] = {}
+#: target-module rank by cell code (``x * 1024 + y``, as :func:`free_slots` codes cells)
+_RANK: dict[int, int] = {}
 
 
 def _rank_ring(r: int) -> None:
@@ -64,8 +65,8 @@ def _rank_ring(r: int) -> None:
     cells = [(x, y) for x in range(-r, r + 1) for y in range(-r, r + 1) if max(abs(x), abs(y)) == r]
     cells.sort(key=lambda xy: cell_key(*xy))
     base = (2 * r - 1) ** 2 if r else 0
-    for k, xy in enumerate(cells):
-        _RANK[xy] = base + k
+    for k, (x, y) in enumerate(cells):
+        _RANK[x * 1024 + y] = base + k
 
 
 def cell_rank(x: int, y: int) -> int:
@@ -74,10 +75,19 @@ def cell_rank(x: int, y: int) -> int:
     Sorting by it equals sorting by :func:`cell_key` (within a ring the angle differs from cell
     to cell, so the key never ties), but an int compares much faster than a tuple.
     """
-    rank = _RANK.get((x, y))
+    rank = _RANK.get(x * 1024 + y)
     if rank is None:
         _rank_ring(max(abs(x), abs(y)))
-        rank = _RANK[(x, y)]
+        rank = _RANK[x * 1024 + y]
+    return rank
+
+
+def code_rank(code: int) -> int:
+    """:func:`cell_rank` of the cell with code ``x * 1024 + y``."""
+    rank = _RANK.get(code)
+    if rank is None:
+        x, y = divmod(code + 512, 1024)
+        rank = cell_rank(x, y - 512)
     return rank
 
 
@@ -134,10 +144,40 @@ def free_slots(mods: list[list[int]], ordered: bool = True) -> list[tuple[int, i
     return [(i, d) for _, i, d in keyed]
 
 
-def slot_key(mods: list[list[int]], i: int, d: int) -> int:
-    """Where exit ``d`` of module ``i`` comes in placement order (``free_slots(ordered=True)``)."""
-    dx, dy = STEP[d]
-    return (cell_rank(mods[i][1] + dx, mods[i][2] + dy) << 16) | (i << 2) | d
+def indexed_free_slots(mods: list[list[int]]) -> tuple[list[tuple[int, int]], list[int], set[int]]:
+    """``free_slots(mods, ordered=False)``, with each slot's new cell (as a cell code) and the
+    occupied cells: what :func:`free_slots_after_place` needs to update the list."""
+    occ = {m[1] * 1024 + m[2] for m in mods}
+    slots, cells = [], []
+    for i, m in enumerate(mods):
+        if m[5]:
+            continue
+        cell = m[1] * 1024 + m[2]
+        for d, off in _EXIT_STEPS[m[0]][m[3]]:
+            if cell + off not in occ:
+                slots.append((i, d))
+                cells.append(cell + off)
+    return slots, cells, occ
+
+
+def free_slots_after_place(mods: list[list[int]], slots: list[tuple[int, int]], cells: list[int],
+                           occ: set[int]) -> tuple[list[tuple[int, int]], list[int], set[int]]:
+    """:func:`indexed_free_slots` of ``mods`` whose last module, undamaged, was just placed and
+    ``slots, cells, occ`` are of the station before: the exits into its cell are no longer free,
+    and its own exits onto empty cells are added at the end (module order, as it is the last
+    module). New lists: the old ones are left as they were."""
+    new = mods[-1]
+    cell = new[1] * 1024 + new[2]
+    occ = occ | {cell}
+    keep = [k for k, t in enumerate(cells) if t != cell]
+    slots = [slots[k] for k in keep]
+    cells = [cells[k] for k in keep]
+    i = len(mods) - 1
+    for d, off in _EXIT_STEPS[new[0]][new[3]]:
+        if cell + off not in occ:
+            slots.append((i, d))
+            cells.append(cell + off)
+    return slots, cells, occ
 
 
 def target_order(mods: list[list[int]], include_core: bool = False) -> list[int]:

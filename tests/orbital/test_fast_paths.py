@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee.orbital import rules
+from referee.orbital import botplayer, rules
 from referee.orbital import station as geo
+from referee.orbital.data import CARD_COLOUR
 from referee.orbital.state import OrbitalState, _build_list, _build_options
 from referee.rng import Rng
 
@@ -32,5 +33,18 @@ def test_fast_paths_agree_with_the_rules(players: int, variant: str) -> None:
                 for via in ("", "build", "build_military"):
                     plain = _build_options(rules.build_options(st, a, via))
                     assert _build_list(st, a, rules.free_slots(st, a), via) == plain
+                for card in st.hands[a]:
+                    assert botplayer.choose_build(st, a, card) == _first_bot_build(st, a, card)
             opts = st.legal_options()
             st.apply(opts[pick.below(len(opts))].id)
+
+
+def _first_bot_build(st: OrbitalState, a: int, card: int) -> tuple[int, int, int] | None:
+    """봇 알고리즘's placement, plainly: the card's build options in placement order; the first on
+    a module of the card's colour (the discount), else the first of all."""
+    options = rules.build_options(st, a, ordered=True, only=card)
+    if not options:
+        return None
+    same = [o for o in options if rules.colour_of(st, a, st.mods[a][o[1]]) == CARD_COLOUR[card]]
+    _, p, d, cost = (same or options)[0]
+    return p, d, cost
