@@ -20,7 +20,6 @@ from referee.orbital.data import (
     CARD_NAME,
     CORE_ACTION,
     EVENT_EFFECT,
-    PURPLE,
     RULES,
 )
 from referee.orbital.station import CORE, U, W
@@ -90,14 +89,18 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
     """
     if CARD_IS_EVENT[card] or card not in st.hands[a]:
         return None
-    mods = st.mods[a]
+    colour = CARD_COLOUR[card]
+    c_same, c_other = rules.card_build_costs(colour, rules.base_build_cost(st, a, via), via == "build_military")
+    mc = st.mc[a]
+    if c_same > mc:  # not even with the discount: no exit needs looking at
+        return None
     slots, cells = rules.free_slots_with_cells(st, a) if free is None else free
     if not slots:
         return None
-    colour = CARD_COLOUR[card]
+    mods = st.mods[a]
     core = st.core[a]
-    # the first exit in placement order (geo.slot_key), of the same colour and of any other;
-    # exits of undamaged modules only, so the parent's colour is its printed (or core) colour
+    # the first exit in placement order (geo.free_slots' order), of the same colour and of any
+    # other; exits of undamaged modules only, so the parent's colour is its printed (or core) one
     same = other = None
     for (p, d), cell in zip(slots, cells, strict=True):
         key = (geo.code_rank(cell) << 16) | (p << 2) | d
@@ -106,30 +109,23 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
                 same = key
         elif other is None or key < other:
             other = key
-    cost = rules.base_build_cost(st, a, via)
-    if via == "build_military" and colour == PURPLE:
-        cost -= 1
     if same is not None:
-        cost = max(0, cost - RULES["same_colour_discount"])
+        key, cost = same, c_same
+    elif c_other <= mc:
+        key, cost = other, c_other  # type: ignore[assignment]
     else:
-        cost = max(0, cost)
-    if cost > st.mc[a]:
         return None
-    key = same if same is not None else other
     return (key >> 2) & 0x3FFF, key & 3, cost
 
 
 def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
-    free = rules.free_slots_with_cells(st, a)  # the same for both tries below
-    if not free[0]:
-        return False
     cmd = _command_module(st, a)
     if cmd is not None:
         i, via = cmd
         crew, mc, _, _ = rules.module_action(st, a, i)  # type: ignore[misc]
         saved = st.mc[a]
         st.mc[a] -= mc
-        spot = choose_build(st, a, card, via, free)
+        spot = choose_build(st, a, card, via)
         st.mc[a] = saved
         if spot is not None:
             m = st.mods[a][i]
@@ -140,7 +136,7 @@ def _try_build(st: OrbitalState, a: int, card: int, events: list[str]) -> bool:
             events.append(f"{rules.name(st, a)} activates {CARD_NAME[m[0]]} to build")
             rules.build(st, a, card, spot[0], spot[1], spot[2], events)
             return True
-    spot = choose_build(st, a, card, free=free)
+    spot = choose_build(st, a, card)
     if spot is None:
         return False
     rules.build(st, a, card, spot[0], spot[1], spot[2], events)
