@@ -125,20 +125,21 @@ def _dumps(event: dict[str, Any]) -> bytes | str:
         return json.dumps(event, separators=(",", ":"))
 
 
-def _dumps_batch(datas: list[bytes | str]) -> bytes:
-    """Encoded events as one JSON array (a pub/sub message carrying a batch)."""
-    return b"[" + b",".join(d if isinstance(d, bytes) else d.encode() for d in datas) + b"]"
-
-
 # KEYS: the backlog list, the channel, the view key. ARGV: the view's JSON ('' for none), the
-# keys' time to live in seconds, the batch's pub/sub message, then each event. EVALSHA, and EVAL
-# again after a Redis restart forgot the script (redis-py's Script does that).
+# keys' time to live in seconds, then each event. The batch's pub/sub message is the event when
+# there is one, else the JSON array of them, joined here: sending it beside the events, as it
+# was, sent every event's bytes twice (~8 kB of a match's last batch of ~25 kB). EVALSHA, and
+# EVAL again after a Redis restart forgot the script (arena.redis_script).
 _PUBLISH_BATCH = """
 if ARGV[1] ~= '' then redis.call('SET', KEYS[3], ARGV[1], 'EX', ARGV[2]) end
-if #ARGV > 3 then
-  redis.call('RPUSH', KEYS[1], unpack(ARGV, 4))
+if #ARGV > 2 then
+  redis.call('RPUSH', KEYS[1], unpack(ARGV, 3))
   redis.call('EXPIRE', KEYS[1], ARGV[2])
-  redis.call('PUBLISH', KEYS[2], ARGV[3])
+  if #ARGV == 3 then
+    redis.call('PUBLISH', KEYS[2], ARGV[3])
+  else
+    redis.call('PUBLISH', KEYS[2], '[' .. table.concat(ARGV, ',', 3) .. ']')
+  end
 end
 return 0
 """
@@ -195,12 +196,11 @@ class RedisBus:
         the CPU (redis-py packs, sends and parses each command in Python): ~157 µs a batch
         against ~86 µs, measured in one process."""
         backlog, channel = self._keys(match_id)
-        datas = [_dumps(event) for event in events]
-        # One message for the batch (a JSON array when there are several): a command per
-        # event cost the worker more CPU than the events themselves.
-        message = (datas[0] if len(datas) == 1 else _dumps_batch(datas)) if datas else b""
+        # One message for the batch (a JSON array when there are several, joined by the
+        # script): a command per event cost the worker more CPU than the events themselves.
         self._run_publish_batch((backlog, channel, self._view_key(match_id)),
-                                (b"" if view is None else _dumps(view), BACKLOG_TTL_S, message, *datas))
+                                (b"" if view is None else _dumps(view), BACKLOG_TTL_S,
+                                 *[_dumps(event) for event in events]))
 
     def _run_publish_batch(self, keys: tuple, args: tuple) -> None:
         """:data:`_PUBLISH_BATCH` on this thread's own connection to Redis, sent and read
