@@ -452,8 +452,10 @@ def _play(match_id: str, costs: MatchCosts | _NoCosts) -> Outcome:
             data, text = _record_for_storage(record)
 
         def store() -> bool:
-            with session_scope() as s:
-                return recording.record_result(s, match_id, data, game=config.game, record_text=text)
+            # A Core transaction, as the claim's: no ORM session around the statements.
+            with get_engine().begin() as conn:
+                return recording.record_result_on(conn, match_id, data, game=config.game,
+                                                  record_text=text)
 
         try:
             # The lease keeper keeps renewing once the database is back, so the match is not

@@ -92,13 +92,20 @@ def _make_engine(url: str) -> Engine:
             cur.execute("PRAGMA busy_timeout=60000")
             cur.close()
 
-        @event.listens_for(engine, "begin")
-        def _on_begin(conn) -> None:  # noqa: ANN001
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-
+        # Every transaction starts with BEGIN IMMEDIATE, sent by the dialect's own hook on the
+        # driver's connection rather than from a "begin" event through exec_driver_sql: the same
+        # statement on the same connection, and a failure (a lock held past the busy timeout) is
+        # still raised as SQLAlchemy's OperationalError, but without the execution layer around
+        # it (execution context, result, events: ~40 µs of CPU a transaction, two per match).
+        engine.dialect.do_begin = _begin_immediate  # type: ignore[method-assign]
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5,
                          json_serializer=_json_dumps)
+
+
+def _begin_immediate(dbapi_connection) -> None:  # noqa: ANN001 - the pool's proxied connection
+    """SQLite's ``do_begin``: take the database write lock up front (see :func:`_make_engine`)."""
+    dbapi_connection.driver_connection.execute("BEGIN IMMEDIATE")
 
 
 def _json_dumps(value: object) -> str:

@@ -88,3 +88,60 @@ def test_leaderboard_key_and_provisional_threshold() -> None:
 def test_a_match_needs_two_seats() -> None:
     with pytest.raises(ValueError):
         rate("solenia", [Skill(25, 8)], [1])
+
+
+def _random_two_seats(rng, game: str) -> tuple[list[Skill], list[int]]:
+    kind = rng.random()
+    if kind < 0.5:
+        skills = [Skill(rng.gauss(25, 8), rng.uniform(0.5, 8.5)) for _ in range(2)]
+    elif kind < 0.75:
+        skills = [Skill(rng.uniform(-100, 200), rng.uniform(0.01, 20)) for _ in range(2)]
+    elif kind < 0.85:
+        skills = [Skill(rng.uniform(-1e3, 1e3), 10 ** rng.uniform(-4, 2)) for _ in range(2)]
+    else:  # a chain of real updates from the start, as a ladder produces them
+        skills = [ratings.initial_skill(), ratings.initial_skill()]
+        for _ in range(rng.randint(1, 40)):
+            skills = rate(game, skills, rng.choice([[1, 2], [2, 1], [1, 1]]))
+    return skills, rng.choice([[1, 2], [2, 1], [1, 1], [2, 2], [1, 3], [3, 1]])
+
+
+def _package_path(game: str, skills: list[Skill], ranks: list[int]) -> list[Skill]:
+    """What rate() computes through the package: its float backend, else mpmath."""
+    teams = [(trueskill.Rating(mu=s.mu, sigma=s.sigma),) for s in skills]
+    try:
+        new = ratings.environment(game).rate(teams, ranks=list(ranks))
+        out = [Skill(float(t[0].mu), float(t[0].sigma)) for t in new]
+        if all(math.isfinite(s.mu) and math.isfinite(s.sigma) and s.sigma > 0 for s in out):
+            return out
+    except FloatingPointError:
+        pass
+    new = ratings.environment(game, "mpmath").rate(teams, ranks=list(ranks))
+    return [Skill(float(t[0].mu), float(t[0].sigma)) for t in new]
+
+
+def test_two_seat_updates_are_the_package_bit_for_bit() -> None:
+    """rate() computes two-seat matches without the package's factor graph
+    (ratings._rate_two); ratings are rebuilt and compared with ``==``, so it must give exactly
+    the package's floats — or take the package's path (extreme inputs: mpmath, or its error)."""
+    import random
+
+    rng = random.Random(12)
+    fast = 0
+    for i in range(4000):
+        game = ("black_angel", "solenia", "toy", "unknown")[i % 4]
+        skills, ranks = _random_two_seats(rng, game)
+        try:
+            expected: object = _package_path(game, skills, ranks)
+        except (ArithmeticError, ValueError) as exc:
+            expected = type(exc)
+        try:
+            got: object = rate(game, skills, ranks)
+        except (ArithmeticError, ValueError) as exc:
+            got = type(exc)
+        assert got == expected, (game, skills, ranks)
+        try:
+            ratings._rate_two(game, *skills, *ranks)
+            fast += 1
+        except (ArithmeticError, ValueError):
+            pass
+    assert fast > 3000  # most of them took the fast path
