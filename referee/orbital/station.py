@@ -119,28 +119,12 @@ def free_slots(mods: list[list[int]], ordered: bool = True) -> list[tuple[int, i
     모듈 건설: a new module's entrance goes on a free exit; damaged modules take no new
     connections (게임의 주요 개념 » 손상); modules never overlap.
     """
-    occ = {m[1] * 1024 + m[2] for m in mods}
-    out = []
+    slots, cells, _ = indexed_free_slots(mods)
     if not ordered:
-        for i, m in enumerate(mods):
-            if m[5]:
-                continue
-            cell = m[1] * 1024 + m[2]
-            for d, off in _EXIT_STEPS[m[0]][m[3]]:
-                if cell + off not in occ:
-                    out.append((i, d))
-        return out
-    keyed = []
-    for i, m in enumerate(mods):
-        if m[5]:
-            continue
-        cell = m[1] * 1024 + m[2]
-        for d, off in _EXIT_STEPS[m[0]][m[3]]:
-            if cell + off not in occ:
-                dx, dy = STEP[d]
-                # one int per slot: the new cell's rank, then (module, direction) as before
-                keyed.append(((cell_rank(m[1] + dx, m[2] + dy) << 16) | (i << 2) | d, i, d))
-    keyed.sort()
+        return slots
+    # one int per slot: the new cell's rank, then (module, direction)
+    keyed = sorted([((code_rank(cell) << 16) | (i << 2) | d, i, d)
+                    for (i, d), cell in zip(slots, cells, strict=True)])
     return [(i, d) for _, i, d in keyed]
 
 
