@@ -76,11 +76,9 @@ def _command_module(st: OrbitalState, a: int) -> tuple[int, str] | None:
     return i, rules.module_action(st, a, i)[2]  # type: ignore[index]
 
 
-def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
-                 free: tuple[list[tuple[int, int]], list[int]] | None = None) -> tuple[int, int, int] | None:
+def choose_build(st: OrbitalState, a: int, card: int, via: str = "") -> tuple[int, int, int] | None:
     """(parent, direction, cost): a same-colour exit for the discount if possible, else the first
-    free exit in target order (``free``: the station's ``rules.free_slots_with_cells``, if known
-    already).
+    free exit in target order.
 
     The same choice as taking ``rules.build_options(st, a, via, only=card)`` in placement order,
     without listing every exit: a same-colour exit is never dearer than another, so either the
@@ -94,7 +92,7 @@ def choose_build(st: OrbitalState, a: int, card: int, via: str = "",
     mc = st.mc[a]
     if c_same > mc:  # not even with the discount: no exit needs looking at
         return None
-    slots, cells = rules.free_slots_with_cells(st, a) if free is None else free
+    slots, cells = rules.free_slots_with_cells(st, a)
     if not slots:
         return None
     mods = st.mods[a]
