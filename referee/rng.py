@@ -17,7 +17,7 @@ T = TypeVar("T")
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 #: ``_LIMIT[n]``: the rejection bound of ``below(n)`` for the sizes decks come in
-_LIMIT = tuple((1 << 64) - ((1 << 64) % n) if n else 0 for n in range(256))
+_LIMIT = tuple((1 << 64) - ((1 << 64) % n) if n else 0 for n in range(256))  # below 256 only
 #: Bits of a match seed: the generator keeps 64 bits of state; 63 fit a signed BIGINT column.
 SEED_BITS = 63
 
@@ -72,7 +72,7 @@ class Rng:
         state = self.state
         for i in range(len(seq) - 1, 0, -1):
             k = i + 1
-            limit = _LIMIT[k] if k < len(_LIMIT) else (1 << 64) - ((1 << 64) % k)
+            limit = _LIMIT[k] if k < 256 else (1 << 64) - ((1 << 64) % k)
             while True:
                 state = (state + _GAMMA) & _MASK
                 z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK

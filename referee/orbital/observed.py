@@ -56,6 +56,5 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> OrbitalState:
     st.discard, st.deck = rules.fill_discard(layout, set(st.dpub), pool)
     st.rng = Rng(rng.next64())
     st.opening = ()
-    st._cache = None
-    st._free, st._parents = {}, {}
+    st._fresh_caches()
     return st

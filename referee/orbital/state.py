@@ -262,12 +262,17 @@ class OrbitalState(GameState):
         st.mods = [[geo.new_core()] for _ in range(n)]
         st.discard = []
         st.dpub = []
-        st._cache = None
-        st._free, st._parents = {}, {}
+        st._fresh_caches()
         events: list[str] = []
         st._setup(events)
         st.opening = tuple(events)
         return st
+
+    def _fresh_caches(self) -> None:
+        """Empty caches (the legal options, the stations' free exits and shapes): a new, copied or
+        rebuilt state starts with these."""
+        self._cache = None
+        self._free, self._parents = {}, {}
 
     def _derive(self) -> None:
         self.actors = self.players + self.nbots
@@ -900,9 +905,10 @@ class OrbitalState(GameState):
         c.rng = Rng(self.rng.state)
         c.opening = self.opening
         c.actors, c.peaceful, c.no_market = self.actors, self.peaceful, self.no_market
+        # the station caches name the module objects of this state, so a copy starts without;
+        # the legal options are the same
+        c._fresh_caches()
         c._cache = self._cache
-        # the station caches name the module objects of this state, so a copy starts without
-        c._free, c._parents = {}, {}
         return c
 
     def to_json(self) -> dict[str, Any]:
@@ -931,8 +937,7 @@ class OrbitalState(GameState):
         st.rng = Rng(int(data["rng"]))
         st.opening = tuple(str(x) for x in data.get("opening", ()))
         st._derive()
-        st._cache = None
-        st._free, st._parents = {}, {}
+        st._fresh_caches()
         return st
 
     def determinise(self, seat: int, seed: int) -> OrbitalState:
