@@ -31,7 +31,7 @@ from web.replay import Replay, ReplayError
 bp = Blueprint("pages", __name__)
 
 #: Game names become template names; anything else falls back to the generic renderer.
-_SAFE_GAME = re.compile(r"^[a-z0-9_]{1,50}$")
+_SAFE_GAME = re.compile(r"[a-z0-9_]{1,50}")  # fullmatch: ``$`` also matches before a final "\n"
 
 
 @bp.get("/")
@@ -153,7 +153,7 @@ def _replay_for(page: match_q.MatchPage) -> Replay | None:
 
 def _step_context(page: match_q.MatchPage, replay: Replay, index: int) -> dict:
     step = replay.step(index)
-    name = page.game if _SAFE_GAME.match(page.game) else "generic"
+    name = page.game if _SAFE_GAME.fullmatch(page.game) else "generic"
     return {
         "step": step,
         "seats": page.seats,
@@ -197,7 +197,7 @@ def match(match_id: str):  # noqa: ANN201
 
 
 def _live_context(page: match_q.MatchPage) -> dict:
-    name = page.game if _SAFE_GAME.match(page.game) else "generic"
+    name = page.game if _SAFE_GAME.fullmatch(page.game) else "generic"
     state = live_state(page.id, page.status)
     return {"live": state, "seats": page.seats, "view": state["view"] or {},
             "board_template": f"boards/{name}.html", "final_scores": None, "match": page}
