@@ -4,6 +4,8 @@ INVALID_ARGUMENT or NOT_FOUND, never INTERNAL — with a short message and short
 
 from __future__ import annotations
 
+import base64
+
 import grpc
 import pytest
 from grpc_status import rpc_status
@@ -148,3 +150,19 @@ def test_an_archive_member_with_a_long_name_gets_a_short_refusal(server, stub) -
         stub.SubmitBot(pb.SubmitBotRequest(name="longmember", game="toy", archive=archive), metadata=user.meta, timeout=30)
     status = rpc_status.from_call(info.value)
     assert status is not None and len(status.details) == 2
+
+
+# --- forged page tokens ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("offset", ["²", "9" * 30, str(2**63), "9" * 5000, "-1"])
+def test_a_forged_page_token_offset_is_refused_not_internal(server, stub, offset: str) -> None:  # noqa: ANN001
+    """Offset page tokens are base64 of ``o:<offset>``; an offset int() cannot read, or one the
+    database cannot bind, used to be an INTERNAL on four list calls."""
+    token = base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
+    for call, request in [
+        (stub.GetLeaderboard, pb.GetLeaderboardRequest(game="toy", page_token=token)),
+        (stub.ListTournaments, pb.ListTournamentsRequest(page_token=token)),
+        (stub.ListBots, pb.ListBotsRequest(page_token=token)),
+        (stub.ListMatches, pb.ListMatchesRequest(page_token=token)),
+    ]:
+        refused(call, request, grpc.StatusCode.INVALID_ARGUMENT, contains="page_token")
