@@ -76,14 +76,14 @@ def bot(bot_id: int):  # noqa: ANN201
 
 
 def _int_arg(name: str) -> int | None:
-    """A number argument (None when absent), at most MAX_ID; 400 when it is not a number."""
+    """A number argument (None when absent; MAX_ID + 1 for any larger); 400 when it is not one."""
     raw = request.args.get(name, "").strip()
     if not raw:
         return None
     number = parse_number(raw)
     if number is None:
         abort(400, description=f"{name} must be a number")
-    return min(number, MAX_ID + 1)
+    return number
 
 
 def _id_arg(name: str) -> int | None:
