@@ -80,7 +80,8 @@ def test_ids_anywhere_in_int64_are_refused_clearly(server, stub, bot_id: int) ->
 
 
 def test_an_unsigned_64_bit_id_on_the_wire_is_refused_clearly(server, stub) -> None:  # noqa: ANN001
-    """Another language's client may write 2**64 - 1 into an int64 field: it arrives as -1."""
+    """Another language's client may write 2**64 - 1 into an int64 field: it arrives as -1; a
+    longer varint cannot be decoded."""
     varint = b"\xff" * 9 + b"\x01"  # 2**64 - 1
     channel = grpc.insecure_channel(server.address)
     try:
@@ -89,6 +90,10 @@ def test_an_unsigned_64_bit_id_on_the_wire_is_refused_clearly(server, stub) -> N
             with pytest.raises(grpc.RpcError) as info:
                 call(b"\x08" + varint, timeout=10)  # field 1, varint
             assert info.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND), method
+            # Past 64 bits a varint is no int64 at all: the request cannot be decoded.
+            with pytest.raises(grpc.RpcError) as info:
+                call(b"\x08" + b"\xff" * 10 + b"\x01", timeout=10)
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, method
     finally:
         channel.close()
 
