@@ -140,6 +140,7 @@ def test_ten_thousand_character_input_gets_a_short_refusal(server, stub, text: s
     _short_refusal(stub.RegisterRemoteBot, pb.RegisterRemoteBotRequest(name="longaddr", game="toy", address=text), meta)
     _short_refusal(stub.ListMatches, pb.ListMatchesRequest(status=text))
     _short_refusal(stub.GetMatch, pb.GetMatchRequest(match_id=text))
+    _short_refusal(lambda request, **kw: next(iter(stub.WatchMatch(request, **kw))), pb.WatchMatchRequest(match_id=text))
     _short_refusal(stub.SubmitBot, pb.SubmitBotRequest(name="longreq", game="toy", archive=tar_bot(),
                                                        request_id=text), meta)
     assert_serving(server, stub)
