@@ -12,7 +12,7 @@ import math
 from datetime import datetime
 from typing import Any
 
-from flask import Flask, render_template, request
+from flask import Flask, abort, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from arena.quoting import MAX_MESSAGE, shorten
@@ -56,6 +56,15 @@ def create_app(database_url: str | None = None) -> Flask:
     @app.context_processor
     def _nav() -> dict[str, Any]:
         return {"nav_games": known_games(db())}
+
+    @app.before_request
+    def _no_nul():  # noqa: ANN202
+        # PostgreSQL cannot compare a string holding NUL: the driver raised a 500 on every view
+        # that looks up a name or id from the URL. Nothing on this site is named with one.
+        if "\x00" in request.path:
+            abort(404)
+        if any("\x00" in key or "\x00" in value for key, value in request.args.items(multi=True)):
+            abort(400, description="a query argument contains a NUL character")
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):  # noqa: ANN202

@@ -15,6 +15,10 @@ message is capped at :data:`MAX_MESSAGE_BYTES` of UTF-8 (gRPC percent-encodes it
 times longer) and the details at :data:`MAX_DETAILS_BYTES`: a client accepts 8 KiB of trailers,
 so an unbounded echo (a 10,000-character game name) would reach it as a transport error instead
 of the refusal.
+
+Before a handler runs, a request whose text fields hold a NUL character is refused with
+INVALID_ARGUMENT: PostgreSQL cannot store or compare such a string, and the driver's ValueError
+would otherwise be an INTERNAL on whichever call first passed it to a query.
 """
 
 from __future__ import annotations
@@ -115,12 +119,32 @@ def _unbounded_status_of(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); the server log has the details"
 
 
+def _nul_field(message: Message, path: str = "") -> str | None:
+    """The name of the first text field of ``message`` (nested ones too) holding a NUL, or None."""
+    for field, value in message.ListFields():
+        name = f"{path}{field.name}"
+        single = isinstance(value, str | bytes | Message) or not hasattr(value, "__iter__")
+        for item in (value,) if single else value:
+            if isinstance(item, str) and "\x00" in item:
+                return name
+            if isinstance(item, Message) and (found := _nul_field(item, f"{name}.")):
+                return found
+    return None
+
+
+def check_request(request: Any) -> None:
+    """Refuse a request with a NUL character in any text field (see the module docstring)."""
+    if isinstance(request, Message) and (field := _nul_field(request)):
+        raise invalid(f"{field} contains a NUL character")
+
+
 def handle(fn: F) -> F:
     """Wrap a unary handler ``fn(self, request, context)``."""
 
     @functools.wraps(fn)
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
+            check_request(request)
             return fn(self, request, context)
         except Exception as exc:  # noqa: BLE001 - mapped to a status, see module docstring
             _abort(context, exc)
@@ -134,6 +158,7 @@ def handle_stream(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
+            check_request(request)
             yield from fn(self, request, context)
         except Exception as exc:  # noqa: BLE001
             code, message = _status_of(exc)

@@ -172,3 +172,25 @@ def test_a_forged_page_token_offset_is_refused_not_internal(server, stub, offset
         (stub.ListMatches, pb.ListMatchesRequest(page_token=token)),
     ]:
         refused(call, request, grpc.StatusCode.INVALID_ARGUMENT, contains="page_token")
+
+
+# --- NUL characters --------------------------------------------------------------------------------------------
+
+def test_a_nul_character_in_any_text_field_is_invalid_argument(server, stub) -> None:  # noqa: ANN001
+    """PostgreSQL cannot compare a string with a NUL in it (psycopg2 raises ValueError, which was
+    an INTERNAL on every call that looked such a string up); every call refuses it first."""
+    user = new_account(stub, "nul")
+    make_organiser(server, user)
+    bad = grpc.StatusCode.INVALID_ARGUMENT
+    refused(stub.ListBots, pb.ListBotsRequest(owner="carol\x00"), bad, contains="owner contains a NUL")
+    refused(stub.ListBots, pb.ListBotsRequest(game="\x00"), bad, contains="game contains a NUL")
+    refused(stub.GetMatch, pb.GetMatchRequest(match_id="ab\x00"), bad, contains="match_id")
+    refused(stub.ListMatches, pb.ListMatchesRequest(status="done\x00"), bad, contains="status")
+    refused(stub.ListTournaments, pb.ListTournamentsRequest(game="toy\x00"), bad, contains="game")
+    refused(stub.Register, pb.RegisterRequest(name="ca\x00rol"), bad, contains="name")
+    refused(stub.CreateTournament, pb.CreateTournamentRequest(name="cup\x00", game="toy", players=2), bad,
+            metadata=user.meta, contains="name")
+    with pytest.raises(grpc.RpcError) as info:
+        next(iter(stub.WatchMatch(pb.WatchMatchRequest(match_id="\x00"), timeout=10)))
+    assert info.value.code() == bad
+    assert_serving(server, stub)

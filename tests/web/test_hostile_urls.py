@@ -111,3 +111,12 @@ def test_parse_number_reads_ascii_digits_only() -> None:
 def test_a_game_name_with_a_final_newline_is_not_a_template_name() -> None:
     assert _SAFE_GAME.fullmatch("black_angel")
     assert not _SAFE_GAME.fullmatch("black_angel\n")
+
+
+@pytest.mark.parametrize(("url", "status"), [
+    ("/matches/%00", 404), ("/api/matches/%00", 404), ("/api/matches/%00/record", 404), ("/matches/%00/live", 404),
+    ("/matches?bot=a%00b", 400), ("/api/matches?game=%00", 400), ("/api/tournaments?status=%00", 400),
+])
+def test_a_nul_character_in_a_url_is_refused_before_any_query(client, url: str, status: int) -> None:  # noqa: ANN001
+    """PostgreSQL cannot compare a string with a NUL in it: these were 500s there."""
+    assert client.get(url).status_code == status
