@@ -4,8 +4,8 @@ An archive comes from a stranger over the network, so every member is checked be
 byte is written: no absolute paths, no ``..``, no links, no devices or fifos, a cap on the
 number of files, on the archive's own size and on the size it expands to (a decompression bomb
 is caught while decompressing, not by believing the sizes the archive declares), no path or
-path component longer than the file system takes, no file that is also a folder (``lib`` and
-``lib/x.py``) and no file twice. What :func:`read_archive` accepts can be written: a name the
+path component longer than the file system takes, no name that is not UTF-8 or holds a control
+character, no file that is also a folder (``lib`` and ``lib/x.py``) and no file twice. What :func:`read_archive` accepts can be written: a name the
 file system still refuses (and any archive the readers cannot parse) is an UnsafeArchive too,
 never another exception, so a client always gets INVALID_ARGUMENT for a bad upload. The bot is
 unpacked into a fresh temporary folder next to its destination and renamed into place only when
@@ -21,6 +21,7 @@ import errno
 import io
 import lzma
 import os
+import re
 import shutil
 import stat
 import tarfile
@@ -69,6 +70,11 @@ class Member:
     executable: bool
 
 
+#: Control characters (C0, DEL, C1): no file of a bot needs one in its name, and a name with a
+#: newline or an escape sequence garbles every listing that prints it.
+_CONTROL = re.compile("[\x01-\x1f\x7f-\x9f]")
+
+
 def _q(name: str) -> str:
     """A member name as a message quotes it: shortened, then repr'd."""
     return repr(shorten(name))
@@ -78,6 +84,12 @@ def _check_name(raw: str, limits: UploadLimits) -> tuple[str, ...]:
     """The member's path as safe components, or a refusal that names the member."""
     if "\x00" in raw:
         raise UnsafeArchive("bad_name", f"archive member name contains a NUL byte: {_q(raw)}")
+    if _CONTROL.search(raw):
+        raise UnsafeArchive("bad_name", f"archive member name contains a control character: {_q(raw)}")
+    try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:  # tar keeps undecodable bytes as surrogates: the name is not UTF-8
+        raise UnsafeArchive("bad_name", f"archive member name is not valid UTF-8: {_q(raw)}") from None
     name = raw.replace("\\", "/")
     if name.startswith("/") or (len(name) >= 2 and name[1] == ":" and name[0].isalpha()):
         raise UnsafeArchive("absolute_path", f"archive member has an absolute path: {_q(raw)}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.bots import source_digest
 from arena.uploads import UnsafeArchive, UploadLimits, extract_bot
 from tests.api.archives import GOOD_BOT
 
@@ -23,6 +24,7 @@ LIMITS = UploadLimits(max_archive_bytes=1 << 20, max_unpacked_bytes=1 << 20, max
 #: components, NUL, and names that collide with bot.py or with each other as file and folder.
 _PIECES = st.sampled_from([
     "/", "\\", ".", "..", "bot.py", "lib", "x", "C:", "é" * 90, "a" * 130, "\x00", " ", "~", "//", "./",
+    "\udcff", "\n", "\x1b",
 ])
 _NAMES = st.lists(st.one_of(_PIECES, st.text(min_size=1, max_size=12)), min_size=1, max_size=6).map("".join)
 #: (name, kind): kind is file, dir, or (tar only) a symbolic or hard link.
@@ -82,6 +84,7 @@ def _unpack_or_refuse(data: bytes) -> None:
             assert not dest.exists()
         else:
             assert (dest / "bot.py").read_bytes() == GOOD_BOT
+            assert source_digest(str(dest))[0] == "hosted"  # what qualification does next
         outside = {p for p in root.rglob("*") if not p.is_relative_to(dest)}
         assert outside <= {root / "bots", root / "bots" / "1"}, outside
 
