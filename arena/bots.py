@@ -23,7 +23,7 @@ from referee.engine import ConfigError
 from referee.manifest import has_entry
 
 #: A remote bot: ``host:port`` (plaintext) or ``tls://host:port`` (see referee.bot_client.dial).
-_REMOTE = re.compile(r"^(?:tls://)?(?:[\w.\-]+|\[[0-9a-fA-F:]+\]):\d+$")
+_REMOTE = re.compile(r"(?:tls://)?(?:[\w.\-]+|\[[0-9a-fA-F:]+\]):\d+")  # fullmatch, not ^…$
 
 
 class BotError(ConfigError):
@@ -44,7 +44,7 @@ def source_digest(source: str) -> tuple[str, str]:
             h.update(b"\0")
             h.update(file.read_bytes())
         return "hosted", h.hexdigest()
-    if _REMOTE.match(source) or dialin.is_source(source):
+    if _REMOTE.fullmatch(source) or dialin.is_source(source):
         return "remote", hashlib.sha256(source.encode()).hexdigest()
     raise BotError(f"{source}: not a bot folder (with bot.py) nor a host:port (or tls://host:port) address")
 

@@ -39,7 +39,8 @@ SESSION_HEADER = "x-arena-dialin-session"
 NOT_CONNECTED = "the dial-in bot is not connected"
 DROPPED = "the dial-in bot's connection dropped"
 
-_SOURCE = re.compile(r"^dialin://(?P<owner>[A-Za-z0-9_-]{1,40})/(?P<game>[a-z0-9_]{1,40})/(?P<name>[A-Za-z0-9_-]{1,40})$")
+#: Matched with fullmatch: ``$`` would also match before a final newline.
+_SOURCE = re.compile(r"dialin://(?P<owner>[A-Za-z0-9_-]{1,40})/(?P<game>[a-z0-9_]{1,40})/(?P<name>[A-Za-z0-9_-]{1,40})")
 
 _lock = threading.Lock()
 _local: dict[str, str] = {}
@@ -51,7 +52,7 @@ def source(owner: str, game: str, name: str) -> str:
 
 
 def is_source(text: str) -> bool:
-    return bool(_SOURCE.match(text or ""))
+    return bool(_SOURCE.fullmatch(text or ""))
 
 
 def relay_key() -> str:

@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from arena import bots, dialin, ratings, recording
 from arena.db.models import Ladder, Match, Rating, utcnow
+from arena.quoting import shorten
 from referee import registry
 from referee.engine import ConfigError
 from referee.rng import match_seed
@@ -142,7 +143,7 @@ def ensure_ladder(
     spec = registry.get_spec(game)
     variant = variant or spec.default_variant
     if not ladder_counts(game, variant):
-        raise ConfigError(f"{game} variant {variant!r} has no multi-player configuration (nor a rated "
+        raise ConfigError(f"{game} variant {shorten(variant)!r} has no multi-player configuration (nor a rated "
                           "solo automaton) to ladder")
     ladder = session.get(Ladder, game)
     if ladder is None:

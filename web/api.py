@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, request, url_for
 
+from arena.quoting import shorten
 from web.db import db
 from web.games import game_info, known_games
+from web.ids import MAX_ID, parse_number
 from web.live import live_state
 from web.queries import bots as bot_q
 from web.queries import jsonable
@@ -52,7 +54,7 @@ def games():  # noqa: ANN201
 def leaderboard(game: str):  # noqa: ANN201
     session = db()
     if game not in {g.name for g in known_games(session)}:
-        abort(404, description=f"no game called {game!r}")
+        abort(404, description=f"no game called {shorten(game)!r}")
     token = board_q.board_token(session, game)
 
     def render() -> str:
@@ -65,7 +67,7 @@ def leaderboard(game: str):  # noqa: ANN201
     return current_app.response_class(body, mimetype="application/json")
 
 
-@bp.get("/bots/<int:bot_id>")
+@bp.get("/bots/<id:bot_id>")
 def bot(bot_id: int):  # noqa: ANN201
     page = bot_q.bot_page(db(), bot_id)
     if page is None:
@@ -74,12 +76,22 @@ def bot(bot_id: int):  # noqa: ANN201
 
 
 def _int_arg(name: str) -> int | None:
+    """A number argument (None when absent; MAX_ID + 1 for any larger); 400 when it is not one."""
     raw = request.args.get(name, "").strip()
     if not raw:
         return None
-    if not raw.isdigit():
+    number = parse_number(raw)
+    if number is None:
         abort(400, description=f"{name} must be a number")
-    return int(raw)
+    return number
+
+
+def _id_arg(name: str) -> int | None:
+    """An id filter: as :func:`_int_arg`, and 404 for an id no row can have (as for a route's id)."""
+    number = _int_arg(name)
+    if number is not None and number > MAX_ID:
+        abort(404, description=f"no {name} {shorten(request.args.get(name, '').strip())}")
+    return number
 
 
 @bp.get("/matches")
@@ -87,8 +99,8 @@ def matches():  # noqa: ANN201
     size = _int_arg("limit") or match_q.PAGE_SIZE
     f = match_q.HistoryFilter(
         game=request.args.get("game") or None,
-        bot=_int_arg("bot"),
-        tournament=_int_arg("tournament"),
+        bot=_id_arg("bot"),
+        tournament=_id_arg("tournament"),
         outcome=request.args.get("outcome") or None,
         status=request.args.get("status") or None,
     )
@@ -113,7 +125,7 @@ def matches():  # noqa: ANN201
 def _match(match_id: str) -> match_q.MatchPage:
     page = match_q.match_page(db(), match_id)
     if page is None:
-        abort(404, description=f"no match {match_id!r}")
+        abort(404, description=f"no match {shorten(match_id)!r}")
     return page
 
 
@@ -168,7 +180,7 @@ def replay(match_id: str):  # noqa: ANN201
     }
 
 
-@bp.get("/matches/<match_id>/replay/<int:index>")
+@bp.get("/matches/<match_id>/replay/<id:index>")
 def replay_step(match_id: str, index: int):  # noqa: ANN201
     """The spectator view after ``index`` decisions, and the decision that led there."""
     r = _replay(match_id)
@@ -185,9 +197,9 @@ def tournaments():  # noqa: ANN201
     return {"tournaments": jsonable(tour_q.tournaments(db(), status=request.args.get("status")))}
 
 
-@bp.get("/tournaments/<int:tournament_id>")
+@bp.get("/tournaments/<id:tournament_id>")
 def tournament(tournament_id: int):  # noqa: ANN201
-    start = _int_arg("from") or 0
+    start = min(_int_arg("from") or 0, MAX_ID)
     page = tour_q.tournament_page(db(), tournament_id, start)
     if page is None:
         abort(404, description=f"no tournament {tournament_id}")

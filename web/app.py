@@ -12,18 +12,21 @@ import math
 from datetime import datetime
 from typing import Any
 
-from flask import Flask, render_template, request
+from flask import Flask, abort, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from arena.quoting import MAX_MESSAGE, shorten
 from web import labels
 from web.db import close_session, db, make_sessionmaker
 from web.games import known_games
+from web.ids import IdConverter
 from web.queries.leaderboard import PageCache, WinCache
 from web.replay import ReplayCache
 
 
 def create_app(database_url: str | None = None) -> Flask:
     app = Flask(__name__)
+    app.url_map.converters["id"] = IdConverter  # every integer id in a route: see web/ids.py
     app.config.update(
         JSON_SORT_KEYS=False,
         TEMPLATES_AUTO_RELOAD=False,
@@ -54,8 +57,20 @@ def create_app(database_url: str | None = None) -> Flask:
     def _nav() -> dict[str, Any]:
         return {"nav_games": known_games(db())}
 
+    @app.before_request
+    def _no_nul():  # noqa: ANN202
+        # PostgreSQL cannot compare a string holding NUL: the driver raised a 500 on every view
+        # that looks up a name or id from the URL. Nothing on this site is named with one.
+        if "\x00" in request.path:
+            abort(404)
+        if any("\x00" in key or "\x00" in value for key, value in request.args.items(multi=True)):
+            abort(400, description="a query argument contains a NUL character")
+
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):  # noqa: ANN202
+        # Views quote input shortened (arena.quoting); this bounds any description that forgot.
+        if exc.description and len(exc.description) > MAX_MESSAGE:
+            exc.description = shorten(exc.description, MAX_MESSAGE)
         if request.path.startswith("/api/"):
             return {"error": exc.name, "message": exc.description, "status": exc.code}, exc.code
         return render_template("error.html", error=exc), exc.code

@@ -18,9 +18,11 @@ from sqlalchemy import select
 
 from arena.db import Bot
 from arena.fork import command_for
+from arena.quoting import shorten
 from web.chart import rating_chart
 from web.db import db
 from web.games import game_info, known_games
+from web.ids import MAX_ID, parse_number
 from web.live import live_state
 from web.queries import bots as bot_q
 from web.queries import leaderboard as board_q
@@ -31,7 +33,7 @@ from web.replay import Replay, ReplayError
 bp = Blueprint("pages", __name__)
 
 #: Game names become template names; anything else falls back to the generic renderer.
-_SAFE_GAME = re.compile(r"^[a-z0-9_]{1,50}$")
+_SAFE_GAME = re.compile(r"[a-z0-9_]{1,50}")  # fullmatch: ``$`` also matches before a final "\n"
 
 
 @bp.get("/")
@@ -60,7 +62,7 @@ def home():  # noqa: ANN201
 def leaderboard(game: str):  # noqa: ANN201
     session = db()
     if game not in {g.name for g in known_games(session)}:
-        abort(404, description=f"There is no game called “{game}” on this site.")
+        abort(404, description=f"There is no game called “{shorten(game)}” on this site.")
     token = board_q.board_token(session, game)
 
     def render() -> str:
@@ -70,7 +72,7 @@ def leaderboard(game: str):  # noqa: ANN201
     return current_app.extensions["arena_board_pages"].get(game, token, render)
 
 
-@bp.get("/bots/<int:bot_id>")
+@bp.get("/bots/<id:bot_id>")
 def bot(bot_id: int):  # noqa: ANN201
     session = db()
     page = bot_q.bot_page(session, bot_id)
@@ -84,28 +86,33 @@ def bot(bot_id: int):  # noqa: ANN201
 
 
 def _int_arg(name: str) -> int | None:
+    """An id filter: None when absent, a FilterError (shown above the list) when it is not a
+    number or no row can have it."""
     raw = request.args.get(name, "").strip()
     if not raw:
         return None
-    if not raw.isdigit():
-        raise match_q.FilterError(f"{name} must be a number, not “{raw}”")
-    return int(raw)
+    number = parse_number(raw)
+    if number is None:
+        raise match_q.FilterError(f"{name} must be a number, not “{shorten(raw)}”")
+    if number > MAX_ID:
+        raise match_q.FilterError(f"there is no {name} number {shorten(raw)}")
+    return number
 
 
 def _bot_arg(session, game: str | None) -> int | None:  # noqa: ANN001
     """The ``bot`` filter: a bot number, or a bot's name when exactly one bot has it."""
     raw = request.args.get("bot", "").strip()
-    if not raw or raw.isdigit():
-        return int(raw) if raw else None
+    if not raw or parse_number(raw) is not None:
+        return _int_arg("bot")
     query = select(Bot.id, Bot.owner, Bot.game).where(Bot.name == raw)
     if game:
         query = query.where(Bot.game == game)
     found = session.execute(query.limit(6)).all()
     if not found:
-        raise match_q.FilterError(f"no bot is called “{raw}”")
+        raise match_q.FilterError(f"no bot is called “{shorten(raw)}”")
     if len(found) > 1:
         which = ", ".join(f"number {i} ({owner}, {g})" for i, owner, g in found[:5])
-        raise match_q.FilterError(f"several bots are called “{raw}”: {which}; give its number")
+        raise match_q.FilterError(f"several bots are called “{shorten(raw)}”: {which}; give its number")
     return int(found[0][0])
 
 
@@ -153,7 +160,7 @@ def _replay_for(page: match_q.MatchPage) -> Replay | None:
 
 def _step_context(page: match_q.MatchPage, replay: Replay, index: int) -> dict:
     step = replay.step(index)
-    name = page.game if _SAFE_GAME.match(page.game) else "generic"
+    name = page.game if _SAFE_GAME.fullmatch(page.game) else "generic"
     return {
         "step": step,
         "seats": page.seats,
@@ -175,13 +182,13 @@ def match(match_id: str):  # noqa: ANN201
     session = db()
     page = match_q.match_page(session, match_id)
     if page is None:
-        abort(404, description=f"There is no match “{match_id}”.")
+        abort(404, description=f"There is no match “{shorten(match_id)}”.")
     replay, replay_error, ctx = None, None, {}
     try:
         replay = _replay_for(page)
         if replay is not None:
-            index = request.args.get("step", "0")
-            ctx = _step_context(page, replay, int(index) if index.isdigit() else 0)
+            index = parse_number(request.args.get("step")) or 0
+            ctx = _step_context(page, replay, min(index, replay.last))
     except ReplayError as exc:
         replay, replay_error = None, str(exc)
     return render_template(
@@ -197,7 +204,7 @@ def match(match_id: str):  # noqa: ANN201
 
 
 def _live_context(page: match_q.MatchPage) -> dict:
-    name = page.game if _SAFE_GAME.match(page.game) else "generic"
+    name = page.game if _SAFE_GAME.fullmatch(page.game) else "generic"
     state = live_state(page.id, page.status)
     return {"live": state, "seats": page.seats, "view": state["view"] or {},
             "board_template": f"boards/{name}.html", "final_scores": None, "match": page}
@@ -208,7 +215,7 @@ def match_live(match_id: str):  # noqa: ANN201
     """A running match, live: the public board and log, refreshed by polling (live.js)."""
     page = match_q.match_page(db(), match_id)
     if page is None:
-        abort(404, description=f"There is no match “{match_id}”.")
+        abort(404, description=f"There is no match “{shorten(match_id)}”.")
     if page.status in match_q.FINISHED:
         return redirect(url_for("pages.match", match_id=match_id))
     return render_template("live.html", game=game_info(page.game), **_live_context(page))
@@ -219,20 +226,20 @@ def match_live_board(match_id: str):  # noqa: ANN201
     """The live board and log as an HTML fragment (what live.js swaps in)."""
     page = match_q.match_page(db(), match_id)
     if page is None:
-        abort(404, description=f"There is no match “{match_id}”.")
+        abort(404, description=f"There is no match “{shorten(match_id)}”.")
     response = make_response(render_template("_live.html", **_live_context(page)))
     response.headers["X-Match-Status"] = page.status
     response.cache_control.no_store = True
     return response
 
 
-@bp.get("/matches/<match_id>/steps/<int:index>")
+@bp.get("/matches/<match_id>/steps/<id:index>")
 def match_step(match_id: str, index: int):  # noqa: ANN201
     """One replay step as an HTML fragment (the stepper swaps it in)."""
     session = db()
     page = match_q.match_page(session, match_id)
     if page is None:
-        abort(404, description=f"There is no match “{match_id}”.")
+        abort(404, description=f"There is no match “{shorten(match_id)}”.")
     try:
         replay = _replay_for(page)
         if replay is None:
@@ -256,10 +263,10 @@ def tournaments():  # noqa: ANN201
     return render_template("tournaments.html", tournaments=tour_q.tournaments(db()))
 
 
-@bp.get("/tournaments/<int:tournament_id>")
+@bp.get("/tournaments/<id:tournament_id>")
 def tournament(tournament_id: int):  # noqa: ANN201
-    raw = request.args.get("from", "0")
-    page = tour_q.tournament_page(db(), tournament_id, int(raw) if raw.isdigit() else 0)
+    start = min(parse_number(request.args.get("from")) or 0, MAX_ID)
+    page = tour_q.tournament_page(db(), tournament_id, start)
     if page is None:
         abort(404, description=f"There is no tournament number {tournament_id}.")
     return render_template(

@@ -20,7 +20,9 @@ STATUSES = ("pending", "running", "done", "failed")
 
 def _bot_id(client: object, bot: str, game: str) -> int:
     """A bot id from ``--bot``: the id itself, or a bot's name (unique among the server's bots)."""
-    if bot.isdigit():
+    if bot.isascii() and bot.isdigit():  # "²".isdigit() is true too, and int() refuses it
+        if int(bot) >= 2**63:
+            raise click.UsageError(f"--bot {bot[:30]}: no bot has so large an id")
         return int(bot)
     found = [b for b in client.bots(game=game) if b.name == bot]  # type: ignore[attr-defined]
     if not found:

@@ -11,16 +11,18 @@ from sqlalchemy.orm import Session
 
 from arena.db import session_scope
 from arena.db.accounts import ROLE_ORGANISER, ROLE_USER, ApiRequest, User
+from arena.quoting import shorten
 from arena.server.auth import hash_token, new_token, token_from_metadata
 from arena.server.errors import ApiError, denied, invalid, not_found
 
-USER_NAME = re.compile(r"^[A-Za-z0-9_-]{3,32}$")
+#: Matched with fullmatch: ``$`` would also match before a final newline ("carol\n").
+USER_NAME = re.compile(r"[A-Za-z0-9_-]{3,32}")
 ROLES = (ROLE_USER, ROLE_ORGANISER)
 
 
 def check_user_name(name: str) -> str:
-    if not USER_NAME.match(name or ""):
-        raise invalid(f"user name {name[:40]!r} is not valid: use 3-32 letters, digits, '_' or '-'")
+    if not USER_NAME.fullmatch(name or ""):
+        raise invalid(f"user name {shorten(name)!r} is not valid: use 3-32 letters, digits, '_' or '-'")
     if name.lower() == "house":  # arena.house.HOUSE_OWNER: its bots are the scale's references
         raise invalid("user name 'house' is reserved for the house bots and the solo automata")
     return name
@@ -108,11 +110,11 @@ def require_organiser(user: User) -> None:
 def set_role(name: str, role: str, url: str | None = None) -> User:
     """Give a user a role (the server operator's command, not a gRPC call)."""
     if role not in ROLES:
-        raise invalid(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+        raise invalid(f"unknown role {shorten(role)!r}; roles: {', '.join(ROLES)}")
     with session_scope(url) as s:
         user = s.scalar(select(User).where(User.name == name))
         if user is None:
-            raise not_found(f"no user named {name!r}")
+            raise not_found(f"no user named {shorten(name)!r}")
         user.role = role
         s.flush()
         s.expunge(user)

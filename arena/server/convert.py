@@ -48,7 +48,9 @@ def offset_page(page_size: int, page_token: str, default: int, cap: int) -> tupl
         return 0, size
     try:
         kind, _, offset = base64.urlsafe_b64decode(page_token.encode()).decode().partition(":")
-        if kind != "o" or not offset.isdigit():
+        # ASCII digits ("²".isdigit() is true) and short enough that offset + size stays a
+        # 64-bit integer the database can bind: a forged token is refused, never an INTERNAL.
+        if kind != "o" or not (offset.isascii() and offset.isdigit()) or len(offset) > 18:
             raise ValueError(page_token)
     except (ValueError, UnicodeDecodeError):
         raise invalid("page_token is not one this server handed out; start again without it") from None

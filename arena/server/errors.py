@@ -9,6 +9,16 @@ An ApiError may also carry machine-readable details (``google.rpc`` messages suc
 ``ErrorInfo`` and ``BadRequest``): they travel as a ``google.rpc.Status`` in the
 ``grpc-status-details-bin`` trailer, which every gRPC language reads (Python: grpcio-status's
 ``rpc_status.from_call``), so a client can act on a refusal without parsing its message.
+
+Messages quote a caller's input through :func:`arena.quoting.shorten`, and here every status
+message is capped at :data:`MAX_MESSAGE_BYTES` of UTF-8 (gRPC percent-encodes it, up to three
+times longer) and the details at :data:`MAX_DETAILS_BYTES`: a client accepts 8 KiB of trailers,
+so an unbounded echo (a 10,000-character game name) would reach it as a transport error instead
+of the refusal.
+
+Before a handler runs, a request whose text fields hold a NUL character is refused with
+INVALID_ARGUMENT: PostgreSQL cannot store or compare such a string, and the driver's ValueError
+would otherwise be an INTERNAL on whichever call first passed it to a query.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from google.protobuf.message import Message
 from google.rpc import status_pb2
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from arena.quoting import ELLIPSIS, MAX_MESSAGE, shorten
 from referee.engine import EngineError
 
 log = logging.getLogger("arena.server")
@@ -34,6 +45,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: The ErrorInfo domain of this server's machine-readable error details.
 ERROR_DOMAIN = "arena.tabletop"
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
+#: Largest status message, in UTF-8 bytes (at most 3,000 once percent-encoded).
+MAX_MESSAGE_BYTES = 1000
+#: Largest serialised google.rpc.Status sent as details (base64: 2,732); a larger one is left
+#: out, the code and message still go. Both together stay well inside the client's 8 KiB.
+MAX_DETAILS_BYTES = 2048
 
 
 class ApiError(Exception):
@@ -54,7 +70,11 @@ def _abort(context: grpc.ServicerContext, exc: BaseException) -> None:
             packed = any_pb2.Any()
             packed.Pack(detail)
             status.details.append(packed)
-        context.set_trailing_metadata(((STATUS_DETAILS_KEY, status.SerializeToString()),))
+        blob = status.SerializeToString()
+        if len(blob) <= MAX_DETAILS_BYTES:
+            context.set_trailing_metadata(((STATUS_DETAILS_KEY, blob),))
+        else:
+            log.warning("status details of %d bytes left out of a %s refusal", len(blob), code.name)
     context.abort(code, message)
 
 
@@ -71,6 +91,20 @@ def denied(message: str) -> ApiError:
 
 
 def _status_of(exc: BaseException) -> tuple[grpc.StatusCode, str]:
+    """The status code and message for ``exc``, the message bounded (see the module docstring)."""
+    code, message = _unbounded_status_of(exc)
+    return code, _bounded(message)
+
+
+def _bounded(message: str) -> str:
+    message = shorten(message, MAX_MESSAGE)
+    raw = message.encode("utf-8", "replace")
+    if len(raw) <= MAX_MESSAGE_BYTES:
+        return message
+    return raw[: MAX_MESSAGE_BYTES - len(ELLIPSIS.encode())].decode("utf-8", "ignore") + ELLIPSIS
+
+
+def _unbounded_status_of(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     if isinstance(exc, ApiError):
         return exc.code, exc.message
     if isinstance(exc, EngineError):
@@ -85,12 +119,32 @@ def _status_of(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); the server log has the details"
 
 
+def _nul_field(message: Message, path: str = "") -> str | None:
+    """The name of the first text field of ``message`` (nested ones too) holding a NUL, or None."""
+    for field, value in message.ListFields():
+        name = f"{path}{field.name}"
+        single = isinstance(value, str | bytes | Message) or not hasattr(value, "__iter__")
+        for item in (value,) if single else value:
+            if isinstance(item, str) and "\x00" in item:
+                return name
+            if isinstance(item, Message) and (found := _nul_field(item, f"{name}.")):
+                return found
+    return None
+
+
+def check_request(request: Any) -> None:
+    """Refuse a request with a NUL character in any text field (see the module docstring)."""
+    if isinstance(request, Message) and (field := _nul_field(request)):
+        raise invalid(f"{field} contains a NUL character")
+
+
 def handle(fn: F) -> F:
     """Wrap a unary handler ``fn(self, request, context)``."""
 
     @functools.wraps(fn)
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
+            check_request(request)
             return fn(self, request, context)
         except Exception as exc:  # noqa: BLE001 - mapped to a status, see module docstring
             _abort(context, exc)
@@ -104,6 +158,7 @@ def handle_stream(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
+            check_request(request)
             yield from fn(self, request, context)
         except Exception as exc:  # noqa: BLE001
             code, message = _status_of(exc)

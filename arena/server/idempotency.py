@@ -21,7 +21,8 @@ from arena.db import session_scope
 from arena.db.accounts import ApiRequest, User
 from arena.server.errors import ApiError, invalid
 
-REQUEST_ID = re.compile(r"^[\x21-\x7e]{8,100}$")
+#: Matched with fullmatch: ``$`` would also match before a final newline.
+REQUEST_ID = re.compile(r"[\x21-\x7e]{8,100}")
 SUBMIT = "submit"
 
 
@@ -29,7 +30,7 @@ def request_hash(request_id: str) -> str | None:
     """The stored form of a request id (None when the request carries none)."""
     if not request_id:
         return None
-    if not REQUEST_ID.match(request_id):
+    if not REQUEST_ID.fullmatch(request_id):
         raise invalid("request_id must be 8-100 printable ASCII characters without spaces (a random UUID is best)")
     return hashlib.sha256(request_id.encode()).hexdigest()
 

@@ -30,6 +30,7 @@ from arena.db import (
 )
 from arena.db.accounts import ROLE_ORGANISER, User
 from arena.house import HOUSE_OWNER
+from arena.quoting import shorten
 from arena.server import convert
 from arena.server.errors import invalid, not_found
 from arena.server.submissions import check_game, get_bot
@@ -231,11 +232,11 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
     if request.match_status:
         by_enum = pb.MatchStatus.Name(request.match_status).removeprefix("MATCH_STATUS_").lower()
         if status and status != by_enum:
-            raise invalid(f"status {status!r} and match_status {by_enum!r} disagree; give one of them")
+            raise invalid(f"status {shorten(status)!r} and match_status {by_enum!r} disagree; give one of them")
         status = by_enum
     if status:
         if status not in MATCH_STATUSES:
-            raise invalid(f"unknown match status {status!r}; use one of {', '.join(MATCH_STATUSES)}")
+            raise invalid(f"unknown match status {shorten(status)!r}; use one of {', '.join(MATCH_STATUSES)}")
         query = query.where(Match.status == status)
     if request.tournament_id:
         query = query.where(Match.tournament_id == request.tournament_id)

@@ -43,6 +43,7 @@ from arena.celery_app import has_broker
 from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import QUALIFYING, Submission, User
 from arena.db.models import SprtTest
+from arena.quoting import shorten
 from arena.server.config import ServerConfig
 from arena.server.errors import ERROR_DOMAIN, ApiError, denied, invalid, not_found
 from arena.sprt import SprtSettings
@@ -55,31 +56,34 @@ log = logging.getLogger("arena.server.submissions")
 def unsafe_archive(exc: UnsafeArchive) -> ApiError:
     """INVALID_ARGUMENT with the rule in the message and, machine-readable, an ErrorInfo
     (reason UNSAFE_ARCHIVE, metadata kind=<rule>) and a BadRequest naming the field."""
-    message = f"archive refused ({exc.kind}): {exc}"
+    message = f"archive refused ({exc.kind}): {shorten(str(exc), 400)}"
     info = error_details_pb2.ErrorInfo(reason="UNSAFE_ARCHIVE", domain=ERROR_DOMAIN, metadata={"kind": exc.kind})
     bad = error_details_pb2.BadRequest(field_violations=[
         error_details_pb2.BadRequest.FieldViolation(field="archive", description=message),
     ])
     return ApiError(grpc.StatusCode.INVALID_ARGUMENT, message, (info, bad))
 
-BOT_NAME = re.compile(r"^[A-Za-z0-9_-]{3,40}$")
+#: Names and addresses are matched with fullmatch: ``$`` also matches before a final newline.
+BOT_NAME = re.compile(r"[A-Za-z0-9_-]{3,40}")
 #: Seconds between attempts to send qualification messages the broker did not take.
 RESEND_EVERY = 5.0
 #: A submission qualifying this long (and as long since this server last sent it) with no
 #: message in Redis is sent again: its message was lost.
 LOST_AFTER = float(os.environ.get("ARENA_QUALIFY_LOST_AFTER", "60"))
-ADDRESS = re.compile(r"^(?:tls://)?(?:[A-Za-z0-9.\-]{1,253}|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
+ADDRESS = re.compile(r"(?:tls://)?(?:[A-Za-z0-9.\-]{1,253}|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})")
 
 
 def check_bot_name(name: str) -> str:
-    if not BOT_NAME.match(name or ""):
-        raise invalid(f"bot name {name[:50]!r} is not valid: use 3-40 letters, digits, '_' or '-'")
+    if not BOT_NAME.fullmatch(name or ""):
+        raise invalid(f"bot name {shorten(name)!r} is not valid: use 3-40 letters, digits, '_' or '-'")
     return name
 
 
 def check_game(game: str) -> str:
     if not game:
         raise invalid(f"no game given; known games: {', '.join(registry.game_names())}")
+    if game not in registry.game_names():  # before the registry's own error, which quotes all of it
+        raise invalid(f"unknown game {shorten(game)!r}; known games: {', '.join(registry.game_names())}")
     try:
         registry.get_spec(game)  # ConfigError (-> INVALID_ARGUMENT) names the known games
     except ImportError as exc:
@@ -88,9 +92,9 @@ def check_game(game: str) -> str:
 
 
 def check_address(address: str) -> str:
-    m = ADDRESS.match(address or "")
+    m = ADDRESS.fullmatch(address or "")
     if not m or not 0 < int(m.group("port")) < 65536:
-        raise invalid(f"bot address {address[:80]!r} is not host:port or tls://host:port (e.g. tls://bots.example.org:50061)")
+        raise invalid(f"bot address {shorten(address)!r} is not host:port or tls://host:port (e.g. tls://bots.example.org:50061)")
     return address
 
 
@@ -150,7 +154,10 @@ class Submissions:
             dest = self.config.bots_dir / str(bot_id) / f"v{number}"
             if dest.exists():  # left by a transaction that rolled back: no row refers to it
                 shutil.rmtree(dest)
-            write_bot(members, dest)
+            try:
+                write_bot(members, dest)
+            except UnsafeArchive as exc:  # a name this file system refuses (read_archive checks most)
+                raise unsafe_archive(exc) from None
             return str(dest.resolve())
 
         return self._store(user, name, game, "hosted", digest, place, wait, sprt)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import tarfile
 import time
+import warnings
 import zipfile
 from collections.abc import Callable
 
@@ -73,6 +74,41 @@ def _zip_info(name: str, mode: int = 0o100644) -> zipfile.ZipInfo:
     return info
 
 
+def _zip_entries(entries: list[tuple[str, bytes]], method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """A zip of exactly these (name, data) entries, in this order, duplicates kept."""
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about a duplicate name, then writes it
+        with zipfile.ZipFile(buf, "w", method) as zf:
+            for name, data in entries:
+                zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _truncated_tar() -> bytes:
+    """A plain (not gzipped) tar whose last file stops in the middle of its data."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for name, data in (("bot.py", GOOD_BOT), ("data.bin", b"x" * 5000)):
+            info = _info(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()[: 512 * 3 + 2048]  # bot.py's header and data, data.bin's header, 2 KB
+
+
+def _damaged_bzip2_zip() -> bytes:
+    """A zip whose bzip2 member's compressed stream is garbage (bz2 raises OSError on it)."""
+    data = bytearray(_zip_entries([("bot.py", GOOD_BOT), ("data.txt", b"hello " * 200)], zipfile.ZIP_BZIP2))
+    start = data.index(b"BZh", data.index(b"data.txt"))
+    data[start + 10:start + 40] = b"\xa5" * 30
+    return bytes(data)
+
+
+#: A file or folder name of 256 UTF-8 bytes but only 128 characters: under the path-length cap,
+#: over the file system's 255-byte NAME_MAX.
+LONG_NAME = "é" * 128
+
+
 def bomb_bytes(size: int) -> bytes:
     return b"\0" * size
 
@@ -95,6 +131,28 @@ UNSAFE: dict[str, Callable[[int], bytes]] = {
     "zip_fifo": lambda _n: _zip_raw([(_zip_info("pipe", 0o010644), b"")]),
     "zip_too_many_files": lambda n: zip_bot({"bot.py": GOOD_BOT, **{f"f{i}.txt": b"x" for i in range(n)}}),
     "zip_bomb": lambda n: zip_bot({"bot.py": GOOD_BOT, "zeros.bin": bomb_bytes(n)}),
+    "tar_file_then_folder": lambda _n: tar_bot({"bot.py": GOOD_BOT, "lib": b"x", "lib/x.py": b"y"}),
+    "tar_folder_then_file": lambda _n: tar_bot({"bot.py": GOOD_BOT, "lib/x.py": b"y", "lib": b"x"}),
+    "tar_file_then_folder_entry": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), (_info("lib"), b"x"),
+                                                   _info("lib", tarfile.DIRTYPE)]),
+    "tar_long_name": lambda _n: tar_bot({"bot.py": GOOD_BOT, f"data/{LONG_NAME}": b"x"}),
+    "tar_long_folder_name": lambda _n: tar_bot({"bot.py": GOOD_BOT, f"{LONG_NAME}/x.py": b"x"}),
+    "tar_long_path": lambda _n: tar_bot({"bot.py": GOOD_BOT, "a/" * 150 + "x.py": b"x"}),
+    "tar_not_utf8_name": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), (_info("data/\udcff.txt"), b"x")]),
+    "tar_newline_name": lambda _n: tar_bot({"bot.py": GOOD_BOT, "evil\nname.py": b"x"}),
+    "zip_escape_name": lambda _n: _zip_entries([("bot.py", GOOD_BOT), ("\x1b[2Jclear.py", b"x")]),
+    "tar_duplicate": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), (_info("./bot.py"), b"print(1)")]),
+    "tar_block_device": lambda _n: _tar([(_info("bot.py"), GOOD_BOT), _info("sda", tarfile.BLKTYPE)]),
+    "tar_truncated": lambda _n: _truncated_tar(),
+    "zip_file_then_folder": lambda _n: _zip_entries([("bot.py", GOOD_BOT), ("lib", b"x"), ("lib/x.py", b"y")]),
+    "zip_folder_then_file": lambda _n: _zip_entries([("bot.py", GOOD_BOT), ("lib/x.py", b"y"), ("lib", b"x")]),
+    "zip_long_name": lambda _n: _zip_entries([("bot.py", GOOD_BOT), (f"data/{LONG_NAME}", b"x")]),
+    "zip_long_path": lambda _n: _zip_entries([("bot.py", GOOD_BOT), ("a/" * 150 + "x.py", b"x")]),
+    "zip_file_then_folder_entry": lambda _n: _zip_entries([("bot.py", GOOD_BOT), ("lib", b"x"), ("lib/", b"")]),
+    "zip_drive_path": lambda _n: _zip_raw([(_zip_info("C:/evil.py"), b"x")]),
+    "zip_duplicate": lambda _n: _zip_entries([("bot.py", GOOD_BOT), ("bot.py", b"print(1)")]),
+    "zip_char_device": lambda _n: _zip_raw([(_zip_info("null", 0o020644), b"")]),
+    "zip_damaged_bzip2": lambda _n: _damaged_bzip2_zip(),
     "not_an_archive": lambda _n: b"this is just text, not an archive at all" * 10,
     "no_bot_py": lambda _n: tar_bot({"main.py": GOOD_BOT}),
 }
@@ -117,6 +175,27 @@ EXPECTED_KIND = {
     "zip_fifo": "device",
     "zip_too_many_files": "too_many_files",
     "zip_bomb": "decompression_bomb",
+    "tar_file_then_folder": "file_and_folder",
+    "tar_folder_then_file": "file_and_folder",
+    "tar_file_then_folder_entry": "file_and_folder",
+    "tar_long_name": "bad_name",
+    "tar_long_folder_name": "bad_name",
+    "tar_long_path": "bad_name",
+    "tar_not_utf8_name": "bad_name",
+    "tar_newline_name": "bad_name",
+    "zip_escape_name": "bad_name",
+    "tar_duplicate": "duplicate",
+    "tar_block_device": "device",
+    "tar_truncated": "not_an_archive",
+    "zip_file_then_folder": "file_and_folder",
+    "zip_folder_then_file": "file_and_folder",
+    "zip_long_name": "bad_name",
+    "zip_long_path": "bad_name",
+    "zip_file_then_folder_entry": "file_and_folder",
+    "zip_drive_path": "absolute_path",
+    "zip_duplicate": "duplicate",
+    "zip_char_device": "device",
+    "zip_damaged_bzip2": "not_an_archive",
     "not_an_archive": "not_an_archive",
     "no_bot_py": "no_bot_py",
 }

@@ -15,6 +15,7 @@ from sqlalchemy import and_, bindparam, case, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament
+from arena.quoting import shorten
 from referee.faults import canonical
 from referee.record import without_logs
 
@@ -107,9 +108,9 @@ def decode_cursor(text: str) -> tuple[datetime, str]:
 def _check(f: HistoryFilter) -> None:
     """Refuse a filter that cannot be applied, with a message for the page."""
     if f.status and f.status not in STATUSES:
-        raise FilterError(f"unknown status {f.status!r}; choose one of {', '.join(STATUSES)}")
+        raise FilterError(f"unknown status {shorten(f.status)!r}; choose one of {', '.join(STATUSES)}")
     if f.outcome and f.outcome not in OUTCOMES:
-        raise FilterError(f"unknown outcome {f.outcome!r}; choose one of {', '.join(OUTCOMES)}")
+        raise FilterError(f"unknown outcome {shorten(f.outcome)!r}; choose one of {', '.join(OUTCOMES)}")
     if f.outcome in ("win", "loss") and f.bot is None:
         raise FilterError(f"choose a bot to list its matches with outcome {f.outcome!r}")
 
