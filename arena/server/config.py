@@ -16,6 +16,7 @@ through ``ARENA_DATABASE_URL`` (see :mod:`arena.db.session`), so they cannot dis
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,18 @@ def _env_int(name: str, default: int) -> int:
     return int(value)
 
 
+def _env_networks(name: str) -> tuple[str, ...]:
+    """A comma-separated list of IP addresses or CIDR networks; anything else is refused."""
+    raw = os.environ.get(name, "")
+    items = tuple(item.strip() for item in raw.split(",") if item.strip())
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r}: {item!r} is not an IP address or network") from None
+    return items
+
+
 def _sandbox_default() -> bool:
     """Sandboxing is on unless ``ARENA_SANDBOX=0`` says otherwise (development machines)."""
     return os.environ.get(SANDBOX_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
@@ -84,11 +97,17 @@ class ServerConfig:
     sprt_workers: int = 1
     #: Threads answering unary calls (WatchMatch streams hold none: see arena.server.streams).
     max_workers: int = 32
-    #: Open WatchMatch streams at once, in total and per client IP address.
+    #: Open WatchMatch streams at once, in total and per client (IP address, IPv6 by /64, and
+    #: account).
     max_streams: int = field(default_factory=lambda: _env_int("ARENA_MAX_STREAMS", 2000))
     max_streams_per_client: int = field(default_factory=lambda: _env_int("ARENA_MAX_STREAMS_PER_CLIENT", 16))
-    #: Distinct watched matches at once (each live one holds a pump thread).
+    #: Distinct watched matches at once (each live one holds a pump thread), in total and per
+    #: client (IP address, IPv6 by /64, and account); see arena.server.streams.
     max_watched_matches: int = field(default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES", 256))
+    max_watched_matches_per_client: int = field(
+        default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES_PER_CLIENT", 8))
+    #: Reverse proxies whose x-forwarded-for is believed (ARENA_TRUSTED_PROXIES; default none).
+    trusted_proxies: tuple[str, ...] = field(default_factory=lambda: _env_networks("ARENA_TRUSTED_PROXIES"))
     #: Serve TLS with this certificate chain and key (PEM); both None: plaintext.
     tls_cert: Path | None = field(default_factory=lambda: _env_path(TLS_CERT_ENV))
     tls_key: Path | None = field(default_factory=lambda: _env_path(TLS_KEY_ENV))
