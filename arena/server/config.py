@@ -30,6 +30,9 @@ SANDBOX_ENV = "ARENA_SANDBOX"
 #: PEM files of the server's certificate (chain) and private key: set both to serve TLS only.
 TLS_CERT_ENV = "ARENA_TLS_CERT"
 TLS_KEY_ENV = "ARENA_TLS_KEY"
+#: Comma-separated addresses or networks (CIDR) of reverse proxies whose ``x-forwarded-for``
+#: metadata names the client (arena.server.streams.ClientAddresses). Default: nobody's.
+TRUSTED_PROXIES_ENV = "ARENA_TRUSTED_PROXIES"
 
 
 def default_data_dir() -> Path:
@@ -107,7 +110,7 @@ class ServerConfig:
     max_watched_matches_per_client: int = field(
         default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES_PER_CLIENT", 8))
     #: Reverse proxies whose x-forwarded-for is believed (ARENA_TRUSTED_PROXIES; default none).
-    trusted_proxies: tuple[str, ...] = field(default_factory=lambda: _env_networks("ARENA_TRUSTED_PROXIES"))
+    trusted_proxies: tuple[str, ...] = field(default_factory=lambda: _env_networks(TRUSTED_PROXIES_ENV))
     #: Serve TLS with this certificate chain and key (PEM); both None: plaintext.
     tls_cert: Path | None = field(default_factory=lambda: _env_path(TLS_CERT_ENV))
     tls_key: Path | None = field(default_factory=lambda: _env_path(TLS_KEY_ENV))

@@ -55,9 +55,6 @@ from arena.server.errors import ApiError
 
 log = logging.getLogger("arena.server.streams")
 
-#: Comma-separated addresses or networks (CIDR) of reverse proxies whose ``x-forwarded-for``
-#: metadata is believed. Empty (the default): nobody's; every client is its peer address.
-TRUSTED_PROXIES_ENV = "ARENA_TRUSTED_PROXIES"  # read by arena.server.config
 FORWARDED_FOR = "x-forwarded-for"
 
 #: A pump's stream function: the synchronous servicer method, ``fn(request, context)``.
