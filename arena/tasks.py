@@ -157,13 +157,16 @@ _leases = _LeaseKeeper()
 # The match and its seats in one query: a row per seat, the match's columns on each (run on the
 # driver's cursor, arena.db.driver_sql: this runs once per match on every worker).
 _SQL_CONFIG = (
-    "SELECT m.game, m.seed, m.variant, m.decision_ms, m.bank_ms, m.sandbox, b.name, v.number,"
+    "SELECT m.game, m.seed, m.variant, m.decision_ms, m.bank_ms, m.sandbox,"
+    " (SELECT t.live_comments FROM tournaments t WHERE t.id = m.tournament_id), b.name, v.number,"
     " v.source FROM matches m JOIN match_seats s ON s.match_id = m.id"
     " JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id"
     " WHERE m.id = :mid ORDER BY s.seat"
 )
 _SQL_CONFIG_MATCH = (
-    "SELECT game, seed, variant, decision_ms, bank_ms, sandbox FROM matches WHERE id = :mid"
+    "SELECT game, seed, variant, decision_ms, bank_ms, sandbox,"
+    " (SELECT t.live_comments FROM tournaments t WHERE t.id = matches.tournament_id)"
+    " FROM matches WHERE id = :mid"
 )
 
 
@@ -175,7 +178,7 @@ def _config_from(conn, match_id: str):  # noqa: ANN001, ANN202 - Connection -> M
     m = rows[0] if rows else db.first(_SQL_CONFIG_MATCH, {"mid": match_id})
     if m is None:
         raise LookupError(f"no match {match_id}")
-    game, seed, variant, decision_ms, bank_ms, sandbox = m[:6]
+    game, seed, variant, decision_ms, bank_ms, sandbox, live_comments = m[:7]
     seats = [SeatSpec(f"{name} v{number}", source) for *_, name, number, source in rows]
     tc = TimeControl(decision_ms, bank_ms) if decision_ms else None
     return MatchConfig(
@@ -187,6 +190,7 @@ def _config_from(conn, match_id: str):  # noqa: ANN001, ANN202 - Connection -> M
         time_control=tc,
         sandbox=bool(sandbox),
         pool=worker_bot_pool(),
+        live_comments=bool(live_comments),  # the tournament's setting (NULL: not a tournament)
     )
 
 

@@ -31,6 +31,7 @@ def create_tournament(
     bank_ms: int | None = None,
     sandbox: bool = True,
     name: str = "",
+    live_comments: bool = False,
 ) -> Tournament:
     """Create the tournament with all its matches (pending). Flushes; the caller commits."""
     spec = registry.get_spec(game)
@@ -48,6 +49,7 @@ def create_tournament(
         status="scheduled",
         matches_total=len(tables),
         matches_done=0,
+        live_comments=live_comments,
     )
     session.add(tournament)
     session.flush()

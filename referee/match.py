@@ -72,6 +72,10 @@ class MatchConfig:
     #: Keep each seat's bot source (folder or host:port) in the record, so a local record can
     #: be forked with the same bots; off on servers (their paths are nobody else's business).
     record_sources: bool = False
+    #: Live decision events carry the bot's comment (a public choice's). Off by default: live
+    #: events reach every watcher, an entrant's own processes included, so a comment would be
+    #: a channel between colluding seats while they play. The record always keeps it.
+    live_comments: bool = False
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -300,7 +304,7 @@ class _Runner:
                             old.forced, events, None if secret is None else list(secret),
                             audiences(events))
         self.record.decisions.append(decision)
-        self.emit(live_decision(self.config.match_id, decision))
+        self.emit(live_decision(self.config.match_id, decision, comments=self.config.live_comments))
         return True
 
     # --- the loop --------------------------------------------------------------------------------
@@ -363,7 +367,7 @@ class _Runner:
                                 None if secret is None else list(secret), audiences(events))
             decisions.append(decision)
             if self.on_event is not None:
-                self.on_event(live_decision(match_id, decision, label))
+                self.on_event(live_decision(match_id, decision, label, self.config.live_comments))
             if self.on_view is not None:
                 self.view(force=state.is_over())
 
@@ -475,17 +479,23 @@ class _Runner:
             self.record.ended_at = _now()
 
 
-def live_decision(match_id: str, decision: Decision, label: str | None = None) -> dict[str, Any]:
+def live_decision(
+    match_id: str, decision: Decision, label: str | None = None, comments: bool = False
+) -> dict[str, Any]:
     """The live event of one decision: what a spectator (or an opponent) may see while the
     match runs. A private choice shows neither its option id, its ``label`` nor the bot's
-    comment (a bot may name its card there); lines with an audience are left out. The record
-    keeps everything."""
+    comment (a bot may name its card there); lines with an audience are left out.
+
+    Nor does any decision show its wall or CPU time, nor — unless ``comments``
+    (``MatchConfig.live_comments``) — its comment: every watcher gets these events at once, an
+    entrant's own processes included, so 200 characters of comment, or a time chosen to the
+    millisecond, would let colluding seats talk while they play. The choice itself is the one
+    channel left (docs/referee.md). The record keeps everything."""
     private = decision.option_audience is not None
     return {
         "type": "decision", "match_id": match_id, "n": decision.n, "seat": decision.seat,
         "option": None if private else decision.option, "private_choice": private,
         "label": None if private else label,
-        "wall_ms": decision.wall_ms, "cpu_ms": decision.cpu_ms,
-        "comment": "" if private else decision.comment, "forced": decision.forced,
+        "comment": decision.comment if comments and not private else "", "forced": decision.forced,
         "events": public_lines(decision.events),
     }

@@ -131,6 +131,7 @@ def run_tournament(
     sandbox: bool,
     name: str = "",
     quiet: bool = False,
+    live_comments: bool = False,
 ) -> int:
     """Register the bots, create and run the tournament, return its id (the CLI's main job)."""
     from arena import tasks, tournaments
@@ -153,7 +154,7 @@ def run_tournament(
         with session_scope() as s:
             t = tournaments.create_tournament(
                 s, game, version_ids, players, rounds, variant, seed,
-                decision_ms, bank_ms, sandbox, name,
+                decision_ms, bank_ms, sandbox, name, live_comments=live_comments,
             )
             tid, total = t.id, t.matches_total
     except ScheduleError as exc:
@@ -259,12 +260,14 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 @click.option("--bank-ms", type=click.IntRange(0), default=None, help="Time bank per seat.")
 @click.option("--name", default="", help="A name for the tournament.")
 @click.option("--unsafe-no-sandbox", is_flag=True, help="Run bots without bubblewrap (trusted bots only).")
+@click.option("--live-comments", is_flag=True,
+              help="Show bots' comments to watchers while matches run (default: with the record at the end).")
 def tournament_command(game, bot_specs, players, rounds, workers, variant, seed, decision_ms,
-                       bank_ms, name, unsafe_no_sandbox) -> None:  # noqa: ANN001
+                       bank_ms, name, unsafe_no_sandbox, live_comments) -> None:  # noqa: ANN001
     """Run a round-robin of the given bots at GAME and print the leaderboard."""
     sandbox = _sandbox_or_fail(unsafe_no_sandbox)
     run_tournament(game, _parse_bots(bot_specs), players, rounds, workers, variant, seed,
-                   decision_ms, bank_ms, sandbox, name)
+                   decision_ms, bank_ms, sandbox, name, live_comments=live_comments)
 
 
 @click.command("resume")

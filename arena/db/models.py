@@ -135,6 +135,8 @@ class Tournament(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: Bots' comments reach watchers while its matches run (0011); off, they come with the record.
+    live_comments: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     entries: Mapped[list[TournamentEntry]] = relationship(
         back_populates="tournament", order_by="TournamentEntry.position"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import os
@@ -19,11 +20,12 @@ from arena._proto import arena_pb2, arena_pb2_grpc
 from arena.celery_app import has_broker
 from arena.db import init_db
 from arena.grpc_util import add_health_and_reflection_aio
+from arena.server import watch
 from arena.server.config import ServerConfig
 from arena.server.dialin import DialinHub
 from arena.server.live import LiveBus
 from arena.server.servicer import ArenaServicer
-from arena.server.streams import AioArenaServicer, StreamHub
+from arena.server.streams import AioArenaServicer, ClientAddresses, StreamHub
 from arena.tls import server_credentials
 
 log = logging.getLogger("arena.server")
@@ -245,7 +247,9 @@ def start_server(
     init_db()
     config.bots_dir.mkdir(parents=True, exist_ok=True)
     servicer = ArenaServicer(config, bus)
-    hub = StreamHub(config.max_streams, config.max_streams_per_client, config.max_watched_matches)
+    hub = StreamHub(config.max_streams, config.max_streams_per_client, config.max_watched_matches,
+                    config.max_watched_matches_per_client, functools.partial(watch.follow, servicer.url),
+                    ClientAddresses(config.trusted_proxies))
     pool = futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix="arena-rpc")
     dialin_hub = DialinHub(servicer.submissions, servicer._bot_detail, pool, servicer.url)
     loop = _LoopThread()

@@ -16,6 +16,7 @@ through ``ARENA_DATABASE_URL`` (see :mod:`arena.db.session`), so they cannot dis
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,9 @@ SANDBOX_ENV = "ARENA_SANDBOX"
 #: PEM files of the server's certificate (chain) and private key: set both to serve TLS only.
 TLS_CERT_ENV = "ARENA_TLS_CERT"
 TLS_KEY_ENV = "ARENA_TLS_KEY"
+#: Comma-separated addresses or networks (CIDR) of reverse proxies whose ``x-forwarded-for``
+#: metadata names the client (arena.server.streams.ClientAddresses). Default: nobody's.
+TRUSTED_PROXIES_ENV = "ARENA_TRUSTED_PROXIES"
 
 
 def default_data_dir() -> Path:
@@ -51,6 +55,18 @@ def _env_int(name: str, default: int) -> int:
     if not value.isdigit() or int(value) <= 0:
         raise ValueError(f"{name}={value!r} is not a positive whole number")
     return int(value)
+
+
+def _env_networks(name: str) -> tuple[str, ...]:
+    """A comma-separated list of IP addresses or CIDR networks; anything else is refused."""
+    raw = os.environ.get(name, "")
+    items = tuple(item.strip() for item in raw.split(",") if item.strip())
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r}: {item!r} is not an IP address or network") from None
+    return items
 
 
 def _sandbox_default() -> bool:
@@ -84,11 +100,17 @@ class ServerConfig:
     sprt_workers: int = 1
     #: Threads answering unary calls (WatchMatch streams hold none: see arena.server.streams).
     max_workers: int = 32
-    #: Open WatchMatch streams at once, in total and per client IP address.
+    #: Open WatchMatch streams at once, in total and per client (IP address, IPv6 by /64, and
+    #: account).
     max_streams: int = field(default_factory=lambda: _env_int("ARENA_MAX_STREAMS", 2000))
     max_streams_per_client: int = field(default_factory=lambda: _env_int("ARENA_MAX_STREAMS_PER_CLIENT", 16))
-    #: Distinct watched matches at once (each live one holds a pump thread).
+    #: Distinct watched matches at once (each live one holds a pump thread), in total and per
+    #: client (IP address, IPv6 by /64, and account); see arena.server.streams.
     max_watched_matches: int = field(default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES", 256))
+    max_watched_matches_per_client: int = field(
+        default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES_PER_CLIENT", 8))
+    #: Reverse proxies whose x-forwarded-for is believed (ARENA_TRUSTED_PROXIES; default none).
+    trusted_proxies: tuple[str, ...] = field(default_factory=lambda: _env_networks(TRUSTED_PROXIES_ENV))
     #: Serve TLS with this certificate chain and key (PEM); both None: plaintext.
     tls_cert: Path | None = field(default_factory=lambda: _env_path(TLS_CERT_ENV))
     tls_key: Path | None = field(default_factory=lambda: _env_path(TLS_KEY_ENV))

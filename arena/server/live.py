@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import orjson
 
 from arena import redis_script
+from referee.faults import REASONS
 
 log = logging.getLogger(__name__)
 
@@ -291,6 +292,15 @@ def publisher(
     return feed.on_event, feed.finish
 
 
+#: What the referee's live events carry for its local caller (``arena play`` prints it) but a
+#: platform's watchers get only with the record: each seat's start-up time is a number the bot
+#: chooses, so a message to a colluding seat still playing. For the same reason a forfeit's
+#: message, which may quote the bot's own words (an illegal answer, its error text), goes out
+#: as its reason's standard words (``referee.faults.REASONS``). Decision events already leave
+#: out times and, unless the tournament allows them, comments (referee.match.live_decision).
+_WITHHELD: dict[Any, tuple[str, ...]] = {"ready": ("ready_ms",)}
+
+
 class MatchFeed:
     """A running match's live events and public board (``on_event``, ``on_view`` for
     ``run_match``; ``finish`` at the end), published by the process's one sender thread.
@@ -303,7 +313,7 @@ class MatchFeed:
     busy machine that is a core's share another worker could have had). One sender thread
     serves every match of the process, so a match neither starts nor joins a thread (each a
     wait for the scheduler on a loaded machine). Watchers see each decision within 0.05 s — or
-    ``delay_s`` (default :func:`live_delay`) later. ``finish`` sends whatever is held at once
+    ``delay_s`` (default :func:`live_delay`) later — without what :data:`_WITHHELD` names. ``finish`` sends whatever is held at once
     from the caller's thread, with the end marker in the same round trip, since the full
     record is public then. Publishing must never break a match: a broker hiccup loses live
     events (the record is still stored), it does not forfeit anyone.
@@ -326,7 +336,13 @@ class MatchFeed:
 
     def on_event(self, event: dict[str, Any]) -> None:
         idle = self._idle()
-        self.incoming.append((False, time.monotonic(), {**event, "seq": self.seq}))
+        public = {**event, "seq": self.seq}
+        kind = event.get("type")
+        if kind == "forfeit":  # the reason's standard words, not the bot's (see _WITHHELD)
+            public["message"] = REASONS.get(str(event.get("reason")), str(event.get("reason")))
+        for key in _WITHHELD.get(kind, ()):
+            public.pop(key, None)
+        self.incoming.append((False, time.monotonic(), public))
         self.seq += 1
         if idle:
             _sender.wake()

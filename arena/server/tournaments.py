@@ -42,6 +42,7 @@ def tournament_message(session: Session, t: Tournament) -> pb.Tournament:
         tournament_kind=pb.TOURNAMENT_KIND_ROUND_ROBIN,
         tournament_status=convert.enum_of(pb.TournamentStatus, "TOURNAMENT_STATUS_", t.status),
         create_time=convert.time_of(t.created_at),
+        live_comments=bool(t.live_comments),
     )
 
 
@@ -131,7 +132,7 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
                 s, request.game, version_ids, request.players, rounds=rounds,
                 variant=request.variant or None, seed=secrets.randbits(31),
                 decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
-                name=request.name[:200],
+                name=request.name[:200], live_comments=request.live_comments,
             )
         except ScheduleError as exc:
             raise invalid(str(exc)) from None

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import grpc
 
 from arena._proto import arena_pb2 as pb
 from arena.db import Match, session_scope
 from arena.server import results
-from arena.server.errors import not_found
+from arena.server.accounts import find_user
+from arena.server.auth import token_from_metadata
+from arena.server.errors import ApiError, not_found
 from arena.server.live import LiveBus
+from arena.server.streams import Follow
 
 FINISHED = ("done", "failed")
 #: Seconds between database checks while no event arrives.
@@ -36,6 +40,23 @@ def _record_event(url: str | None, match_id: str) -> pb.MatchEvent:
     with session_scope(url) as s:
         _, match = results.get_match(s, match_id)
     return pb.MatchEvent(kind=pb.MATCH_EVENT_KIND_RECORD, record_json=match.record_json)
+
+
+def follow(url: str | None, request: pb.WatchMatchRequest, metadata: Sequence[tuple[str, Any]]) -> Follow:
+    """What a WatchMatch request follows (:class:`arena.server.streams.Follow`): the full id of
+    its match (a unique prefix resolved; unknown -> NOT_FOUND, ambiguous -> INVALID_ARGUMENT),
+    a request carrying that id alone (whatever else the client appended is dropped), and the
+    caller's account when it sends a token (a token that is not valid -> UNAUTHENTICATED, so a
+    made-up token never counts as an account of its own)."""
+    token = token_from_metadata(metadata)
+    with session_scope(url) as s:
+        match_id = results.resolve_match_id(s, request.match_id)
+        user = find_user(s, token) if token else None
+        user_id = user.id if user is not None else None
+    if token and user_id is None:
+        raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "the API token is not valid (unknown or revoked)")
+    return Follow(match_id, pb.WatchMatchRequest(match_id=match_id),
+                  None if user_id is None else f"user:{user_id}")
 
 
 def watch(

@@ -90,11 +90,14 @@ def test_a_spectating_delay_holds_events_and_boards_back_until_the_end() -> None
     t0 = time.monotonic()
     on_event({"type": "decision", "n": 0})
     on_view({"board": 0})
+    t_board = time.monotonic()
     time.sleep(0.15)
     assert bus.snapshot(match_id) == ([], None)  # nothing yet: spectators are 0.4 s behind
     while not bus.snapshot(match_id)[0]:
         time.sleep(0.02)
     assert time.monotonic() - t0 >= 0.4
+    # (The board came a moment after the event: make sure it is 0.4 s old too.)
+    time.sleep(max(0.0, t_board + 0.41 - time.monotonic()))
     on_view({"board": 1})  # the first board is old enough now; this one is not
     assert bus.snapshot(match_id)[1] == {"board": 0}
     on_event({"type": "decision", "n": 1})

@@ -137,24 +137,40 @@ def test_per_client_cap_refuses_with_a_clear_message_and_frees_on_close(database
         running.stop(grace=0)
 
 
-def test_total_and_watched_match_caps(database: Path) -> None:
-    running = _start(database, max_streams=4, max_streams_per_client=10, max_watched_matches=2)
+def test_total_cap_makes_the_oldest_anonymous_match_yield_not_the_newcomer(database: Path) -> None:
+    running = _start(database, max_streams=5, max_streams_per_client=10, max_watched_matches=2)
     channel = grpc.insecure_channel(running.address)
     stub = arena_pb2_grpc.ArenaStub(channel)
     try:
-        first, second, third = (add_running_match() for _ in range(3))
-        calls = [stub.WatchMatch(pb.WatchMatchRequest(match_id=m)) for m in (first, second)]
+        meta = auth_metadata(stub.Register(pb.RegisterRequest(name="signed-in-spectator")).token)
+        first, second, third, fourth = (add_running_match() for _ in range(4))
+        oldest = stub.WatchMatch(pb.WatchMatchRequest(match_id=first), timeout=30)
+        assert _wait(lambda: running.hub.pumps == 1)
+        kept = stub.WatchMatch(pb.WatchMatchRequest(match_id=second), timeout=30)
         assert _wait(lambda: running.hub.pumps == 2)
+        # The newcomer is served; the match followed longest by anonymous streams yields.
+        newcomer = stub.WatchMatch(pb.WatchMatchRequest(match_id=third), metadata=meta, timeout=30)
+        error = _refusal(oldest)
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "this stream made room for a newer one" in error.details()
+        assert "at most 2 different matches" in error.details()
+        assert _wait(lambda: running.hub.pumps == 2 and running.hub.yielded == 1)
+        for call, match_id in ((kept, second), (newcomer, third)):
+            running.servicer.bus.publish(match_id, {"type": "decision", "n": 0, "seq": 0})
+            assert next(call).seq == 0
+        # A signed-in watcher keeps its match: with one on each followed match, a newcomer is refused.
+        joined = stub.WatchMatch(pb.WatchMatchRequest(match_id=second), metadata=meta, timeout=30)
+        assert next(joined).seq == 0  # the late joiner's replay
+        error = _refusal(stub.WatchMatch(pb.WatchMatchRequest(match_id=fourth), timeout=10))
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "limit of 2 different matches for WatchMatch, each with a signed-in watcher" in error.details()
+        # Streams of a followed match share its pump until the total stream cap.
+        extra = [stub.WatchMatch(pb.WatchMatchRequest(match_id=third), timeout=30) for _ in range(2)]
+        assert _wait(lambda: running.hub.open_streams == 5)
         error = _refusal(stub.WatchMatch(pb.WatchMatchRequest(match_id=third), timeout=10))
-        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "limit of 2 different matches" in error.details()
-        calls += [stub.WatchMatch(pb.WatchMatchRequest(match_id=m)) for m in (first, second)]
-        assert _wait(lambda: running.hub.open_streams == 4)
-        assert running.hub.pumps == 2  # the same requests share the pumps
-        error = _refusal(stub.WatchMatch(pb.WatchMatchRequest(match_id=first), timeout=10))
-        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "limit of 4 WatchMatch streams" in error.details()
-        for call in calls:
+        assert "limit of 5 WatchMatch streams" in error.details()
+        assert running.hub.pumps == 2
+        for call in (kept, newcomer, joined, *extra):
             call.cancel()
         assert _wait(lambda: running.hub.open_streams == 0 and running.hub.pumps == 0)
     finally:

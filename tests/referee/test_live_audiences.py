@@ -73,3 +73,62 @@ def test_replay_checks_the_recorded_audiences() -> None:
     hidden["option_audience"] = None  # a record that claims a hidden choice was public
     with pytest.raises(ReplayMismatch, match="audiences differ"):
         replay(MatchRecord.from_dict(data))
+
+
+_CHATTY_BOT = '''
+import random
+
+from arena.sdk import serve_bot
+
+rng = random.Random()
+
+
+def start(match):
+    rng.seed(f"{match['match_id']}:{match['seat']}")
+
+
+def act(observation, legal_options):
+    choice = rng.choice(legal_options).id
+    return choice, f"partner, I hold {choice}"
+
+
+if __name__ == "__main__":
+    serve_bot(act, start=start)
+'''
+
+
+def _chatty_match(tmp_path, live_comments: bool) -> tuple[MatchRecord, list[dict]]:  # noqa: ANN001
+    bot = tmp_path / "chatty"
+    bot.mkdir(exist_ok=True)
+    (bot / "bot.py").write_text(_CHATTY_BOT, encoding="utf-8")
+    events: list[dict] = []
+    config = MatchConfig(game="black_angel", seed=23, variant="base", match_id=f"chatty-{live_comments}",
+                         seats=[SeatSpec(f"chatty{i}", str(bot)) for i in range(2)], live_comments=live_comments)
+    return run_match(config, on_event=events.append), events
+
+
+def test_live_decisions_carry_no_comment_and_no_time_the_record_keeps_both(tmp_path) -> None:  # noqa: ANN001
+    """Issue 26 item 5: a live decision is seen by every watcher at once, an entrant's own
+    processes included, so its comment and its times would be a channel between colluding seats."""
+    record, events = _chatty_match(tmp_path, live_comments=False)
+    live = [e for e in events if e["type"] == "decision"]
+    assert len(live) == len(record.decisions) > 10
+    for event in live:
+        assert event["comment"] == ""
+        assert "wall_ms" not in event and "cpu_ms" not in event
+    assert "partner, I hold" not in json.dumps(events)
+    # The record keeps them, published with it at the end.
+    played = [d for d in record.decisions if not d.forced]
+    assert played and all(d.comment == f"partner, I hold {d.option}" for d in played)
+    assert all(d.wall_ms > 0 for d in played)
+
+
+def test_a_tournament_that_allows_live_comments_gets_public_ones_still_no_times(tmp_path) -> None:  # noqa: ANN001
+    record, events = _chatty_match(tmp_path, live_comments=True)
+    live = [e for e in events if e["type"] == "decision"]
+    public = [(e, d) for e, d in zip(live, record.decisions, strict=True) if d.option_audience is None and not d.forced]
+    hidden = [e for e, d in zip(live, record.decisions, strict=True) if d.option_audience is not None]
+    assert public and hidden
+    assert all(e["comment"] == d.comment for e, d in public)
+    assert all(e["comment"] == "" for e in hidden)  # a hidden choice's comment may name it
+    assert all("wall_ms" not in e and "cpu_ms" not in e for e in live)

@@ -69,11 +69,13 @@ def test_live_page_and_json_show_public_information_only(running) -> None:  # no
     assert [e["option"] for e in data["log"]] == [None if d.option_audience else d.option for d in decisions]
     assert all(e["private_choice"] == (d.option_audience is not None) for e, d in zip(data["log"], decisions, strict=True))
     assert data["view"]["seats"][0]["hand_missions"] >= 0 and "hand" not in data["view"]["seats"][0]
+    # No bot comment while the match runs (issue 26: a live channel between colluding seats).
+    assert all(e["comment"] == "" for e in data["log"])
 
     for path in (f"/matches/{match_id}/live", f"/matches/{match_id}/live/board"):
         html = client.get(path).get_data(as_text=True)
         assert "Action board" in html and "decided (a hidden choice)" in html
-        assert not any(f"comment {i}" in html for i in hidden_ids)  # a hidden choice's comment neither
+        assert not any(f"comment {d.option}" in html for d in decisions)  # comments come with the record
         assert not any(line in html for line in hidden_lines)
         assert str(SEED) not in html
     assert client.get(f"/matches/{match_id}/live/board").headers["X-Match-Status"] == "running"
