@@ -10,6 +10,12 @@ survives a Redis restart. Inside the lock the match is re-read: a match already 
 counted again (idempotent re-delivery), and the next ``rating_seq`` of the game is assigned —
 the exact order a rebuild replays. Different games never wait for each other.
 
+What is rated follows :mod:`arena.ratings`: a match in which no seat made a legal move is
+recorded (done, ranked, counted in its tournament) but not rated — no rating, history row or
+``rating_seq``, the drawn number given back under the lock; in a rated match an idle seat and a
+calibrated anchor keep what :func:`arena.ratings.settle` lets them keep. The same functions
+decide for :func:`arena.ratings.rebuild`, from the same stored data.
+
 Claiming: a worker takes a match by an atomic conditional UPDATE (``pending``, or ``running``
 with an expired lease) and keeps the lease fresh while it plays. A worker killed mid-match stops
 renewing, the lease runs out, and the re-delivered task (or the sweeper) plays it again.
