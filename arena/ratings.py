@@ -35,10 +35,11 @@ Choices, and why:
   that made no legal move of its own (it forfeited before its first one: never connected, never
   started, or its first answer was a fault) did not play. A match in which no seat played is
   recorded but not rated: no rating moves, it takes no ``rating_seq``. In a match some seat did
-  play, an idle seat still loses (forfeits last), but the match never makes it look better or
-  surer: its mu takes the update only downwards and its sigma stays, so its mu − 3·sigma never
-  rises — a bot that never connected does not gain, and dodging an opponent is never better
-  than losing to it.
+  play, an idle seat still loses (forfeits last), but the match never makes it look better: it
+  takes its update only when that raises neither its mu nor its mu − 3·sigma, and otherwise
+  keeps its old rating — a bot that never connected does not gain, and dodging an opponent is
+  never better than losing to it. (Usually a loss lowers both, so a bot that keeps failing to
+  start still becomes certain, and a ladder that prefers uncertain bots stops picking it.)
 * **Anchors hold still** (:func:`is_anchored`): the house bots and the solo automata (owner
   ``house``) are the scale's reference points. Each is rated like any bot until it is
   calibrated — its sigma at or below :data:`CALIBRATED_SIGMA` (about 25 two-seat games) — and
@@ -126,15 +127,15 @@ def idle_seats(forfeits: Sequence[dict], decisions: Sequence[dict] | None) -> se
 def settle(before: Sequence[Skill], after: Sequence[Skill], anchored: Sequence[bool],
            idle: Sequence[bool]) -> list[Skill]:
     """What each actor of a rated match keeps of its update (:func:`rate`'s ``after``): an
-    anchored actor its old rating; an idle seat the update's mu only when lower, and its old
-    sigma; everyone else the update. The update itself is computed with every actor's rating
-    as it was, so the others are rated against the anchor's fixed rating."""
+    anchored actor its old rating; an idle seat the update when it raises neither mu nor
+    mu − 3·sigma, else its old rating (TrueSkill can raise them for a seat ranked last: a loss
+    to a far stronger seat shrinks sigma more than it costs mu; idle seats tie each other);
+    everyone else the update. The update itself is computed with every actor's rating as it
+    was, so the others are rated against the anchor's fixed rating."""
     out = []
     for old, new, fixed, lazy in zip(before, after, anchored, idle, strict=True):
-        if fixed:
+        if fixed or (lazy and (new.mu > old.mu or new.conservative > old.conservative)):
             out.append(old)
-        elif lazy:
-            out.append(Skill(min(new.mu, old.mu), old.sigma))
         else:
             out.append(new)
     return out

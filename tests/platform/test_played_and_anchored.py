@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from arena import bots, ratings, recording, tasks, tournaments
+from arena import bots, ratings, recording, tournaments
 from arena.db import Match, MatchSeat, Rating, RatingHistory, RatingLock, Tournament, session_scope
 from arena.ratings import Skill
+from referee.engine import TimeControl
+from referee.match import MatchConfig, SeatSpec, run_match
 from tests.platform.conftest import RANDOM_BOT
 
 GAME = "toy"
@@ -61,8 +63,13 @@ def test_settle_keeps_anchors_and_never_lets_an_idle_seat_gain() -> None:
     after = ratings.rate(GAME, before, [1, 3, 2])
     got = ratings.settle(before, after, [True, False, False], [False, True, False])
     assert got[0] == before[0]  # the anchor keeps its rating
-    assert got[1].sigma == before[1].sigma and got[1].mu == min(after[1].mu, before[1].mu)
+    assert after[1].mu < before[1].mu and after[1].conservative < before[1].conservative
+    assert got[1] == after[1]  # an idle seat's loss that lowers it: taken
     assert got[2] == after[2]  # the update computed against the anchor's fixed rating
+    strong = [Skill(45.0, 1.5), Skill(25.0, 25 / 3)]
+    raised = ratings.rate(GAME, strong, [1, 2])
+    assert raised[1].conservative > strong[1].conservative  # TrueSkill's gain for a no-show
+    assert ratings.settle(strong, raised, [False, False], [False, True]) == [raised[0], strong[1]]
     assert ratings.is_anchored("house", ratings.CALIBRATED_SIGMA)
     assert not ratings.is_anchored("house", ratings.CALIBRATED_SIGMA + 1e-9)
     assert not ratings.is_anchored("alice", 0.5)
@@ -91,7 +98,7 @@ def test_a_seat_that_never_played_never_gains_whatever_the_table() -> None:
             if idle[i]:
                 raw_gain += after[i].conservative > before[i].conservative
                 assert got[i].conservative <= before[i].conservative
-                assert got[i].mu <= before[i].mu and got[i].sigma == before[i].sigma
+                assert got[i].mu <= before[i].mu and got[i] in (after[i], before[i])
             else:
                 assert got[i] == after[i]
     assert raw_gain > 0  # the rule is needed: plain TrueSkill does let such seats gain
@@ -148,8 +155,8 @@ def test_a_match_nobody_played_is_recorded_but_not_rated(db_url: str, tmp_path: 
 def test_a_bot_that_never_connected_does_not_gain(db_url: str, tmp_path: Path) -> None:
     """A real match: a bot whose process exits before it is ready (start_failed at decision 0)
     against a strong, calibrated house bot that plays it out. TrueSkill alone would raise the
-    no-show's mu - 3 sigma (its sigma shrinks more than the expected loss costs); it does not
-    gain, it does not become surer, and the rebuild gives the same numbers."""
+    no-show's mu - 3 sigma (its sigma shrinks more than the expected loss costs); it keeps its
+    rating instead, the anchor holds still, and the rebuild gives the same numbers."""
     broken = _folder(tmp_path, "no-show", "import sys\nsys.exit(3)")
     with session_scope() as s:
         gone = bots.register_version(s, GAME, broken, name="no-show", owner="alice").id
@@ -159,13 +166,19 @@ def test_a_bot_that_never_connected_does_not_gain(db_url: str, tmp_path: Path) -
         mid = recording.create_match(s, GAME, "base", [gone, strong], seed=4, sandbox=False).id
     plain = ratings.rate(GAME, [Skill(ratings.MU0, ratings.SIGMA0), Skill(45.0, 1.5)], [2, 1])
     assert plain[0].conservative > Skill(ratings.MU0, ratings.SIGMA0).conservative  # the trap
-    outcome = tasks.play_match_now(mid)
-    assert outcome.status == "recorded", outcome
+    # The runner itself, with a start-up deadline and clock that a loaded test machine cannot
+    # overrun (the house bot must start and play; the no-show exits at once whatever the limit).
+    config = MatchConfig(game=GAME, seats=[SeatSpec("no-show v1", broken), SeatSpec("house-random v1", RANDOM_BOT)],
+                         seed=4, match_id=mid, sandbox=False, startup_ms=120_000, start_budget_ms=60_000,
+                         time_control=TimeControl(decision_ms=30_000, bank_ms=120_000))
+    record = run_match(config)
+    with session_scope() as s:
+        assert recording.record_result(s, mid, record.to_dict()) is True
     with session_scope() as s:
         m = s.get(Match, mid)
         assert [f["reason"] for f in m.forfeits] == ["start_failed"] and m.rating_seq == 1
         r = _rating(s, gone)
-        assert r.mu <= ratings.MU0 and r.sigma == ratings.SIGMA0 and r.provisional
+        assert (r.mu, r.sigma, r.games_played) == (ratings.MU0, ratings.SIGMA0, 1)
         assert ratings.conservative(r.mu, r.sigma) <= 0.0
         assert (_rating(s, strong).mu, _rating(s, strong).sigma) == (45.0, 1.5)  # anchored
         seat = s.get(MatchSeat, (mid, 0))
@@ -262,9 +275,14 @@ def test_bots_n_matches_rate_against_the_anchored_bot_players(db_url: str, playe
         r = s.get(Rating, (auto, "orbital"))
         r.mu, r.sigma = 28.0, 1.9
         mid = recording.create_match(s, "orbital", "bots-1", seats, seed=11, sandbox=False).id
-    assert tasks.play_match_now(mid).status == "recorded"
+    config = MatchConfig(game="orbital", seats=[SeatSpec(f"r{i} v1", RANDOM_BOT) for i in range(players)],
+                         seed=11, variant="bots-1", match_id=mid, sandbox=False, startup_ms=120_000,
+                         start_budget_ms=60_000, time_control=TimeControl(decision_ms=30_000, bank_ms=120_000))
+    with session_scope() as s:
+        assert recording.record_result(s, mid, run_match(config).to_dict()) is True
     with session_scope() as s:
         m = s.get(Match, mid)
+        assert not m.forfeits
         stored = [x.rank for x in sorted(m.seats, key=lambda x: x.seat)]
         assert stored == m.result["ranks"]
         assert m.automaton_rank == m.result["details"]["automaton_rank"]
