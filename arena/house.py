@@ -1,9 +1,10 @@
 """House bots: the random, greedy and search sample bots, owned by the system user ``house``,
-registered on every ladder so each game's rating scale has fixed reference points.
+registered on every ladder so each game's rating scale has fixed reference points: anchors.
 
 A house bot's source never changes (the sample bot folders of the installed package), so its
-rating settles over many ladder games and the leaderboard can say where every other bot stands
-against "random", "greedy" and "ismcts". The search bot runs at its fixed default budget (its
+rating is calibrated over its first ladder games and then fixed (:func:`arena.ratings.is_anchored`:
+from sigma <= ``CALIBRATED_SIGMA`` on, matches move only the other seats), and the leaderboard can
+say where every other bot stands against "random", "greedy" and "ismcts" — the same next month. The search bot runs at its fixed default budget (its
 share of the decision clock). :func:`ensure_house_bots` is idempotent: registering the same
 folder again returns the existing version (same content digest), so it is called on every
 ladder tick.
@@ -75,7 +76,8 @@ def ensure_house_bots(session: Session, game: str) -> list[int]:
 # opponent that no bot plays: the engine does. Each such opponent, per variant (Hal at 10 VP is
 # not Hal at 0 VP), is a pseudo-player: a bot of the ``house`` owner with one version of kind
 # :data:`AUTOMATON_KIND`, rated in the game's TrueSkill table like any bot, so a bot's solo
-# games move its rating and the automata are fixed reference points on the leaderboard. It never
+# games move its rating and the automata are anchors of the scale like the house bots (fixed once
+# calibrated: arena.ratings.is_anchored). It never
 # holds a seat: :func:`arena.bots.latest_versions` (ladders, tournaments of all bots) leaves it
 # out and a tournament that names it is refused (arena.server.tournaments).
 

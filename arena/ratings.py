@@ -31,6 +31,22 @@ Choices, and why:
   in is rated as a free-for-all of its seats plus the automaton (:func:`automaton_table`), and the
   match row keeps which automaton and its rank, so a rebuild replays it the same way.
 
+* **Ratings only from games that were played** (:func:`idle_seats`, :func:`settle`): a seat
+  that made no legal move of its own (it forfeited before its first one: never connected, never
+  started, or its first answer was a fault) did not play. A match in which no seat played is
+  recorded but not rated: no rating moves, it takes no ``rating_seq``. In a match some seat did
+  play, an idle seat still loses (forfeits last), but the match never makes it look better: it
+  takes its update only when that raises neither its mu nor its mu − 3·sigma, and otherwise
+  keeps its old rating — a bot that never connected does not gain, and dodging an opponent is
+  never better than losing to it. (Usually a loss lowers both, so a bot that keeps failing to
+  start still becomes certain, and a ladder that prefers uncertain bots stops picking it.)
+* **Anchors hold still** (:func:`is_anchored`): the house bots and the solo automata (owner
+  ``house``) are the scale's reference points. Each is rated like any bot until it is
+  calibrated — its sigma at or below :data:`CALIBRATED_SIGMA` (about 25 two-seat games) — and
+  from then on its rating is fixed: a match is rated as usual against its fixed rating, the
+  other seats take their updates, and the anchor keeps its old values. The rule depends only on
+  the history, so a rebuild fixes each anchor at the same match.
+
 Rebuild: :func:`rebuild` replays every rated match of a game in ``rating_seq`` order from each
 version's stored initial rating, and :func:`compare_with_stored` checks it against the ``ratings``
 table — equality is exact (``==`` on floats), not approximate.
@@ -49,6 +65,13 @@ MU0 = 25.0
 SIGMA0 = MU0 / 3
 #: Below this sigma a version is no longer provisional (about 1/3 of the starting uncertainty).
 PROVISIONAL_SIGMA = 3.0
+#: An anchor (a house bot or automaton) whose sigma is at or below this is calibrated: its
+#: rating is fixed from then on. 2.0 takes about 25 two-seat games against a varied field
+#: (3.0, the provisional bar, about 11: too few to place a reference point to within a couple
+#: of points of mu); see docs/tournaments-and-ratings.md.
+CALIBRATED_SIGMA = 2.0
+#: The owner of every anchor (arena.house.HOUSE_OWNER; an account may not take the name).
+ANCHOR_OWNER = "house"
 DEFAULT_DRAW_PROBABILITY = 0.05
 DRAW_PROBABILITY: dict[str, float] = {
     "black_angel": 0.10,
@@ -75,6 +98,47 @@ def conservative(mu: float, sigma: float) -> float:
 
 def is_provisional(sigma: float) -> bool:
     return sigma > PROVISIONAL_SIGMA
+
+
+def is_anchored(owner: str | None, sigma: float) -> bool:
+    """Whether a version of ``owner`` whose rating has ``sigma`` is a fixed anchor now: a house
+    bot or automaton that is calibrated. Its sigma never changes again, so this stays true."""
+    return owner == ANCHOR_OWNER and sigma <= CALIBRATED_SIGMA
+
+
+def idle_seats(forfeits: Sequence[dict], decisions: Sequence[dict] | None) -> set[int]:
+    """The seats that made no legal move of their own: forfeited seats with no decision they
+    chose (``forced`` false) in ``decisions``, the record's list. A seat that never forfeited
+    played. Without the decisions (a record stored without them) a seat counts as idle when it
+    forfeited before the match's first decision, the one case the forfeit alone proves."""
+    out = set()
+    moved = None if decisions is None else {
+        int(d["seat"]) for d in decisions if isinstance(d, dict) and not d.get("forced")}
+    for f in forfeits or ():
+        seat = int(f["seat"])
+        if moved is None:
+            if int(f.get("decision") or 0) == 0:
+                out.add(seat)
+        elif seat not in moved:
+            out.add(seat)
+    return out
+
+
+def settle(before: Sequence[Skill], after: Sequence[Skill], anchored: Sequence[bool],
+           idle: Sequence[bool]) -> list[Skill]:
+    """What each actor of a rated match keeps of its update (:func:`rate`'s ``after``): an
+    anchored actor its old rating; an idle seat the update when it raises neither mu nor
+    mu − 3·sigma, else its old rating (TrueSkill can raise them for a seat ranked last: a loss
+    to a far stronger seat shrinks sigma more than it costs mu; idle seats tie each other);
+    everyone else the update. The update itself is computed with every actor's rating as it
+    was, so the others are rated against the anchor's fixed rating."""
+    out = []
+    for old, new, fixed, lazy in zip(before, after, anchored, idle, strict=True):
+        if fixed or (lazy and (new.mu > old.mu or new.conservative > old.conservative)):
+            out.append(old)
+        else:
+            out.append(new)
+    return out
 
 
 def draw_probability(game: str) -> float:
@@ -304,37 +368,64 @@ def rebuild(session, game: str) -> dict[int, Skill]:  # noqa: ANN001 - a SQLAlch
     """Every rating of ``game`` recomputed from the history: ``{bot_version_id: Skill}``.
 
     Starts each version at its stored initial rating and applies the rated matches in
-    ``rating_seq`` order — the order in which they were recorded — with the same seats, ranks and
-    forfeits, through the same :func:`rate`.
+    ``rating_seq`` order — the order in which they were recorded — with the same seats, ranks,
+    forfeits and idle seats, through the same :func:`rate` and :func:`settle`, anchors fixed
+    from the match at which they were calibrated. A match recorded before the played-games rule
+    in which no seat played is skipped, as it would be recorded now.
     """
     from sqlalchemy import select
+    from sqlalchemy.orm import defer, selectinload
 
     from arena.db.models import Bot, BotVersion, Match
 
     versions = session.execute(
-        select(BotVersion.id, BotVersion.initial_mu, BotVersion.initial_sigma)
+        select(BotVersion.id, BotVersion.initial_mu, BotVersion.initial_sigma, Bot.owner)
         .join(Bot, Bot.id == BotVersion.bot_id)
         .where(Bot.game == game)
     ).all()
-    skills = {vid: Skill(mu, sigma) for vid, mu, sigma in versions}
+    skills = {vid: Skill(mu, sigma) for vid, mu, sigma, _ in versions}
+    owners = {vid: owner for vid, _, _, owner in versions}
     matches = session.scalars(
         select(Match)
         .where(Match.game == game, Match.rating_seq.is_not(None))
         .order_by(Match.rating_seq)
+        .options(defer(Match.record), selectinload(Match.seats))  # records: only when needed
     ).all()
     for match in matches:
         seats = sorted(match.seats, key=lambda s: s.seat)
+        idle = idle_seats(match.forfeits or [], decisions_for_idle(match.forfeits, lambda m=match: m.record))
+        if len(idle) >= len(seats):  # no seat played: not rated
+            continue
         ids = [s.bot_version_id for s in seats]
         ranks = [s.rank for s in seats]
+        lazy = [s.seat in idle for s in seats]
         if match.automaton_version_id is not None:  # rated against a solo automaton too
             ids.append(match.automaton_version_id)
             ranks.append(match.automaton_rank)
+            lazy.append(False)
         if len(ids) < 2:  # a solo game recorded before automata were rated: it changed nothing
             continue
-        new = rate(game, [skills[v] for v in ids], ranks)
+        before = [skills[v] for v in ids]
+        fixed = [is_anchored(owners.get(v), b.sigma) for v, b in zip(ids, before, strict=True)]
+        new = settle(before, rate(game, before, ranks), fixed, lazy)
         for vid, skill in zip(ids, new, strict=True):
             skills[vid] = skill
     return skills
+
+
+def decisions_for_idle(forfeits: Sequence[dict] | None, record) -> Sequence[dict] | None:  # noqa: ANN001
+    """The record's decisions when :func:`idle_seats` needs them — some seat forfeited after the
+    first decision — else None, which :func:`idle_seats` reads the same way. ``record`` is a
+    callable giving the stored record (data or JSON text), so a match without such a forfeit
+    never reads or parses it: the recorder and the rebuild both decide through here."""
+    if not any(int(f.get("decision") or 0) > 0 for f in forfeits or ()):
+        return None
+    data = record()
+    if isinstance(data, (str, bytes)):
+        import orjson
+
+        data = orjson.loads(data)
+    return data.get("decisions") if isinstance(data, dict) else None
 
 
 def compare_with_stored(session, game: str) -> list[str]:  # noqa: ANN001

@@ -10,6 +10,12 @@ survives a Redis restart. Inside the lock the match is re-read: a match already 
 counted again (idempotent re-delivery), and the next ``rating_seq`` of the game is assigned —
 the exact order a rebuild replays. Different games never wait for each other.
 
+What is rated follows :mod:`arena.ratings`: a match in which no seat made a legal move is
+recorded (done, ranked, counted in its tournament) but not rated — no rating, history row or
+``rating_seq``, the drawn number given back under the lock; in a rated match an idle seat and a
+calibrated anchor keep what :func:`arena.ratings.settle` lets them keep. The same functions
+decide for :func:`arena.ratings.rebuild`, from the same stored data.
+
 Claiming: a worker takes a match by an atomic conditional UPDATE (``pending``, or ``running``
 with an expired lease) and keeps the lease fresh while it plays. A worker killed mid-match stops
 renewing, the lease runs out, and the re-delivered task (or the sweeper) plays it again.
@@ -231,9 +237,15 @@ _SQL_FINISH = (
 _SQL_FINISH_UNLESS_DONE = _SQL_FINISH + " AND status != 'done' RETURNING tournament_id"
 _SQL_SEATS_AND_RATINGS = (
     "SELECT s.seat, s.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts,"
-    " r.seat_counts, r.player_counts FROM match_seats s LEFT OUTER JOIN ratings r"
-    " ON r.bot_version_id = s.bot_version_id AND r.game = :game"
+    " r.seat_counts, r.player_counts, b.owner FROM match_seats s"
+    " JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id"
+    " LEFT OUTER JOIN ratings r ON r.bot_version_id = s.bot_version_id AND r.game = :game"
     " WHERE s.match_id = :mid ORDER BY s.seat"
+)
+# A match not rated (no seat played) still records each seat's rank, score and forfeit.
+_SQL_UPDATE_SEAT_UNRATED = (
+    "UPDATE match_seats SET rank = :rank, score = :score, forfeit = :forfeit"
+    " WHERE match_id = :mid AND seat = :seat"
 )
 _SQL_UPDATE_RATING = (
     "UPDATE ratings SET mu = :mu, sigma = :sigma, provisional = :provisional,"
@@ -316,17 +328,22 @@ def record_result_on(
         seq = (last[0] if last is not None else _lock_game(orm.get(), game).last_seq) + 1
     _lock_timing.wait = time.perf_counter() - started
     result = record["result"]
+    forfeits = record.get("forfeits") or []
+    stored = record_text if record_text is not None else record
+    idle = ratings.idle_seats(forfeits, ratings.decisions_for_idle(forfeits, lambda: stored))
+    rated = len(idle) < len(result["ranks"])  # some seat made a legal move (ratings.py)
     now = utcnow()
     finish = {
-        "mid": match_id, "seq": seq, "result": db.json(result),
-        "forfeits": db.json(record.get("forfeits") or []), "timings": db.json(record.get("timings")),
+        "mid": match_id, "seq": seq if rated else None, "result": db.json(result),
+        "forfeits": db.json(forfeits), "timings": db.json(record.get("timings")),
         "record": record_text if record_text is not None else db.json(record), "now": db.when(now),
     }
     if returning:
         # Done first, only if it was not: the match row is locked as the FOR UPDATE read did.
         done = db.first(_SQL_FINISH_UNLESS_DONE, finish)
-        if done is None:  # already recorded: give the drawn number back (we hold the lock)
-            db.execute(_SQL_UNDRAW_SEQ, {"game": game})
+        if done is None or not rated:  # recorded already, or not rated: give the number back
+            db.execute(_SQL_UNDRAW_SEQ, {"game": game})  # (we hold the lock: no one drew since)
+        if done is None:
             return False
         tournament_id = done[0]
     else:
@@ -336,10 +353,23 @@ def record_result_on(
     found = [_SeatRow(*r) for r in db.all(_SQL_SEATS_AND_RATINGS, {"mid": match_id, "game": game})]
     seats = [(r.seat, r.bot_version_id) for r in found]
     forfeited = forfeited_seats(record)
-    reasons = {int(f["seat"]): str(f.get("reason", "forfeit")) for f in record.get("forfeits") or []}
+    reasons = {int(f["seat"]): str(f.get("reason", "forfeit")) for f in forfeits}
     ranks = ratings.effective_ranks(result["ranks"], forfeited,
                                     (result.get("details") or {}).get("automaton_rank"))
     ids = [vid for _, vid in seats]
+    scores = [*(result.get("scores") or [None] * len(ids)), None][:len(ids)]
+    automaton = ratings.automaton_table(result, len(ids), sorted(forfeited))
+    stamp = finish["now"]
+    if not rated:  # recorded, ranked, not rated: no rating, history row or sequence number
+        seat_ranks = automaton[0] if automaton is not None else ranks
+        db.many(_SQL_UPDATE_SEAT_UNRATED, [{
+            "mid": match_id, "seat": i, "rank": seat_ranks[i],
+            "score": float(scores[i]) if scores[i] is not None else None, "forfeit": reasons.get(i),
+        } for i, _ in seats])
+        if not returning:
+            db.execute(_SQL_FINISH, finish)
+        _advance_tournament(db, tournament_id, stamp)
+        return True
     players = str(len(ids))
     rows = {
         r.bot_version_id: _Row(r.bot_version_id, r.mu, r.sigma, r.games_played,
@@ -347,7 +377,8 @@ def record_result_on(
                                db.loads(r.player_counts))
         for r in found if r.mu is not None
     }
-    automaton = ratings.automaton_table(result, len(ids), sorted(forfeited))
+    owners = [r.owner for r in found]
+    lazy = [i in idle for i, _ in seats]
     auto = _automaton_row(orm.get(), match_id, game, len(ids)) if automaton is not None else None
     auto_vid = None
     if auto is not None:  # a solo automaton (or bot players) took part: it is rated too
@@ -356,6 +387,8 @@ def record_result_on(
         seats = [*seats, (None, auto_vid)]  # rated like a seat, but it has no seat row
         ids.append(auto_vid)
         rows[auto_vid] = auto
+        owners.append(ratings.ANCHOR_OWNER)  # an automaton is a house pseudo-player
+        lazy.append(False)
     for vid in ids:
         if vid not in rows:  # a version registered without its rating row: start it now
             version = orm.get().get(BotVersion, vid)
@@ -367,9 +400,11 @@ def record_result_on(
             ))
             rows[vid] = _Row(vid, version.initial_mu, version.initial_sigma, 0, {}, {}, {})
     before = [ratings.Skill(rows[v].mu, rows[v].sigma) for v in ids]
-    after = ratings.rate(game, before, ranks) if len(ids) >= 2 else before
-    scores = [*(result.get("scores") or [None] * len(ids)), None][:len(ids)]
-    stamp = finish["now"]
+    if len(ids) >= 2:  # anchors fixed and idle seats held back after the usual update
+        fixed = [ratings.is_anchored(o, b.sigma) for o, b in zip(owners, before, strict=True)]
+        after = ratings.settle(before, ratings.rate(game, before, ranks), fixed, lazy)
+    else:
+        after = before
     rating_params, seat_params, history = [], [], []
     for (i, vid), old, new in zip(seats, before, after, strict=True):
         row = rows[vid]
@@ -489,6 +524,7 @@ class _SeatRow:
     opponent_counts: Any
     seat_counts: Any
     player_counts: Any
+    owner: str
 
 
 @dataclass(frozen=True)

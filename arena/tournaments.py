@@ -109,6 +109,10 @@ class LeaderRow:
     distinct_opponents: int
     opponent_spread: float
     provisional: bool
+    #: A house bot or automaton, an anchor of the scale (arena.ratings.is_anchored).
+    house: bool = False
+    #: ... and calibrated: its rating is fixed.
+    anchored: bool = False
 
 
 def leaderboard(session: Session, game: str, version_ids: list[int] | None = None) -> list[LeaderRow]:
@@ -135,6 +139,8 @@ def leaderboard(session: Session, game: str, version_ids: list[int] | None = Non
             distinct_opponents=rating.distinct_opponents,
             opponent_spread=rating.opponent_spread,
             provisional=rating.provisional,
+            house=bot.owner == ratings.ANCHOR_OWNER,
+            anchored=ratings.is_anchored(bot.owner, rating.sigma),
         )
         for i, (rating, version, bot) in enumerate(rows)
     ]
@@ -144,7 +150,10 @@ def format_leaderboard(rows: list[LeaderRow]) -> str:
     head = f"{'#':>3}  {'bot':<28} {'mu-3σ':>7} {'mu':>7} {'sigma':>6} {'games':>5} {'opp':>4}  "
     lines = [head.rstrip(), "-" * len(head.rstrip())]
     for r in rows:
-        flag = "provisional" if r.provisional else ""
+        flag = " ".join(f for f in (
+            "provisional" if r.provisional else "",
+            ("anchor (fixed)" if r.anchored else "anchor (calibrating)") if r.house else "",
+        ) if f)
         lines.append(
             f"{r.place:>3}  {r.label[:28]:<28} {r.conservative:>7.2f} {r.mu:>7.2f} {r.sigma:>6.2f} "
             f"{r.games:>5} {r.distinct_opponents:>4}  {flag}".rstrip()

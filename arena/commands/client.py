@@ -284,8 +284,18 @@ def leaderboard_command(game: str, limit: int, server: str) -> None:
     for row in board.rows:
         terminal.echo(
             f"{row.rank:>3}  {row.bot:<28} {row.owner:<16} {row.mu:>7.2f} {row.sigma:>6.2f} "
-            f"{row.conservative:>7.2f} {row.matches:>6}" + ("  house (reference)" if row.house else "")
+            f"{row.conservative:>7.2f} {row.matches:>6}" + _anchor_flag(row.house, row.sigma)
         )
+
+
+def _anchor_flag(house: bool, sigma: float) -> str:
+    """A house bot's or automaton's mark: an anchor of the scale, fixed once calibrated
+    (arena.ratings.is_anchored; its sigma never changes after that, so the row tells)."""
+    from arena import ratings
+
+    if not house:
+        return ""
+    return "  anchor (fixed)" if sigma <= ratings.CALIBRATED_SIGMA else "  anchor (calibrating)"
 
 
 @click.command("watch")

@@ -1001,5 +1001,17 @@ class OrbitalState(GameState):
                 details["outcome"] = f"{words}, {scores[0]:g} to {best:g} VP"
                 details["automaton_rank"] = 2 if details["won"] else 1
             return Result(scores, (rank,), details)
+        if self.nbots:
+            # bots-N: the bot players count as one more finisher, the best placed of them (as in
+            # the competitive solo, and as the rating has them: arena.ratings.automaton_table),
+            # so a seat beaten by a bot player does not show as first. details["places"] keeps
+            # every actor's own place.
+            places = details["places"]
+            best = min(places[self.players:])
+            seats = range(self.players)
+            ranks = tuple(1 + sum(1 for o in seats if places[o] < places[s]) + (best < places[s])
+                          for s in seats)
+            details["automaton_rank"] = 1 + sum(1 for s in seats if places[s] < best)
+            return Result(scores, ranks, details)
         return Result(scores, competition_ranks(keys[: self.players]), details)
 

@@ -51,13 +51,14 @@ def _fake_record(match: Match, rng: random.Random) -> dict:
     k = match.players
     scores = [rng.randint(0, 3) for _ in range(k)]
     ranks = [1 + sum(1 for o in scores if o > s) for s in scores]  # ties shared
-    forfeits = [{"seat": s, "reason": "timeout"} for s in range(k) if rng.random() < 0.1]
+    # Every seat made a legal move before any forfeit: every match is rated (arena.ratings).
+    forfeits = [{"seat": s, "reason": "timeout", "decision": k} for s in range(k) if rng.random() < 0.1]
     return {
         "match_id": match.id,
         "game": match.game,
         "result": {"scores": scores, "ranks": ranks, "details": {}},
         "forfeits": forfeits,
-        "decisions": [],
+        "decisions": [{"n": s, "seat": s, "forced": False} for s in range(k)],
     }
 
 

@@ -209,7 +209,7 @@ def test_verdict_lines_say_who_plays() -> None:
 
 def test_a_solo_automaton_is_a_house_row_of_the_leaderboard(server, stub) -> None:  # noqa: ANN001
     """Over the API: after one Black Angel solo match against Hal (normal difficulty), ``hal-5``
-    is on the leaderboard as a house reference, rated, and ``arena leaderboard`` says so."""
+    is on the leaderboard as an anchor, rated (still calibrating), and ``arena leaderboard`` says so."""
     from arena import bots, recording, tasks
     from arena.db import session_scope
     from arena.qualification import RANDOM_BOT
@@ -223,7 +223,7 @@ def test_a_solo_automaton_is_a_house_row_of_the_leaderboard(server, stub) -> Non
     assert rows["hal-5 v1"].house and rows["hal-5 v1"].matches == 1 and rows["hal-5 v1"].owner == "house"
     assert not rows["soloist v1"].house and rows["soloist v1"].matches == 1
     shown = _cli(server, "leaderboard", "black_angel")
-    assert re.search(r"hal-5 v1 .*house \(reference\)$", shown.output, re.M), shown.output
+    assert re.search(r"hal-5 v1 .*anchor \(calibrating\)$", shown.output, re.M), shown.output  # 1 game: not calibrated
 
 
 def test_the_house_owner_name_is_reserved(stub) -> None:  # noqa: ANN001

@@ -18,6 +18,7 @@ from datetime import datetime
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
+from arena import ratings
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingLock
 
 
@@ -38,6 +39,10 @@ class LeaderRow:
     wins: int
     win_share: float | None
     last_match: datetime | None
+    #: A house bot or solo automaton: an anchor of the scale (arena.ratings).
+    house: bool = False
+    #: An anchor that is calibrated: its rating is fixed (while False it still calibrates).
+    anchored: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,8 @@ class WinCache:
 def _seat_totals(
     session: Session, game: str, after: int | None, upto: int | None
 ) -> dict[int, SeatTotals]:
-    """Ranked seats and wins per version, for matches rated in ``(after, upto]``."""
+    """Ranked seats and wins per version, for matches rated in ``(after, upto]`` (a match
+    recorded but not rated — no seat played it — counts for no one)."""
     query = (
         select(
             MatchSeat.bot_version_id,
@@ -93,7 +99,7 @@ def _seat_totals(
             func.sum(case((MatchSeat.rank == 1, 1), else_=0)),
         )
         .join(Match, Match.id == MatchSeat.match_id)
-        .where(Match.game == game, MatchSeat.rank.is_not(None))
+        .where(Match.game == game, MatchSeat.rank.is_not(None), Match.rating_seq.is_not(None))
         .group_by(MatchSeat.bot_version_id)
     )
     if after is not None:
@@ -166,6 +172,8 @@ def leaderboard(
                 wins=t.wins if t else 0,
                 win_share=(t.wins / t.matches) if t and t.matches else None,
                 last_match=updated if played else None,
+                house=owner == ratings.ANCHOR_OWNER,
+                anchored=ratings.is_anchored(owner, float(s)),
             )
         )
     return out
