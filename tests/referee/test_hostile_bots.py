@@ -329,10 +329,10 @@ def test_unlinked_files_in_tmpfs_stop_at_its_size(hostile, kind: str, cap: int) 
     assert _comment(record) in (f"held={cap}MiB ENOSPC", f"held={cap - 1}MiB ENOSPC")
 
 
-@pytest.mark.parametrize("mode", ["heap 1024", "tmpfs_heap 200"])
+@pytest.mark.parametrize("mode", ["heap 1024", "mmap_shared 1024", "tmpfs_heap 200"])
 def test_memory_over_the_limit_ends_the_bot_and_the_forfeit_says_so(hostile, mode: str) -> None:
-    """1 GiB on the heap, or a full /tmp (256 MiB, unlinked) plus 200 MiB on the heap, under a
-    400 MiB limit: the kernel (a root referee's memory cgroup) or the memory watch (tmpfs counted)
+    """1 GiB on the heap or in a shared anonymous mapping, or a full /tmp (256 MiB, unlinked)
+    plus 200 MiB on the heap, under a 400 MiB limit: the kernel (a root referee's memory cgroup) or the memory watch (tmpfs counted)
     kills the bot, and the forfeit names memory rather than a bare SIGKILL."""
     record = play("toy", [hostile("memory_holder", **{"mode.txt": mode}), str(RANDOM_BOT)],
                   limits=HOLD_LIMITS)

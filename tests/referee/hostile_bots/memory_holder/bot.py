@@ -1,12 +1,14 @@
-"""Hostile: holds memory where a sum of resident memory does not see it, chosen by mode.txt
-(``KIND MIB``): ``heap`` (plain allocations, the baseline), ``memfd`` (a memfd written and never
-mapped), ``memfd_mapped``, ``sysv`` (a System V segment filled, then detached), ``posix_shm``
-(files in /dev/shm, unmapped), ``tmpfs`` (/tmp files unlinked but kept open; each stops at the
-file size limit, so as many as it takes) and ``tmpfs_heap``
-(fills /tmp that way, then allocates MIB on the heap). It fills in 16 MiB steps until it holds
-MIB or a step fails, waits so the referee's memory watch has looked, and answers with
-``held=NMiB STOP`` in its comment; one that is killed on the way forfeits. From then on it
-answers legally and keeps what it holds (the pool tests seat it again)."""
+"""Hostile: holds memory, some of it where a sum of resident memory does not see it, chosen by
+mode.txt (``KIND MIB``): ``heap`` (plain allocations, the baseline), ``mmap_shared`` (an
+anonymous shared mapping), ``memfd`` (a memfd written and never mapped), ``memfd_mapped`` (one
+that is), ``sysv`` (a System V segment filled, then detached), ``posix_shm`` (files in /dev/shm,
+unmapped), ``tmpfs`` (/tmp files unlinked but kept open; each stops at the file size limit, so
+as many as it takes) and ``tmpfs_heap`` (fills /tmp that way, then allocates MIB on the heap).
+
+It fills in 16 MiB steps until it holds MIB or a step fails, waits so the referee's memory watch
+has looked, and answers with ``held=NMiB STOP`` in its comment; one that is killed on the way
+forfeits. From then on it answers legally and keeps what it holds (the pool tests seat it
+again)."""
 
 import ctypes
 import errno
@@ -51,6 +53,12 @@ def hold() -> str:
                 return f"held={held >> 20}MiB MemoryError"
             held += STEP
         return f"held={held >> 20}MiB OK"
+    if kind == "mmap_shared":  # shared anonymous memory: shmem pages, resident while mapped
+        m = mmap.mmap(-1, limit, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+        kept.append(m)
+        for off in range(0, limit, STEP):
+            m[off:off + STEP] = CHUNK
+        return f"held={limit >> 20}MiB OK"
     if kind in ("memfd", "memfd_mapped"):
         fd = libc.syscall(ctypes.c_long(319), b"hold", ctypes.c_uint(0))  # memfd_create
         if fd < 0:
