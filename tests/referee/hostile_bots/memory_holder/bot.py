@@ -1,9 +1,10 @@
 """Hostile: holds memory, some of it where a sum of resident memory does not see it, chosen by
 mode.txt (``KIND MIB``): ``heap`` (plain allocations, the baseline), ``mmap_shared`` (an
-anonymous shared mapping), ``memfd`` (a memfd written and never mapped), ``memfd_mapped`` (one
-that is), ``sysv`` (a System V segment filled, then detached), ``posix_shm`` (files in /dev/shm,
-unmapped), ``tmpfs`` (/tmp files unlinked but kept open; each stops at the file size limit, so
-as many as it takes) and ``tmpfs_heap`` (fills /tmp that way, then allocates MIB on the heap).
+anonymous shared mapping), ``memfd`` (memfds written, never mapped), ``memfd_mapped`` (memfds
+filled through a mapping dropped after), ``sysv`` (System V segments filled, then detached),
+``posix_shm`` (files in /dev/shm, unmapped), ``tmpfs`` (/tmp files unlinked but kept open; each
+stops at the file size limit, so as many as it takes) and ``tmpfs_heap`` (fills /tmp that way,
+then allocates MIB on the heap).
 
 It fills in 16 MiB steps until it holds MIB or a step fails, waits so the referee's memory watch
 has looked, and answers with ``held=NMiB STOP`` in its comment; one that is killed on the way
@@ -41,6 +42,31 @@ def fill_fd(fd: int, limit: int) -> tuple[int, str]:
     return held, "OK"
 
 
+def piece(kind: str) -> str:
+    """One STEP of memory in a new memfd (written, or through a mapping dropped after) or a new
+    System V segment (attached, filled, detached); kept by its descriptor or id."""
+    if kind == "sysv":
+        shmid = libc.shmget(0, ctypes.c_size_t(STEP), 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+        if shmid < 0:
+            return errno.errorcode[ctypes.get_errno()]
+        addr = libc.shmat(shmid, None, 0)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            return "shmat " + errno.errorcode[ctypes.get_errno()]
+        ctypes.memmove(addr, CHUNK, STEP)
+        libc.shmdt(ctypes.c_void_p(addr))  # detached: no process maps it any more
+        return "OK"
+    fd = libc.syscall(ctypes.c_long(319), b"hold", ctypes.c_uint(0))  # memfd_create
+    if fd < 0:
+        return errno.errorcode[ctypes.get_errno()]
+    kept.append(fd)
+    if kind == "memfd":
+        return fill_fd(fd, STEP)[1]
+    os.ftruncate(fd, STEP)
+    with mmap.mmap(fd, STEP) as m:
+        m[:] = CHUNK
+    return "OK"
+
+
 def hold() -> str:
     limit = MIB << 20
     kind = KIND
@@ -59,31 +85,15 @@ def hold() -> str:
         for off in range(0, limit, STEP):
             m[off:off + STEP] = CHUNK
         return f"held={limit >> 20}MiB OK"
-    if kind in ("memfd", "memfd_mapped"):
-        fd = libc.syscall(ctypes.c_long(319), b"hold", ctypes.c_uint(0))  # memfd_create
-        if fd < 0:
-            return f"held=0MiB {errno.errorcode[ctypes.get_errno()]}"
-        kept.append(fd)
-        if kind == "memfd":
-            held, stop = fill_fd(fd, limit)
-            return f"held={held >> 20}MiB {stop}"
-        os.ftruncate(fd, limit)
-        m = mmap.mmap(fd, limit)
-        kept.append(m)
-        for off in range(0, limit, STEP):
-            m[off:off + STEP] = CHUNK
-        return f"held={limit >> 20}MiB OK"
-    if kind == "sysv":
-        shmid = libc.shmget(0, ctypes.c_size_t(limit), 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
-        if shmid < 0:
-            return f"held=0MiB {errno.errorcode[ctypes.get_errno()]}"
-        addr = libc.shmat(shmid, None, 0)
-        if addr in (None, ctypes.c_void_p(-1).value):
-            return f"held=0MiB shmat {errno.errorcode[ctypes.get_errno()]}"
-        for off in range(0, limit, STEP):
-            ctypes.memmove(addr + off, CHUNK, STEP)
-        libc.shmdt(ctypes.c_void_p(addr))  # detached: no process maps it any more
-        return f"held={limit >> 20}MiB OK"
+    if kind in ("memfd", "memfd_mapped", "sysv"):
+        # One 16 MiB piece at a time, never more than one mapped: nothing stays resident.
+        held = 0
+        while held < limit:
+            stop = piece(kind)
+            if stop != "OK":
+                return f"held={held >> 20}MiB {stop}"
+            held += STEP
+        return f"held={held >> 20}MiB OK"
     if kind in ("posix_shm", "tmpfs", "tmpfs_heap"):
         folder = "/dev/shm" if kind == "posix_shm" else "/tmp"
         goal = limit if kind != "tmpfs_heap" else 1 << 40
