@@ -89,6 +89,7 @@ class SandboxLimits:
     tmp_mb: int = 256  # size of the private /tmp
     shm_mb: int = 64  # size of the private /dev/shm
     files: int = 4096  # entries in /tmp, /dev/shm and the socket folder together (kernel memory)
+    sockets: int = 256  # Unix sockets of the sandbox together: each buffers ~200 KiB unseen
     output_bytes: int = 1 << 20  # total stdout+stderr over the match before the bot is killed
     tail_bytes: int = 8192  # how much of the output is kept for the crash log
 

@@ -151,6 +151,19 @@ class SandboxView:
         when its last descriptor and mapping are gone), which no listing of names shows."""
         return sum((st.f_blocks - st.f_bfree) * st.f_frsize for st in self._private_stats())
 
+    def unix_sockets(self) -> int:
+        """How many Unix sockets exist in the sandbox's network namespace (bound, connected or
+        neither, socket pairs included): the namespace's ``/proc/net/unix``, read as its init
+        sees it (``/proc/net`` itself would name the reader's namespace)."""
+        fd = os.open("1/net/unix", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._proc_fd())
+        try:
+            lines = 0
+            while chunk := os.read(fd, 1 << 16):
+                lines += chunk.count(b"\n")
+        finally:
+            os.close(fd)
+        return max(0, lines - 1)  # a header line
+
     # --- processes -----------------------------------------------------------------------------
     def _proc_fd(self) -> int:
         if self._proc is None:

@@ -1,4 +1,4 @@
-"""The watch over running sandboxes: memory without a cgroup, and files in their tmpfs.
+"""The watch over running sandboxes: memory without a cgroup, and files and sockets in any.
 
 Why a thread rather than a kernel limit: a referee that is not root can write no cgroup, and
 rlimits are per process (a bot that forks multiplies them); no mount option bwrap offers bounds
@@ -44,7 +44,11 @@ class MemoryWatch:
     look, and so on, down to the bot itself, whose death ends the sandbox.
 
     A tmpfs's size does not bound its files: each empty file or folder costs kernel memory and
-    no data page. A sandbox with more than ``SandboxLimits.files`` of them is killed whole.
+    no data page. A sandbox with more than ``SandboxLimits.files`` of them is killed whole. Nor
+    does anything count what a socket buffers (a Unix stream socket holds about 200 KiB that is
+    in no process's memory, and a memory cgroup v1 does not charge it either): a sandbox with
+    more than ``SandboxLimits.sockets`` Unix sockets (the only family it may make) is killed
+    whole too. Both are checked in either referee mode.
     """
 
     interval_s = 0.05
@@ -84,9 +88,15 @@ class MemoryWatch:
                 files = view.private_inodes()
             except OSError:
                 files = 0
-            if files > bot.limits.files:
+            try:
+                sockets = view.unix_sockets()
+            except OSError:
+                sockets = 0
+            if files > bot.limits.files or sockets > bot.limits.sockets:
                 bot.memory_kill = (f"it made {files} files in its tmpfs, over the limit of "
-                                   f"{bot.limits.files}")
+                                   f"{bot.limits.files}" if files > bot.limits.files else
+                                   f"it made {sockets} sockets, over the limit of "
+                                   f"{bot.limits.sockets}")
                 self.kills += 1
                 try:
                     for p in view.processes():
