@@ -33,7 +33,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 USER = "arena-unpriv-test"
 BOTS = ("fork_bomb", "fork_hog", "space_filler", "sock_squatter", "sock_symlink", "syscall_probe",
         "memory_hog", "file_spray", "socket_families", "signal_other", "stale_id", "flooder",
-        "flood_at_start", "file_writer", "illegal_id", "sleeper")
+        "flood_at_start", "file_writer", "illegal_id", "sleeper", "socket_hoarder")
 #: The memory_holder bots (folder name -> mode.txt), each played under a 400 MiB limit.
 HOLDERS = {f"memory_holder-{kind}": f"{kind} {mib}" for kind, mib in (
     ("memfd", 1024), ("memfd_mapped", 1024), ("sysv", 1024), ("posix_shm", 1024),
@@ -235,6 +235,13 @@ def test_only_unix_sockets_can_be_made(unprivileged_run: dict) -> None:
     run = unprivileged_run["socket_families"]
     assert run["forfeits"] == []
     assert run["comment"] == "AF_UNIX=OK pair:AF_UNIX=OK refused=24/24", run["comment"]
+
+
+def test_sockets_without_end_are_stopped_at_the_socket_limit(unprivileged_run: dict) -> None:
+    run = unprivileged_run["socket_hoarder"]
+    forfeit = _forfeit(run, "crash")
+    assert "sockets, over the limit of 256" in forfeit["message"], forfeit["message"]
+    assert run["other_forced"] == 0 and run["left_running"] == []
 
 
 def test_the_other_bot_cannot_be_found_or_signalled(unprivileged_run: dict) -> None:

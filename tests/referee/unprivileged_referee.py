@@ -71,7 +71,7 @@ def main() -> None:
         if not path.name.endswith("_pool"):
             out[path.name] = play(path.name, limits=SandboxLimits(memory_mb=400))
     for name in ("socket_families", "signal_other", "stale_id", "flooder", "flood_at_start",
-                 "file_writer", "illegal_id"):
+                 "file_writer", "illegal_id", "socket_hoarder"):
         out[name] = play(name)
     out["sleeper"] = play("sleeper", time_control=TimeControl(decision_ms=300, bank_ms=300))
     out["pool:memory_holder-tmpfs_pool"] = pooled("memory_holder-tmpfs_pool")
