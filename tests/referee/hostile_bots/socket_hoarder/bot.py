@@ -1,5 +1,5 @@
 """Hostile: holds kernel memory in socket buffers, which no process's resident memory (and no
-cgroup-v1 memory limit) counts: eight processes each make 120 Unix socket pairs (within 256 open
+cgroup-v1 memory limit) counts: eight processes each make 100 Unix socket pairs (within 256 open
 files apiece) and fill every one until it would block, about 200 KiB a socket, then wait. Its
 comment says what it held: ``sockets=N buffered=NMiB``."""
 
@@ -9,7 +9,7 @@ import time
 
 from arena.sdk import serve_bot
 
-PAIRS, PROCESSES = 120, 8
+PAIRS, PROCESSES = 100, 8
 kept: list = []
 
 
