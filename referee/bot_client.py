@@ -198,6 +198,8 @@ class BotClient:
                 self._open_channel(address)
                 return
             if proc.exit_status() is not None:
+                if proc.output.flooded:  # killed for its output, not a failed start
+                    raise self._flood_fault()
                 raise BotFault("start_failed", f"the bot {proc.describe_exit()} before it was ready",
                                self.log_tail())
             if time.perf_counter() > deadline:
@@ -283,6 +285,8 @@ class BotClient:
         while not answered.wait(0.005):
             if self.process is not None and self.process.exit_status() is not None:
                 future.cancel()
+                if self.process.output.flooded:  # killed for its output, not a failed start
+                    raise self._flood_fault()
                 raise BotFault(
                     "start_failed",
                     f"the bot {self.process.describe_exit()} before it was ready",
@@ -307,6 +311,8 @@ class BotClient:
 
     def _start_fault(self, exc: grpc.RpcError, timeout_s: float) -> BotFault:
         code = exc.code()
+        if self.process is not None and self.process.output.flooded:
+            return self._flood_fault()
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return BotFault(
                 "start_timeout" if self.process else "unreachable",

@@ -16,8 +16,11 @@ What is reused, and what never is:
   life), burnt CPU while idle, sat idle longer than ``max_idle_s``, died, or flooded its output;
   and, checked when it is given back and again when it is taken, when it keeps a process of its
   own alive (a child could work between matches, or play the next match's opponent), holds more
-  than ``max_idle_memory_mb``, or left files in its private ``/tmp``, ``/dev/shm`` or socket
-  folder (state carried from one match to the next, or junk that holds memory). Why each was
+  than ``max_idle_memory_mb`` (by the measure its memory limit is enforced with: the memory
+  cgroup's usage, or resident memory plus its tmpfs pages), or left files in its private
+  ``/tmp``, ``/dev/shm`` or socket folder, named or unlinked but kept open (state carried from
+  one match to the next, or junk that holds memory; a file with no name is found by the pages
+  its tmpfs holds). Why each was
   retired is counted in :attr:`BotPool.retired`.
 * One process serves one match at a time; two seats of one bot take two processes.
 * Remote bots (``host:port``) are not pooled: there is nothing to start.
@@ -178,7 +181,7 @@ class BotPool:
             memory = proc.memory_mb()
             if memory is not None and memory > self.max_idle_memory_mb:
                 return "memory"
-            if proc.private_files():
+            if proc.private_files() or proc.tmpfs_bytes():
                 return "files"
         return None
 

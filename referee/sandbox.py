@@ -51,7 +51,7 @@ from pathlib import Path
 from referee import seccomp
 from referee.manifest import ManifestError, launch_command
 from referee.sandbox_view import NotASocket, ProcInfo, SandboxView, cpu_ticks_of
-from referee.sandbox_watch import MEMORY_WATCH
+from referee.sandbox_watch import MEMORY_WATCH, held_bytes
 
 #: The folder holding ``arena`` and ``referee``: bound read-only so the SDK (and engine code a
 #: heuristic bot may import) is importable inside the sandbox.
@@ -89,6 +89,7 @@ class SandboxLimits:
     tmp_mb: int = 256  # size of the private /tmp
     shm_mb: int = 64  # size of the private /dev/shm
     files: int = 4096  # entries in /tmp, /dev/shm and the socket folder together (kernel memory)
+    sockets: int = 256  # Unix sockets of the sandbox together: each buffers ~200 KiB unseen
     output_bytes: int = 1 << 20  # total stdout+stderr over the match before the bot is killed
     tail_bytes: int = 8192  # how much of the output is kept for the crash log
 
@@ -525,6 +526,20 @@ class SandboxCgroups:
             return None
         return int(os.pread(self._cpu_fd, 64, 0)) / 1e6
 
+    def oom_kills(self) -> int:
+        """How many processes of the sandbox the kernel's out-of-memory killer has ended (the
+        memory group's ``oom_kill`` count; 0 without a memory group)."""
+        path = self.paths.get("memory")
+        try:
+            text = (path / "memory.oom_control").read_text() if path else ""
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
+
     def memory_peak_mb(self) -> float | None:
         path = self.paths.get("memory")
         try:
@@ -573,6 +588,7 @@ class BotProcess:
         self.uid: int | None = None
         self.view: SandboxView | None = None
         self.memory_kill: str | None = None  # set by the memory watch when it killed something
+        self._cpu_seen = 0.0  # the highest CPU figure given out: what cpu_ms never goes under
         #: Without a cpuacct cgroup: kept stat descriptors of the sandbox's processes as of the
         #: first reading (init and the bot), and the CPU of any other process as the memory
         #: watch last saw it (children, at most one watch interval late).
@@ -685,6 +701,9 @@ class BotProcess:
                 pass
         if self.memory_kill:
             text += f" ({self.memory_kill})"
+        elif self.cgroup is not None and self.cgroup.oom_kills():
+            text += (f" (out of memory: the kernel killed a process of the sandbox at its "
+                     f"{self.limits.memory_mb} MiB memory limit)")
         return text
 
     def lock_socket_dir(self) -> None:
@@ -719,15 +738,33 @@ class BotProcess:
             return []
 
     def memory_mb(self) -> float | None:
-        """Memory the sandbox holds now: the cgroup's usage (tmpfs pages included), else the
-        resident memory of all its processes."""
+        """Memory the sandbox holds now, by the measure its limit is enforced with: the memory
+        cgroup's usage (every page charged to it: tmpfs, memfds and shared memory included),
+        else what the memory watch counts (:func:`~referee.sandbox_watch.held_bytes`)."""
         if self.cgroup is not None and "memory" in self.cgroup.paths:
             try:
                 return int((self.cgroup.paths["memory"] / "memory.usage_in_bytes").read_text()) / (1 << 20)
             except OSError:
                 return None
-        procs = self.processes()
-        return sum(p.rss_bytes for p in procs) / (1 << 20) if procs else None
+        with self._lock:
+            if self.view is None:
+                return None
+            try:
+                procs = self.view.processes()
+                return held_bytes(self.view, procs) / (1 << 20) if procs else None
+            except OSError:
+                return None
+
+    def tmpfs_bytes(self) -> int:
+        """What the sandbox's private tmpfs hold, unlinked-but-open files included (0 before the
+        sandbox is up)."""
+        with self._lock:
+            if self.view is None:
+                return 0
+            try:
+                return self.view.private_bytes()
+            except OSError:
+                return 0
 
     def private_files(self) -> list[str]:
         """Files the bot has left in its private /tmp, /dev/shm and socket folder (the folders
@@ -755,6 +792,19 @@ class BotProcess:
 
     def cpu_ms(self) -> float | None:
         """CPU time the bot has used so far (user + system), or None if it cannot be measured.
+
+        Never less than a figure it gave before: once a process of the sandbox is gone, /proc
+        may show less than it did (a killed child's time is nobody's once its parent dies too),
+        and a match charges the difference between two readings.
+        """
+        ms = self._cpu_ms_now()
+        if ms is None:
+            return None
+        self._cpu_seen = max(self._cpu_seen, ms)
+        return self._cpu_seen
+
+    def _cpu_ms_now(self) -> float | None:
+        """The CPU figure as the kernel shows it right now (see :meth:`cpu_ms`).
 
         From the bot's cpuacct cgroup when there is one (every process of the sandbox, in ns);
         otherwise from the sandbox's own /proc: each live process's time plus what it reaped

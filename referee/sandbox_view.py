@@ -9,7 +9,8 @@ hostile bot controls what is in there, so every path is opened one component at 
 inode it checked, which the bot can neither replace nor redirect later.
 
 The same view reads the sandbox's own ``/proc`` (only the sandbox's processes are in it), which
-is how processes, memory and CPU of every process in the sandbox are measured without cgroups.
+is how processes, memory and CPU of every process in the sandbox are measured without cgroups,
+and the size of what its tmpfs hold (:meth:`SandboxView.private_bytes`).
 """
 
 from __future__ import annotations
@@ -134,12 +135,34 @@ class SandboxView:
                       if not (folder == SOCKET_DIR and n == SOCKET_NAME)]
         return sorted(found)
 
+    def _private_stats(self) -> list[os.statvfs_result]:
+        if self._private is None:
+            self._private = [self._walk(folder) for folder in PRIVATE_DIRS]
+        return [os.fstatvfs(fd) for fd in self._private]
+
     def private_inodes(self) -> int:
         """Files, folders and links the bot has made in its tmpfs, together. Each costs kernel
         memory that the tmpfs size cap does not count (an empty file has no data pages)."""
-        if self._private is None:
-            self._private = [self._walk(folder) for folder in PRIVATE_DIRS]
-        return sum(st.f_files - st.f_ffree - 1 for st in map(os.fstatvfs, self._private))
+        return sum(st.f_files - st.f_ffree - 1 for st in self._private_stats())
+
+    def private_bytes(self) -> int:
+        """Memory the bot's tmpfs hold: every data page of ``/tmp``, ``/dev/shm`` and the socket
+        folder, including files it unlinked but keeps open (a tmpfs frees a file's pages only
+        when its last descriptor and mapping are gone), which no listing of names shows."""
+        return sum((st.f_blocks - st.f_bfree) * st.f_frsize for st in self._private_stats())
+
+    def unix_sockets(self) -> int:
+        """How many Unix sockets exist in the sandbox's network namespace (bound, connected or
+        neither, socket pairs included): the namespace's ``/proc/net/unix``, read as its init
+        sees it (``/proc/net`` itself would name the reader's namespace)."""
+        fd = os.open("1/net/unix", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._proc_fd())
+        try:
+            lines = 0
+            while chunk := os.read(fd, 1 << 16):
+                lines += chunk.count(b"\n")
+        finally:
+            os.close(fd)
+        return max(0, lines - 1)  # a header line
 
     # --- processes -----------------------------------------------------------------------------
     def _proc_fd(self) -> int:

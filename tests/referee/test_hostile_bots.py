@@ -121,7 +121,8 @@ def test_tcp_connection_to_localhost_is_impossible(hostile) -> None:
         listener.close()
     assert record.forfeits == []
     comment = next(d.comment for d in record.decisions if d.seat == 0)
-    assert f"127.0.0.1:{port} ConnectionRefusedError" in comment  # an empty loopback of its own
+    # No inet socket at all (seccomp); were there one, the loopback would be an empty one of its own.
+    assert f"127.0.0.1:{port} EAFNOSUPPORT" in comment, comment
     assert "CONNECTED" not in comment
     assert accepted == []
 
@@ -297,3 +298,86 @@ def test_files_without_end_in_tmp_are_stopped_at_the_file_limit(hostile) -> None
     record = play("toy", [hostile("file_spray"), str(RANDOM_BOT)], tc=TimeControl(5000, 20000))
     forfeit = _forfeited(record, 0, "crash")
     assert "files in its tmpfs, over the limit of 4096" in forfeit.message, forfeit.message
+
+
+# --- memory no resident sum sees, socket families, the other bot (issue 26) -----------------
+
+#: Small enough that 1 GiB of any kind would pass it; /tmp (256 MiB) and /dev/shm (64 MiB) fit.
+HOLD_LIMITS = SandboxLimits(memory_mb=400)
+
+
+def _comment(record: MatchRecord, seat: int = 0) -> str:
+    return next(d.comment for d in record.decisions if d.seat == seat and not d.forced)
+
+
+@pytest.mark.parametrize("kind", ["memfd", "memfd_mapped", "sysv"])
+def test_memory_outside_every_process_cannot_be_made(hostile, kind: str) -> None:
+    """memfds and System V segments held gigabytes no resident-set sum saw: denied outright."""
+    record = play("toy", [hostile("memory_holder", **{"mode.txt": f"{kind} 1024"}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    assert record.forfeits == []
+    assert _comment(record) == "held=0MiB EPERM"
+
+
+@pytest.mark.parametrize(("kind", "cap"), [("posix_shm", 64), ("tmpfs", 256)])
+def test_unlinked_files_in_tmpfs_stop_at_its_size(hostile, kind: str, cap: int) -> None:
+    """POSIX shared memory is a file of /dev/shm; a file unlinked but kept open still counts
+    against its tmpfs's size (and against the memory limit: see the next test)."""
+    record = play("toy", [hostile("memory_holder", **{"mode.txt": f"{kind} 1024"}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    assert record.forfeits == []
+    assert _comment(record) in (f"held={cap}MiB ENOSPC", f"held={cap - 1}MiB ENOSPC")
+
+
+@pytest.mark.parametrize("mode", ["heap 1024", "mmap_shared 1024", "tmpfs_heap 200"])
+def test_memory_over_the_limit_ends_the_bot_and_the_forfeit_says_so(hostile, mode: str) -> None:
+    """1 GiB on the heap or in a shared anonymous mapping, or a full /tmp (256 MiB, unlinked)
+    plus 200 MiB on the heap, under a 400 MiB limit: the kernel (a root referee's memory cgroup) or the memory watch (tmpfs counted)
+    kills the bot, and the forfeit names memory rather than a bare SIGKILL."""
+    record = play("toy", [hostile("memory_holder", **{"mode.txt": mode}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    forfeit = _forfeited(record, 0, "crash")
+    assert "SIGKILL" in forfeit.message and "out of memory" in forfeit.message, forfeit.message
+    assert "400 MiB" in forfeit.message
+
+
+def test_only_unix_sockets_can_be_made(hostile) -> None:
+    record = play("toy", [hostile("socket_families"), str(RANDOM_BOT)])
+    assert record.forfeits == []
+    # vsock, netlink, packet, inet and the rest: each answered EAFNOSUPPORT, none anything else.
+    assert _comment(record) == "AF_UNIX=OK pair:AF_UNIX=OK refused=24/24", _comment(record)
+
+
+def test_the_other_bot_cannot_be_found_or_signalled(hostile) -> None:
+    record = play("toy", [hostile("signal_other"), str(RANDOM_BOT)])
+    assert record.forfeits == []  # and the other seat played every decision itself
+    assert not any(d.forced for d in record.decisions)
+    own, foreign, killed = (int(p.split("=")[1]) for p in _comment(record).split())
+    assert own >= 2 and foreign == 0 and killed == 0  # its pid namespace holds only its own
+
+
+def test_an_option_id_from_an_earlier_decision_is_illegal(hostile) -> None:
+    record = play("toy", [hostile("stale_id"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "illegal_option")
+    assert "play:" in forfeit.message and forfeit.decision > 0
+
+
+def test_printing_without_end_before_ready_is_an_output_flood(hostile) -> None:
+    record = play("toy", [hostile("flood_at_start"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "output_flood")
+    assert forfeit.decision == 0 and "flood_at_start: spam" in forfeit.log_tail
+
+
+def test_cpu_time_of_a_bot_killed_for_its_output_is_never_negative(hostile) -> None:
+    record = play("toy", [hostile("flooder"), str(RANDOM_BOT)])
+    _forfeited(record, 0, "output_flood")
+    assert all(d.cpu_ms is None or d.cpu_ms >= 0 for d in record.decisions)
+    assert record.totals[0].cpu_ms is None or record.totals[0].cpu_ms >= 0
+
+
+def test_sockets_without_end_are_stopped_at_the_socket_limit(hostile) -> None:
+    """Socket buffers are memory no resident sum and no cgroup-v1 limit counts: 1600 sockets
+    held ~200 MiB that way. Past 256 Unix sockets the sandbox is killed whole."""
+    record = play("toy", [hostile("socket_hoarder"), str(RANDOM_BOT)])
+    forfeit = _forfeited(record, 0, "crash")
+    assert "sockets, over the limit of 256" in forfeit.message, forfeit.message

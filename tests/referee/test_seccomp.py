@@ -1,5 +1,6 @@
 """The seccomp program itself, run by a small classic-BPF interpreter: every denied call answers
-EPERM, clone3 ENOSYS, clone only with a namespace flag EPERM, everything else is allowed, and
+EPERM, clone3 ENOSYS, clone only with a namespace flag EPERM, a socket of any family but AF_UNIX
+EAFNOSUPPORT, everything else is allowed, and
 a foreign ABI is killed. (test_hostile_bots.py tries the calls from inside a real sandbox.)"""
 
 from __future__ import annotations
@@ -54,6 +55,22 @@ def test_clone_is_allowed_only_without_namespace_flags() -> None:
     assert run(clone, arg0=thread_flags) == ALLOW
     for flag in (0x10000000, 0x00020000, 0x20000000, 0x40000000, 0x02000000, 0x04000000, 0x08000000):
         assert run(clone, arg0=sigchld | flag) == errno_ret(errno.EPERM), hex(flag)
+
+
+@pytest.mark.parametrize("call", ["socket", "socketpair"])
+def test_only_unix_sockets_can_be_created(call: str) -> None:
+    nr = seccomp.X86_64[call]
+    assert run(nr, arg0=1) == ALLOW  # AF_UNIX
+    # AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK, AF_ALG, AF_XDP, and a huge value.
+    for family in (2, 10, 16, 17, 40, 38, 44, 0, 0xFFFFFFFF):
+        assert run(nr, arg0=family) == errno_ret(errno.EAFNOSUPPORT), family
+    # Only the int counts: high bits cannot make another family look like AF_UNIX.
+    assert run(nr, arg0=(1 << 32) | 40) == errno_ret(errno.EAFNOSUPPORT)
+
+
+def test_memory_no_resident_sum_counts_is_denied() -> None:
+    for name in ("memfd_create", "memfd_secret", "shmget", "shmat", "msgget", "semget", "mq_open"):
+        assert name in seccomp.DENIED and run(seccomp.X86_64[name]) == errno_ret(errno.EPERM)
 
 
 def test_ordinary_calls_are_allowed() -> None:

@@ -32,7 +32,12 @@ pytestmark = needs_bwrap
 PROJECT = Path(__file__).resolve().parents[2]
 USER = "arena-unpriv-test"
 BOTS = ("fork_bomb", "fork_hog", "space_filler", "sock_squatter", "sock_symlink", "syscall_probe",
-        "memory_hog", "file_spray")
+        "memory_hog", "file_spray", "socket_families", "signal_other", "stale_id", "flooder",
+        "flood_at_start", "file_writer", "illegal_id", "sleeper", "socket_hoarder")
+#: The memory_holder bots (folder name -> mode.txt), each played under a 400 MiB limit.
+HOLDERS = {f"memory_holder-{kind}": f"{kind} {mib}" for kind, mib in (
+    ("memfd", 1024), ("memfd_mapped", 1024), ("sysv", 1024), ("posix_shm", 1024),
+    ("tmpfs", 1024), ("heap", 1024), ("mmap_shared", 1024), ("tmpfs_heap", 200))}
 
 
 def _test_user() -> pwd.struct_passwd:
@@ -81,6 +86,9 @@ def unprivileged_run() -> dict:
         for name in BOTS:
             shutil.copytree(HOSTILE / name, bots / name)
         shutil.copytree(RANDOM_BOT, bots / "random_bot")
+        for name, mode in {**HOLDERS, "memory_holder-tmpfs_pool": "tmpfs 200"}.items():
+            shutil.copytree(HOSTILE / "memory_holder", bots / name)
+            (bots / name / "mode.txt").write_text(mode)
         (bots / "sock_squatter" / "marker.txt").write_text(f"unprivsquat{os.getpid()}")
         (bots / "sock_symlink" / "target.txt").write_text(str(bots / "host-service.sock"))
         cmd = [sys.executable, "-m", "tests.referee.unprivileged_referee", str(bots)]
@@ -193,3 +201,84 @@ def test_seccomp_and_no_nested_namespaces_without_root(unprivileged_run: dict) -
         assert not report[cmd].startswith("rc=0"), (cmd, report[cmd])
     for cap in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
         assert int(report["status"][cap], 16) == 0, cap
+
+
+# --- issue 26: memory no resident sum sees, socket families, the other bot, the pool ---------
+
+
+@pytest.mark.parametrize("kind", ["memfd", "memfd_mapped", "sysv"])
+def test_memory_outside_every_process_cannot_be_made(unprivileged_run: dict, kind: str) -> None:
+    run = unprivileged_run[f"memory_holder-{kind}"]
+    assert run["forfeits"] == [] and run["comment"] == "held=0MiB EPERM", run
+
+
+@pytest.mark.parametrize(("kind", "cap"), [("posix_shm", 64), ("tmpfs", 256)])
+def test_unlinked_files_in_tmpfs_stop_at_its_size(unprivileged_run: dict, kind: str, cap: int) -> None:
+    run = unprivileged_run[f"memory_holder-{kind}"]
+    assert run["forfeits"] == [], run
+    assert run["comment"] in (f"held={cap}MiB ENOSPC", f"held={cap - 1}MiB ENOSPC"), run
+
+
+@pytest.mark.parametrize("kind", ["heap", "mmap_shared", "tmpfs_heap"])
+def test_memory_over_the_limit_is_killed_by_the_watch_and_named(unprivileged_run: dict,
+                                                                 kind: str) -> None:
+    """tmpfs_heap: 256 MiB in unlinked /tmp files and 200 MiB of heap pass 400 MiB only if the
+    watch counts the tmpfs: it does, and the forfeit says memory."""
+    run = unprivileged_run[f"memory_holder-{kind}"]
+    forfeit = _forfeit(run, "crash")
+    assert "SIGKILL" in forfeit["message"] and "out of memory" in forfeit["message"], forfeit
+    assert "400 MiB limit" in forfeit["message"]
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+def test_only_unix_sockets_can_be_made(unprivileged_run: dict) -> None:
+    run = unprivileged_run["socket_families"]
+    assert run["forfeits"] == []
+    assert run["comment"] == "AF_UNIX=OK pair:AF_UNIX=OK refused=24/24", run["comment"]
+
+
+def test_sockets_without_end_are_stopped_at_the_socket_limit(unprivileged_run: dict) -> None:
+    run = unprivileged_run["socket_hoarder"]
+    forfeit = _forfeit(run, "crash")
+    assert "sockets, over the limit of 256" in forfeit["message"], forfeit["message"]
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+def test_the_other_bot_cannot_be_found_or_signalled(unprivileged_run: dict) -> None:
+    """Both bots run as the referee's own uid here: only the pid namespace keeps them apart."""
+    run = unprivileged_run["signal_other"]
+    assert run["forfeits"] == [] and run["other_forced"] == 0
+    own, foreign, killed = (int(p.split("=")[1]) for p in run["comment"].split())
+    assert own >= 2 and foreign == 0 and killed == 0
+
+
+@pytest.mark.parametrize(("name", "reason"), [("stale_id", "illegal_option"),
+                                              ("illegal_id", "illegal_option"),
+                                              ("sleeper", "timeout")])
+def test_wrong_and_slow_answers_forfeit(unprivileged_run: dict, name: str, reason: str) -> None:
+    run = unprivileged_run[name]
+    _forfeit(run, reason)
+    assert run["other_forced"] == 0
+
+
+def test_output_floods_before_and_after_ready(unprivileged_run: dict) -> None:
+    assert _forfeit(unprivileged_run["flood_at_start"], "output_flood")["decision"] == 0
+    run = unprivileged_run["flooder"]
+    _forfeit(run, "output_flood")
+    # The CPU read after the kill once came out 90-130 ms below the one before (issue 26).
+    assert all(ms is None or ms >= 0 for ms in run["decision_cpu_ms"]), run["decision_cpu_ms"]
+    assert run["cpu_ms"] is None or run["cpu_ms"] >= 0
+
+
+def test_writes_stop_at_the_file_size_limit_and_code_is_read_only(unprivileged_run: dict) -> None:
+    run = unprivileged_run["file_writer"]
+    assert run["forfeits"] == []
+    assert "big=64MiB EFBIG" in run["comment"] and "/arena/bot/dropped.txt=EROFS" in run["comment"]
+
+
+def test_the_pool_retires_a_bot_keeping_unlinked_files(unprivileged_run: dict) -> None:
+    held = unprivileged_run["pool:memory_holder-tmpfs_pool"]
+    assert held["forfeits"] == [] and held["reuses"] == 1  # its opponent's; never the holder
+    assert set(held["retired"]) == {"files"}, held
+    clean = unprivileged_run["pool:random_bot"]
+    assert clean == {"forfeits": [], "retired": {}, "reuses": 2}

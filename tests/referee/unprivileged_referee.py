@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from referee import registry, sandbox
+from referee.bot_pool import BotPool
 from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.sandbox import SandboxLimits
@@ -32,11 +33,26 @@ def play(name: str, **kwargs) -> dict:
                                    seed=1, match_id=f"unpriv-{name}", **kwargs))
     return {
         "forfeits": [{"seat": f.seat, "reason": f.reason, "message": f.message,
-                      "log_tail": f.log_tail[-3000:]} for f in record.forfeits],
+                      "decision": f.decision, "log_tail": f.log_tail[-3000:]} for f in record.forfeits],
         "comment": next((d.comment for d in record.decisions if d.seat == 0 and not d.forced), ""),
         "cpu_ms": record.totals[0].cpu_ms,
+        "decision_cpu_ms": [d.cpu_ms for d in record.decisions if d.seat == 0],
+        "other_forced": sum(1 for d in record.decisions if d.seat == 1 and d.forced),
         "left_running": own_processes(),
     }
+
+
+def pooled(name: str) -> dict:
+    """Two matches of one bot through a warm pool: was it seated again, or retired, and why."""
+    pool = BotPool()
+    try:
+        records = [run_match(MatchConfig("toy", [SeatSpec("a", str(BOTS / name)), SeatSpec("b", RANDOM)],
+                                         seed=seed, match_id=f"unpriv-pool-{name}-{seed}", pool=pool))
+                   for seed in (1, 2)]
+        return {"forfeits": [f.reason for r in records for f in r.forfeits],
+                "retired": dict(pool.retired), "reuses": pool.reuses}
+    finally:
+        pool.close()
 
 
 def main() -> None:
@@ -51,6 +67,15 @@ def main() -> None:
         out[name] = play(name)
     out["file_spray"] = play("file_spray", time_control=TimeControl(5000, 20000))
     out["fork_hog"] = play("fork_hog", limits=SandboxLimits(memory_mb=300))
+    for path in sorted(BOTS.glob("memory_holder-*")):  # one per kind of memory (mode.txt)
+        if not path.name.endswith("_pool"):
+            out[path.name] = play(path.name, limits=SandboxLimits(memory_mb=400))
+    for name in ("socket_families", "signal_other", "stale_id", "flooder", "flood_at_start",
+                 "file_writer", "illegal_id", "socket_hoarder"):
+        out[name] = play(name)
+    out["sleeper"] = play("sleeper", time_control=TimeControl(decision_ms=300, bank_ms=300))
+    out["pool:memory_holder-tmpfs_pool"] = pooled("memory_holder-tmpfs_pool")
+    out["pool:random_bot"] = pooled("random_bot")
     out["memory_kills"] = MEMORY_WATCH.kills
     try:
         listener.accept()

@@ -1,6 +1,7 @@
 """Hostile: tries to open TCP connections (to the referee's loopback, to the internet) and
 reports what happened in its comment."""
 
+import errno
 import socket
 from pathlib import Path
 
@@ -14,7 +15,7 @@ def probe(host: str, port: int) -> str:
         with socket.create_connection((host, port), timeout=1.0):
             return f"{host}:{port} CONNECTED"
     except OSError as exc:
-        return f"{host}:{port} {type(exc).__name__}"
+        return f"{host}:{port} {errno.errorcode.get(exc.errno or 0, type(exc).__name__)}"
 
 
 def act(observation: dict, legal_options: list):

@@ -25,6 +25,9 @@ X86_64 = {
     "io_uring_register": 427, "reboot": 169, "acct": 163, "settimeofday": 164,
     "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159, "sethostname": 170,
     "setdomainname": 171, "iopl": 172, "ioperm": 173, "vhangup": 153, "uselib": 134,
+    "memfd_create": 319, "memfd_secret": 447, "shmget": 29, "shmat": 30, "shmctl": 31,
+    "shmdt": 67, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "semget": 64,
+    "semop": 65, "semctl": 66, "semtimedop": 220, "mq_open": 240,
     "clone3": 435,
 }
 CLONE_NEWUSER, SIGCHLD = 0x10000000, 17
