@@ -20,7 +20,7 @@ from arena.db import Match, session_scope
 from arena.server import results
 from arena.server.accounts import find_user
 from arena.server.auth import token_from_metadata
-from arena.server.errors import ApiError, not_found
+from arena.server.errors import ApiError, check_request, not_found
 from arena.server.live import LiveBus
 from arena.server.streams import Follow
 
@@ -48,6 +48,7 @@ def follow(url: str | None, request: pb.WatchMatchRequest, metadata: Sequence[tu
     a request carrying that id alone (whatever else the client appended is dropped), and the
     caller's account when it sends a token (a token that is not valid -> UNAUTHENTICATED, so a
     made-up token never counts as an account of its own)."""
+    check_request(request)  # resolving runs before the handler: refuse a NUL here too
     token = token_from_metadata(metadata)
     with session_scope(url) as s:
         match_id = results.resolve_match_id(s, request.match_id)
