@@ -72,9 +72,11 @@ class _Refused(Exception):
         self.message = message
 
 
-#: Refusal kinds of a qualification that reconnecting the same bot cannot mend (its code must
-#: change); the others (unreachable, disconnected, server_error) are worth another try.
-_BOT_FAULTS = frozenset(REASONS) - {"unreachable", "disconnected"}
+#: Refusal kinds of a qualification played over the connection still open that reconnecting
+#: the same bot cannot mend: its code must change (``unreachable`` included: the bot was
+#: connected and did not answer StartMatch). Not: ``disconnected`` (its connection went) and
+#: ``server_error`` (not the bot's doing), which are worth another try.
+_BOT_FAULTS = frozenset(REASONS) - {"disconnected"}
 
 
 class _Session:
