@@ -8,9 +8,11 @@ file descriptors can be read from /proc; then ``streams`` bots dial in, each on 
 of its own (a ``grpc.aio`` channel per bot, all on one thread of this process: the client side
 costs no threads), say hello, are welcomed, and stay idle.
 
-Printed: the server's threads, RSS (KiB) and open fds before any stream, with every stream
-open and idle, and after they closed; the cost per stream (the difference divided by
-``streams``); how long opening them all took; and ``WhoAmI`` latency beside the open streams.
+Printed: the server's threads, RSS (KiB), open fds and sockets before any stream, with every
+stream open and idle, and after they closed; the cost per stream (the difference divided by
+``streams``); how long opening them all took; ``WhoAmI`` latency beside the open streams; and
+the server's CPU use over 10 s while the streams idle (its heartbeat and its watch over the
+connected bots).
 The server is started with caps wide enough for the run (``ARENA_DIALIN_*`` settings), so the
 same script measures a build with or without the dial-in caps.
 
@@ -63,6 +65,12 @@ def process_figures(pid: int) -> dict[str, int]:
         "fds": len(fds),
         "sockets": sum(1 for f in fds if f.startswith("socket:")),
     }
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def seed(url: str, accounts: int, per_account: int) -> list[tuple[str, list[str]]]:
@@ -176,6 +184,9 @@ def bench(streams: int = 300, accounts: int = 15) -> dict:
         time.sleep(2.0)
         result["server_streams_open"] = full = process_figures(server.pid)
         result["whoami_streams_open"] = _latency(address, made[0][0])
+        cpu0, t0 = _cpu_s(server.pid), time.monotonic()
+        time.sleep(10.0)
+        result["server_cpu_pct_idle_streams"] = round(100 * (_cpu_s(server.pid) - cpu0) / (time.monotonic() - t0), 2)
         n = max(1, result["welcomed"])
         result["per_stream"] = {key: round((full[key] - idle[key]) / n, 3) for key in idle}
         load.stdin.close()  # the load process exits: every connection closes

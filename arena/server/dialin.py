@@ -165,6 +165,7 @@ class DialinHub:
         self._awaiting_hello: dict[str, int] = {}  # per account
         self._held: dict[str, set[str]] = {}  # per account: the sources of its open sessions
         self._locks: dict[str, asyncio.Lock] = {}  # per account: one hello decided at a time
+        self._entering: dict[str, int] = {}  # per account: hellos holding or awaiting its lock
 
     def connected(self) -> set[str]:
         """The sources connected now (for the ladder)."""
@@ -278,40 +279,51 @@ class DialinHub:
         """Admit the hello (refusals raise :class:`_Refused`), make its session the bot's (an
         older one is ended ABORTED), and start its qualification when it needs one. One hello
         per account at a time, so two hellos cannot both pass a cap."""
-        loop = asyncio.get_running_loop()
         lock = self._locks.setdefault(user.name, asyncio.Lock())
-        async with lock:
-            held = self._held.setdefault(user.name, set())
-            cap = self.config.dialin_streams_per_account
-            if source not in held and len(held) >= cap:
-                raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                               f"user {user.name} already has {len(held)} dial-in bots connected (limit {cap}); "
-                               "disconnect one first")
-            try:
-                admission = await loop.run_in_executor(self.executor, self._admit, user, hello, source)
-            except _Refused:
-                raise
-            except Exception as exc:  # noqa: BLE001 - mapped like every Arena call's errors
+        self._entering[user.name] = self._entering.get(user.name, 0) + 1
+        try:
+            async with lock:
+                return await self._enter_locked(user, hello, source, context)
+        finally:
+            left = self._entering.pop(user.name) - 1
+            if left:
+                self._entering[user.name] = left
+            self._forget_account(user.name)
+
+    async def _enter_locked(self, user: User, hello: pb.ConnectBotHello, source: str,
+                            context: grpc.aio.ServicerContext) -> _Session:
+        loop = asyncio.get_running_loop()
+        held = self._held.setdefault(user.name, set())
+        cap = self.config.dialin_streams_per_account
+        if source not in held and len(held) >= cap:
+            raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"user {user.name} already has {len(held)} dial-in bots connected (limit {cap}); "
+                           "disconnect one first")
+        try:
+            admission = await loop.run_in_executor(self.executor, self._admit, user, hello, source)
+        except _Refused:
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped like every Arena call's errors
+            raise _Refused(*_status_of(exc)) from None
+        session = _Session(source, context, user, hello.name, hello.game)
+        old = self.sessions.get(source)
+        self.sessions[source] = session
+        held.add(source)
+        if old is not None:
+            old.close("replaced by a newer connection", (
+                grpc.StatusCode.ABORTED,
+                f"replaced: a newer connection of bot {hello.name!r} for {hello.game} took over "
+                "(one connection per bot; this one is closed)"))
+        self._event(source).set()
+        try:
+            session.bot_id, session.watching, session.inherited = await loop.run_in_executor(
+                self.executor, self._start, user, hello, source, admission)
+        except BaseException as exc:
+            session.close("its qualification could not be started")
+            self._leave(session)
+            if isinstance(exc, Exception):
                 raise _Refused(*_status_of(exc)) from None
-            session = _Session(source, context, user, hello.name, hello.game)
-            old = self.sessions.get(source)
-            self.sessions[source] = session
-            held.add(source)
-            if old is not None:
-                old.close("replaced by a newer connection", (
-                    grpc.StatusCode.ABORTED,
-                    f"replaced: a newer connection of bot {hello.name!r} for {hello.game} took over "
-                    "(one connection per bot; this one is closed)"))
-            self._event(source).set()
-            try:
-                session.bot_id, session.watching, session.inherited = await loop.run_in_executor(
-                    self.executor, self._start, user, hello, source, admission)
-            except BaseException as exc:
-                session.close("its qualification could not be started")
-                self._leave(session)
-                if isinstance(exc, Exception):
-                    raise _Refused(*_status_of(exc)) from None
-                raise
+            raise
         return session
 
     def _leave(self, session: _Session) -> None:
@@ -320,16 +332,17 @@ class DialinHub:
             return
         del self.sessions[session.source]
         owner = session.user.name if session.user is not None else ""
-        held = self._held.get(owner)
-        if held is not None:
-            held.discard(session.source)
-            if not held:
-                self._held.pop(owner, None)
-                lock = self._locks.get(owner)
-                if lock is not None and not lock.locked():
-                    self._locks.pop(owner, None)
+        self._held.get(owner, set()).discard(session.source)
+        self._forget_account(owner)
         with contextlib.suppress(RuntimeError):  # the loop is stopping: the key expires
             asyncio.get_running_loop().run_in_executor(self.executor, dialin.mark, session.source, False)
+
+    def _forget_account(self, owner: str) -> None:
+        """Drop the account's entries once it has no stream held and no hello being decided."""
+        if self._held.get(owner) or self._entering.get(owner):
+            return
+        self._held.pop(owner, None)
+        self._locks.pop(owner, None)
 
     async def _read(self, requests: AsyncIterator[pb.ConnectBotRequest], session: _Session) -> None:
         try:

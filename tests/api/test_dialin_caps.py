@@ -177,6 +177,25 @@ def test_pending_qualifications_and_new_names_per_hour_are_capped_per_account(se
     dial_active(server, stub, running, owner.token, "named-0")
 
 
+def test_a_burst_of_hellos_with_new_names_starts_no_more_qualifications_than_the_cap(server, stub, raws) -> None:  # noqa: ANN001
+    """The issue's attack: many hellos with new names at once (before: as many bots and
+    qualification matches). Hellos of one account are decided one at a time, so the burst
+    cannot slip several past the count."""
+    owner = new_account(stub, "burst")
+    burst = [Raw(server.address, owner.token, f"burst-{i}") for i in range(6)]
+    raws.extend(burst)
+    welcomed, codes = 0, []
+    for raw in burst:
+        try:
+            welcomed += raw.first().WhichOneof("message") == "welcome"
+        except grpc.RpcError as exc:
+            codes.append(exc.code())
+    assert welcomed == PENDING
+    assert codes == [grpc.StatusCode.RESOURCE_EXHAUSTED] * (len(burst) - PENDING)
+    mine = stub.ListBots(pb.ListBotsRequest(owner=owner.name)).bots
+    assert len(mine) == PENDING
+
+
 def test_the_sdk_waits_at_a_cap_instead_of_giving_up(server, stub, running, raws) -> None:  # noqa: ANN001
     owner = new_account(stub, "wait")
     for i in range(PENDING):
@@ -266,6 +285,7 @@ def test_streams_in_total_per_address_and_without_hello_are_capped(server, stub,
     for raw in raws:
         raw.close()
     wait_for(lambda: server.dialin.open_streams == 0, timeout=10, what="the streams to close")
+    assert server.dialin._held == {} and server.dialin._locks == {}  # nothing kept per account
 
 
 def test_a_refused_hello_is_one_log_line_without_traceback(server, stub, running, caplog) -> None:  # noqa: ANN001
