@@ -102,14 +102,20 @@ class _Session:
         self.inherited = False
         self.writing = asyncio.Lock()  # one message at a time on a stream
         self.ended = asyncio.Event()
+        self.ready = asyncio.Event()  # the welcome is written
         self.pending: dict[int, asyncio.Future[pb.ConnectBotAnswer]] = {}
         self.closed = False
         self.why = ""
         self.status: tuple[grpc.StatusCode, str] | None = None
 
-    async def send(self, message: pb.ConnectBotResponse) -> None:
+    async def send(self, message: pb.ConnectBotResponse, welcome: bool = False) -> None:
         """Write a message down the bot's stream; one that cannot be written closes the session
-        (the relay then reports the drop)."""
+        (the relay then reports the drop). The welcome is the stream's first message: a call
+        (its qualification's StartMatch may be ready sooner) waits for it."""
+        if not welcome and not self.ready.is_set():
+            await self.ready.wait()
+            if self.closed:
+                return  # the call's future has failed with the reason
         try:
             async with self.writing:
                 await self.context.write(message)
@@ -117,6 +123,9 @@ class _Session:
             raise
         except Exception:  # noqa: BLE001 - the stream is gone (the bot hung up, or it was replaced)
             self.close("the bot's connection closed")
+        finally:
+            if welcome:
+                self.ready.set()
 
     def answer(self, answer: pb.ConnectBotAnswer) -> None:
         future = self.pending.pop(answer.call_id, None)
@@ -132,6 +141,7 @@ class _Session:
                 future.set_exception(_Dropped(why))
         self.pending.clear()
         self.ended.set()
+        self.ready.set()  # calls waiting for the welcome give up
 
 
 class DialinHub:
@@ -160,6 +170,7 @@ class DialinHub:
         self._call_ids = itertools.count(1)
         self._heartbeat: asyncio.Future[None] | None = None
         self._watcher: asyncio.Future[None] | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
         self.open_streams = 0
         self._per_client: dict[str, int] = {}
         self._awaiting_hello: dict[str, int] = {}  # per account
@@ -230,7 +241,7 @@ class DialinHub:
             detail = await loop.run_in_executor(self.executor, self._detail_of, session.bot_id)
             log.info("dial-in bot %s connected (session %s)", source, session.id)
             await session.send(pb.ConnectBotResponse(welcome=pb.ConnectBotWelcome(
-                bot=detail, qualifying=session.watching is not None)))
+                bot=detail, qualifying=session.watching is not None)), welcome=True)
             await session.ended.wait()
         finally:
             session.close("the stream ended")
@@ -443,7 +454,9 @@ class DialinHub:
                     session.watching = None
                 elif verdict == "requalify":
                     session.watching = None
-                    asyncio.ensure_future(self._requalify(session))
+                    task = asyncio.ensure_future(self._requalify(session))
+                    self._tasks.add(task)  # a task nobody references may be collected mid-run
+                    task.add_done_callback(self._tasks.discard)
                 else:
                     log.info("dial-in bot %s: stream ended, %s %s", session.source, verdict[0].name, verdict[1])
                     session.close(verdict[1], verdict)
