@@ -13,8 +13,12 @@ polled by the reading thread, and an answer is sent by the thread that made it.
 
 When the stream drops, :meth:`DialInBot.run` connects again after a short back-off, so the
 bot is served the next matches; the match that was cut is forfeited by the referee
-(``disconnected``). Mistakes that reconnecting cannot mend (a wrong
-token, a name taken by someone else, an unknown game) end ``run`` with :class:`ConnectError`.
+(``disconnected``). Mistakes that reconnecting cannot mend (a wrong token, a name taken by
+someone else, an unknown game, a bot deactivated by its owner or refused at qualification for
+its own fault) end ``run`` with :class:`ConnectError`, and so does a newer connection of the
+same bot taking over (``ABORTED``): two copies of a bot would otherwise take the stream from
+each other for ever. A server at one of its caps (``RESOURCE_EXHAUSTED``) is asked again after
+the longest back-off.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ _FATAL = {
     grpc.StatusCode.INVALID_ARGUMENT,
     grpc.StatusCode.FAILED_PRECONDITION,
     grpc.StatusCode.UNIMPLEMENTED,
+    grpc.StatusCode.ABORTED,  # replaced by a newer connection of the same bot
 }
 CONNECT_PATH = "/tabletop.arena.v1.Arena/ConnectBot"
 _DECODE = {
@@ -87,6 +92,7 @@ class DialInBot:
         self._stream: DirectStream | None = None
         self.workers = max(1, workers)
         self._lock = threading.Lock()
+        self._at_cap = False
 
     # --- control ---------------------------------------------------------------------------
     @property
@@ -114,10 +120,13 @@ class DialInBot:
         """Serve until :meth:`stop`; raises :class:`ConnectError` for a refusal."""
         delay = self.backoff_s
         while not self._stopped.is_set():
+            self._at_cap = False
             welcomed = self._serve_once()
             if self._stopped.is_set():
                 break
             delay = self.backoff_s if welcomed else min(delay * 2, self.max_backoff_s)
+            if self._at_cap:
+                delay = self.max_backoff_s
             self._stopped.wait(delay)
 
     def _serve_once(self) -> bool:
@@ -147,7 +156,11 @@ class DialInBot:
             code = exc.code()
             if code in _FATAL:
                 raise ConnectError(f"{code.name}: {exc.details()}") from None
-            if code != grpc.StatusCode.CANCELLED:
+            if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                self._at_cap = True
+                print(f"bot {self.name!r}: not accepted now ({exc.details()}); trying again in "
+                      f"{self.max_backoff_s:g} s", file=sys.stderr, flush=True)
+            elif code != grpc.StatusCode.CANCELLED:
                 print(f"bot {self.name!r}: connection lost ({code.name}: {exc.details()}); reconnecting",
                       file=sys.stderr, flush=True)
         finally:

@@ -111,6 +111,24 @@ class ServerConfig:
         default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES_PER_CLIENT", 8))
     #: Reverse proxies whose x-forwarded-for is believed (ARENA_TRUSTED_PROXIES; default none).
     trusted_proxies: tuple[str, ...] = field(default_factory=lambda: _env_networks(TRUSTED_PROXIES_ENV))
+    #: Dial-in bots (``ConnectBot``, see arena.server.dialin), each cap refused with
+    #: RESOURCE_EXHAUSTED. Open streams in total (an idle one costs the server no thread but
+    #: about 70 KiB and one file descriptor: keep the fd limit above it), per client IP address
+    #: and per account (a reconnection that replaces its own stream never counts twice).
+    dialin_streams: int = field(default_factory=lambda: _env_int("ARENA_DIALIN_STREAMS", 2000))
+    dialin_streams_per_client: int = field(default_factory=lambda: _env_int("ARENA_DIALIN_STREAMS_PER_CLIENT", 100))
+    dialin_streams_per_account: int = field(default_factory=lambda: _env_int("ARENA_DIALIN_STREAMS_PER_ACCOUNT", 20))
+    #: New bot names one account may create by dialling in, per rolling hour.
+    dialin_new_bots_per_hour: int = field(default_factory=lambda: _env_int("ARENA_DIALIN_NEW_BOTS_PER_HOUR", 10))
+    #: Qualifications one account may have pending (of any kind of bot) before a hello that
+    #: would start another is refused.
+    dialin_pending_qualifications: int = field(
+        default_factory=lambda: _env_int("ARENA_DIALIN_PENDING_QUALIFICATIONS", 2))
+    #: How long a new ConnectBot stream may take to send its hello.
+    dialin_hello_timeout_s: float = 10.0
+    #: How often the server looks whether a connected bot was deactivated or replaced by
+    #: another route, or was refused at qualification (its stream is then ended, saying why).
+    dialin_check_s: float = 2.0
     #: Serve TLS with this certificate chain and key (PEM); both None: plaintext.
     tls_cert: Path | None = field(default_factory=lambda: _env_path(TLS_CERT_ENV))
     tls_key: Path | None = field(default_factory=lambda: _env_path(TLS_KEY_ENV))

@@ -26,21 +26,25 @@ import contextlib
 import hmac
 import itertools
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor
+from datetime import timedelta
 from typing import Any
 
 import grpc
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from arena import dialin
 from arena._proto import arena_pb2 as pb
-from arena.db import Bot, session_scope
+from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import QUALIFYING, REFUSED, Submission, User
 from arena.server import accounts
-from arena.server.errors import ApiError, _status_of
+from arena.server.errors import _status_of
+from arena.server.streams import client_of
 from arena.server.submissions import Submissions, check_bot_name, check_game
+from referee.faults import REASONS, SERVER_ERROR
 
 log = logging.getLogger("arena.server.dialin")
 
@@ -59,26 +63,59 @@ class _Dropped(Exception):
     """The session's stream ended while a call waited for its answer."""
 
 
+class _Refused(Exception):
+    """A hello (or a stream) the hub turns down: ended with this status, logged in one line."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+#: Refusal kinds of a qualification played over the connection still open that reconnecting
+#: the same bot cannot mend: its code must change (``unreachable`` included: the bot was
+#: connected and did not answer StartMatch). Not: ``disconnected`` (its connection went) and
+#: ``server_error`` (not the bot's doing), which are worth another try.
+_BOT_FAULTS = frozenset(REASONS) - {"disconnected"}
+
+
 class _Session:
     """One open ``ConnectBot`` stream. Calls are written to it by the relay handlers
     themselves (:meth:`send`), not handed to the stream's own task through a queue: that
-    hand-over was a task switch on every decision."""
+    hand-over was a task switch on every decision.
+
+    ``status`` is how the stream ends when the hub ends it (replaced, deactivated, refused at
+    qualification, server stopping); a stream the bot closed ends without one."""
 
     _ids = itertools.count(1)
 
-    def __init__(self, source: str, context: grpc.aio.ServicerContext) -> None:
+    def __init__(self, source: str, context: grpc.aio.ServicerContext, user: User | None = None,
+                 name: str = "", game: str = "") -> None:
         self.source = source
         self.id = f"{next(self._ids)}-{time.monotonic_ns()}"
         self.context = context
+        self.user, self.name, self.game = user, name, game
+        self.bot_id: int | None = None
+        #: The qualification this connection waits for (None: none) and whether an older
+        #: connection of the bot began it.
+        self.watching: int | None = None
+        self.inherited = False
         self.writing = asyncio.Lock()  # one message at a time on a stream
         self.ended = asyncio.Event()
+        self.ready = asyncio.Event()  # the welcome is written
         self.pending: dict[int, asyncio.Future[pb.ConnectBotAnswer]] = {}
         self.closed = False
         self.why = ""
+        self.status: tuple[grpc.StatusCode, str] | None = None
 
-    async def send(self, message: pb.ConnectBotResponse) -> None:
+    async def send(self, message: pb.ConnectBotResponse, welcome: bool = False) -> None:
         """Write a message down the bot's stream; one that cannot be written closes the session
-        (the relay then reports the drop)."""
+        (the relay then reports the drop). The welcome is the stream's first message: a call
+        (its qualification's StartMatch may be ready sooner) waits for it."""
+        if not welcome and not self.ready.is_set():
+            await self.ready.wait()
+            if self.closed:
+                return  # the call's future has failed with the reason
         try:
             async with self.writing:
                 await self.context.write(message)
@@ -86,29 +123,45 @@ class _Session:
             raise
         except Exception:  # noqa: BLE001 - the stream is gone (the bot hung up, or it was replaced)
             self.close("the bot's connection closed")
+        finally:
+            if welcome:
+                self.ready.set()
 
     def answer(self, answer: pb.ConnectBotAnswer) -> None:
         future = self.pending.pop(answer.call_id, None)
         if future is not None and not future.done():
             future.set_result(answer)
 
-    def close(self, why: str) -> None:
+    def close(self, why: str, status: tuple[grpc.StatusCode, str] | None = None) -> None:
         if self.closed:
             return
-        self.closed, self.why = True, why
+        self.closed, self.why, self.status = True, why, status
         for future in self.pending.values():
             if not future.done():
                 future.set_exception(_Dropped(why))
         self.pending.clear()
         self.ended.set()
+        self.ready.set()  # calls waiting for the welcome give up
 
 
 class DialinHub:
-    """The connected dial-in bots of this server, and the two handlers that use them."""
+    """The connected dial-in bots of this server, and the two handlers that use them.
+
+    Caps (``ServerConfig.dialin_*``, each refused with RESOURCE_EXHAUSTED and a message naming
+    it): open streams in total and per client IP address (checked first, before the token is
+    even looked up), per account (a stream waiting for its hello counts; a reconnection that
+    replaces the bot's own stream does not count twice), new bot names per account per rolling
+    hour, and qualifications pending per account (checked only when a hello would start one).
+    An account is easy to make, so the total and per-address caps are what bound the server;
+    the per-account ones keep one user from taking a fair share of them (or of the
+    qualification workers). With several API servers each counts its own streams; the
+    hourly and pending counts come from the database (two servers may each let one hello
+    through at the same instant)."""
 
     def __init__(self, submissions: Submissions, detail: Callable[[Any, Bot], pb.BotDetail],
                  executor: Executor, url: str | None = None) -> None:
         self.submissions = submissions
+        self.config = submissions.config
         self.detail = detail
         self.executor = executor
         self.url = url
@@ -116,6 +169,14 @@ class DialinHub:
         self._changed: dict[str, asyncio.Event] = {}
         self._call_ids = itertools.count(1)
         self._heartbeat: asyncio.Future[None] | None = None
+        self._watcher: asyncio.Future[None] | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
+        self.open_streams = 0
+        self._per_client: dict[str, int] = {}
+        self._awaiting_hello: dict[str, int] = {}  # per account
+        self._held: dict[str, set[str]] = {}  # per account: the sources of its open sessions
+        self._locks: dict[str, asyncio.Lock] = {}  # per account: one hello decided at a time
+        self._entering: dict[str, int] = {}  # per account: hellos holding or awaiting its lock
 
     def connected(self) -> set[str]:
         """The sources connected now (for the ladder)."""
@@ -124,57 +185,175 @@ class DialinHub:
     # --- the bot's stream ---------------------------------------------------------------------
     async def connect(self, requests: AsyncIterator[pb.ConnectBotRequest], context: grpc.aio.ServicerContext) -> None:
         """Serve one bot's stream until it ends (a coroutine writing with ``context.write``:
-        calls are written by the relay handlers, see :class:`_Session`)."""
+        calls are written by the relay handlers, see :class:`_Session`). Every refusal is one
+        log line and a status that says why."""
+        client = client_of(context.peer())
+        try:
+            if self.open_streams >= self.config.dialin_streams:
+                raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"the server already holds its limit of {self.config.dialin_streams} "
+                               "dial-in connections; try again later")
+            held = self._per_client.get(client, 0)
+            if held >= self.config.dialin_streams_per_client:
+                raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"too many dial-in connections from {client} (limit "
+                               f"{self.config.dialin_streams_per_client} per address); close one first")
+        except _Refused as exc:
+            await self._refuse(context, exc, f"a client at {client}")
+        self.open_streams += 1
+        self._per_client[client] = held + 1
+        try:
+            await self._serve(requests, context, client)
+        finally:
+            self.open_streams -= 1
+            left = self._per_client.get(client, 1) - 1
+            if left > 0:
+                self._per_client[client] = left
+            else:
+                self._per_client.pop(client, None)
+
+    async def _refuse(self, context: grpc.aio.ServicerContext, exc: _Refused, who: str) -> None:
+        log.info("dial-in refused for %s: %s %s", who, exc.code.name, exc.message)
+        await context.abort(exc.code, exc.message)
+
+    async def _serve(self, requests: AsyncIterator[pb.ConnectBotRequest], context: grpc.aio.ServicerContext,
+                     client: str) -> None:
         loop = asyncio.get_running_loop()
-        try:
-            user = await loop.run_in_executor(self.executor, accounts.caller, context, self.url)
-        except ApiError as exc:
-            await context.abort(exc.code, exc.message)
-        try:
-            first = await anext(requests)
-        except StopAsyncIteration:
-            return
-        if first.WhichOneof("message") != "hello":
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                "the first ConnectBot message must be a hello naming the bot and its game")
-        hello = first.hello
-        try:
-            check_bot_name(hello.name)
-            check_game(hello.game)
-        except Exception as exc:  # noqa: BLE001 - ApiError, or the engine's ConfigError
-            await context.abort(*_status_of(exc))
-        source = dialin.source(user.name, hello.game, hello.name)
-        session = _Session(source, context)
-        old = self.sessions.get(source)
-        self.sessions[source] = session
-        if old is not None:
-            old.close("replaced by a newer connection of the same bot")
-        self._event(source).set()
-        await loop.run_in_executor(self.executor, dialin.mark, source, True)
-        self._start_heartbeat()
-        reader = asyncio.ensure_future(self._read(requests, session))
-        watcher: asyncio.Future[None] | None = None
+        who = f"a client at {client}"
         try:
             try:
-                detail, qualifying, inherited = await loop.run_in_executor(
-                    self.executor, self._register, user, hello, source)
-            except Exception as exc:  # noqa: BLE001 - mapped like every Arena call's errors
-                await context.abort(*_status_of(exc))
+                user = await loop.run_in_executor(self.executor, accounts.caller, context, self.url)
+            except Exception as exc:  # noqa: BLE001 - ApiError (a wrong token), or the database
+                raise _Refused(*_status_of(exc)) from None
+            who = f"user {user.name} at {client}"
+            hello = await self._hello(requests, user)
+            if hello is None:
+                return  # the bot hung up before saying hello: nothing to answer
+            source = dialin.source(user.name, hello.game, hello.name)
+            who = f"{source} at {client}"
+            session = await self._enter(user, hello, source, context)
+        except _Refused as exc:
+            await self._refuse(context, exc, who)
+        reader = asyncio.ensure_future(self._read(requests, session))
+        try:
+            await loop.run_in_executor(self.executor, dialin.mark, source, True)
+            self._start_background()
+            detail = await loop.run_in_executor(self.executor, self._detail_of, session.bot_id)
             log.info("dial-in bot %s connected (session %s)", source, session.id)
-            if inherited is not None:
-                watcher = asyncio.ensure_future(self._requalify(session, user, hello, inherited))
-            await session.send(pb.ConnectBotResponse(welcome=pb.ConnectBotWelcome(bot=detail, qualifying=qualifying)))
+            await session.send(pb.ConnectBotResponse(welcome=pb.ConnectBotWelcome(
+                bot=detail, qualifying=session.watching is not None)), welcome=True)
             await session.ended.wait()
         finally:
             session.close("the stream ended")
             reader.cancel()
-            if watcher is not None:
-                watcher.cancel()
-            if self.sessions.get(source) is session:
-                del self.sessions[source]
-                with contextlib.suppress(RuntimeError):  # the loop is stopping: the key expires
-                    loop.run_in_executor(self.executor, dialin.mark, source, False)
-            log.info("dial-in bot %s disconnected (session %s)", source, session.id)
+            self._leave(session)
+            log.info("dial-in bot %s disconnected (session %s): %s", source, session.id, session.why)
+        if session.status is not None:
+            await context.abort(*session.status)
+
+    async def _hello(self, requests: AsyncIterator[pb.ConnectBotRequest], user: User) -> pb.ConnectBotHello | None:
+        """The stream's first message, within the hello timeout (None: the stream ended
+        first). Streams waiting for their hello are capped per account like connected ones
+        (a connected bot's reconnection must get through to replace its old stream)."""
+        cap = self.config.dialin_streams_per_account
+        waiting = self._awaiting_hello.get(user.name, 0)
+        if waiting >= cap:
+            raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"user {user.name} has too many dial-in connections open (limit {cap}); close one first")
+        self._awaiting_hello[user.name] = waiting + 1
+        try:
+            first = await asyncio.wait_for(anext(requests, None), self.config.dialin_hello_timeout_s)
+        except TimeoutError:
+            raise _Refused(grpc.StatusCode.DEADLINE_EXCEEDED,
+                           f"no hello within {self.config.dialin_hello_timeout_s:g} s: the first ConnectBot "
+                           "message must be a hello naming the bot and its game") from None
+        finally:
+            left = self._awaiting_hello.get(user.name, 1) - 1
+            if left > 0:
+                self._awaiting_hello[user.name] = left
+            else:
+                self._awaiting_hello.pop(user.name, None)
+        if first is None:
+            return None
+        if first.WhichOneof("message") != "hello":
+            raise _Refused(grpc.StatusCode.INVALID_ARGUMENT,
+                           "the first ConnectBot message must be a hello naming the bot and its game")
+        try:
+            check_bot_name(first.hello.name)
+            check_game(first.hello.game)
+        except Exception as exc:  # noqa: BLE001 - ApiError, or the engine's ConfigError
+            raise _Refused(*_status_of(exc)) from None
+        return first.hello
+
+    async def _enter(self, user: User, hello: pb.ConnectBotHello, source: str,
+                     context: grpc.aio.ServicerContext) -> _Session:
+        """Admit the hello (refusals raise :class:`_Refused`), make its session the bot's (an
+        older one is ended ABORTED), and start its qualification when it needs one. One hello
+        per account at a time, so two hellos cannot both pass a cap."""
+        lock = self._locks.setdefault(user.name, asyncio.Lock())
+        self._entering[user.name] = self._entering.get(user.name, 0) + 1
+        try:
+            async with lock:
+                return await self._enter_locked(user, hello, source, context)
+        finally:
+            left = self._entering.pop(user.name) - 1
+            if left:
+                self._entering[user.name] = left
+            self._forget_account(user.name)
+
+    async def _enter_locked(self, user: User, hello: pb.ConnectBotHello, source: str,
+                            context: grpc.aio.ServicerContext) -> _Session:
+        loop = asyncio.get_running_loop()
+        held = self._held.setdefault(user.name, set())
+        cap = self.config.dialin_streams_per_account
+        if source not in held and len(held) >= cap:
+            raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"user {user.name} already has {len(held)} dial-in bots connected (limit {cap}); "
+                           "disconnect one first")
+        try:
+            admission = await loop.run_in_executor(self.executor, self._admit, user, hello, source)
+        except _Refused:
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped like every Arena call's errors
+            raise _Refused(*_status_of(exc)) from None
+        session = _Session(source, context, user, hello.name, hello.game)
+        old = self.sessions.get(source)
+        self.sessions[source] = session
+        held.add(source)
+        if old is not None:
+            old.close("replaced by a newer connection", (
+                grpc.StatusCode.ABORTED,
+                f"replaced: a newer connection of bot {hello.name!r} for {hello.game} took over "
+                "(one connection per bot; this one is closed)"))
+        self._event(source).set()
+        try:
+            session.bot_id, session.watching, session.inherited = await loop.run_in_executor(
+                self.executor, self._start, user, hello, source, admission)
+        except BaseException as exc:
+            session.close("its qualification could not be started")
+            self._leave(session)
+            if isinstance(exc, Exception):
+                raise _Refused(*_status_of(exc)) from None
+            raise
+        return session
+
+    def _leave(self, session: _Session) -> None:
+        """The session is over: forget it, unless a newer one of the same bot replaced it."""
+        if self.sessions.get(session.source) is not session:
+            return
+        del self.sessions[session.source]
+        owner = session.user.name if session.user is not None else ""
+        self._held.get(owner, set()).discard(session.source)
+        self._forget_account(owner)
+        with contextlib.suppress(RuntimeError):  # the loop is stopping: the key expires
+            asyncio.get_running_loop().run_in_executor(self.executor, dialin.mark, session.source, False)
+
+    def _forget_account(self, owner: str) -> None:
+        """Drop the account's entries once it has no stream held and no hello being decided."""
+        if self._held.get(owner) or self._entering.get(owner):
+            return
+        self._held.pop(owner, None)
+        self._locks.pop(owner, None)
 
     async def _read(self, requests: AsyncIterator[pb.ConnectBotRequest], session: _Session) -> None:
         try:
@@ -183,64 +362,164 @@ class DialinHub:
                     session.answer(message.answer)
         except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError):
             pass
-        except Exception:  # noqa: BLE001 - a broken stream is a dropped connection, logged
-            log.exception("dial-in stream of %s failed", session.source)
+        except Exception as exc:  # noqa: BLE001 - a broken stream is a dropped connection
+            if not session.closed:  # (the hub ending the stream also ends this read: not news)
+                log.warning("dial-in stream of %s failed: %s: %s", session.source, type(exc).__name__, exc)
         finally:
             session.close("the bot's connection closed")
 
-    async def _requalify(self, session: _Session, user: User, hello: pb.ConnectBotHello, sub_id: int) -> None:
-        """A qualification begun on an older connection may still be refused because that
-        connection dropped (the match plays on to its real end first): once it ends refused,
-        and this connection is still the bot's, qualify the bot again over this one."""
-        loop = asyncio.get_running_loop()
-        try:
-            status = QUALIFYING
-            while status == QUALIFYING and not session.closed:
-                await asyncio.sleep(0.25)
-                status = await loop.run_in_executor(self.executor, self._status_of, sub_id)
-            if status == REFUSED and not session.closed and self.sessions.get(session.source) is session:
-                await loop.run_in_executor(self.executor, self._register, user, hello, session.source)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # noqa: BLE001 - the next connection retries; logged
-            log.exception("re-qualifying %s failed", session.source)
-
-    def _status_of(self, sub_id: int) -> str | None:
-        with session_scope(self.url) as s:
-            sub = s.get(Submission, sub_id)
-            return sub.status if sub is not None else None
-
-    def _register(self, user: User, hello: pb.ConnectBotHello, source: str) -> tuple[pb.BotDetail, bool, int | None]:
-        """Create and qualify the bot on its first connection (or after a refusal); later
-        connections only resume. Returns the bot, whether it is qualifying now, and the id of a
-        qualification an earlier connection began and that is still running (else None)."""
+    # --- admission, in the executor (database) ---------------------------------------------------
+    def _admit(self, user: User, hello: pb.ConnectBotHello, source: str) -> str:
+        """What the hello needs: ``resume`` (a known bot), or ``qualify`` (a new bot, or one
+        whose last qualification was refused). Refusals raise :class:`_Refused`."""
         with session_scope(self.url) as s:
             bot = s.scalar(select(Bot).where(Bot.name == hello.name, Bot.game == hello.game))
+            if bot is not None and bot.owner != user.name:
+                raise _Refused(grpc.StatusCode.PERMISSION_DENIED,
+                               f"bot {hello.name!r} for {hello.game} belongs to another user; pick another name")
             latest = None
             if bot is not None:
                 latest = s.scalar(select(Submission).where(Submission.bot_id == bot.id)
                                   .order_by(Submission.number.desc()).limit(1))
-            known = latest is not None and latest.source == source and latest.status != REFUSED
-        if not known:
+                has_version = s.scalar(select(BotVersion.id).where(BotVersion.bot_id == bot.id).limit(1)) is not None
+                gone = _gone(bot, latest, has_version, source)
+                if gone is not None:
+                    raise _Refused(*gone)
+            if latest is not None and latest.source == source and latest.status != REFUSED:
+                return "resume"
+            self._check_qualification_caps(s, user, new_bot=bot is None)
+            return "qualify"
+
+    def _check_qualification_caps(self, s: Any, user: User, new_bot: bool) -> None:
+        pending_cap = self.config.dialin_pending_qualifications
+        pending = s.scalar(select(func.count()).select_from(Submission).join(Bot, Bot.id == Submission.bot_id)
+                           .where(Bot.owner == user.name, Submission.status == QUALIFYING))
+        if pending >= pending_cap:
+            raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"user {user.name} already has {pending} qualification(s) pending (limit {pending_cap}); "
+                           "connect this bot again once one is decided")
+        if not new_bot:
+            return
+        hourly = self.config.dialin_new_bots_per_hour
+        since = utcnow() - timedelta(hours=1)
+        created = list(s.scalars(
+            select(Bot.created_at).join(Submission, Submission.bot_id == Bot.id)
+            .where(Bot.owner == user.name, Bot.created_at >= since, Submission.number == 1,
+                   Submission.source.startswith(f"{dialin.SCHEME}{user.name}/"))
+            .order_by(Bot.created_at)))
+        if len(created) >= hourly:
+            wait_min = max(1, math.ceil((created[0] + timedelta(hours=1) - utcnow()).total_seconds() / 60))
+            raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"user {user.name} created {len(created)} dial-in bots in the last hour (limit {hourly} "
+                           f"new names per hour); connect a bot you already have, or a new name in {wait_min} min")
+
+    def _start(self, user: User, hello: pb.ConnectBotHello, source: str, admission: str) -> tuple[int, int | None, bool]:
+        """Start the qualification if the hello needs one. Returns the bot's id, the id of the
+        qualification this connection waits for (None: the bot is qualified) and whether an
+        older connection began it."""
+        if admission == "qualify":
             self.submissions.submit_dialin(user, hello.name, hello.game, source)
         with session_scope(self.url) as s:
             bot = s.scalar(select(Bot).where(Bot.name == hello.name, Bot.game == hello.game))
             sub = s.scalar(select(Submission).where(Submission.bot_id == bot.id)
                            .order_by(Submission.number.desc()).limit(1))
-            inherited = sub.id if known and sub.status == QUALIFYING else None
-            return self.detail(s, bot), sub.status == QUALIFYING, inherited
+            qualifying = sub.status == QUALIFYING
+            return bot.id, sub.id if qualifying else None, qualifying and admission == "resume"
+
+    def _detail_of(self, bot_id: int) -> pb.BotDetail:
+        with session_scope(self.url) as s:
+            return self.detail(s, s.get(Bot, bot_id))
+
+    # --- watching the connected bots ---------------------------------------------------------------
+    async def _watch(self) -> None:
+        """Every ``dialin_check_s``: end the streams of bots that were deactivated or moved to
+        another route, and of bots refused at qualification (saying why); qualify again over
+        its new connection a bot whose qualification an older connection lost."""
+        loop = asyncio.get_running_loop()
+        while self.sessions:
+            await asyncio.sleep(self.config.dialin_check_s)
+            live = [s for s in self.sessions.values() if not s.closed and s.bot_id is not None]
+            if not live:
+                continue
+            try:
+                verdicts = await loop.run_in_executor(
+                    self.executor, self._look, [(s.bot_id, s.source, s.watching, s.inherited) for s in live])
+            except Exception as exc:  # noqa: BLE001 - database trouble: look again next round
+                log.warning("could not check the connected dial-in bots: %s: %s", type(exc).__name__, exc)
+                continue
+            for session, verdict in zip(live, verdicts, strict=True):
+                if session.closed or verdict is None:
+                    continue
+                if verdict == "qualified":
+                    session.watching = None
+                elif verdict == "requalify":
+                    session.watching = None
+                    task = asyncio.ensure_future(self._requalify(session))
+                    self._tasks.add(task)  # a task nobody references may be collected mid-run
+                    task.add_done_callback(self._tasks.discard)
+                else:
+                    log.info("dial-in bot %s: stream ended, %s %s", session.source, verdict[0].name, verdict[1])
+                    session.close(verdict[1], verdict)
+
+    async def _requalify(self, session: _Session) -> None:
+        """A qualification begun on an older connection was refused because that connection
+        dropped (the match played on to its real end first): qualify the bot again over this
+        one, while it is still the bot's."""
+        loop = asyncio.get_running_loop()
+        try:
+            if session.closed or self.sessions.get(session.source) is not session:
+                return
+            hello = pb.ConnectBotHello(name=session.name, game=session.game)
+            _bot, session.watching, _ = await loop.run_in_executor(
+                self.executor, self._start, session.user, hello, session.source, "qualify")
+            session.inherited = False
+        except Exception as exc:  # noqa: BLE001 - the next connection retries
+            log.warning("re-qualifying %s failed: %s: %s", session.source, type(exc).__name__, exc)
+
+    def _look(self, items: list[tuple[int, str, int | None, bool]]) -> list[Any]:
+        """For each connected (bot id, source, watched qualification, inherited): None (all
+        well), ``qualified`` (stop watching), ``requalify``, or the (status, message) that ends
+        its stream."""
+        ids = {bot_id for bot_id, _s, _w, _i in items}
+        watched = {w for _b, _s, w, _i in items if w is not None}
+        with session_scope(self.url) as s:
+            bots = {b.id: b for b in s.scalars(select(Bot).where(Bot.id.in_(ids)))}
+            versioned = set(s.scalars(select(BotVersion.bot_id).where(BotVersion.bot_id.in_(ids)).distinct()))
+            newest = (select(Submission.bot_id, func.max(Submission.number).label("number"))
+                      .where(Submission.bot_id.in_(ids)).group_by(Submission.bot_id).subquery())
+            latest = {sub.bot_id: sub for sub in s.scalars(select(Submission).join(
+                newest, (Submission.bot_id == newest.c.bot_id) & (Submission.number == newest.c.number)))}
+            subs = {sub.id: sub for sub in s.scalars(select(Submission).where(Submission.id.in_(watched)))} if watched else {}
+            verdicts: list[Any] = []
+            for bot_id, source, watching, inherited in items:
+                bot = bots.get(bot_id)
+                if bot is None:
+                    verdicts.append(None)
+                    continue
+                sub = subs.get(watching) if watching is not None else None
+                if sub is not None and sub.status != QUALIFYING:
+                    verdicts.append(_verdict_of_qualification(bot, sub, inherited))
+                    continue
+                verdicts.append(_gone(bot, latest.get(bot_id), bot_id in versioned, source))
+            return verdicts
 
     async def aclose(self) -> None:
-        """The server is stopping: drop every bot's stream and the presence heartbeat."""
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
+        """The server is stopping: drop every bot's stream, the presence heartbeat and the
+        watcher."""
+        for task in (self._heartbeat, self._watcher):
+            if task is not None:
+                task.cancel()
         for session in list(self.sessions.values()):
-            session.close("the server is stopping")
+            session.close("the server is stopping",
+                          (grpc.StatusCode.UNAVAILABLE, "the server is stopping; connect again shortly"))
 
-    def _start_heartbeat(self) -> None:
-        """Keep the presence keys of this server's bots fresh (with a broker; see arena.dialin)."""
+    def _start_background(self) -> None:
+        """Keep the presence keys of this server's bots fresh (with a broker; see
+        arena.dialin), and watch the connected bots (:meth:`_watch`)."""
         if self._heartbeat is None or self._heartbeat.done():
             self._heartbeat = asyncio.ensure_future(self._beat())
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.ensure_future(self._watch())
 
     async def _beat(self) -> None:
         loop = asyncio.get_running_loop()
@@ -382,6 +661,37 @@ class DialinHub:
             except TimeoutError:
                 return None
         return session
+
+
+def _gone(bot: Bot, latest: Submission | None, has_version: bool, source: str) -> tuple[grpc.StatusCode, str] | None:
+    """Why a dial-in bot may no longer be served over ``source`` (None: it may)."""
+    if not bot.active and has_version:
+        return (grpc.StatusCode.FAILED_PRECONDITION,
+                f"bot {bot.name!r} for {bot.game} was deactivated by its owner and is served no more "
+                "matches; dial in under another name to play again")
+    if latest is not None and latest.source != source and latest.status != REFUSED:
+        route = "a hosted upload" if latest.kind == "hosted" else f"the remote address {latest.source}"
+        return (grpc.StatusCode.FAILED_PRECONDITION,
+                f"bot {bot.name!r} for {bot.game} is retired as a dial-in bot: its version {latest.number} is "
+                f"{route}, and a bot is reached one way; dial in under another name")
+    return None
+
+
+def _verdict_of_qualification(bot: Bot, sub: Submission, inherited: bool) -> Any:
+    """What a decided qualification means for the connection waiting for it."""
+    if sub.status != REFUSED:
+        return "qualified"
+    kind = sub.refusal_kind or SERVER_ERROR
+    if inherited and kind in ("disconnected", "unreachable"):
+        return "requalify"  # the older connection's loss, not this one's
+    where = f"GetVersionStatus(bot_id={bot.id}, number={sub.number}) has the match record"
+    if kind in _BOT_FAULTS:
+        return (grpc.StatusCode.FAILED_PRECONDITION,
+                f"bot {bot.name!r} for {bot.game} failed its qualification match ({kind}): {sub.refusal_message}; "
+                f"fix the bot and connect again ({where})")
+    return (grpc.StatusCode.UNAVAILABLE,
+            f"the qualification match of bot {bot.name!r} for {bot.game} could not be played ({kind}): "
+            f"{sub.refusal_message}; connecting again qualifies it again")
 
 
 def _expire(future: asyncio.Future[Any]) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from arena import dialin
+from arena._proto import arena_pb2 as pb
 from arena._proto import bot_pb2
 from arena.client import ArenaClient
 from arena.db.session import DATABASE_ENV
@@ -20,7 +21,7 @@ from arena.tls import BOT_CA_ENV
 from referee.bot_client import BotClient
 from tests.api.certs import Certs, make_certs, needs_openssl
 from tests.api.conftest import make_config
-from tests.api.test_dialin import Running, first_option
+from tests.api.test_dialin import Running, first_option, wait_for
 
 pytestmark = needs_openssl
 
@@ -68,5 +69,11 @@ def test_a_bot_dials_in_and_is_relayed_over_tls(tls_server: RunningServer, certs
             assert client.act(request.SerializeToString(), 5.0).option_id == "a"
         finally:
             client.close()
+        # Let its qualification end while this server runs: one left playing in this process
+        # would record its verdict in whatever database the next test module points
+        # ARENA_DATABASE_URL at (same submission id, another bot).
+        with ArenaClient(f"localhost:{tls_server.port}", ca=certs.ca) as arena:
+            wait_for(lambda: arena.version_status(bot.welcome.bot.bot.id).status != pb.VERSION_STATUS_QUALIFYING,
+                     what="the qualification")
     finally:
         runner.stop()

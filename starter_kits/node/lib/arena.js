@@ -19,10 +19,12 @@ const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
 const PROTOCOL_VERSION = 1;
-// Statuses that reconnecting cannot mend (a wrong token, a taken name, an unknown game).
+// Statuses that reconnecting cannot mend (a wrong token, a taken name, an unknown game, a bot
+// deactivated or refused at qualification), and ABORTED: a newer connection of the same bot
+// replaced this one (reconnecting would take it back, for ever).
 const FATAL = new Set([
   grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT,
-  grpc.status.FAILED_PRECONDITION, grpc.status.UNIMPLEMENTED,
+  grpc.status.FAILED_PRECONDITION, grpc.status.UNIMPLEMENTED, grpc.status.ABORTED,
 ]);
 
 function protoDir() {
