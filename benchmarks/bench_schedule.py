@@ -2,6 +2,9 @@
 
 * CPU time to schedule 16 bots at 4 seats over 1, 2 and 3 rounds (median and worst over seeds):
   the goal is well under one second.
+* CPU time to schedule 64 bots at 3, 4 and 5 seats over 3 rounds (tabulated coverings: the
+  goal is well under one second), and whether every shape 17 ≤ N ≤ 64 meets every pair with
+  exact seats.
 * CPU time of the shapes served from designed data (:data:`arena.schedule.DESIGNED_SHAPES`:
   relabelling a table, then the König seat split), e.g. (13, 5, 3), (14, 5, 2), (16, 5, 3).
 * Balance over every shape N 2..16, k 3..5, R 1..3 for ``seeds`` seeds each: the worst pair
@@ -16,7 +19,7 @@ import time
 from collections import Counter
 from itertools import combinations
 
-from arena.schedule import DESIGNED_SHAPES, PAIR_SPREAD_BOUND, round_robin
+from arena.schedule import COVERED_UP_TO, DESIGNED_SHAPES, PAIR_SPREAD_BOUND, guarantees, round_robin
 
 
 def _spread(n: int, k: int, rounds: int, seed: int) -> tuple[int, int]:
@@ -42,6 +45,14 @@ def bench(seeds: int = 5, first_seed: int = 1000) -> dict:
     seed_range = range(first_seed, first_seed + seeds)
     for rounds in (1, 2, 3):
         result[f"schedule_16_bots_4_seats_{rounds}_rounds_cpu_ms"] = _cpu_ms(16, 4, rounds, seed_range)
+    for k in (3, 4, 5):
+        result[f"schedule_64_bots_{k}_seats_3_rounds_cpu_ms"] = _cpu_ms(64, k, 3, seed_range)
+    broken = [
+        [n, k, rounds] for k in (2, 3, 4, 5) for n in range(17, COVERED_UP_TO + 1) for rounds in (1, 3)
+        if not (g := guarantees(round_robin(n, k, rounds, first_seed), n, k)).every_pair_meets
+        or not g.seats_exact
+    ]
+    result["shapes_17_to_64_breaking_the_promise"] = broken
     result["designed_shapes_cpu_ms"] = {
         f"{n}_bots_{k}_seats_{rounds}_rounds": _cpu_ms(n, k, rounds, seed_range)
         for n, k, rounds in sorted(DESIGNED_SHAPES)
