@@ -19,7 +19,13 @@ import time
 from collections import Counter
 from itertools import combinations
 
-from arena.schedule import COVERED_UP_TO, DESIGNED_SHAPES, PAIR_SPREAD_BOUND, guarantees, round_robin
+from arena.schedule import (
+    COVERED_UP_TO,
+    DESIGNED_SHAPES,
+    PAIR_SPREAD_BOUND,
+    guarantees,
+    round_robin,
+)
 
 
 def _spread(n: int, k: int, rounds: int, seed: int) -> tuple[int, int]:
