@@ -251,7 +251,7 @@ def _byes(standing: Sequence[int], k: int, history: History) -> list[int]:
     for b in standing:
         every[masks[b]] += 1
     fewest = history.byes[order[count - 1]]
-    pool = [b for b in order if history.byes[b] <= fewest + (0 if n >= 2 * count else 1)][: count + 12]
+    pool = [b for b in order if history.byes[b] <= fewest][: count + 12]  # C(16, 4) tries at most
     for chosen in combinations(pool, count):
         for b in chosen:
             every[masks[b]] -= 1

@@ -215,14 +215,21 @@ def run_tournament(
 def _promise(session, tournament, n: int) -> str:  # noqa: ANN001 - Session, Tournament
     """What the schedule guarantees, said before the tournament starts: for a round-robin the
     check of the built schedule (arena.schedule.guarantees), for a Swiss what its pairing keeps."""
+    from sqlalchemy import select
+
     from arena import schedule, tournaments
+    from arena.db import Match, MatchSeat
 
     if tournament.format == "swiss":
         return tournaments.swiss_promise(n, tournament.players, tournament.rounds)
     index = {e.bot_version_id: e.position for e in tournament.entries}
-    tables = [schedule.Table(m.round, m.table, tuple(index[seat.bot_version_id] for seat in
-                                                     sorted(m.seats, key=lambda x: x.seat)))
-              for m in tournament.matches]
+    seated: dict[str, list[int]] = {}
+    for mid, seat, vid in session.execute(  # one query: a 64-bot duel schedule has 4,032 tables
+        select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_version_id)
+        .join(Match, Match.id == MatchSeat.match_id).where(Match.tournament_id == tournament.id)
+    ):
+        seated.setdefault(mid, [0] * tournament.players)[seat] = index[vid]
+    tables = [schedule.Table(0, i, tuple(seats)) for i, seats in enumerate(seated.values())]
     return schedule.guarantees(tables, n, tournament.players).summary()
 
 
