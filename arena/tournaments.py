@@ -130,8 +130,8 @@ def swiss_promise(n: int, players: int, rounds: int) -> str:
     parts.append(f"{byes} bye(s) a round, at most one per bot" if byes and rounds * byes <= n
                  else f"{byes} bye(s) a round, spread evenly" if byes else "no byes")
     parts.append("no pair meets twice" if rounds <= free
-                 else f"no pair meets twice in the first {free} round(s); later rounds repeat only "
-                      "pairs no seat-balanced pairing avoids")
+                 else f"no pair meets twice in the first {free} round(s); later rounds avoid repeats "
+                      "wherever the pairing search finds a way")
     parts.append("each bot's seats differ by at most one")
     return "; ".join(parts)
 

@@ -10,8 +10,10 @@ Table names and the columns other parts read (web/, arena/server) are a contract
   (a new version inherits its predecessor's mu with sigma reset), stored so a rebuild from history
   starts from exactly the same point.
 * ``tournaments`` (:class:`Tournament`) and ``tournament_entries`` (:class:`TournamentEntry`) — a
-  round-robin: its bots, settings and progress (``matches_done``/``matches_total``; see
-  :meth:`Tournament.progress` for the ETA the CLI and the web show).
+  round-robin or a Swiss (``format``): its bots, settings and progress
+  (``matches_done``/``matches_total``; see :meth:`Tournament.progress` for the ETA the CLI and
+  the web show). ``tournament_rounds`` (:class:`TournamentRound`) — a Swiss's paired rounds and
+  their byes.
 * ``matches`` (:class:`Match`) — one game: game, variant, seed, seats, status
   (``pending`` → ``running`` → ``done`` | ``failed``), timings, result, forfeits and the full match
   record (``record``, the runner's ``MatchRecord.to_json()``) for replays. ``rating_seq`` is the
