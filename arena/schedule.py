@@ -27,8 +27,17 @@ designed data instead (:func:`_design`): (13, 5, 3) and (16, 5, 3) are cyclic di
 families — a 2-(13,5,5) and a 2-(16,5,4) design, spread 0 — and (14, 5, 2), (15, 5, 2),
 (16, 5, 1) are tabulated spread-1 schedules found by annealing offline (a long run of
 :func:`_anneal` in benchmarks/schedule_designs.py, resp. a lucky seed of this search). Larger
-shapes keep exact seats and every pair meeting; their spread is whatever the search reaches
-(in practice ≤ 2). 16 bots at 4 seats take well under a second (``arena bench schedule``).
+shapes: below. 16 bots at 4 seats take well under a second (``arena bench schedule``).
+
+**17 ≤ N ≤ 64** (k ≥ 3): no search at all. Each round is the N translates of a few tabulated
+base blocks (:data:`COVERS`, cyclic coverings found offline) under a fresh random relabelling:
+every pair meets at least once *in every round* and every bot sits exactly ``m`` times in each
+seat — both by construction, in milliseconds for N = 64 (the search took up to 50 s there and
+left pairs that never met, e.g. N = 24 at 4 seats). For 12 shapes no covering with the least
+``m`` was found (listed at :data:`COVERS`); their rounds have one more game per seat. Pair
+meetings are not evened out beyond "at least once". Above 64 bots the search runs as before
+(exact seats; every pair meeting is not promised) and :func:`guarantees` tells the command
+what the built schedule keeps, before it starts.
 
 Everything is deterministic for a given ``seed``.
 """
@@ -68,7 +77,222 @@ def games_per_round(n: int, k: int) -> int:
 
 
 def _m(n: int, k: int) -> int:
+    """Games per seat per round: the least that can meet every rival, or the number of base
+    blocks of the shape's tabulated covering (one more, for the few shapes without a covering
+    of the least)."""
+    if (n, k) in COVERS:
+        return COVERS[n, k].count("|") + 1
+    return least_m(n, k)
+
+
+def least_m(n: int, k: int) -> int:
+    """The least games per seat per round that lets a bot meet its n − 1 rivals (k − 1 a game)."""
     return max(1, math.ceil((n - 1) / (k * (k - 1))))
+
+
+#: Largest field whose round-robin is built from a tabulated covering (every pair meets, seats
+#: exact, built in milliseconds); larger fields fall back to the search, which promises exact
+#: seats only (:func:`guarantees` says what a built schedule keeps).
+COVERED_UP_TO = 64
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What a built schedule keeps, for the command to say before it starts."""
+
+    every_pair_meets: bool
+    least_meetings: int
+    pairs_never_meeting: int
+    seats_exact: bool
+    games_per_bot: int
+    pair_spread: int
+
+    def summary(self) -> str:
+        seats = ("each bot sits equally often in every seat" if self.seats_exact
+                 else "seats are NOT evenly shared")
+        if self.every_pair_meets:
+            pairs = f"every pair of bots meets at least {self.least_meetings} time(s)"
+        else:
+            pairs = f"WARNING: {self.pairs_never_meeting} pair(s) of bots never meet"
+        return f"{self.games_per_bot} games per bot; {pairs}; {seats}"
+
+
+def guarantees(tables: list[Table], n: int, k: int) -> Guarantee:
+    """Check a schedule: pair meetings and seat counts, as :class:`Guarantee`."""
+    pairs = [[0] * n for _ in range(n)]
+    seat_counts = [[0] * k for _ in range(n)]
+    for t in tables:
+        for s, b in enumerate(t.seats):
+            seat_counts[b][s] += 1
+        for a, b in combinations(t.seats, 2):
+            pairs[a][b] += 1
+            pairs[b][a] += 1
+    meetings = [pairs[a][b] for a, b in combinations(range(n), 2)]
+    games = {sum(c) for c in seat_counts}
+    exact = len({c for row in seat_counts for c in row}) == 1
+    return Guarantee(
+        every_pair_meets=min(meetings, default=1) >= 1, least_meetings=min(meetings, default=0),
+        pairs_never_meeting=sum(1 for x in meetings if x == 0), seats_exact=exact,
+        games_per_bot=max(games), pair_spread=max(meetings, default=0) - min(meetings, default=0),
+    )
+
+
+#: Cyclic coverings for 17 ≤ N ≤ 64, 3 ≤ k ≤ 5: base blocks of k residues mod N (tables
+#: separated by "|") whose differences ±(a − b) reach every non-zero residue — so the N
+#: translates B + i (mod N) of the blocks make one round where every pair meets (x and y share
+#: the translate x − a of each block holding a and b with a − b = x − y), and each bot sits
+#: once in each position of each block: seats exact, ``m`` games per seat, with no search at
+#: scheduling time. Found by ``python -m benchmarks.schedule_designs covers`` with the least
+#: ``m`` (:func:`least_m`) where its annealing found one; for (18, 3), (36, 3), (42, 3), (60, 3),
+#: (24, 4), (25, 4), (36, 4), (61, 4), (20, 5), (40, 5), (60, 5), (61, 5) none was found with the
+#: least m (for (20, 5) none exists: it would be a difference set of a projective plane of
+#: order 4, which has 21 points), so their rounds have one more game per seat.
+COVERS: dict[tuple[int, int], str] = {
+    (17, 3): "0 2 11|0 3 16|0 5 10",
+    (18, 3): "0 2 9|0 4 16|0 10 13|0 13 14",
+    (19, 3): "0 1 8|0 3 5|0 4 10",
+    (20, 3): "0 2 17|0 4 8|0 6 13|0 10 19",
+    (21, 3): "0 6 14|0 9 10|0 16 17|0 16 18",
+    (22, 3): "0 1 6|0 2 14|0 4 15|0 9 19",
+    (23, 3): "0 2 17|0 3 7|0 6 11|0 9 22",
+    (24, 3): "0 1 3|0 4 13|0 7 19|0 10 18",
+    (25, 3): "0 2 12|0 4 9|0 14 17|0 18 19",
+    (26, 3): "0 1 2|0 3 14|0 5 22|0 8 18|0 13 20",
+    (27, 3): "0 1 18|0 2 7|0 3 11|0 4 21|0 12 26",
+    (28, 3): "0 2 11|0 4 27|0 5 12|0 6 14|0 15 18",
+    (29, 3): "0 2 10|0 4 28|0 6 13|0 15 26|0 17 20",
+    (30, 3): "0 5 28|0 9 15|0 12 13|0 16 26|0 19 22",
+    (31, 3): "0 1 15|0 7 13|0 8 28|0 10 12|0 22 26",
+    (32, 3): "0 7 16|0 8 26|0 10 12|0 13 21|0 17 20|0 27 31",
+    (33, 3): "0 3 13|0 4 15|0 7 31|0 10 32|0 16 21|0 19 27",
+    (34, 3): "0 2 23|0 4 12|0 5 23|0 7 24|0 19 33|0 25 28",
+    (35, 3): "0 1 11|0 4 24|0 5 8|0 7 29|0 9 21|0 17 19",
+    (36, 3): "0 1 13|0 5 14|0 7 26|0 8 25|0 17 21|0 18 20|0 27 33",
+    (37, 3): "0 1 25|0 2 9|0 3 32|0 6 23|0 10 21|0 18 22",
+    (38, 3): "0 5 21|0 6 24|0 7 36|0 8 26|0 15 34|0 22 25|0 27 28",
+    (39, 3): "0 3 5|0 6 31|0 10 27|0 13 24|0 20 35|0 20 38|0 23 32",
+    (40, 3): "0 2 16|0 3 13|0 9 17|0 15 20|0 19 39|0 22 28|0 29 36",
+    (41, 3): "0 1 37|0 5 29|0 6 38|0 10 28|0 14 25|0 20 39|0 26 33",
+    (42, 3): "0 2 26|0 4 27|0 5 12|0 7 8|0 7 17|0 9 29|0 15 21|0 28 39",
+    (43, 3): "0 1 26|0 2 38|0 4 37|0 9 28|0 12 23|0 13 40|0 14 22",
+    (44, 3): "0 1 27|0 11 19|0 14 35|0 16 28|0 22 29|0 24 31|0 34 38|0 39 42",
+    (45, 3): "0 1 7|0 11 14|0 12 35|0 13 21|0 16 42|0 17 32|0 18 20|0 36 41",
+    (46, 3): "0 5 11|0 10 44|0 13 37|0 14 38|0 15 42|0 16 17|0 20 23|0 21 28",
+    (47, 3): "0 2 30|0 8 42|0 14 37|0 15 18|0 20 41|0 22 38|0 35 46|0 36 43",
+    (48, 3): "0 5 19|0 7 15|0 11 42|0 13 36|0 16 20|0 18 21|0 24 26|0 38 47",
+    (49, 3): "0 1 18|0 4 19|0 6 22|0 7 44|0 9 11|0 13 21|0 14 24|0 20 23",
+    (50, 3): "0 1 9|0 6 24|0 11 48|0 12 28|0 13 17|0 14 45|0 15 25|0 21 24|0 23 43",
+    (51, 3): "0 1 38|0 6 40|0 12 44|0 15 24|0 16 49|0 22 47|0 28 41|0 30 31|0 43 48",
+    (52, 3): "0 1 48|0 3 36|0 6 27|0 8 45|0 10 40|0 11 24|0 17 26|0 18 32|0 29 31",
+    (53, 3): "0 3 12|0 4 38|0 20 46|0 21 22|0 23 39|0 25 29|0 35 40|0 36 47|0 43 45",
+    (54, 3): "0 9 42|0 10 53|0 13 27|0 16 46|0 17 36|0 22 29|0 28 31|0 34 49|0 48 52",
+    (55, 3): "0 2 31|0 4 45|0 6 18|0 9 47|0 13 16|0 15 50|0 21 28|0 25 36|0 32 54",
+    (56, 3): "0 1 18|0 4 40|0 7 22|0 12 29|0 14 45|0 26 50|0 28 47|0 33 46|0 35 54|0 48 53",
+    (57, 3): "0 4 22|0 9 17|0 12 19|0 19 43|0 23 26|0 27 55|0 28 41|0 32 47|0 36 56|0 46 52",
+    (58, 3): "0 3 21|0 4 56|0 11 47|0 14 46|0 19 24|0 25 48|0 27 43|0 28 41|0 29 38|0 50 51",
+    (59, 3): "0 2 7|0 8 39|0 9 46|0 10 53|0 11 58|0 14 38|0 15 32|0 25 29|0 33 36|0 40 41",
+    (60, 3): "0 2 28|0 3 4|0 4 23|0 8 29|0 9 14|0 12 45|0 17 47|0 22 58|0 29 40|0 35 42|0 44 50",
+    (61, 3): "0 1 26|0 3 17|0 5 51|0 6 8|0 7 49|0 9 37|0 18 39|0 20 50|0 32 48|0 34 57",
+    (62, 3): "0 4 57|0 6 26|0 8 55|0 13 48|0 15 44|0 22 25|0 28 52|0 31 61|0 39 50|0 41 60|0 45 46",
+    (63, 3): "0 2 57|0 5 36|0 7 23|0 13 25|0 15 18|0 15 37|0 29 30|0 32 49|0 35 44|0 39 43|0 42 52",
+    (64, 3): "0 4 22|0 5 58|0 7 63|0 9 43|0 17 49|0 20 33|0 23 61|0 24 52|0 25 52|0 35 45|0 48 62",
+    (17, 4): "0 2 5 9|0 7 13 16",
+    (18, 4): "0 5 13 14|0 7 9 12",
+    (19, 4): "0 4 9 11|0 13 14 16",
+    (20, 4): "0 2 9 12|0 4 5 14",
+    (21, 4): "0 3 14 16|0 4 15 16",
+    (22, 4): "0 2 6 7|0 9 12 20",
+    (23, 4): "0 4 9 15|0 13 20 22",
+    (24, 4): "0 1 11 13|0 3 9 17|0 14 15 20",
+    (25, 4): "0 2 14 20|0 8 9 22|0 10 16 20",
+    (26, 4): "0 2 17 20|0 3 10 23|0 4 5 19",
+    (27, 4): "0 3 16 26|0 5 13 25|0 17 20 26",
+    (28, 4): "0 2 3 18|0 3 16 24|0 8 17 22",
+    (29, 4): "0 2 15 21|0 3 9 24|0 7 24 25",
+    (30, 4): "0 6 25 26|0 13 16 28|0 21 23 29",
+    (31, 4): "0 1 8 21|0 7 25 29|0 11 14 26",
+    (32, 4): "0 2 9 10|0 3 4 20|0 6 11 25",
+    (33, 4): "0 4 24 30|0 8 19 31|0 17 18 28",
+    (34, 4): "0 1 19 21|0 4 9 12|0 17 27 28",
+    (35, 4): "0 6 21 25|0 17 28 30|0 23 26 27",
+    (36, 4): "0 1 17 31|0 3 10 27|0 16 18 23|0 17 28 32",
+    (37, 4): "0 6 10 25|0 7 8 24|0 23 32 34",
+    (38, 4): "0 3 25 27|0 9 17 36|0 20 26 31|0 23 33 34",
+    (39, 4): "0 2 23 36|0 5 9 20|0 6 7 31|0 17 27 34",
+    (40, 4): "0 6 20 28|0 15 17 24|0 19 22 27|0 25 29 30",
+    (41, 4): "0 3 29 37|0 6 22 40|0 12 17 26|0 20 31 33",
+    (42, 4): "0 11 16 18|0 21 30 38|0 22 36 41|0 27 29 32",
+    (43, 4): "0 1 26 39|0 6 21 29|0 9 12 36|0 10 11 41",
+    (44, 4): "0 1 10 41|0 5 21 38|0 8 20 22|0 11 29 36",
+    (45, 4): "0 6 8 38|0 9 23 35|0 20 38 41|0 28 29 34",
+    (46, 4): "0 1 23 37|0 2 27 33|0 17 35 43|0 30 34 39",
+    (47, 4): "0 8 28 31|0 17 26 28|0 18 33 43|0 34 41 46",
+    (48, 4): "0 6 20 45|0 11 15 47|0 13 30 40|0 19 24 26",
+    (49, 4): "0 1 39 47|0 7 21 26|0 9 15 31|0 20 32 45",
+    (50, 4): "0 2 12 32|0 14 23 31|0 15 16 21|0 22 24 47|0 30 39 43",
+    (51, 4): "0 6 22 40|0 12 27 32|0 21 28 38|0 25 29 39|0 40 42 43",
+    (52, 4): "0 5 21 27|0 8 21 31|0 12 19 20|0 15 17 43|0 34 45 48",
+    (53, 4): "0 2 3 31|0 7 37 49|0 10 20 37|0 19 32 37|0 30 39 45",
+    (54, 4): "0 7 15 37|0 12 35 53|0 16 26 36|0 21 25 48|0 40 43 45",
+    (55, 4): "0 14 27 54|0 18 24 29|0 25 34 51|0 29 32 48|0 33 35 43",
+    (56, 4): "0 2 39 55|0 26 38 48|0 27 31 51|0 28 43 49|0 33 42 45",
+    (57, 4): "0 12 37 41|0 13 39 40|0 14 29 36|0 23 33 42|0 46 49 51",
+    (58, 4): "0 10 16 45|0 12 21 57|0 17 47 55|0 24 51 56|0 25 40 44",
+    (59, 4): "0 2 13 28|0 3 50 54|0 6 42 43|0 18 32 39|0 19 25 49",
+    (60, 4): "0 8 15 39|0 16 49 59|0 20 55 57|0 30 34 48|0 32 41 54",
+    (61, 4): "0 1 27 42|0 4 11 49|0 6 10 24|0 26 28 33|0 26 29 51|0 31 44 52",
+    (62, 4): "0 1 9 60|0 5 25 29|0 13 30 53|0 15 46 56|0 18 36 48|0 28 35 43",
+    (63, 4): "0 1 17 24|0 4 12 14|0 5 38 41|0 11 39 54|0 18 21 34|0 18 44 50",
+    (64, 4): "0 4 6 53|0 5 19 51|0 12 32 42|0 15 31 40|0 29 36 37|0 38 41 59",
+    (17, 5): "0 1 7 13 16",
+    (18, 5): "0 2 5 9 17",
+    (19, 5): "0 2 10 13 14",
+    (20, 5): "0 2 9 13 14|0 10 13 16 17",
+    (21, 5): "0 10 13 14 19",
+    (22, 5): "0 2 9 13 14|0 10 13 16 17",
+    (23, 5): "0 2 9 10 20|0 10 16 17 19",
+    (24, 5): "0 2 9 13 14|0 10 13 16 17",
+    (25, 5): "0 2 9 13 14|0 10 13 16 17",
+    (26, 5): "0 2 4 10 13|0 9 12 16 17",
+    (27, 5): "0 2 10 14 20|0 9 12 16 17",
+    (28, 5): "0 2 3 14 24|0 4 9 17 23",
+    (29, 5): "0 7 8 10 16|0 13 15 24 25",
+    (30, 5): "0 3 13 24 29|0 12 13 15 20",
+    (31, 5): "0 2 18 19 26|0 6 8 27 28",
+    (32, 5): "0 2 11 14 19|0 6 13 28 29",
+    (33, 5): "0 2 3 17 27|0 20 21 22 26",
+    (34, 5): "0 2 9 23 26|0 3 15 28 33",
+    (35, 5): "0 2 21 26 27|0 8 13 17 20",
+    (36, 5): "0 1 8 19 34|0 7 13 27 31",
+    (37, 5): "0 4 24 25 31|0 8 17 19 22",
+    (38, 5): "0 7 22 32 36|0 18 21 26 37",
+    (39, 5): "0 3 8 14 15|0 16 18 26 35",
+    (40, 5): "0 1 3 11 31|0 3 17 18 38|0 20 21 27 36",
+    (41, 5): "0 3 11 32 39|0 16 22 26 40",
+    (42, 5): "0 3 17 25 27|0 4 6 14 19|0 21 26 32 33",
+    (43, 5): "0 3 25 27 29|0 14 23 31 38|0 20 26 32 33",
+    (44, 5): "0 3 25 27 38|0 4 14 16 26|0 21 32 36 37",
+    (45, 5): "0 4 23 29 44|0 9 20 22 34|0 20 28 35 38",
+    (46, 5): "0 2 17 21 37|0 3 5 35 39|0 5 13 23 45",
+    (47, 5): "0 4 13 21 46|0 6 25 26 37|0 24 27 40 42",
+    (48, 5): "0 2 5 17 26|0 7 11 25 27|0 10 11 40 46",
+    (49, 5): "0 1 3 15 21|0 7 23 37 48|0 13 30 40 45",
+    (50, 5): "0 1 15 25 32|0 2 23 29 45|0 7 8 11 20",
+    (51, 5): "0 2 21 38 41|0 4 18 34 44|0 15 23 24 29",
+    (52, 5): "0 12 16 39 49|0 22 32 39 50|0 26 38 46 47",
+    (53, 5): "0 3 26 41 48|0 4 19 32 33|0 6 16 42 51",
+    (54, 5): "0 1 9 19 34|0 4 13 16 27|0 17 23 47 49",
+    (55, 5): "0 12 14 35 51|0 28 33 39 52|0 29 39 46 54",
+    (56, 5): "0 1 13 18 41|0 3 10 14 34|0 6 9 35 54",
+    (57, 5): "0 6 10 13 24|0 8 35 37 42|0 19 20 36 45",
+    (58, 5): "0 3 12 40 44|0 6 13 33 35|0 34 42 43 53",
+    (59, 5): "0 2 18 28 40|0 4 11 24 58|0 8 14 17 44",
+    (60, 5): "0 2 24 45 51|0 3 4 23 55|0 9 18 19 26|0 16 30 35 47",
+    (61, 5): "0 10 39 51 57|0 14 32 39 40|0 15 34 45 58|0 33 35 38 52",
+    (62, 5): "0 8 46 51 56|0 9 35 39 40|0 12 25 32 60|0 30 41 47 59",
+    (63, 5): "0 2 38 48 49|0 3 11 22 40|0 4 7 16 20|0 6 30 37 58",
+    (64, 5): "0 3 21 27 41|0 8 12 13 41|0 17 32 54 62|0 32 39 44 55",
+}
 
 
 def round_robin(n: int, k: int, rounds: int = 1, seed: int = 0) -> list[Table]:
@@ -83,10 +307,31 @@ def round_robin(n: int, k: int, rounds: int = 1, seed: int = 0) -> list[Table]:
     if k == 2:
         one = _double_round_robin(n)
         return [Table(r, i, seats) for r in range(rounds) for i, seats in enumerate(one)]
+    if (n, k) in COVERS:
+        return _covered(n, k, rounds, rng)
     tables: list[Table] = []
     for r, groups in enumerate(_groups(n, k, _m(n, k), rounds, rng)):
         seated = _assign_seats(n, k, groups, rng)
         tables.extend(Table(r, i, seats) for i, seats in enumerate(seated))
+    return tables
+
+
+def _covered(n: int, k: int, rounds: int, rng: random.Random) -> list[Table]:
+    """Rounds of the shape's covering (:data:`COVERS`): every round a fresh random relabelling of
+    the bots, order of the seats within each block and order of the tables, so rounds differ
+    while each keeps every pair meeting and every seat exact."""
+    blocks = [[int(x) for x in part.split()] for part in COVERS[n, k].split("|")]
+    tables: list[Table] = []
+    for r in range(rounds):
+        relabel = list(range(n))
+        rng.shuffle(relabel)
+        groups = []
+        for block in blocks:
+            order = block[:]
+            rng.shuffle(order)  # seat s of a translate holds order[s] + i: each bot once per seat
+            groups.extend(tuple(relabel[(a + i) % n] for a in order) for i in range(n))
+        rng.shuffle(groups)
+        tables.extend(Table(r, i, seats) for i, seats in enumerate(groups))
     return tables
 
 

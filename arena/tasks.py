@@ -390,8 +390,43 @@ def play_match_now(match_id: str) -> Outcome:
         costs = MatchCosts()
         outcome = _play(match_id, costs)
         sink(costs.finish(match_id, outcome.status))
+    if outcome.status in ("recorded", "failed"):
+        next_swiss_round(match_id)
     _settle_heap()
     return outcome
+
+
+def next_swiss_round(match_id: str) -> int:
+    """Tournament progress: when ``match_id`` finished a Swiss round, pair and send the next one
+    (:func:`arena.tournaments.pair_next_round`, exactly once however many workers call it).
+    Returns how many matches were sent. Never raises: a round left unpaired (database or broker
+    down, worker killed) is paired by the next sweep, whose matches wait in the database."""
+    try:
+        with session_scope() as s:
+            tournament_id = s.scalar(
+                select(Match.tournament_id).join(Tournament, Tournament.id == Match.tournament_id)
+                .where(Match.id == match_id, Tournament.format == "swiss"))
+        if tournament_id is None:
+            return 0
+        ids = tournaments.pair_next_round(tournament_id)
+        enqueue(ids)
+        return len(ids)
+    except Exception:  # noqa: BLE001 - the sweep pairs it later
+        log.warning("could not pair the next Swiss round after match %s", match_id, exc_info=True)
+        return 0
+
+
+def _pair_stalled_swiss(tournament_id: int | None) -> int:
+    """Pair the next round of every running Swiss whose rounds so far are all finished (the
+    worker that recorded the last result died before pairing); returns matches sent."""
+    sent = 0
+    for tid in tournaments.stalled_swiss(tournament_id):
+        ids = tournaments.pair_next_round(tid)
+        if ids:
+            log.info("tournament %s: paired a Swiss round left unpaired", tid)
+            enqueue(ids)
+            sent += len(ids)
+    return sent
 
 
 _heap_settled_pid: int | None = None
@@ -664,6 +699,8 @@ def _start_lost_tournaments(tournament_id: int | None, game: str | None) -> list
 def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int:
     if kind in (None, "tournament") and (has_broker() or tournament_id is not None):
         _start_lost_tournaments(tournament_id, game)
+    if kind in (None, "tournament"):
+        _pair_stalled_swiss(tournament_id)
     now = time.time()
     grace = utcnow() - timedelta(seconds=REQUEUE_GRACE)
     # The broker is read first: a match sent after this snapshot has a fresh queued_at (within

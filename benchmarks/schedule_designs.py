@@ -17,12 +17,21 @@ budget no scheduling call can afford, and relabelled per seed by :func:`arena.sc
   schedule as a :data:`arena.schedule.DESIGNS` string. (14, 5, 2) succeeds for roughly one seed
   in seven, ~10 s of CPU per seed.
 
-Run: ``python -m benchmarks.schedule_designs cyclic 13 5 3`` or
-``python -m benchmarks.schedule_designs anneal 14 5 2``.
+* ``covers [SEEDS] [STEPS]``: for every shape 17 ≤ N ≤ 64, 3 ≤ K ≤ 5, a cyclic *covering* —
+  m base blocks of K residues mod N whose differences ±(a − b) reach every non-zero residue at
+  least once — by annealing the block elements on the number of residues not reached
+  (:func:`cyclic_cover`), SEEDS seeds of STEPS steps each; m is the least number of games per seat
+  per round that can meet every rival (:func:`arena.schedule._m`), or one more where no seed
+  found a covering with the least. Prints :data:`arena.schedule.COVERS`.
+
+Run: ``python -m benchmarks.schedule_designs cyclic 13 5 3``,
+``python -m benchmarks.schedule_designs anneal 14 5 2`` or
+``python -m benchmarks.schedule_designs covers``.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 import time
@@ -92,13 +101,81 @@ def anneal_design(n: int, k: int, rounds: int, first_seed: int = 0) -> tuple[int
         seed += 1
 
 
+def cyclic_cover(n: int, k: int, m: int, rng: random.Random, steps: int) -> tuple[list[list[int]], int]:
+    """``m`` blocks of ``k`` residues mod ``n`` (each starting at 0), annealed towards covering
+    every difference class {d, −d}; returns the best blocks found and how many classes they miss."""
+    classes = n // 2
+    cls = [min(d % n, (-d) % n) for d in range(n)]
+    blocks = [[0, *rng.sample(range(1, n), k - 1)] for _ in range(m)]
+    count = [0] * (classes + 1)
+    for b in blocks:
+        for i in range(k):
+            for j in range(i + 1, k):
+                count[cls[b[i] - b[j]]] += 1
+    missed = sum(1 for d in range(1, classes + 1) if count[d] == 0)
+    best = (missed, [b[:] for b in blocks])
+    for _step in range(steps):
+        if missed == 0:
+            break
+        b = blocks[rng.randrange(m)]
+        pos = rng.randrange(1, k)  # element 0 stays: a translate can always be taken
+        old, new = b[pos], rng.randrange(1, n)
+        if new in b:
+            continue
+        delta = 0
+        for j in range(k):
+            if j != pos:
+                c = cls[old - b[j]]
+                count[c] -= 1
+                delta += count[c] == 0
+        for j in range(k):
+            if j != pos:
+                c = cls[new - b[j]]
+                delta -= count[c] == 0
+                count[c] += 1
+        if delta <= 0 or rng.random() < math.exp(-delta / 0.4):
+            b[pos] = new
+            missed += delta
+            if missed < best[0]:
+                best = (missed, [x[:] for x in blocks])
+        else:
+            for j in range(k):
+                if j != pos:
+                    count[cls[new - b[j]]] -= 1
+                    count[cls[old - b[j]]] += 1
+    return best[1], best[0]
+
+
+def covers(seeds: int = 20, steps: int = 200_000) -> dict[tuple[int, int], list[list[int]]]:
+    """A cyclic covering for every shape 17 ≤ N ≤ 64, 3 ≤ K ≤ 5 (see the module docstring)."""
+    found: dict[tuple[int, int], list[list[int]]] = {}
+    for k in (3, 4, 5):
+        for n in range(17, 65):
+            m = _m(n, k)
+            while (n, k) not in found:
+                for seed in range(seeds):
+                    blocks, missed = cyclic_cover(n, k, m, random.Random(seed), steps)
+                    if missed == 0:
+                        found[n, k] = sorted(sorted(b) for b in blocks)
+                        break
+                else:
+                    print(f"({n}, {k}): no covering with m = {m}; trying {m + 1}", file=sys.stderr, flush=True)
+                    m += 1
+    return found
+
+
 def design_string(rounds: list[list[list[int]]]) -> str:
     """The :data:`arena.schedule.DESIGNS` form: tables joined by "|", rounds by "/"."""
     return "/".join("|".join(" ".join(map(str, g)) for g in groups) for groups in rounds)
 
 
 def main(argv: list[str]) -> int:
-    usage = "usage: python -m benchmarks.schedule_designs (cyclic N K R | anneal N K R [FIRST_SEED])"
+    usage = "usage: python -m benchmarks.schedule_designs (cyclic N K R | anneal N K R [FIRST_SEED] | covers [SEEDS] [STEPS])"
+    if argv[:1] == ["covers"]:
+        numbers = [int(a) for a in argv[1:3]]
+        for (n, k), blocks in covers(*numbers).items():
+            print(f"    ({n}, {k}): \"{'|'.join(' '.join(map(str, b)) for b in blocks)}\",")
+        return 0
     if len(argv) < 4 or argv[0] not in ("cyclic", "anneal") or not all(a.isdigit() for a in argv[1:]):
         print(usage, file=sys.stderr)
         return 2

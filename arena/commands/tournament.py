@@ -132,6 +132,7 @@ def run_tournament(
     name: str = "",
     quiet: bool = False,
     live_comments: bool = False,
+    format: str = "round_robin",  # noqa: A002 - the option's word
 ) -> int:
     """Register the bots, create and run the tournament, return its id (the CLI's main job)."""
     from arena import tasks, tournaments
@@ -154,16 +155,19 @@ def run_tournament(
         with session_scope() as s:
             t = tournaments.create_tournament(
                 s, game, version_ids, players, rounds, variant, seed,
-                decision_ms, bank_ms, sandbox, name, live_comments=live_comments,
+                decision_ms, bank_ms, sandbox, name, live_comments=live_comments, format=format,
             )
             tid, total = t.id, t.matches_total
+            promise = _promise(s, t, len(version_ids))
     except ScheduleError as exc:
         raise click.ClickException(str(exc)) from None
     if not quiet:
+        kind = "Swiss" if format == "swiss" else "round-robin"
         click.echo(
-            f"tournament {tid}: {game} ({t.variant}), {len(version_ids)} bots, "
+            f"tournament {tid}: {game} ({t.variant}) {kind}, {len(version_ids)} bots, "
             f"{players} seats, {rounds} round(s), {total} matches"
         )
+        click.echo(f"schedule: {promise}")
     procs: list[subprocess.Popen] = []
     if has_broker():
         if workers:
@@ -203,8 +207,41 @@ def run_tournament(
     if not quiet:
         click.echo(f"tournament {tid} finished: {total - failed} played, {failed} failed, "
                    f"{forfeits} forfeit(s)")
+        if format == "swiss":
+            _print_swiss_standings(tid)
         _print_leaderboard(game, version_ids)
     return tid
+
+
+def _promise(session, tournament, n: int) -> str:  # noqa: ANN001 - Session, Tournament
+    """What the schedule guarantees, said before the tournament starts: for a round-robin the
+    check of the built schedule (arena.schedule.guarantees), for a Swiss what its pairing keeps."""
+    from sqlalchemy import select
+
+    from arena import schedule, tournaments
+    from arena.db import Match, MatchSeat
+
+    if tournament.format == "swiss":
+        return tournaments.swiss_promise(n, tournament.players, tournament.rounds)
+    index = {e.bot_version_id: e.position for e in tournament.entries}
+    seated: dict[str, list[int]] = {}
+    for mid, seat, vid in session.execute(  # one query: a 64-bot duel schedule has 4,032 tables
+        select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_version_id)
+        .join(Match, Match.id == MatchSeat.match_id).where(Match.tournament_id == tournament.id)
+    ):
+        seated.setdefault(mid, [0] * tournament.players)[seat] = index[vid]
+    tables = [schedule.Table(0, i, tuple(seats)) for i, seats in enumerate(seated.values())]
+    return schedule.guarantees(tables, n, tournament.players).summary()
+
+
+def _print_swiss_standings(tid: int) -> None:
+    from arena.db import Tournament, session_scope
+    from arena.tournaments import format_swiss_standings, swiss_standings
+
+    with session_scope() as s:
+        rows = swiss_standings(s, s.get(Tournament, tid))
+    click.secho("\nSwiss standings (score, then Buchholz, then mu − 3·sigma)", bold=True)
+    terminal.echo(format_swiss_standings(rows))
 
 
 def _follow(tid: int, total: int, quiet: bool) -> None:
@@ -250,7 +287,11 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 @click.option("--players", "-k", type=click.IntRange(2, 8), default=None,
               help="Seats per table (default: 2 where the game allows it).")
 @click.option("--rounds", "-r", type=click.IntRange(1, 1000), default=1, show_default=True,
-              help="Rounds; with 2 seats one round is a double round-robin.")
+              help="Rounds; with 2 seats one round-robin round is a double round-robin.")
+@click.option("--format", "format_", type=click.Choice(["round-robin", "swiss"]), default="round-robin",
+              show_default=True,
+              help="round-robin: every pair meets; swiss: each round pairs bots of similar standing "
+                   "(large fields: a few rounds of N/k tables).")
 @click.option("--workers", "-w", type=click.IntRange(0, 64), default=None,
               help="Matches at once (no broker) or worker processes to start (with Redis).")
 @click.option("--variant", default=None, help="Game variant (default: the game's default).")
@@ -260,14 +301,7 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 @click.option("--bank-ms", type=click.IntRange(0), default=None, help="Time bank per seat.")
 @click.option("--name", default="", help="A name for the tournament.")
 @click.option("--unsafe-no-sandbox", is_flag=True, help="Run bots without bubblewrap (trusted bots only).")
-@click.option("--live-comments", is_flag=True,
-              help="Show bots' comments to watchers while matches run (default: with the record at the end).")
-def tournament_command(game, bot_specs, players, rounds, workers, variant, seed, decision_ms,
-                       bank_ms, name, unsafe_no_sandbox, live_comments) -> None:  # noqa: ANN001
-    """Run a round-robin of the given bots at GAME and print the leaderboard."""
-    sandbox = _sandbox_or_fail(unsafe_no_sandbox)
-    run_tournament(game, _parse_bots(bot_specs), players, rounds, workers, variant, seed,
-                   decision_ms, bank_ms, sandbox, name, live_comments=live_comments)
+                decision_ms, bank_ms, sandbox, name, live_comments=live_comments, format=format,
 
 
 @click.command("resume")

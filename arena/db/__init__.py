@@ -28,6 +28,7 @@ from arena.db.models import (
     RatingLock,
     Tournament,
     TournamentEntry,
+    TournamentRound,
     utcnow,
 )
 from arena.db.session import (
@@ -55,6 +56,7 @@ __all__ = [
     "RatingLock",
     "Tournament",
     "TournamentEntry",
+    "TournamentRound",
     "database_url",
     "default_sqlite_path",
     "dispose_all",

@@ -10,8 +10,10 @@ Table names and the columns other parts read (web/, arena/server) are a contract
   (a new version inherits its predecessor's mu with sigma reset), stored so a rebuild from history
   starts from exactly the same point.
 * ``tournaments`` (:class:`Tournament`) and ``tournament_entries`` (:class:`TournamentEntry`) — a
-  round-robin: its bots, settings and progress (``matches_done``/``matches_total``; see
-  :meth:`Tournament.progress` for the ETA the CLI and the web show).
+  round-robin or a Swiss (``format``): its bots, settings and progress
+  (``matches_done``/``matches_total``; see :meth:`Tournament.progress` for the ETA the CLI and
+  the web show). ``tournament_rounds`` (:class:`TournamentRound`) — a Swiss's paired rounds and
+  their byes.
 * ``matches`` (:class:`Match`) — one game: game, variant, seed, seats, status
   (``pending`` → ``running`` → ``done`` | ``failed``), timings, result, forfeits and the full match
   record (``record``, the runner's ``MatchRecord.to_json()``) for replays. ``rating_seq`` is the
@@ -128,6 +130,8 @@ class Tournament(Base):
     variant: Mapped[str] = mapped_column(String(50))
     players: Mapped[int] = mapped_column(Integer)
     rounds: Mapped[int] = mapped_column(Integer, default=1)
+    #: ``round_robin`` (every match created up front) or ``swiss`` (a round at a time, arena.swiss)
+    format: Mapped[str] = mapped_column(String(20), default="round_robin", server_default="round_robin")
     seed: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(20), default="scheduled")  # scheduled|running|done|failed
     matches_total: Mapped[int] = mapped_column(Integer, default=0)
@@ -175,6 +179,22 @@ class TournamentEntry(Base):
 
     tournament: Mapped[Tournament] = relationship(back_populates="entries")
     version: Mapped[BotVersion] = relationship()
+
+
+class TournamentRound(Base):
+    """One paired round of a Swiss tournament. Its primary key is the guard that pairs each round
+    exactly once: two workers finishing a round's last matches at once both try to insert the
+    next round's row, and only one can (arena.tournaments.pair_next_round)."""
+
+    __tablename__ = "tournament_rounds"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: Bot version ids sitting this round out (a bye scores as a win, changes no rating).
+    byes: Mapped[list] = mapped_column(JSON, default=list)
+    #: Pairs at this round's tables that had met before (0 whenever that could be avoided).
+    repeats: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
 class Match(Base):

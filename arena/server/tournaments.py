@@ -14,7 +14,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from arena import bots, house, ladder, tasks
 from arena import tournaments as arena_tournaments
 from arena._proto import arena_pb2 as pb
-from arena.db import Ladder, Match, Tournament, session_scope, utcnow
+from arena.db import Ladder, Match, Tournament, TournamentRound, session_scope, utcnow
 from arena.schedule import ScheduleError
 from arena.server import convert
 from arena.server.errors import ApiError, invalid, not_found
@@ -28,22 +28,49 @@ def _match_counts(session: Session, *where: ColumnElement[bool]) -> dict[str, in
     return dict(session.execute(select(Match.status, func.count()).where(*where).group_by(Match.status)).all())
 
 
-def tournament_message(session: Session, t: Tournament) -> pb.Tournament:
+def tournament_message(session: Session, t: Tournament, detail: bool = False) -> pb.Tournament:
+    """A tournament as the API shows it; ``detail`` adds a Swiss's standings and rounds (one
+    tournament's call, not a list's)."""
     counts = _match_counts(session, Match.tournament_id == t.id)
     progress = t.progress()
     eta = progress.get("eta_seconds")
-    return pb.Tournament(
-        id=t.id, name=t.name, game=t.game, variant=t.variant, kind="round_robin", status=t.status,
+    swiss = t.format == "swiss"
+    message = pb.Tournament(
+        id=t.id, name=t.name, game=t.game, variant=t.variant, kind=t.format, status=t.status,
         players=t.players, rounds=t.rounds, matches_total=t.matches_total,
         matches_done=counts.get("done", 0), matches_running=counts.get("running", 0),
         matches_failed=counts.get("failed", 0), eta_seconds=-1.0 if eta is None else float(eta),
         created_at=convert.timestamp(t.created_at),
         bot_ids=sorted({e.version.bot_id for e in t.entries}),
-        tournament_kind=pb.TOURNAMENT_KIND_ROUND_ROBIN,
+        tournament_kind=pb.TOURNAMENT_KIND_SWISS if swiss else pb.TOURNAMENT_KIND_ROUND_ROBIN,
         tournament_status=convert.enum_of(pb.TournamentStatus, "TOURNAMENT_STATUS_", t.status),
         create_time=convert.time_of(t.created_at),
         live_comments=bool(t.live_comments),
     )
+    if swiss and detail:
+        _add_swiss(session, t, message)
+    return message
+
+
+def _add_swiss(session: Session, t: Tournament, message: pb.Tournament) -> None:
+    bot_of = {e.bot_version_id: e.version.bot_id for e in t.entries}
+    for r in arena_tournaments.swiss_standings(session, t):
+        message.swiss_standings.add(
+            place=r.place, bot_id=bot_of[r.version_id], bot_version_id=r.version_id, label=r.label,
+            score=r.score, buchholz=r.buchholz, rating=r.rating, games=r.games, byes=r.byes)
+    tables: dict[int, list[int]] = {}
+    for round_no, status, count in session.execute(
+        select(Match.round, Match.status, func.count()).where(Match.tournament_id == t.id)
+        .group_by(Match.round, Match.status)
+    ):
+        entry = tables.setdefault(round_no, [0, 0])
+        entry[0] += count
+        entry[1] += count if status in ("done", "failed") else 0
+    for r in session.scalars(select(TournamentRound).where(TournamentRound.tournament_id == t.id)
+                             .order_by(TournamentRound.round)):
+        total, finished = tables.get(r.round, [0, 0])
+        message.swiss_rounds.add(number=r.round + 1, tables=total, tables_finished=finished,
+                                 bye_version_ids=list(r.byes or []), repeats=r.repeats)
 
 
 def get_tournament(url: str | None, tournament_id: int) -> pb.Tournament:
@@ -51,7 +78,7 @@ def get_tournament(url: str | None, tournament_id: int) -> pb.Tournament:
         t = s.get(Tournament, tournament_id)
         if t is None:
             raise not_found(f"no tournament with id {tournament_id}")
-        return tournament_message(s, t)
+        return tournament_message(s, t, detail=True)
 
 
 def list_tournaments(url: str | None, request: pb.ListTournamentsRequest) -> pb.ListTournamentsReply:
@@ -112,9 +139,14 @@ def _entrants(session: Session, game: str, bot_ids: list[int]) -> list[int]:
 
 
 def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, sandbox: bool) -> pb.Tournament:
+    """CreateTournament: a round-robin, or a Swiss when ``format`` says so."""
     check_game(request.game)
     if request.players < 2:
         raise invalid("players (seats per table) must be at least 2")
+    formats = {pb.TOURNAMENT_KIND_UNSPECIFIED: "round_robin", pb.TOURNAMENT_KIND_ROUND_ROBIN: "round_robin",
+               pb.TOURNAMENT_KIND_SWISS: "swiss"}
+    if request.format not in formats:
+        raise invalid(f"unknown tournament format {request.format}")
     rounds = request.rounds or 1
     if rounds > MAX_ROUNDS:
         raise invalid(f"rounds must be at most {MAX_ROUNDS}")
@@ -133,6 +165,7 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
                 variant=request.variant or None, seed=secrets.randbits(31),
                 decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
                 name=request.name[:200], live_comments=request.live_comments,
+                format=formats[request.format],
             )
         except ScheduleError as exc:
             raise invalid(str(exc)) from None

@@ -1,4 +1,5 @@
-"""Round-robin schedule properties (arena/schedule.py) for N in 2..16, k in 2..5, R in 1..3."""
+"""Round-robin schedule properties (arena/schedule.py): N in 2..16 (pair spread ≤ 1) and every
+shape N ≤ 64 (every pair meets, seats exact), k in 2..5, R in 1..3."""
 
 from __future__ import annotations
 
@@ -10,12 +11,16 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from arena.schedule import (
+    COVERED_UP_TO,
+    COVERS,
     DESIGNED_SHAPES,
     DIFFERENCE_FAMILIES,
     PAIR_SPREAD_BOUND,
     ScheduleError,
     designed_rounds,
     games_per_round,
+    guarantees,
+    least_m,
     pair_cost_bound,
     round_robin,
 )
@@ -184,3 +189,74 @@ def test_difference_families_are_what_the_offline_search_finds(shape: tuple[int,
     from benchmarks.schedule_designs import cyclic_family
 
     assert cyclic_family(*shape) == DIFFERENCE_FAMILIES[shape]
+
+
+# --- every shape N ≤ 64 (issue 30): every pair meets, seats exact ---------------------------
+
+
+def _check_promise(n: int, k: int, rounds: int, seed: int) -> None:
+    """Every bot plays games_per_round games a round, as often in each seat, and meets every
+    rival at least once (from the coverings, N > 16: at least once a round); guarantees()
+    reports exactly that."""
+    tables = round_robin(n, k, rounds, seed)
+    games, seats, pairs, _ = _tally(tables, n, k)
+    per_bot = games_per_round(n, k) * rounds
+    assert all(games[b] == per_bot for b in range(n)), (n, k, rounds, seed)
+    assert {seats[b, s] for b in range(n) for s in range(k)} == {per_bot // k}, (n, k, rounds, seed)
+    assert all(pairs[p] >= 1 for p in combinations(range(n), 2)), f"a pair never meets in {(n, k, rounds, seed)}"
+    if (n, k) in COVERS:
+        per_round = Counter((t.round, a, b) for t in tables for a, b in combinations(sorted(t.seats), 2))
+        assert all(per_round[r, a, b] >= 1 for r in range(rounds) for a, b in combinations(range(n), 2))
+    promise = guarantees(tables, n, k)
+    assert promise.every_pair_meets and promise.seats_exact
+    assert promise.games_per_bot == per_bot
+
+
+SHAPES_UP_TO_64 = [(n, k, r) for k in (2, 3, 4, 5) for n in range(k, COVERED_UP_TO + 1) for r in (1, 2, 3)]
+
+
+def test_every_shape_up_to_64_keeps_its_promise() -> None:
+    """All 744 shapes N ≤ 64, k 2..5, R 1..3, two seeds (~15 s): every pair meets in every round
+    and seats are exact. The issue's shapes failed this before: N=24, 4 seats, 1 round (seeds 0, 1,
+    2: up to 4 pairs never met) and N=23 (bots 11 and 12 never met with seed 0)."""
+    for n, k, rounds in SHAPES_UP_TO_64:
+        for seed in (0, 1):
+            _check_promise(n, k, rounds, seed)
+
+
+@pytest.mark.slow
+def test_every_shape_up_to_64_keeps_its_promise_for_many_seeds() -> None:
+    for n, k, rounds in SHAPES_UP_TO_64:
+        for seed in range(2, 12):
+            _check_promise(n, k, rounds, seed)
+
+
+@pytest.mark.parametrize(("n", "k"), sorted(COVERS))
+def test_each_tabulated_covering_reaches_every_difference(n: int, k: int) -> None:
+    """The covering data itself: blocks of k distinct residues whose differences ±(a − b) reach
+    every non-zero residue mod N — what makes every pair meet in a round."""
+    blocks = [[int(x) for x in part.split()] for part in COVERS[n, k].split("|")]
+    assert all(len(set(b)) == k == len(b) and all(0 <= a < n for a in b) for b in blocks)
+    reached = {(a - b) % n for block in blocks for a in block for b in block if a != b}
+    assert reached == set(range(1, n))
+    assert len(blocks) in (least_m(n, k), least_m(n, k) + 1)
+
+
+def test_the_issue_shapes_now_meet_every_pair() -> None:
+    """Issue 30: N=24 at 4 seats, one round, seeds 0-2 left pairs that never met; N=23 seed 0
+    never paired bots 11 and 12."""
+    for seed in (0, 1, 2):
+        assert guarantees(round_robin(24, 4, 1, seed), 24, 4).every_pair_meets
+    _, _, pairs, _ = _tally(round_robin(23, 4, 1, 0), 23, 4)
+    assert pairs[11, 12] >= 1
+
+
+def test_guarantees_reports_a_pair_that_never_meets() -> None:
+    """The check the command prints before starting is a real check: a schedule with a pair
+    removed from every table it shares is reported."""
+    from arena.schedule import Table
+
+    tables = [Table(0, 0, (0, 1)), Table(0, 1, (1, 0)), Table(0, 2, (1, 2)), Table(0, 3, (2, 1))]
+    promise = guarantees(tables, 3, 2)
+    assert not promise.every_pair_meets and promise.pairs_never_meeting == 1
+    assert "never meet" in promise.summary()

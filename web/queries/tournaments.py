@@ -11,7 +11,17 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from arena.db import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament, TournamentEntry
+from arena import tournaments as arena_tournaments
+from arena.db import (
+    Bot,
+    BotVersion,
+    Ladder,
+    Match,
+    MatchSeat,
+    Tournament,
+    TournamentEntry,
+    TournamentRound,
+)
 from web.queries.matches import SEAT_RESULTS, MatchRow, match_rows
 
 
@@ -28,10 +38,15 @@ class TournamentBrief:
     started_at: datetime | None
     finished_at: datetime | None
     progress: dict[str, Any]
+    format: str = "round_robin"
 
     @property
     def title(self) -> str:
         return self.name or f"Tournament {self.id}"
+
+    @property
+    def format_label(self) -> str:
+        return "Swiss" if self.format == "swiss" else "round-robin"
 
 
 @dataclass(frozen=True)
@@ -46,6 +61,33 @@ class Standing:
     avg_rank: float | None
     avg_score: float | None
     forfeits: int
+
+
+@dataclass(frozen=True)
+class SwissStanding:
+    """A line of a Swiss tournament's standings (arena.tournaments.swiss_standings)."""
+
+    place: int
+    bot_id: int
+    bot_name: str
+    owner: str
+    version: int
+    score: float
+    buchholz: float
+    rating: float
+    games: int
+    byes: int
+
+
+@dataclass(frozen=True)
+class SwissRound:
+    """One paired round of a Swiss: its tables (finished of all), byes and repeated meetings."""
+
+    number: int  # 1-based, as shown
+    tables: int
+    finished: int
+    byes: list[str]
+    repeats: int
 
 
 #: Tables of the schedule shown at once: a tournament of 500 matches rendered whole took
@@ -63,6 +105,9 @@ class TournamentPage:
     #: Where the next and the previous part of the schedule start, if there are.
     schedule_next: int | None = None
     schedule_prev: int | None = None
+    #: Swiss only: standings by score, Buchholz, rating; and the rounds paired so far.
+    swiss_standings: list[SwissStanding] | None = None
+    rounds: list[SwissRound] | None = None
 
 
 def _brief(t: Tournament) -> TournamentBrief:
@@ -78,6 +123,7 @@ def _brief(t: Tournament) -> TournamentBrief:
         t.started_at,
         t.finished_at,
         t.progress(),
+        t.format,
     )
 
 
@@ -152,11 +198,38 @@ def tournament_page(
         {"tournament": tournament_id, "offset": schedule_from, "limit": page_size + 1},
     ).all())
     more = len(ids) > page_size
-    return TournamentPage(
+    page = TournamentPage(
         _brief(t), standings, match_rows(session, ids[:page_size]), schedule_from,
         schedule_from + page_size if more else None,
         max(0, schedule_from - page_size) if schedule_from else None,
     )
+    if t.format == "swiss":
+        _add_swiss(session, t, page, {vid: (bid, name, owner, number) for vid, bid, name, owner, number in entrants})
+    return page
+
+
+def _add_swiss(session: Session, t: Tournament, page: TournamentPage, who: dict[int, tuple]) -> None:
+    """A Swiss page's standings and rounds."""
+    page.swiss_standings = [
+        SwissStanding(r.place, who[r.version_id][0], who[r.version_id][1], who[r.version_id][2],
+                      who[r.version_id][3], r.score, r.buchholz, r.rating, r.games, r.byes)
+        for r in arena_tournaments.swiss_standings(session, t)
+    ]
+    tables: dict[int, list[int]] = {}
+    for round_no, status, count in session.execute(
+        select(Match.round, Match.status, func.count()).where(Match.tournament_id == t.id)
+        .group_by(Match.round, Match.status)
+    ):
+        entry = tables.setdefault(round_no, [0, 0])
+        entry[0] += count
+        if status in ("done", "failed"):
+            entry[1] += count
+    page.rounds = [
+        SwissRound(r.round + 1, *tables.get(r.round, [0, 0]),
+                   [f"{who[v][1]} v{who[v][3]}" for v in r.byes or [] if v in who], r.repeats)
+        for r in session.scalars(select(TournamentRound).where(TournamentRound.tournament_id == t.id)
+                                 .order_by(TournamentRound.round))
+    ]
 
 
 #: Standings of finished tournaments (immutable: every match is done), per database and

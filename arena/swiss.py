@@ -1,0 +1,450 @@
+"""Swiss rounds for k-seat tables (k = 2..5): pairing, seats, byes and standings. No database.
+
+A Swiss tournament plays a fixed number of rounds; each round is paired from the standings after
+the previous one, so a large field (hundreds of bots) is ranked in a few rounds of N/k tables
+where a round-robin would need every pair. One round, by :func:`pair_round`:
+
+1. **Byes.** ``N mod k`` bots sit out (a table always has the game's seat count). They are the
+   bots with the fewest byes so far, lowest in the standings first — so no bot has a second bye
+   while another has none (``byes ≤ 1`` per bot while ``rounds·(N mod k) ≤ N``). A bye scores as
+   a win (:data:`BYE_POINTS`) and changes no rating: no game is played.
+2. **Seats.** A bot may sit only where it has sat least often (every seat when its counts are
+   equal), so each bot's seat counts never differ by more than one (*seat spread ≤ 1*). A table
+   is *seatable* when its bots can be given distinct allowed seats (Hall's condition, checked
+   on the seat sets: k ≤ 5). Seatability is a hard rule; the other two are preferences below it.
+3. **Tables.** The playing bots, in standing order (score, then the tie-breaks), are cut into
+   tables greedily: each table starts with the best bot left and takes the next bots in order
+   that keep it seatable and meet no one at it again. The tail of that greedy pass can be left
+   with repeats; a *repair* then swaps bots between tables (nearest in the standings first)
+   while that lowers (unseatable tables, repeated meetings, standing distance) —
+   lexicographically, so a repair never buys similar standing with a repeat. Where repeats
+   still remain, an exhaustive search with a budget (:data:`SEARCH_BUDGET` nodes) looks for a
+   repeat-free, seatable cut; it decides small fields exactly. So a repeat happens only when no
+   seatable repeat-free pairing exists (small fields, many rounds), or the budget ran out (not
+   seen in the tested shapes, N = 10..300, within :func:`repeat_free_rounds`).
+4. **Seat order** at each table: among the seat assignments every bot is allowed, the one that
+   puts bots where they have sat least often, ties broken by the round's random generator.
+
+"Similar standing" for several seats: the sorted field is cut into consecutive groups of k, and
+the repair moves a bot only as far as it must.
+
+Standings (:func:`standings`): points per game are the share of the table's other bots a bot
+finished ahead of (a tie counts half): 1 for a win, ½ a draw, 0 a loss at two seats; 1, ⅔, ⅓, 0
+for the four places of a four-seat table. A failed match (never played) gives no points. Ties
+are broken by **Buchholz** — the sum over a bot's games of its opponents' mean final score (a
+bye counts the bot's own score, as a virtual opponent of equal strength) — then by the bot's
+TrueSkill rating (mu − 3·sigma, the leaderboard's), then by entry order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations, permutations
+
+#: Points for a bye: a win (the bot could not play; it is not its fault).
+BYE_POINTS = 1.0
+#: Nodes the exhaustive search may visit before it settles for the repair's pairing.
+SEARCH_BUDGET = 20_000
+
+
+class SwissError(ValueError):
+    """A Swiss round that cannot be paired (fewer bots than seats, …)."""
+
+
+@dataclass
+class History:
+    """What pairing needs from the earlier rounds: who met whom, seat counts, byes."""
+
+    seats: int
+    met: defaultdict[int, defaultdict[int, int]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(int)))
+    seat_counts: dict[int, list[int]] = field(default_factory=dict)
+    byes: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))
+
+    def add_table(self, seated: Sequence[int]) -> None:
+        for seat, bot in enumerate(seated):
+            self.counts(bot)[seat] += 1
+        for a, b in combinations(seated, 2):
+            self.met[a][b] += 1
+            self.met[b][a] += 1
+
+    def add_bye(self, bot: int) -> None:
+        self.byes[bot] += 1
+
+    def add_round(self, pairing: Pairing) -> None:
+        for table in pairing.tables:
+            self.add_table(table)
+        for bot in pairing.byes:
+            self.add_bye(bot)
+
+    def counts(self, bot: int) -> list[int]:
+        if bot not in self.seat_counts:
+            self.seat_counts[bot] = [0] * self.seats
+        return self.seat_counts[bot]
+
+    def allowed(self, bot: int) -> int:
+        """Bit mask of the seats ``bot`` may take and keep its seat spread ≤ 1."""
+        counts = self.counts(bot)
+        low = min(counts)
+        return sum(1 << s for s, c in enumerate(counts) if c == low)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One round: ``tables[i][s]`` is the bot in seat ``s`` of table ``i``; ``byes`` sit out."""
+
+    tables: list[tuple[int, ...]]
+    byes: list[int]
+    repeats: int  # pairs at these tables that had met before (0 whenever it could be avoided)
+
+
+def repeat_free_rounds(n: int, k: int) -> int:
+    """Rounds for which a repeat-free pairing always exists, whatever the results: while every
+    bot has met at most Δ = (r − 1)(k − 1) others, the Hajnal–Szemerédi theorem splits the
+    ``T = ⌊n/k⌋·k`` players into ``⌊n/k⌋`` groups of k none of whom met (an equitable colouring
+    of the "met" graph with ⌊n/k⌋ ≥ Δ + 1 colours). Seat balance is not part of that bound; the
+    tests check repeat-free rounds within it for N = 10..300, k = 2..5."""
+    return (n // k - 1) // (k - 1) + 1
+
+
+@lru_cache(maxsize=4096)
+def _seatable(masks: tuple[int, ...]) -> bool:
+    """Hall's condition: every subset of the bots has at least as many allowed seats."""
+    size = len(masks)
+    for subset in range(1, 1 << size):
+        union = 0
+        count = 0
+        for i in range(size):
+            if subset >> i & 1:
+                union |= masks[i]
+                count += 1
+        if union.bit_count() < count:
+            return False
+    return True
+
+
+class _Round:
+    """The working state of one pairing: positions, seat masks, meetings, tables."""
+
+    def __init__(self, order: list[int], history: History) -> None:
+        self.order = order
+        self.pos = {b: i for i, b in enumerate(order)}
+        self.mask = {b: history.allowed(b) for b in order}
+        self.met = history.met
+
+    def repeats(self, table: Sequence[int]) -> int:
+        met = self.met
+        return sum(met[a].get(b, 0) for a, b in combinations(table, 2) if a in met)
+
+    def cost(self, table: Sequence[int]) -> tuple[int, int, int]:
+        mask, pos = self.mask, self.pos
+        seatable = _seatable(tuple(sorted(mask[b] for b in table)))
+        distance = sum(abs(pos[a] - pos[b]) for a, b in combinations(table, 2))
+        return (0 if seatable else 1, self.repeats(table), distance)
+
+
+def _add(x: tuple[int, int, int], y: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (x[0] + y[0], x[1] + y[1], x[2] + y[2])
+
+
+def _fits(counts: Mapping[int, int], cap: Sequence[int]) -> bool:
+    """Can bots with these allowed-seat masks (mask -> how many) fill seats with exactly
+    ``cap[s]`` places each? Hall's condition on every set S of seats: the bots allowed only
+    within S are at most the places of S (totals are equal, so this is also sufficient).
+    Both sides summed over all S at once (subset-sum transforms over k ≤ 5 bits)."""
+    k = len(cap)
+    full = 1 << k
+    need = [0] * full
+    for m, c in counts.items():
+        need[m] += c
+    places = [0] * full
+    for subset in range(1, full):
+        low = subset & -subset
+        places[subset] = places[subset ^ low] + cap[low.bit_length() - 1]
+    for bit in range(k):
+        step = 1 << bit
+        for subset in range(full):
+            if subset & step:
+                need[subset] += need[subset ^ step]
+    return all(need[s] <= places[s] for s in range(1, full))
+
+
+def _greedy(state: _Round, k: int) -> list[list[int]]:
+    """Tables in standing order: the best bot left, then the next ones that meet no one at the
+    table again (or, failing that, the fewest), each given a seat so that the bots still
+    unplaced can fill the seats left (:func:`_fits`) — so the cut is seatable whenever the
+    round is (:func:`_byes` makes sure it is)."""
+    left = list(state.order)
+    met, mask = state.met, state.mask
+    counts: defaultdict[int, int] = defaultdict(int)
+    for b in left:
+        counts[mask[b]] += 1
+    tables = []
+    tables_left = len(left) // k
+    while left:
+        cap = [tables_left] * k
+        table: list[int] = []
+        taken = 0  # seats of this table already given
+        for _slot in range(k):
+            choice = None
+            for want_clean in (True, False):
+                best_rep = None
+                for i, b in enumerate(left):
+                    rep = sum(met[b].get(x, 0) for x in table) if b in met else 0
+                    if want_clean and rep:
+                        continue
+                    if not want_clean and best_rep is not None and rep >= best_rep:
+                        continue
+                    seat = _seat_that_fits(mask[b] & ~taken, mask[b], counts, cap)
+                    if seat is not None:
+                        choice, best_rep = (i, seat), rep
+                        if want_clean or rep == 0:
+                            break
+                if choice is not None:
+                    break
+            if choice is None:  # the round cannot be seated (never with byes from _byes): any bot
+                choice = (0, next(s for s in range(k) if not taken >> s & 1))
+            i, seat = choice
+            taken |= 1 << seat
+            b = left.pop(i)
+            counts[mask[b]] -= 1
+            cap[seat] -= 1
+            table.append(b)
+        tables.append(table)
+        tables_left -= 1
+    return tables
+
+
+def _seat_that_fits(open_: int, m: int, counts: defaultdict[int, int], cap: list[int]) -> int | None:
+    """A seat in ``open_`` (the bot's allowed seats still free at this table) after which the
+    other unplaced bots (``m``: this bot's mask, counted in ``counts``) still fit; or None."""
+    counts[m] -= 1
+    try:
+        for s in range(len(cap)):
+            if open_ >> s & 1 and cap[s] > 0:
+                cap[s] -= 1
+                ok = _fits(counts, cap)
+                cap[s] += 1
+                if ok:
+                    return s
+        return None
+    finally:
+        counts[m] += 1
+
+
+def _byes(standing: Sequence[int], k: int, history: History) -> list[int]:
+    """The ``n mod k`` bots who sit out: fewest byes so far, lowest in the standings first —
+    among such choices the first (in that order) after which the players can be seated."""
+    n = len(standing)
+    count = n % k
+    place = {b: i for i, b in enumerate(standing)}
+    order = sorted(standing, key=lambda b: (history.byes[b], -place[b]))
+    if count == 0:
+        return []
+    cap = [(n - count) // k] * k
+    masks = {b: history.allowed(b) for b in standing}
+    every: defaultdict[int, int] = defaultdict(int)
+    for b in standing:
+        every[masks[b]] += 1
+    fewest = history.byes[order[count - 1]]
+    pool = [b for b in order if history.byes[b] <= fewest][: count + 12]  # C(16, 4) tries at most
+    for chosen in combinations(pool, count):
+        for b in chosen:
+            every[masks[b]] -= 1
+        ok = _fits(every, cap)
+        for b in chosen:
+            every[masks[b]] += 1
+        if ok:
+            return list(chosen)
+    return order[:count]
+
+
+def _repair(state: _Round, tables: list[list[int]]) -> None:
+    """For every table with a fault (unseatable, or a repeat), swap one of its bots with one of
+    another table — the nearest table in the standings where some swap lowers the two tables'
+    faults, the best swap there — until no swap lowers any fault."""
+    costs = [state.cost(t) for t in tables]
+    count = len(tables)
+    for _sweep in range(50):
+        improved = False
+        for x in range(count):
+            if costs[x][:2] == (0, 0):
+                continue
+            for y in sorted(range(count), key=lambda y: abs(y - x))[1:]:
+                base = _add(costs[x], costs[y])
+                tx, ty = tables[x], tables[y]
+                best = None
+                for i in range(len(tx)):
+                    for j in range(len(ty)):
+                        nx = tx[:i] + [ty[j]] + tx[i + 1:]
+                        ny = ty[:j] + [tx[i]] + ty[j + 1:]
+                        cx, cy = state.cost(nx), state.cost(ny)
+                        total = _add(cx, cy)
+                        if total[:2] < base[:2] and (best is None or total < best[0]):
+                            best = (total, nx, ny, cx, cy)
+                if best is not None:
+                    _total, tables[x], tables[y], costs[x], costs[y] = best
+                    improved = True
+                    break
+        if not improved:
+            return
+
+
+def _search(state: _Round, k: int, budget: int) -> list[list[int]] | None:
+    """Exhaustive search (in standing order, with a node budget) for seatable, repeat-free
+    tables; None when there are none or the budget ran out."""
+    met, mask = state.met, state.mask
+    left = list(state.order)
+    nodes = 0
+
+    def clean(table: list[int], b: int) -> bool:
+        if b in met and any(met[b].get(x, 0) for x in table):
+            return False
+        return _seatable(tuple(sorted([mask[x] for x in table] + [mask[b]])))
+
+    def fill(remaining: list[int]) -> list[list[int]] | None:
+        nonlocal nodes
+        if not remaining:
+            return []
+        first, rest = remaining[0], remaining[1:]
+
+        def grow(table: list[int], start: int) -> list[list[int]] | None:
+            nonlocal nodes
+            nodes += 1
+            if nodes > budget:
+                return None
+            if len(table) == k:
+                others = [b for b in rest if b not in table]
+                found = fill(others)
+                return None if found is None else [table, *found]
+            for i in range(start, len(rest)):
+                b = rest[i]
+                if clean(table, b):
+                    found = grow([*table, b], i + 1)
+                    if found is not None:
+                        return found
+                    if nodes > budget:
+                        return None
+            return None
+
+        return grow([first], 0)
+
+    return fill(left)
+
+
+def _seat(table: list[int], history: History, rng: random.Random) -> tuple[int, ...]:
+    """The table's seat order: allowed seats only when possible, least-used seats first."""
+    k = len(table)
+    best, best_key = None, None
+    for perm in permutations(range(k)):  # perm[i]: the seat of table[i]; k ≤ 5, ≤ 120 orders
+        allowed = all(history.allowed(b) >> s & 1 for b, s in zip(table, perm, strict=True))
+        load = sum(history.counts(b)[s] for b, s in zip(table, perm, strict=True))
+        key = (0 if allowed else 1, load, rng.random())
+        if best_key is None or key < best_key:
+            best, best_key = perm, key
+    seated = [0] * k
+    for b, s in zip(table, best, strict=True):
+        seated[s] = b
+    return tuple(seated)
+
+
+def pair_round(standing: Sequence[int], k: int, history: History, seed: int) -> Pairing:
+    """Pair one round: ``standing`` is every bot, best first (see :func:`standing_order`)."""
+    if not 2 <= k <= 5:
+        raise SwissError("Swiss tables have 2 to 5 seats")
+    n = len(standing)
+    if n < k:
+        raise SwissError(f"{k}-seat tables need at least {k} bots; got {n}")
+    if len(set(standing)) != n:
+        raise SwissError("a bot is listed twice")
+    rng = random.Random(seed)
+    place = {b: i for i, b in enumerate(standing)}
+    byes = _byes(standing, k, history)
+    out = set(byes)
+    order = [b for b in standing if b not in out]
+    state = _Round(order, history)
+    tables = _greedy(state, k)
+    _repair(state, tables)
+    if any(state.cost(t)[:2] != (0, 0) for t in tables):
+        found = _search(state, k, SEARCH_BUDGET)
+        if found is not None:
+            tables = found
+            _repair(state, tables)
+    seated = [_seat(t, history, rng) for t in tables]
+    return Pairing(seated, sorted(byes, key=place.__getitem__), sum(state.repeats(t) for t in tables))
+
+
+# --- standings ---------------------------------------------------------------------------------
+
+
+def table_points(ranks: Sequence[int]) -> list[float]:
+    """Points of each seat of a finished table (rank 1 is first; equal ranks tie): the share of
+    the other bots it finished ahead of, a tie counting half."""
+    k = len(ranks)
+    if k < 2:
+        return [0.0] * k
+    return [
+        sum(1.0 if r < o else 0.5 if r == o else 0.0 for j, o in enumerate(ranks) if j != i) / (k - 1)
+        for i, r in enumerate(ranks)
+    ]
+
+
+@dataclass(frozen=True)
+class Game:
+    """A finished (or failed) table for standings: bots in seat order, their ranks (None: the
+    match failed and scores nothing)."""
+
+    bots: tuple[int, ...]
+    ranks: tuple[int, ...] | None
+
+
+@dataclass(frozen=True)
+class Standing:
+    place: int
+    bot: int
+    score: float
+    buchholz: float
+    rating: float
+    games: int
+    byes: int
+
+
+def standings(
+    entrants: Sequence[int], games: Iterable[Game], byes: Iterable[int],
+    rating: Mapping[int, float] | None = None,
+) -> list[Standing]:
+    """The table of the tournament so far, best first (score, Buchholz, rating, entry order)."""
+    rating = rating or {}
+    score: dict[int, float] = dict.fromkeys(entrants, 0.0)
+    played: dict[int, int] = dict.fromkeys(entrants, 0)
+    bye_count: dict[int, int] = dict.fromkeys(entrants, 0)
+    opponents: dict[int, list[list[int]]] = {b: [] for b in entrants}
+    for game in games:
+        for b in game.bots:
+            opponents[b].append([o for o in game.bots if o != b])
+            played[b] += 1
+        if game.ranks is not None:
+            for b, p in zip(game.bots, table_points(game.ranks), strict=True):
+                score[b] += p
+    for b in byes:
+        bye_count[b] += 1
+        score[b] += BYE_POINTS
+    buchholz = {
+        b: sum(sum(score[o] for o in opp) / len(opp) for opp in opponents[b]) + bye_count[b] * score[b]
+        for b in entrants
+    }
+    entry = {b: i for i, b in enumerate(entrants)}
+    ordered = sorted(entrants, key=lambda b: (-score[b], -buchholz[b], -rating.get(b, 0.0), entry[b]))
+    return [
+        Standing(i + 1, b, score[b], round(buchholz[b], 6), rating.get(b, 0.0), played[b], bye_count[b])
+        for i, b in enumerate(ordered)
+    ]
+
+
+def standing_order(rows: Sequence[Standing]) -> list[int]:
+    """The bots of :func:`standings`, best first: the order :func:`pair_round` takes."""
+    return [r.bot for r in rows]

@@ -1,0 +1,160 @@
+"""Swiss pairing (arena/swiss.py): whole tournaments simulated with random results.
+
+What is checked, for N = 10..300 and 2..5 seats: no pair meets twice while a repeat-free pairing
+exists (within repeat_free_rounds, where one always exists; and for small fields by an
+exhaustive check), every bot's seat counts differ by at most 1, no bot has a second bye while
+another has none, and tables are cut by standing.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.swiss import (
+    BYE_POINTS,
+    Game,
+    History,
+    SwissError,
+    pair_round,
+    repeat_free_rounds,
+    standing_order,
+    standings,
+    table_points,
+)
+
+
+def _play(n: int, k: int, rounds: int, seed: int, check_each_round=None):  # noqa: ANN001, ANN202
+    """Run a simulated Swiss: random strengths plus noise decide each table's ranks."""
+    rng = random.Random(seed)
+    strength = {b: rng.random() for b in range(n)}
+    history, games, byes, pairings = History(k), [], [], []
+    for r in range(rounds):
+        order = standing_order(standings(list(range(n)), games, byes))
+        pairing = pair_round(order, k, history, seed * 1000 + r)
+        if check_each_round is not None:
+            check_each_round(r, order, history, pairing)
+        pairings.append(pairing)
+        history.add_round(pairing)
+        for table in pairing.tables:
+            perf = [strength[b] + rng.gauss(0, 0.3) for b in table]
+            ranks = tuple(1 + sum(p > q for p in perf) for q in perf)
+            games.append(Game(table, ranks))
+        byes += pairing.byes
+    return history, pairings, games, byes
+
+
+def _check_tournament(n: int, k: int, rounds: int, seed: int) -> None:
+    free = repeat_free_rounds(n, k)
+
+    def each(r, order, history, pairing):  # noqa: ANN001, ANN202
+        playing = [b for t in pairing.tables for b in t]
+        assert sorted(playing + pairing.byes) == sorted(order), "every bot plays or has a bye"
+        assert len(pairing.byes) == n % k and all(len(t) == k for t in pairing.tables)
+        repeats = sum(history.met[a].get(b, 0) for t in pairing.tables for a, b in combinations(t, 2))
+        assert repeats == pairing.repeats
+        if r < free:
+            assert repeats == 0, f"a repeat in round {r + 1} of {(n, k, seed)}, within {free} repeat-free rounds"
+
+    history, _pairings, _games, _byes = _play(n, k, rounds, seed, each)
+    for bot, counts in history.seat_counts.items():
+        assert max(counts) - min(counts) <= 1, f"bot {bot} seats {counts} in {(n, k, rounds, seed)}"
+    bye_counts = [history.byes[b] for b in range(n)]
+    assert max(bye_counts) - min(bye_counts) <= 1
+    if rounds * (n % k) <= n:
+        assert max(bye_counts) <= 1
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(n=st.integers(10, 60), k=st.integers(2, 5), extra=st.integers(0, 2), seed=st.integers(0, 2**16))
+def test_small_and_mid_fields(n: int, k: int, extra: int, seed: int) -> None:
+    """Fields of 10..60 bots, up to two rounds past the repeat-free bound."""
+    rounds = min(repeat_free_rounds(n, k) + extra, 8)
+    _check_tournament(n, k, rounds, seed)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("n", [10, 11, 97, 300])
+def test_field_sizes_up_to_300(n: int, k: int) -> None:
+    """The issue's range: 10 and 300 bots (and odd sizes), a usual Swiss length (⌈log2 N⌉ + 1
+    rounds, at most the repeat-free bound plus two)."""
+    rounds = min(max(2, n.bit_length() + 1), repeat_free_rounds(n, k) + 2)
+    _check_tournament(n, k, rounds, seed=n * 10 + k)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+def test_every_field_size_10_to_300(k: int) -> None:
+    for n in range(10, 301, 7):
+        for seed in range(2):
+            rounds = min(max(2, n.bit_length() + 1), repeat_free_rounds(n, k) + 2)
+            _check_tournament(n, k, rounds, seed)
+
+
+def _exists_repeat_free(order, k, history) -> bool:  # noqa: ANN001
+    """Brute force: can the playing bots be cut into seatable tables where no one met?"""
+    from arena.swiss import _Round, _search
+
+    return _search(_Round(order, history), k, budget=10**7) is not None
+
+
+@pytest.mark.parametrize(("n", "k"), [(10, 2), (12, 3), (12, 4), (11, 3), (10, 5)])
+def test_small_fields_repeat_only_when_no_repeat_free_pairing_exists(n: int, k: int) -> None:
+    """Past the bound, a repeat is allowed only when an exhaustive search finds no seatable,
+    repeat-free pairing of the bots who play."""
+    def each(r, order, history, pairing):  # noqa: ANN001, ANN202
+        if pairing.repeats:
+            playing = [b for b in order if b not in pairing.byes]
+            assert not _exists_repeat_free(playing, k, history), f"avoidable repeat in round {r + 1}"
+
+    for seed in range(3):
+        _play(n, k, 6, seed, each)
+
+
+def test_tables_follow_the_standings() -> None:
+    """Round one of a field with no history is cut in standing order: table i holds places
+    k·i .. k·i + k − 1."""
+    order = list(range(40, 0, -1))
+    pairing = pair_round(order, 4, History(4), seed=1)
+    for i, table in enumerate(pairing.tables):
+        assert sorted(table, reverse=True) == order[4 * i: 4 * i + 4]
+
+
+def test_byes_go_to_the_lowest_bots_without_one() -> None:
+    history = History(3)
+    order = list(range(11))  # best first; 11 mod 3 = 2 byes
+    first = pair_round(order, 3, history, seed=0)
+    assert first.byes == [9, 10]
+    history.add_round(first)
+    second = pair_round(order, 3, history, seed=0)
+    assert not set(second.byes) & {9, 10} and len(second.byes) == 2
+
+
+def test_points_and_tie_breaks() -> None:
+    assert table_points([1, 2]) == [1.0, 0.0]
+    assert table_points([1, 1]) == [0.5, 0.5]
+    assert table_points([2, 1, 3, 4]) == [2 / 3, 1.0, 1 / 3, 0.0]
+    # A beat B, C beat D; A and C on 1 point: Buchholz is equal (0), so rating decides; a bye
+    # scores a win.
+    games = [Game((0, 1), (1, 2)), Game((2, 3), (1, 2))]
+    rows = standings([0, 1, 2, 3, 4], games, byes=[4], rating={2: 5.0, 0: 1.0})
+    assert [r.bot for r in rows][:3] == [4, 2, 0]
+    assert rows[0].score == BYE_POINTS and rows[0].byes == 1
+    # Buchholz: B's opponent A finished on 1 point.
+    assert {r.bot: r.buchholz for r in rows}[1] == 1.0
+    # A failed match (ranks None) gives no points but counts as met.
+    rows = standings([0, 1], [Game((0, 1), None)], byes=[])
+    assert [r.score for r in rows] == [0.0, 0.0] and rows[0].games == 1
+
+
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(SwissError):
+        pair_round([1, 2], 3, History(3), 0)
+    with pytest.raises(SwissError):
+        pair_round([1, 1, 2], 2, History(2), 0)
+    with pytest.raises(SwissError):
+        pair_round(list(range(10)), 6, History(6), 0)
