@@ -301,7 +301,15 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 @click.option("--bank-ms", type=click.IntRange(0), default=None, help="Time bank per seat.")
 @click.option("--name", default="", help="A name for the tournament.")
 @click.option("--unsafe-no-sandbox", is_flag=True, help="Run bots without bubblewrap (trusted bots only).")
-                decision_ms, bank_ms, sandbox, name, live_comments=live_comments, format=format,
+@click.option("--live-comments", is_flag=True,
+              help="Show bots' comments to watchers while matches run (default: with the record at the end).")
+def tournament_command(game, bot_specs, players, rounds, format_, workers, variant, seed, decision_ms,
+                       bank_ms, name, unsafe_no_sandbox, live_comments) -> None:  # noqa: ANN001
+    """Run a round-robin or Swiss tournament of the given bots at GAME and print the results."""
+    sandbox = _sandbox_or_fail(unsafe_no_sandbox)
+    run_tournament(game, _parse_bots(bot_specs), players, rounds, workers, variant, seed,
+                   decision_ms, bank_ms, sandbox, name, live_comments=live_comments,
+                   format=format_.replace("-", "_"))
 
 
 @click.command("resume")
