@@ -52,7 +52,9 @@ class RunQueueWaits:
     :meth:`mark` notes each thread's cumulative run-queue wait where the window starts (a pread
     per thread on descriptors kept from the last walk, ~5 µs a thread); :meth:`waited_ms` walks
     the tree afresh at its end (~1 ms) and takes the longest wait of one thread since. A thread
-    born in between counts from its birth.
+    born in between counts from its birth; one that ended counts what it had waited when a walk
+    last saw it (a thread born and ended between two walks is not seen: the bot is then charged
+    more, never less).
     """
 
     def __init__(self, root_pid: int) -> None:
@@ -60,6 +62,9 @@ class RunQueueWaits:
         self._own_nice = os.getpriority(os.PRIO_PROCESS, 0)
         self._own_policy = os.sched_getscheduler(0)
         self._fds: dict[int, int] = {}
+        #: The waits of the threads seen by walks since the last mark: a thread that ends
+        #: before the window does keeps what it had waited when it was last seen.
+        self._seen: dict[int, int] = {}
 
     def _threads(self) -> list[tuple[int, int]]:
         """(pid, tid) of every thread of the tree."""
@@ -114,6 +119,7 @@ class RunQueueWaits:
 
     def mark(self) -> dict[int, int]:
         """Each known thread's wait so far (ns): where a window starts."""
+        self._seen = {}
         if not self._fds:
             return self._walk()[0]
         marks: dict[int, int] = {}
@@ -129,12 +135,15 @@ class RunQueueWaits:
         None: since each thread was born). 0 when a thread chose a lower priority; None when
         nothing could be read."""
         now, lowered = self._walk()
-        if not now:
-            return None
         if lowered:
+            self._seen[-1] = 1
+        self._seen.update(now)
+        if not self._seen:
+            return None
+        if -1 in self._seen:
             return 0.0
         base = since or {}
-        return max(max(0, ns - base.get(tid, 0)) for tid, ns in now.items()) / 1e6
+        return max(max(0, ns - base.get(tid, 0)) for tid, ns in self._seen.items()) / 1e6
 
     def close(self) -> None:
         for fd in self._fds.values():
