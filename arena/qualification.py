@@ -88,6 +88,7 @@ def qualify(
     sandbox: bool = True,
     time_control: TimeControl | None = None,
     startup_ms: int = 10000,
+    start_budget_ms: int = 2000,
     opponent: Path = RANDOM_BOT,
     attempts: int = ATTEMPTS,
     pauses_s: tuple[float, ...] = RETRY_PAUSES_S,
@@ -101,6 +102,7 @@ def qualify(
         config = MatchConfig(
             game=game, seats=seats, seed=match_seed() if seed is None else seed, variant=variant,
             time_control=time_control, sandbox=sandbox, startup_ms=startup_ms,
+            start_budget_ms=start_budget_ms,
         )
         try:
             record = run_match(config)
@@ -110,9 +112,9 @@ def qualify(
                         config.match_id, name, attempt, attempts, exc)
             if attempt == attempts:
                 return Outcome(False, config.match_id, SERVER_ERROR, (
-                    f"the server was too busy to judge the bot's clock fairly in {attempts} "
-                    f"qualification matches (the last: {exc.message}); this says nothing about "
-                    f"the bot: submit it again later"))
+                    f"the server was too busy to judge the bot's clock fairly: {attempts} "
+                    f"qualification match(es) were void (the last: {exc.message}); this says "
+                    f"nothing about the bot: submit it again later"))
             time.sleep(pauses_s[min(attempt, len(pauses_s)) - 1] if pauses_s else 0.0)
         except ConfigError as exc:
             return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match could not start: {exc}")

@@ -22,8 +22,10 @@ _HOG = "import time\nend = time.monotonic() + {limit}\nwhile time.monotonic() < 
 def hogs(count: int, limit_s: float = 60.0, cpu: int | None = None) -> Iterator[list[int]]:
     """``count`` busy loops at nice 0 for the ``with`` block (at most ``limit_s``), all on CPU
     ``cpu`` when given (the others' processes then move to the other CPUs). Yields their pids."""
+    # Each in a session of its own, as every sandboxed bot is: with the kernel's autogroups a
+    # session shares the CPU as one, so loops in the test's session would weigh as one task.
     procs = [subprocess.Popen([sys.executable, "-c", _HOG.format(limit=limit_s)],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
              for _ in range(count)]
     try:
         if cpu is not None:
@@ -72,7 +74,7 @@ class Starver:
     A bot is a child process of this one (its sandbox) and everything under it; ``exclude``
     names children that are not bots (the hogs). ``first_only``: starve only the bots that
     appear within ``window_s`` of the first one (one match's seats); bots launched later (a
-    replayed match) run free.
+    replayed match) run free, and :attr:`first_done` tells when the first ones have ended.
     """
 
     def __init__(self, cpu: int = 0, exclude: list[int] | None = None, first_only: bool = False,
@@ -83,6 +85,8 @@ class Starver:
         self.window_s = window_s
         self.starved: set[int] = set()
         self._first_at: float | None = None
+        #: Set once every starved bot has ended (with ``first_only``: the first match is over).
+        self.first_done = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="starver")
 
@@ -103,6 +107,8 @@ class Starver:
                     for tid in _threads_of(pid):
                         with contextlib.suppress(OSError):
                             os.sched_setaffinity(tid, {self.cpu})
+            if self.starved and not any(os.path.exists(f"/proc/{pid}") for pid in self.starved):
+                self.first_done.set()
             self._stop.wait(0.002)
 
     def __enter__(self) -> Starver:
