@@ -8,6 +8,13 @@ fault kind, the referee's message and the tail of the bot's own stderr (its trac
 The match is the game's smallest table with two seats when the game allows it (the candidate in
 seat 0, random bots in the others), sandboxed like every hosted match.
 
+Not the bot's fault: when the referee finds that a deadline passed because the host, not the
+bot, was slow (the bot was kept waiting for a CPU: ``referee.match.HostOverloaded``, see
+docs/referee.md "Whose time is it"), the match is void and is played again, up to
+:data:`ATTEMPTS` matches in all with pauses of :data:`RETRY_PAUSES_S` between them (a busy
+worker often is less busy a little later); after the last one the submission is refused as
+``server_error`` with a message that says the server, not the bot, was at fault.
+
 Where it runs: with a broker, on the Celery workers (``arena.tasks.qualify_submission``), like
 tournament matches — the sandbox gives every bot an unprivileged uid and cgroup of its own, which
 only root can do, so only the workers keep root and the API server runs as an ordinary user.
@@ -19,6 +26,7 @@ message delivered twice only costs a second match.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +41,7 @@ from arena.sprt import RUNNING, SprtSettings
 from referee import registry
 from referee.engine import ConfigError, TimeControl
 from referee.faults import REASONS, SERVER_ERROR
-from referee.match import MatchConfig, SeatSpec, run_match
+from referee.match import HostOverloaded, MatchConfig, SeatSpec, run_match
 from referee.rng import match_seed
 
 log = logging.getLogger("arena.qualification")
@@ -41,6 +49,10 @@ log = logging.getLogger("arena.qualification")
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "sample_bots" / "random_bot"
 
 LOG_TAIL_CHARS = 4000
+#: Qualification matches voided by an overloaded host (HostOverloaded) are played again: this
+#: many in all, after these pauses (the last one repeats).
+ATTEMPTS = 3
+RETRY_PAUSES_S: tuple[float, ...] = (5.0, 20.0)
 
 
 @dataclass(frozen=True)
@@ -76,23 +88,40 @@ def qualify(
     sandbox: bool = True,
     time_control: TimeControl | None = None,
     startup_ms: int = 10000,
+    start_budget_ms: int = 2000,
     opponent: Path = RANDOM_BOT,
+    attempts: int = ATTEMPTS,
+    pauses_s: tuple[float, ...] = RETRY_PAUSES_S,
 ) -> Outcome:
-    """Play the qualification match of ``source`` (a bot folder or host:port) for ``game``."""
+    """Play the qualification match of ``source`` (a bot folder or host:port) for ``game``;
+    a match the host voided (module docstring) is played again, up to ``attempts`` in all."""
     players, variant = table_for(game)
     seats = [SeatSpec(name, source)] + [SeatSpec(f"random-{i}", str(opponent)) for i in range(1, players)]
-    config = MatchConfig(
-        game=game, seats=seats, seed=match_seed() if seed is None else seed, variant=variant, time_control=time_control, sandbox=sandbox,
-        startup_ms=startup_ms,
-    )
-    try:
-        record = run_match(config)
-    except ConfigError as exc:
-        return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match could not start: {exc}")
-    except Exception as exc:  # noqa: BLE001 - an engine or runner failure is not the bot's fault,
-        # but the version cannot be activated without a clean match; the log has the traceback.
-        log.exception("qualification match %s failed", config.match_id)
-        return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match failed on the server: {exc}")
+    attempts = max(1, attempts)
+    for attempt in range(1, attempts + 1):
+        config = MatchConfig(
+            game=game, seats=seats, seed=match_seed() if seed is None else seed, variant=variant,
+            time_control=time_control, sandbox=sandbox, startup_ms=startup_ms,
+            start_budget_ms=start_budget_ms,
+        )
+        try:
+            record = run_match(config)
+            break
+        except HostOverloaded as exc:
+            log.warning("qualification match %s of %s (attempt %d of %d) was void: %s",
+                        config.match_id, name, attempt, attempts, exc)
+            if attempt == attempts:
+                return Outcome(False, config.match_id, SERVER_ERROR, (
+                    f"the server was too busy to judge the bot's clock fairly: {attempts} "
+                    f"qualification match(es) were void (the last: {exc.message}); this says "
+                    f"nothing about the bot: submit it again later"))
+            time.sleep(pauses_s[min(attempt, len(pauses_s)) - 1] if pauses_s else 0.0)
+        except ConfigError as exc:
+            return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match could not start: {exc}")
+        except Exception as exc:  # noqa: BLE001 - an engine or runner failure is not the bot's fault,
+            # but the version cannot be activated without a clean match; the log has the traceback.
+            log.exception("qualification match %s failed", config.match_id)
+            return Outcome(False, config.match_id, SERVER_ERROR, f"the qualification match failed on the server: {exc}")
     data = record.to_dict()
     forfeit = record.forfeit_of(0)
     if forfeit is None:

@@ -23,7 +23,8 @@ from arena import dialin
 from arena._proto import bot_pb2
 from arena.protocol import version_mismatch
 from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
-from referee.faults import REASONS  # noqa: F401 - re-exported: the reason codes live there
+from referee.fair_clock import RunQueueWaits, own_time_ms
+from referee.faults import REASONS, SERVER_ERROR  # noqa: F401 - REASONS re-exported: the codes live there
 from referee.manifest import has_entry
 from referee.relay_stream import (
     ACT,
@@ -81,8 +82,22 @@ def dial(address: str, extra: list[tuple[str, object]] | None = None) -> grpc.Ch
     return grpc.secure_channel(address.removeprefix(TLS_SCHEME), credentials, options=options)
 
 
+#: Hard caps on a hosted bot's time limits, in wall time, as multiples of the limit: a bot kept
+#: waiting for a CPU by a busy host is waited for while its own time
+#: (:func:`referee.fair_clock.own_time_ms`) is under the limit, but never past the cap. The
+#: start budget (StartMatch); the whole start-up, launch included; one decision (the call's
+#: gRPC deadline on a busy host: referee.match).
+START_CAP_FACTOR = 4.0
+STARTUP_CAP_FACTOR = 2.0
+DECISION_CAP_FACTOR = 2.5
+#: While a start is over its limit in wall time, its own time is looked at this often.
+START_JUDGE_EVERY_S = 0.1
+
+
 class BotFault(Exception):
-    """A seat's bot misbehaved. ``code`` is a key of :data:`REASONS`."""
+    """A seat's bot misbehaved. ``code`` is a key of :data:`REASONS` — or
+    :data:`~referee.faults.SERVER_ERROR` when the fault was the host's, not the bot's (the
+    runner then voids the match: ``referee.match.HostOverloaded``)."""
 
     def __init__(self, code: str, message: str, log_tail: str = "") -> None:
         super().__init__(message)
@@ -150,6 +165,8 @@ class BotClient:
         #: Where this match's start-up is timed from: the launch, or the moment a pooled bot
         #: was taken for the match.
         self.started_at: float | None = process.started_at if process is not None else None
+        #: Run-queue waits of the hosted bot's threads (made on first use; see fair_clock).
+        self._waits: RunQueueWaits | None = None
 
     def _open_channel(self, address: str) -> None:
         """Dial ``address``; a ``dialin://`` bot is reached through the Arena server's relay
@@ -186,9 +203,12 @@ class BotClient:
         return cls(None, process)  # dialled once its socket exists (start_match)
 
     # --- start -------------------------------------------------------------------------------
-    def _wait_for_socket(self, deadline: float) -> None:
-        """A hosted bot is dialled once its socket exists: until then, watch the process."""
+    def _wait_for_socket(self, limit_at: float, hard_at: float) -> None:
+        """A hosted bot is dialled once its socket exists: until then, watch the process.
+        Past ``limit_at`` its own time is judged (:meth:`_judge_start_deadline`), up to
+        ``hard_at``."""
         proc = self.process
+        look = limit_at
         while True:
             try:
                 address = proc.dial_address()
@@ -202,9 +222,11 @@ class BotClient:
                     raise self._flood_fault()
                 raise BotFault("start_failed", f"the bot {proc.describe_exit()} before it was ready",
                                self.log_tail())
-            if time.perf_counter() > deadline:
-                raise BotFault("start_timeout", "the bot made no socket before the start-up deadline",
-                               self.log_tail())
+            now = time.perf_counter()
+            if now > look:
+                self._judge_start_deadline("the bot made no socket before the start-up deadline",
+                                           limit_at, final=now >= hard_at)
+                look = now + START_JUDGE_EVERY_S
             time.sleep(0.003)
 
     def start_match(
@@ -214,24 +236,35 @@ class BotClient:
         start is reported at once rather than at the deadline.
 
         ``timeout_s`` bounds the whole start-up (launch included); ``budget_s`` bounds the bot's
-        own StartMatch work, timed from its socket being there (:attr:`start_ms`)."""
+        own StartMatch work, timed from its socket being there (:attr:`start_ms`). For a hosted
+        bot both are judged on its own time, not the wall (:mod:`referee.fair_clock`): a bot
+        kept waiting for a CPU by a busy host is waited for until its own time reaches the limit
+        (then ``start_timeout``, as on a quiet host), but no longer than a hard cap of
+        :data:`STARTUP_CAP_FACTOR` times the start-up deadline and :data:`START_CAP_FACTOR`
+        times the budget; at a cap with less of its own time than the limit, the fault is the
+        host's: ``server_error``."""
         t0 = time.perf_counter()
         started = self.started_at if self.started_at is not None else t0
-        deadline = t0 + timeout_s
+        limit_at = t0 + timeout_s
+        hosted = self.process is not None
+        hard_at = t0 + timeout_s * STARTUP_CAP_FACTOR if hosted else limit_at
         if self.channel is None:
-            self._wait_for_socket(deadline)
+            self._wait_for_socket(limit_at, hard_at)
         t_call = time.perf_counter()
-        call_s = max(0.001, deadline - t_call)
-        budget_hit = budget_s is not None and budget_s < call_s
-        if budget_hit:
-            call_s = budget_s
+        call_s = max(0.001, hard_at - t_call)
+        budget = None
+        if budget_s is not None and budget_s < max(0.001, limit_at - t_call):
+            budget = _StartBudget(self, t_call, budget_s)
+            call_s = min(call_s, budget_s * START_CAP_FACTOR) if budget.fair else budget_s
         try:
-            ready = self._call_start(request, call_s, deadline=t_call + call_s)
+            ready = self._call_start(request, call_s, deadline=t_call + call_s, budget=budget)
         except BotFault as fault:
-            if budget_hit and fault.code == "start_timeout":
-                self.start_ms = (time.perf_counter() - t_call) * 1000.0
-                raise BotFault("start_timeout", f"StartMatch took over the start budget of "
-                               f"{budget_s * 1000:.0f} ms", fault.log_tail) from None
+            if fault.code != "start_timeout" or not hosted:
+                raise
+            self.start_ms = (time.perf_counter() - t_call) * 1000.0
+            if budget is not None:
+                raise (fault if fault is budget.raised else budget.fault(fault.log_tail, final=True)) from None
+            self._judge_start_deadline(fault.message, limit_at, final=True)
             raise
         self.start_ms = (time.perf_counter() - t_call) * 1000.0
         self.ready_ms = (time.perf_counter() - started) * 1000.0
@@ -240,8 +273,29 @@ class BotClient:
             self.process.lock_socket_dir()
         return ready
 
-    def _call_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float) -> bot_pb2.Ready:
-        raw = self._relay_start(request, timeout_s) if self.dialin else self._unary_start(request, timeout_s, deadline)
+    def _judge_start_deadline(self, message: str, limit_at: float, final: bool) -> None:
+        """Past the start-up deadline (``limit_at``): raise ``start_timeout`` once the bot's own
+        time since its launch reaches the deadline's length; at the hard cap (``final``) with
+        less than that, ``server_error`` — the host kept it waiting for a CPU. Returns when
+        the bot may be waited for a while longer."""
+        proc = self.process
+        if proc is None or proc.started_at is None:
+            raise BotFault("start_timeout", message, self.log_tail())
+        now = time.perf_counter()
+        limit_ms = (limit_at - proc.started_at) * 1000.0
+        wall = (now - proc.started_at) * 1000.0
+        own = own_time_ms(wall, self.cpu_ms(), self.waited_ms(None))
+        if own >= limit_ms:
+            raise BotFault("start_timeout", f"{message} (its own time: {own:.0f} ms of {wall:.0f} ms)",
+                           self.log_tail())
+        if final:
+            raise BotFault(SERVER_ERROR, f"{message}, but the host kept the bot waiting for a CPU: "
+                           f"its own time was {own:.0f} ms of {wall:.0f} ms", self.log_tail())
+
+    def _call_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float,
+                    budget: _StartBudget | None = None) -> bot_pb2.Ready:
+        raw = (self._relay_start(request, timeout_s) if self.dialin
+               else self._unary_start(request, timeout_s, deadline, budget))
         try:
             ready = bot_pb2.Ready.FromString(raw)
         except Exception:
@@ -267,16 +321,22 @@ class BotClient:
                 raise BotFault(self._dialin_reason(exc), f"{exc.details()}") from None
             raise BotFault("start_failed", f"StartMatch failed: {exc.code().name} {exc.details()}") from None
 
-    def _unary_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float) -> bytes:
+    def _unary_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float,
+                     budget: _StartBudget | None = None) -> bytes:
         payload = request.SerializeToString()
         if self.warm:
             # A pooled bot that answered a StartMatch before: its process was checked when it was
             # taken, and one that has died since fails this call at once (UNAVAILABLE), so a
             # plain call does — without the future's thread and the watching loop (~1.5 ms).
+            # Its budget is judged when the call returns (a known-good bot: at worst it holds
+            # the call to the cap).
             try:
-                return self._start(payload, timeout=timeout_s, metadata=self.metadata)
+                raw = self._start(payload, timeout=timeout_s, metadata=self.metadata)
             except grpc.RpcError as exc:
                 raise self._start_fault(exc, timeout_s) from None
+            if budget is not None and budget.late():
+                raise budget.fault(self.log_tail())
+            return raw
         future = self._start.future(payload, timeout=timeout_s, wait_for_ready=True, metadata=self.metadata)
         # Woken the moment the answer is there (sleeping between looks cost ~5 ms a seat); the
         # process is looked at meanwhile, so a bot that dies at start is reported at once.
@@ -292,6 +352,9 @@ class BotClient:
                     f"the bot {self.process.describe_exit()} before it was ready",
                     self.log_tail(),
                 )
+            if budget is not None and budget.spent():
+                future.cancel()
+                raise budget.fault(self.log_tail())
             if time.perf_counter() > deadline + 0.5:
                 future.cancel()
                 break
@@ -307,6 +370,8 @@ class BotClient:
                 f"no answer to StartMatch within {timeout_s:.1f} s",
                 self.log_tail(),
             )
+        if budget is not None and budget.late():
+            raise budget.fault(self.log_tail())
         return raw
 
     def _start_fault(self, exc: grpc.RpcError, timeout_s: float) -> BotFault:
@@ -407,6 +472,29 @@ class BotClient:
     def cpu_ms(self) -> float | None:
         return self.process.cpu_ms() if self.process is not None else None
 
+    def mark_waits(self) -> dict[int, int] | None:
+        """Where a window starts for :meth:`waited_ms` (None: not measurable, a remote bot)."""
+        if self.process is None or self.process.exit_status() is not None:
+            return None
+        if self._waits is None:
+            self._waits = RunQueueWaits(self.process.proc.pid)
+        try:
+            return self._waits.mark()
+        except OSError:
+            return None
+
+    def waited_ms(self, since: dict[int, int] | None) -> float | None:
+        """How long the hosted bot's threads waited for a CPU since ``since`` (a
+        :meth:`mark_waits`; None: since each was born); None for a remote bot."""
+        if self.process is None:
+            return None
+        if self._waits is None:
+            self._waits = RunQueueWaits(self.process.proc.pid)
+        try:
+            return self._waits.waited_ms(since)
+        except OSError:
+            return None
+
     def log_tail(self) -> str:
         if self.process is None:
             return ""
@@ -440,8 +528,70 @@ class BotClient:
             if self.channel is not None:
                 self.channel.close()
         finally:
+            if self._waits is not None:
+                self._waits.close()
             if self.process is not None:
                 self.process.stop()
+
+
+class _StartBudget:
+    """The start budget of one StartMatch call, judged on the bot's own time.
+
+    ``fair``: the bot's CPU and waits can be measured (a hosted bot), so the call may stay open
+    past the budget while the host, not the bot, is what is slow."""
+
+    def __init__(self, client: BotClient, t_call: float, budget_s: float) -> None:
+        self.client = client
+        self.t_call = t_call
+        self.budget_ms = budget_s * 1000.0
+        self.cpu0 = client.cpu_ms()
+        self.mark = client.mark_waits()
+        self.fair = self.cpu0 is not None and self.mark is not None
+        self.next_look = t_call + budget_s
+        self.own_ms = 0.0
+        self.wall_ms = 0.0
+        #: The fault :meth:`fault` made last (the caller does not judge it twice).
+        self.raised: BotFault | None = None
+
+    def measure(self) -> float:
+        """The bot's own time since the call (ms), also kept in :attr:`own_ms`."""
+        self.wall_ms = (time.perf_counter() - self.t_call) * 1000.0
+        cpu = self.client.cpu_ms()
+        used = None if cpu is None or self.cpu0 is None else cpu - self.cpu0
+        waited = self.client.waited_ms(self.mark) if self.fair else None
+        self.own_ms = own_time_ms(self.wall_ms, used, waited)
+        return self.own_ms
+
+    def spent(self) -> bool:
+        """Past the budget in wall time, looked at every START_JUDGE_EVERY_S: is the bot's own
+        time past it too?"""
+        now = time.perf_counter()
+        if now < self.next_look:
+            return False
+        self.next_look = now + START_JUDGE_EVERY_S
+        return self.measure() >= self.budget_ms
+
+    def late(self) -> bool:
+        """The answer came after the budget in wall time: was the bot's own time past it?"""
+        if (time.perf_counter() - self.t_call) * 1000.0 < self.budget_ms:
+            return False
+        return self.measure() >= self.budget_ms
+
+    def fault(self, log_tail: str, final: bool = False) -> BotFault:
+        """``start_timeout`` when the bot's own time reached the budget; at the cap (``final``)
+        with less than that, the host kept it waiting: ``server_error``."""
+        if final:
+            self.measure()
+        if not final or not self.fair or self.own_ms >= self.budget_ms:
+            self.raised = BotFault(
+                "start_timeout", f"StartMatch took over the start budget of {self.budget_ms:.0f} ms "
+                f"(its own time: {self.own_ms or self.wall_ms:.0f} ms of {self.wall_ms:.0f} ms)", log_tail)
+        else:
+            self.raised = BotFault(
+                SERVER_ERROR, f"StartMatch was not answered in {self.wall_ms:.0f} ms, but the host kept "
+                f"the bot waiting for a CPU: its own time was {self.own_ms:.0f} ms of the "
+                f"{self.budget_ms:.0f} ms budget", log_tail)
+        return self.raised
 
 
 class _RelayedEnd:

@@ -22,9 +22,10 @@ import orjson
 from arena._proto import bot_pb2
 from arena.protocol import PROTOCOL_VERSION
 from referee import observation_schema, registry
-from referee.bot_client import SEAT_CALLS, BotClient, BotFault, BotSource
-from referee.engine import ConfigError, GameState, TimeControl, audience_of
-from referee.faults import proto_number
+from referee.bot_client import DECISION_CAP_FACTOR, SEAT_CALLS, BotClient, BotFault, BotSource
+from referee.engine import ConfigError, EngineError, GameState, TimeControl, audience_of
+from referee.fair_clock import HOST_LOAD, own_time_ms
+from referee.faults import SERVER_ERROR, proto_number
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
 from referee.sandbox import SandboxError, SandboxLimits, require_bwrap
 
@@ -36,6 +37,22 @@ COMMENT_LIMIT = 200
 
 class MatchSetupError(ConfigError):
     """The match cannot start because of its configuration (a user mistake, not a bot fault)."""
+
+
+class HostOverloaded(EngineError):
+    """The match is void: a seat's deadline passed while the host, not its bot, was what was
+    slow (the bot was kept waiting for a CPU; see :mod:`referee.fair_clock`). Nothing of the
+    match may be rated or charged to anyone: the caller plays it again (a tournament match is
+    put back in the queue, a qualification is re-run a bounded number of times)."""
+
+    code = SERVER_ERROR
+
+    def __init__(self, seat: int, decision: int, message: str) -> None:
+        super().__init__(f"{SERVER_ERROR}: seat {seat} at decision {decision}: {message}; "
+                         f"the match is void, play it again")
+        self.seat = seat
+        self.decision = decision
+        self.message = message
 
 
 @dataclass
@@ -273,6 +290,9 @@ class _Runner:
         live = [s for s in self.seats if s.client is not None]
         faults = list(SEAT_CALLS.map(start, live))
         for seat, fault in zip(live, faults, strict=True):
+            if fault is not None and fault.code == SERVER_ERROR:
+                raise HostOverloaded(seat.index, 0, fault.message)
+        for seat, fault in zip(live, faults, strict=True):
             seat.totals.ready_ms = seat.client.ready_ms
             seat.totals.start_ms = seat.client.start_ms
             if fault is not None:
@@ -332,19 +352,39 @@ class _Runner:
                     bank_left_ms=int(seat.bank_ms),
                     prompt=state.decision_prompt(),
                 ).SerializeToString()
-                timeout_s = (decision_ms + seat.bank_ms) / 1000.0
+                allowed_ms = decision_ms + seat.bank_ms
+                # On a busy host the window is measured, so that time the bot spent waiting for
+                # a CPU is not charged to it, and the call may run past the allowed time up to
+                # a hard cap (referee/fair_clock.py; a pread per thread of the bot).
+                mark = seat.client.mark_waits() if HOST_LOAD.busy() else None
+                call_ms = allowed_ms * (1.0 if mark is None else DECISION_CAP_FACTOR)
                 t0 = time.perf_counter()
                 try:
-                    reply = seat.client.act(request, timeout_s)
+                    reply = seat.client.act(request, call_ms / 1000.0)
                     fault = None
                 except BotFault as exc:
                     reply, fault = None, exc
                 wall_ms = (time.perf_counter() - t0) * 1000.0
                 cpu_ms = self._cpu_since_last(seat)
-                self._charge(seat, wall_ms)
+                own_ms = wall_ms
+                if mark is not None and wall_ms > decision_ms:
+                    own_ms = own_time_ms(wall_ms, cpu_ms, seat.client.waited_ms(mark))
+                if fault is not None and fault.code == "timeout":
+                    if mark is not None and own_ms < allowed_ms:  # cut at the cap: host's fault
+                        raise HostOverloaded(seat_index, n, (
+                            f"no answer in {wall_ms:.0f} ms, but the host kept the bot waiting "
+                            f"for a CPU: its own time was {own_ms:.0f} ms of {allowed_ms:.0f} ms"))
+                    fault = BotFault("timeout", f"no answer within {allowed_ms:.0f} ms"
+                                     + ("" if own_ms == wall_ms else
+                                        f" of its own time ({wall_ms:.0f} ms in all)"))
+                self._charge(seat, wall_ms, own_ms)
+                if fault is not None and fault.code == "timeout":
+                    seat.bank_ms = min(seat.bank_ms, 0.0)  # it ran out: nothing is left
+                    seat.totals.bank_left_ms = 0.0
                 if fault is None and seat.bank_ms < 0:
-                    fault = BotFault("timeout", f"answered after {wall_ms:.0f} ms; "
-                                     f"allowed {decision_ms} ms plus the bank")
+                    fault = BotFault("timeout", f"answered after {wall_ms:.0f} ms"
+                                     + ("" if own_ms == wall_ms else f" ({own_ms:.0f} ms its own)")
+                                     + f"; allowed {decision_ms} ms plus the bank")
                 if fault is None:
                     fault = seat.client.check_health()
                 if fault is None:
@@ -371,12 +411,14 @@ class _Runner:
             if self.on_view is not None:
                 self.view(force=state.is_over())
 
-    def _charge(self, seat: _Seat, wall_ms: float) -> None:
-        """Take a slow decision's excess from the seat's bank."""
+    def _charge(self, seat: _Seat, wall_ms: float, own_ms: float | None = None) -> None:
+        """Take a slow decision's excess from the seat's bank: the excess of the bot's own
+        time (``own_ms``: the wall less its waits for a CPU, never less than its CPU; see
+        :mod:`referee.fair_clock`), the wall when that was not measured."""
         totals = seat.totals
         totals.decisions += 1
         totals.time_used_ms += wall_ms
-        over = wall_ms - self.tc.decision_ms
+        over = (wall_ms if own_ms is None else own_ms) - self.tc.decision_ms
         if over > 0:
             seat.bank_ms -= over
         totals.bank_left_ms = max(0.0, seat.bank_ms)

@@ -19,11 +19,12 @@ def test_slow_decisions_draw_on_the_bank() -> None:
     record = play("toy", [str(RANDOM_BOT), SLOW], tc=tc, seed=4)
     assert record.forfeits == []
     mine = [d for d in record.decisions if d.seat == 1]
-    expected_bank = 2000 - sum(max(0.0, d.wall_ms - 100) for d in mine)
+    # The bank pays the excess of the bot's own time: the wall, less what a busy host kept it
+    # waiting for a CPU (referee/fair_clock.py). Its sleep is its own, so >= 50 ms each.
+    wall_bank = 2000 - sum(max(0.0, d.wall_ms - 100) for d in mine)
     totals = record.totals[1]
     assert totals.decisions == len(mine)
-    assert totals.bank_left_ms == pytest.approx(expected_bank, abs=0.01)
-    assert totals.bank_left_ms <= 2000 - 40 * len(mine)
+    assert wall_bank - 0.01 <= totals.bank_left_ms <= 2000 - 40 * len(mine)
     assert totals.time_used_ms == pytest.approx(sum(d.wall_ms for d in mine), abs=0.01)
     assert all(d.wall_ms >= 150 for d in mine)
     # The fast seat kept its whole bank.

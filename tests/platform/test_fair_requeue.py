@@ -1,0 +1,51 @@
+"""A tournament match the host voided (``referee.match.HostOverloaded``: a seat's deadline passed
+while the host kept its bot waiting for a CPU) is put back in the queue to be played again; it is
+not recorded, rated nor charged to anyone (issue 26, item 8; docs/referee.md "Whose time is it")."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from arena import bots, recording, tasks
+from arena.db import Match, session_scope
+from arena.db.models import MatchSeat, Rating
+from referee import sandbox
+from tests.referee.load import Starver, hogs
+
+CPU_START = Path(__file__).resolve().parents[1] / "referee" / "bots" / "cpu_start"
+RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot"
+
+pytestmark = [
+    pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap is not installed"),
+    pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to starve one"),
+]
+
+
+def test_a_match_the_host_voided_goes_back_to_the_queue_unrated(sqlite_url: str, tmp_path: Path) -> None:
+    # 3 s of CPU in StartMatch against the 2 s start budget, kept on a CPU with 16 busy loops:
+    # at the hard cap (8 s) its own time is far under the budget — the host's fault, not its.
+    slow = tmp_path / "cpu_start"
+    shutil.copytree(CPU_START, slow)
+    (slow / "spin_ms").write_text("3000")
+    with session_scope() as s:
+        ids = [bots.register_version(s, "toy", str(slow), name="starved").id,
+               bots.register_version(s, "toy", str(RANDOM_BOT), name="random").id]
+        mid = recording.create_match(s, "toy", "base", ids, seed=5).id
+        before = {r.bot_version_id: (r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))}
+    with hogs(16, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
+        outcome = tasks.play_match_now(mid)
+    assert outcome.status == "pending" and outcome.retry_in is not None  # the task retries it
+    with session_scope() as s:
+        match = s.get(Match, mid)
+        assert match.status == "pending" and match.attempts == 1
+        assert "server_error" in match.error and "kept the bot waiting for a CPU" in match.error
+        assert match.record is None and match.rating_seq is None
+        seats = s.scalars(select(MatchSeat).where(MatchSeat.match_id == mid)).all()
+        assert [(seat.rank, seat.forfeit) for seat in seats] == [(None, None), (None, None)]
+        after = {r.bot_version_id: (r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))}
+    assert after == before
