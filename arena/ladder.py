@@ -21,13 +21,16 @@ are updated with every result (:mod:`arena.recording`).
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 
+import orjson
 import trueskill
-from sqlalchemy import and_, select
+from sqlalchemy import Text, and_, cast, select
 from sqlalchemy.orm import Session
 
 from arena import dialin, ratings, recording
@@ -106,15 +109,73 @@ def quality_1vs1(a: Candidate, b: Candidate, beta: float) -> float:
     return math.sqrt(2 * beta * beta / spread) * math.exp(-((a.mu - b.mu) ** 2) / (2 * spread))
 
 
-def _quality_sampled(candidates: list[Candidate], players: int, rng: random.Random,
-                     beta: float) -> list[Candidate]:
+class Field:
+    """The bots one tick chooses tables from: the list, and an index by mu built once per tick
+    (ratings do not change within a tick, only ``pending`` does), so the bots nearest an anchor
+    in mu are found in O(log N + k) rather than by sorting the whole field for every table —
+    the difference between seconds and milliseconds per tick at 10,000 bots."""
+
+    def __init__(self, candidates: list[Candidate], rng: random.Random) -> None:
+        self.candidates = list(candidates)
+        self.by_mu = sorted(self.candidates, key=lambda c: (c.mu, rng.random()))  # random among equals
+        self.mus = [c.mu for c in self.by_mu]
+        self.index = {id(c): i for i, c in enumerate(self.by_mu)}
+        self.rng = rng
+        self._heaps: dict[Callable[[Candidate], tuple], list[tuple[tuple, float, int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    def nearest(self, anchor: Candidate, k: int) -> list[Candidate]:
+        """The ``k`` bots closest in mu to ``anchor`` (not itself), closest first."""
+        i, n, mu, mus = self.index[id(anchor)], len(self.by_mu), anchor.mu, self.mus
+        lo, hi, out = i - 1, i + 1, []
+        while len(out) < k and (lo >= 0 or hi < n):
+            below = mu - mus[lo] if lo >= 0 else math.inf
+            above = mus[hi] - mu if hi < n else math.inf
+            if below < above or (below == above and self.rng.random() < 0.5):
+                out.append(self.by_mu[lo])
+                lo -= 1
+            else:
+                out.append(self.by_mu[hi])
+                hi += 1
+        return out
+
+
+    def least(self, key: Callable[[Candidate], tuple]) -> Candidate:
+        """The bot with the smallest ``key`` (a random one among equals), from a heap built once
+        per tick. Within a tick a key only grows (``pending`` goes up as tables are planned), so
+        an entry is re-keyed lazily when it reaches the top: O(log N) per table."""
+        heap = self._heaps.get(key)
+        if heap is None:
+            heap = self._heaps[key] = [(key(c), self.rng.random(), i) for i, c in enumerate(self.candidates)]
+            heapq.heapify(heap)
+        while True:
+            stored, _, i = heap[0]
+            now = key(self.candidates[i])
+            if now == stored:
+                return self.candidates[i]
+            heapq.heapreplace(heap, (now, self.rng.random(), i))
+
+
+def _anchor_key(c: Candidate) -> tuple:
+    """The current rule's anchor: fewest queued matches, then least certain, then fewest games."""
+    return (c.pending, -c.sigma, c.games)
+
+
+def _fewest_games_key(c: Candidate) -> tuple:
+    """The quality-sampled rule's anchor: fewest games counting queued ones, then least certain."""
+    return (c.games + c.pending, -c.sigma)
+
+
+def _quality_sampled(field: Field, players: int, rng: random.Random, beta: float) -> list[Candidate]:
     """The bot with the fewest games (queued ones count) and opponents drawn from the whole field,
     each with probability proportional to its match quality with the anchor, divided by one plus
     its queued matches: close games among uncertain bots are likely, but a misplaced bot still
     meets the rest of the field (one pass over the bots per draw)."""
-    anchor = min(candidates, key=lambda c: (c.games + c.pending, -c.sigma, rng.random()))
+    anchor = field.least(_fewest_games_key)
     table = [anchor]
-    others = [c for c in candidates if c is not anchor]
+    others = [c for c in field.candidates if c is not anchor]
     for _ in range(players - 1):
         weights = [quality_1vs1(anchor, c, beta) / (1 + c.pending) for c in others]
         pick = rng.choices(range(len(others)), weights=weights)[0] if sum(weights) > 0 else rng.randrange(len(others))
@@ -123,24 +184,24 @@ def _quality_sampled(candidates: list[Candidate], players: int, rng: random.Rand
 
 
 def plan_table(
-    game: str, candidates: list[Candidate], players: int, rng: random.Random, rule: str | None = None
+    game: str, candidates: list[Candidate] | Field, players: int, rng: random.Random, rule: str | None = None
 ) -> list[Candidate]:
     """The bots of one new table, in seat order (see the module docstring); ``rule`` one of
-    :data:`RULES` (default :data:`DEFAULT_RULE`)."""
+    :data:`RULES` (default :data:`DEFAULT_RULE`). A :class:`Field` saves re-indexing the bots
+    when one tick plans many tables."""
     if len(candidates) < players:
         raise ValueError(f"{players} seats need {players} bots; only {len(candidates)} available")
     rule = rule or DEFAULT_RULE
     if rule not in RULES:
         raise ValueError(f"unknown pairing rule {rule!r}; choose from {', '.join(RULES)}")
+    field = candidates if isinstance(candidates, Field) else Field(candidates, rng)
     env = ratings.environment(game)
     if rule == "quality-sampled" and players > 1:
-        return choose_seats(_quality_sampled(candidates, players, rng, env.beta), players, rng)
-    anchor = min(candidates, key=lambda c: (c.pending, -c.sigma, c.games, rng.random()))
+        return choose_seats(_quality_sampled(field, players, rng, env.beta), players, rng)
+    anchor = field.least(_anchor_key)
     if players == 1:  # a solo table: the anchor against the engine's automaton
         return [anchor]
-    others = [c for c in candidates if c is not anchor]
-    others.sort(key=lambda c: (abs(c.mu - anchor.mu), rng.random()))
-    pool = others[: max(players + 3, 2 * (players - 1))]
+    pool = field.nearest(anchor, max(players + 3, 2 * (players - 1)))
     best: tuple[float, list[Candidate]] | None = None
     for combo in combinations(pool, players - 1):
         table = [anchor, *combo]
@@ -206,6 +267,11 @@ def queued_ladder_matches(session: Session, game: str) -> list[Match]:
     )
 
 
+def _json_dict(text: str | None) -> dict:
+    value = orjson.loads(text) if text else None
+    return value if isinstance(value, dict) else {}
+
+
 def load_candidates(session: Session, game: str) -> dict[int, Candidate]:
     """The ladder's population as the matchmaker sees it, by version id: the playing version of
     every active bot of ``game`` (:func:`arena.bots.latest_versions`: the newest version not held
@@ -215,7 +281,10 @@ def load_candidates(session: Session, game: str) -> dict[int, Candidate]:
     seconds per tick at 10,000 bots."""
     rows = session.execute(
         select(BotVersion.bot_id, BotVersion.number, BotVersion.id, BotVersion.kind, BotVersion.source,
-               Rating.mu, Rating.sigma, Rating.games_played, Rating.seat_counts, Rating.opponent_counts)
+               Rating.mu, Rating.sigma, Rating.games_played,
+               # as text, decoded by orjson below: the JSON type's decoder was a third of the tick
+               cast(Rating.seat_counts, Text).label("seat_counts"),
+               cast(Rating.opponent_counts, Text).label("opponent_counts"))
         .join(Bot, Bot.id == BotVersion.bot_id)
         .outerjoin(Rating, and_(Rating.bot_version_id == BotVersion.id, Rating.game == game))
         .where(Bot.game == game, Bot.active.is_(True), BotVersion.held.is_(False))
@@ -232,8 +301,8 @@ def load_candidates(session: Session, game: str) -> dict[int, Candidate]:
             mu=r.mu,
             sigma=r.sigma,
             games=r.games_played,
-            seat_counts={k: dict(v) for k, v in (r.seat_counts or {}).items()},
-            opponent_counts=dict(r.opponent_counts or {}),
+            seat_counts=_json_dict(r.seat_counts),
+            opponent_counts=_json_dict(r.opponent_counts),
         )
         for r in sorted(chosen, key=lambda r: r.bot_id)
         if not dialin.is_source(r.source) or r.source in present
@@ -266,13 +335,14 @@ def tick(session: Session, game: str, rng: random.Random | None = None, rule: st
                     per = cand.seat_counts.setdefault(str(players_of[m.id]), {})
                     per[str(s.seat)] = per.get(str(s.seat), 0) + 1
     allowed = ladder_counts(game, ladder.variant)
+    field = Field(list(candidates.values()), rng)
     created: list[str] = []
     counts = dict(ladder.player_counts or {})
     for _ in range(missing):
         players = choose_player_count(allowed, counts, len(candidates))
         if players is None:
             break
-        table = plan_table(game, list(candidates.values()), players, rng, rule)
+        table = plan_table(game, field, players, rng, rule)
         variant = registry.get_spec(game).check(players, ladder.variant)
         match = recording.create_match(
             session,

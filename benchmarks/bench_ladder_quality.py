@@ -133,8 +133,8 @@ def simulate(rule: str, bots: int, seed: int, queue: int = 8, max_per_bot: int =
             b.pending -= 1
             a_wins = rng.gauss(skill[a.version_id], BETA) > rng.gauss(skill[b.version_id], BETA)
             winner, loser = (a, b) if a_wins else (b, a)
-            rw, rl = env.rate_1vs1(trueskill.Rating(winner.mu, winner.sigma),
-                                   trueskill.Rating(loser.mu, loser.sigma))
+            rw, rl = trueskill.rate_1vs1(trueskill.Rating(winner.mu, winner.sigma),
+                                         trueskill.Rating(loser.mu, loser.sigma), env=env)
             winner.mu, winner.sigma, loser.mu, loser.sigma = rw.mu, rw.sigma, rl.mu, rl.sigma
             for me, other in ((a, b), (b, a)):
                 me.games += 1

@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from arena import bots, ladder, ratings, recording
-from arena.db import Ladder, Match, Rating, session_scope
+from arena.db import BotVersion, Ladder, Match, Rating, session_scope
 from arena.ladder import Candidate, choose_player_count, choose_seats, plan_table
 
 
@@ -103,3 +103,62 @@ def test_ladder_keeps_the_queue_full_with_fair_seats_and_counts(sqlite_url: str,
         assert v2.id in [x.bot_version_id for x in first.seats]
         seated = {x.bot_version_id for mid in created for x in s.get(Match, mid).seats}
         assert ids[-1] not in seated  # the old version retired from the ladder
+
+
+# --- issue #30 item 3: a ladder for 10,000 bots -------------------------------------------------
+
+
+def test_field_nearest_is_the_mu_order_and_least_follows_queued_matches() -> None:
+    """The per-tick index finds the same bots as sorting the field by distance in mu, and the
+    anchor heap sees ``pending`` grow as tables are planned."""
+    rng = random.Random(5)
+    cands = [Candidate(i, mu=rng.uniform(0, 50), sigma=rng.uniform(1, 8)) for i in range(300)]
+    field = ladder.Field(cands, rng)
+    for anchor in rng.sample(cands, 20):
+        expected = sorted((c for c in cands if c is not anchor), key=lambda c: abs(c.mu - anchor.mu))[:7]
+        assert field.nearest(anchor, 7) == expected
+    first = field.least(ladder._anchor_key)
+    assert first.sigma == max(c.sigma for c in cands)
+    first.pending += 1
+    second = field.least(ladder._anchor_key)
+    assert second is not first and second.sigma == max(c.sigma for c in cands if c is not first)
+
+
+def test_quality_sampled_rule_and_unknown_rules() -> None:
+    """The quality-sampled rule seats the bot with the fewest games and distinct opponents, mostly
+    close in mu; a rule that does not exist is a clear error."""
+    rng = random.Random(2)
+    cands = [Candidate(i, mu=float(i), sigma=2.0, games=10) for i in range(60)]
+    cands[30].games = 0
+    near = 0
+    for _ in range(200):
+        table = plan_table("toy", cands, 3, rng, rule="quality-sampled")
+        assert cands[30] in table and len({c.version_id for c in table}) == 3
+        near += all(abs(c.mu - 30) <= 10 for c in table)
+    assert near > 150  # quality falls off with the distance in mu
+    try:
+        plan_table("toy", cands, 2, rng, rule="nearest-please")
+    except ValueError as exc:
+        assert "unknown pairing rule" in str(exc)
+    else:
+        raise AssertionError("an unknown rule was accepted")
+
+
+def test_load_candidates_is_the_playing_version_of_every_active_bot(sqlite_url: str, tmp_path: Path) -> None:
+    """One query gives what ``bots.latest_versions`` gives (newest version not held back by an
+    SPRT, active bots only), with each version's rating."""
+    with session_scope() as s:
+        ids = [bots.register_version(s, "toy", _bot(tmp_path, f"c{i}"), name=f"c{i}").id for i in range(4)]
+        Path(tmp_path / "c0" / "bot.py").write_text("# c0 v2\n")
+        v2 = bots.register_version(s, "toy", str(tmp_path / "c0"), name="c0")
+        Path(tmp_path / "c1" / "bot.py").write_text("# c1 v2, held by its SPRT\n")
+        held = bots.register_version(s, "toy", str(tmp_path / "c1"), name="c1")
+        held.held = True
+        s.get(BotVersion, ids[3]).bot.active = False
+        s.get(Rating, (ids[2], "toy")).opponent_counts = {str(ids[1]): 3}
+        s.flush()
+        expected = [v.id for v in bots.latest_versions(s, "toy")]
+        found = ladder.load_candidates(s, "toy")
+        assert list(found) == expected == [v2.id, ids[1], ids[2]]
+        assert found[ids[2]].opponent_counts == {str(ids[1]): 3}
+        assert found[v2.id].sigma == ratings.SIGMA0
