@@ -21,6 +21,7 @@ are updated with every result (:mod:`arena.recording`).
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 import random
@@ -97,18 +98,6 @@ def choose_seats(table: list[Candidate], players: int, rng: random.Random) -> li
     return best
 
 
-#: The pairing rules :func:`plan_table` knows; ``arena bench ladder-quality`` compares them.
-RULES = ("current", "quality-sampled")
-DEFAULT_RULE = "current"
-
-
-def quality_1vs1(a: Candidate, b: Candidate, beta: float) -> float:
-    """TrueSkill's match quality of a two-bot table in closed form (``trueskill.quality_1vs1``
-    without building Rating objects): the draw probability, high for close, uncertain pairs."""
-    spread = 2 * beta * beta + a.sigma * a.sigma + b.sigma * b.sigma
-    return math.sqrt(2 * beta * beta / spread) * math.exp(-((a.mu - b.mu) ** 2) / (2 * spread))
-
-
 class Field:
     """The bots one tick chooses tables from: the list, and an index by mu built once per tick
     (ratings do not change within a tick, only ``pending`` does), so the bots nearest an anchor
@@ -126,11 +115,24 @@ class Field:
     def __len__(self) -> int:
         return len(self.candidates)
 
-    def nearest(self, anchor: Candidate, k: int) -> list[Candidate]:
-        """The ``k`` bots closest in mu to ``anchor`` (not itself), closest first."""
-        i, n, mu, mus = self.index[id(anchor)], len(self.by_mu), anchor.mu, self.mus
-        lo, hi, out = i - 1, i + 1, []
+    def nearest(self, anchor: Candidate, k: int, mu: float | None = None) -> list[Candidate]:
+        """The ``k`` bots closest in mu to ``anchor`` (not itself), closest first; to ``mu``
+        instead of the anchor's own when given."""
+        n, mus = len(self.by_mu), self.mus
+        if mu is None:
+            i, mu = self.index[id(anchor)], anchor.mu
+            lo, hi = i - 1, i + 1
+        else:
+            hi = bisect.bisect_left(mus, mu)
+            lo = hi - 1
+        out: list[Candidate] = []
         while len(out) < k and (lo >= 0 or hi < n):
+            if lo >= 0 and self.by_mu[lo] is anchor:
+                lo -= 1
+                continue
+            if hi < n and self.by_mu[hi] is anchor:
+                hi += 1
+                continue
             below = mu - mus[lo] if lo >= 0 else math.inf
             above = mus[hi] - mu if hi < n else math.inf
             if below < above or (below == above and self.rng.random() < 0.5):
@@ -159,48 +161,18 @@ class Field:
 
 
 def _anchor_key(c: Candidate) -> tuple:
-    """The current rule's anchor: fewest queued matches, then least certain, then fewest games."""
+    """The anchor: fewest queued matches, then least certain, then fewest games."""
     return (c.pending, -c.sigma, c.games)
 
 
 def _fewest_games_key(c: Candidate) -> tuple:
-    """The quality-sampled rule's anchor: fewest games counting queued ones, then least certain."""
-    return (c.games + c.pending, -c.sigma)
+    """The mu-nearest rule's anchor: fewest games, counting queued ones."""
+    return (c.games + c.pending,)
 
 
-def _quality_sampled(field: Field, players: int, rng: random.Random, beta: float) -> list[Candidate]:
-    """The bot with the fewest games (queued ones count) and opponents drawn from the whole field,
-    each with probability proportional to its match quality with the anchor, divided by one plus
-    its queued matches: close games among uncertain bots are likely, but a misplaced bot still
-    meets the rest of the field (one pass over the bots per draw)."""
-    anchor = field.least(_fewest_games_key)
-    table = [anchor]
-    others = [c for c in field.candidates if c is not anchor]
-    for _ in range(players - 1):
-        weights = [quality_1vs1(anchor, c, beta) / (1 + c.pending) for c in others]
-        pick = rng.choices(range(len(others)), weights=weights)[0] if sum(weights) > 0 else rng.randrange(len(others))
-        table.append(others.pop(pick))
-    return table
-
-
-def plan_table(
-    game: str, candidates: list[Candidate] | Field, players: int, rng: random.Random, rule: str | None = None
-) -> list[Candidate]:
-    """The bots of one new table, in seat order (see the module docstring); ``rule`` one of
-    :data:`RULES` (default :data:`DEFAULT_RULE`). A :class:`Field` saves re-indexing the bots
-    when one tick plans many tables."""
-    if len(candidates) < players:
-        raise ValueError(f"{players} seats need {players} bots; only {len(candidates)} available")
-    rule = rule or DEFAULT_RULE
-    if rule not in RULES:
-        raise ValueError(f"unknown pairing rule {rule!r}; choose from {', '.join(RULES)}")
-    field = candidates if isinstance(candidates, Field) else Field(candidates, rng)
-    env = ratings.environment(game)
-    if rule == "quality-sampled" and players > 1:
-        return choose_seats(_quality_sampled(field, players, rng, env.beta), players, rng)
+def _uncertain_table(env: trueskill.TrueSkill, field: Field, players: int, rng: random.Random) -> list[Candidate]:
+    """The ``uncertainty`` rule (steps 2-3 of the module docstring)."""
     anchor = field.least(_anchor_key)
-    if players == 1:  # a solo table: the anchor against the engine's automaton
-        return [anchor]
     pool = field.nearest(anchor, max(players + 3, 2 * (players - 1)))
     best: tuple[float, list[Candidate]] | None = None
     for combo in combinations(pool, players - 1):
@@ -216,7 +188,53 @@ def plan_table(
         if best is None or score > best[0]:
             best = (score, table)
     assert best is not None
-    return choose_seats(best[1], players, rng)
+    return best[1]
+
+
+def _thompson_table(field: Field, players: int, rng: random.Random) -> list[Candidate]:
+    """The ``thompson`` rule: the same anchor; its opponents are the bots closest in mu to a skill
+    drawn from the anchor's rating, N(mu, sigma²) — a bot whose place is uncertain meets bots all
+    over the range it may belong to, a settled one its neighbours."""
+    anchor = field.least(_anchor_key)
+    return [anchor, *field.nearest(anchor, players - 1, mu=rng.gauss(anchor.mu, anchor.sigma))]
+
+
+def _mu_nearest_table(field: Field, players: int, rng: random.Random) -> list[Candidate]:  # noqa: ARG001
+    """The ``mu-nearest`` rule: the bot with the fewest games and the bots closest to it in mu."""
+    anchor = field.least(_fewest_games_key)
+    return [anchor, *field.nearest(anchor, players - 1)]
+
+
+#: The pairing rules :func:`plan_table` knows (``arena bench ladder-quality`` compares them):
+#: ``uncertainty`` (the module docstring), ``thompson``, ``mu-nearest`` and ``random``.
+RULES = ("uncertainty", "thompson", "mu-nearest", "random")
+#: The rule the ladder plays, the best of :data:`RULES` in ``arena bench ladder-quality``.
+DEFAULT_RULE = "uncertainty"
+
+
+def plan_table(
+    game: str, candidates: list[Candidate] | Field, players: int, rng: random.Random, rule: str | None = None
+) -> list[Candidate]:
+    """The bots of one new table, in seat order (see the module docstring); ``rule`` one of
+    :data:`RULES` (default :data:`DEFAULT_RULE`). A :class:`Field` saves re-indexing the bots
+    when one tick plans many tables."""
+    if len(candidates) < players:
+        raise ValueError(f"{players} seats need {players} bots; only {len(candidates)} available")
+    rule = rule or DEFAULT_RULE
+    if rule not in RULES:
+        raise ValueError(f"unknown pairing rule {rule!r}; choose from {', '.join(RULES)}")
+    field = candidates if isinstance(candidates, Field) else Field(candidates, rng)
+    if players == 1:  # a solo table: the anchor against the engine's automaton
+        return [field.least(_anchor_key)]
+    if rule == "uncertainty":
+        table = _uncertain_table(ratings.environment(game), field, players, rng)
+    elif rule == "thompson":
+        table = _thompson_table(field, players, rng)
+    elif rule == "mu-nearest":
+        table = _mu_nearest_table(field, players, rng)
+    else:
+        table = rng.sample(field.candidates, players)
+    return choose_seats(table, players, rng)
 
 
 # --- the ladder in the database ---------------------------------------------------------------

@@ -61,7 +61,7 @@ def test_ladder_quality_short_form_ranks_bots_with_every_rule() -> None:
         assert row["matches_per_bot"] is not None and 0 < row["matches_per_bot"] <= 80, row
         assert row["final_tau"] >= 0.6
     assert result["best"] in quality.RULES
-    run = quality.simulate("current", 40, seed=2, queue=4, max_per_bot=40, target=1.0)  # never reached
+    run = quality.simulate("uncertainty", 40, seed=2, queue=4, max_per_bot=40, target=1.0)  # never reached
     assert run["matches_per_bot"] is None and len(run["curve"]) == 40
     assert run["curve"][-1] > run["curve"][0] + 0.2  # ratings converge towards the true order
 
@@ -69,9 +69,9 @@ def test_ladder_quality_short_form_ranks_bots_with_every_rule() -> None:
 def test_bench_ladder_quality_command() -> None:
     result = CliRunner().invoke(cli, ["bench", "ladder-quality", "--bots", "20", "--seeds", "1",
                                       "--max-per-bot", "60", "--target", "0.5", "--rule", "random",
-                                      "--rule", "current"])
+                                      "--rule", "uncertainty"])
     assert result.exit_code == 0, result.output
     table = [line.split() for line in result.stdout.splitlines() if line.startswith("   20 ")]
-    assert [row[1] for row in table] == ["random", "current"]
+    assert [row[1] for row in table] == ["random", "uncertainty"]
     bad = CliRunner().invoke(cli, ["bench", "ladder-quality", "--rule", "elo-magic"])
     assert bad.exit_code != 0 and "unknown rule" in bad.output

@@ -124,18 +124,21 @@ def test_field_nearest_is_the_mu_order_and_least_follows_queued_matches() -> Non
     assert second is not first and second.sigma == max(c.sigma for c in cands if c is not first)
 
 
-def test_quality_sampled_rule_and_unknown_rules() -> None:
-    """The quality-sampled rule seats the bot with the fewest games and distinct opponents, mostly
-    close in mu; a rule that does not exist is a clear error."""
+def test_every_rule_seats_distinct_bots_and_unknown_rules_are_refused() -> None:
+    """Each pairing rule makes tables of distinct bots of the right size; mu-nearest seats the bot
+    with the fewest games beside its neighbours in mu; thompson's opponents spread with the
+    anchor's sigma; a rule that does not exist is a clear error."""
     rng = random.Random(2)
-    cands = [Candidate(i, mu=float(i), sigma=2.0, games=10) for i in range(60)]
-    cands[30].games = 0
-    near = 0
-    for _ in range(200):
-        table = plan_table("toy", cands, 3, rng, rule="quality-sampled")
-        assert cands[30] in table and len({c.version_id for c in table}) == 3
-        near += all(abs(c.mu - 30) <= 10 for c in table)
-    assert near > 150  # quality falls off with the distance in mu
+    cands = [Candidate(i, mu=float(i), sigma=1.0, games=10) for i in range(60)]
+    cands[30].games, cands[30].sigma = 0, 8.0
+    for rule in ladder.RULES:
+        for players in (2, 3, 4):
+            table = plan_table("toy", cands, players, rng, rule=rule)
+            assert len({c.version_id for c in table}) == players, rule
+    assert {c.version_id for c in plan_table("toy", cands, 3, rng, rule="mu-nearest")} == {29, 30, 31}
+    spread = [abs(c.mu - 30) for _ in range(200) for c in plan_table("toy", cands, 2, rng, rule="thompson")
+              if c is not cands[30]]
+    assert 3 < sum(spread) / len(spread) < 10  # about sigma 8 away: E|N(0, 8²)| = 6.4
     try:
         plan_table("toy", cands, 2, rng, rule="nearest-please")
     except ValueError as exc:
