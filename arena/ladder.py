@@ -307,24 +307,21 @@ def load_candidates(session: Session, game: str) -> dict[int, Candidate]:
         .outerjoin(Rating, and_(Rating.bot_version_id == BotVersion.id, Rating.game == game))
         .where(Bot.game == game, Bot.active.is_(True), BotVersion.held.is_(False))
     ).all()
+    # Plain tuples from here: a Row's attributes by name cost more than the rest of the loop.
     playing: dict[int, tuple] = {}
-    for row in rows:
-        if row.bot_id not in playing or row.number > playing[row.bot_id].number:
-            playing[row.bot_id] = row
-    chosen = [r for r in playing.values() if r.kind != "automaton" and r.mu is not None]
-    present = set(dialin.connected_among([r.source for r in chosen if dialin.is_source(r.source)]))
-    return {
-        r.id: Candidate(
-            version_id=r.id,
-            mu=r.mu,
-            sigma=r.sigma,
-            games=r.games_played,
-            seat_counts=_json_dict(r.seat_counts),
-            opponent_counts=_json_dict(r.opponent_counts),
-        )
-        for r in sorted(chosen, key=lambda r: r.bot_id)
-        if not dialin.is_source(r.source) or r.source in present
-    }
+    for row in map(tuple, rows):
+        bot_id, number = row[0], row[1]
+        if bot_id not in playing or number > playing[bot_id][1]:
+            playing[bot_id] = row
+    chosen = sorted((r for r in playing.values() if r[3] != "automaton" and r[5] is not None),
+                    key=lambda r: r[0])
+    dialing = [r[4] for r in chosen if dialin.is_source(r[4])]
+    absent = set(dialing) - set(dialin.connected_among(dialing))
+    out: dict[int, Candidate] = {}
+    for _, _, version_id, _, source, mu, sigma, games, seats, opponents in chosen:
+        if source not in absent:
+            out[version_id] = Candidate(version_id, mu, sigma, games, _json_dict(seats), _json_dict(opponents))
+    return out
 
 
 def tick(session: Session, game: str, rng: random.Random | None = None, rule: str | None = None) -> list[str]:
