@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from arena import bots, ladder, ratings, recording
@@ -23,18 +24,30 @@ def _cands() -> list[Candidate]:
 
 
 def test_anchor_is_the_least_certain_and_opponents_are_close_in_mu() -> None:
-    table = plan_table("solenia", _cands(), 3, random.Random(1))
+    """The ``uncertainty`` rule (the ladder's earlier default)."""
+    table = plan_table("solenia", _cands(), 3, random.Random(1), rule="uncertainty")
     assert {c.version_id for c in table} == {2, 3, 5}
 
 
 def test_bots_already_queued_are_not_the_anchor() -> None:
     cands = _cands()
     cands[1].pending = 2
-    anchor_pick = plan_table("solenia", cands, 2, random.Random(1))
+    anchor_pick = plan_table("solenia", cands, 2, random.Random(1), rule="uncertainty")
     # Bot 5 (sigma 2.5) is not the least certain; with 2 queued, bot 2 stops being the anchor:
     # the anchor is now bot 3 or 4 (sigma 3), and its opponent the closest in mu.
     ids = {c.version_id for c in anchor_pick}
     assert ids in ({3, 5}, {4, 1})
+
+
+def test_default_anchor_has_the_fewest_games_and_plays_its_mu_neighbours() -> None:
+    """The default rule (mu-nearest): fewest games, queued matches counted; the closest in mu."""
+    cands = _cands()
+    for c, games in zip(cands, (9, 4, 3, 8, 7), strict=True):
+        c.games = games
+    assert ladder.DEFAULT_RULE == "mu-nearest"
+    assert {c.version_id for c in plan_table("solenia", cands, 3, random.Random(1))} == {3, 2, 5}
+    cands[2].pending = 2  # bot 3 is queued twice: bot 2 (4 games) is the anchor now
+    assert {c.version_id for c in plan_table("solenia", cands, 2, random.Random(1))} == {2, 5}
 
 
 def test_seats_go_to_the_bot_that_had_them_least() -> None:
@@ -56,10 +69,12 @@ def _bot(tmp_path: Path, name: str) -> str:
     return str(folder)
 
 
-def test_ladder_keeps_the_queue_full_with_fair_seats_and_counts(sqlite_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("rule", ["mu-nearest", "uncertainty"])
+def test_ladder_keeps_the_queue_full_with_fair_seats_and_counts(sqlite_url: str, tmp_path: Path, rule: str) -> None:
     """A simulated ladder on the toy game (2-4 players): play 120 ladder matches with made-up
     results, then check the quotas and that a new version starts provisional from its
-    predecessor's mu and is played first."""
+    predecessor's mu and is played first — with the default rule and the earlier one (which
+    also makes every bot meet every other; the default meets at least its neighbours)."""
     rng = random.Random(3)
     with session_scope() as s:
         ids = [bots.register_version(s, "toy", _bot(tmp_path, f"b{i}"), name=f"b{i}").id for i in range(6)]
@@ -67,7 +82,7 @@ def test_ladder_keeps_the_queue_full_with_fair_seats_and_counts(sqlite_url: str,
     strength = {vid: i for i, vid in enumerate(ids)}
     for _ in range(40):
         with session_scope() as s:
-            ladder.tick(s, "toy", rng)
+            ladder.tick(s, "toy", rng, rule)
         with session_scope() as s:
             queued = ladder.queued_ladder_matches(s, "toy")
             assert len(queued) == 3
@@ -85,7 +100,7 @@ def test_ladder_keeps_the_queue_full_with_fair_seats_and_counts(sqlite_url: str,
             for players, seats in r.seat_counts.items():
                 per_seat = [seats.get(str(i), 0) for i in range(int(players))]
                 assert max(per_seat) - min(per_seat) <= 2, (players, per_seat)
-            assert r.distinct_opponents == 5
+            assert r.distinct_opponents == 5 if rule == "uncertainty" else r.distinct_opponents >= 3
         # Stronger bots end higher; the strongest is no longer provisional.
         best = max(rows.values(), key=lambda r: r.mu)
         assert best.bot_version_id == ids[-1]
@@ -98,7 +113,7 @@ def test_ladder_keeps_the_queue_full_with_fair_seats_and_counts(sqlite_url: str,
     with session_scope() as s:
         for m in ladder.queued_ladder_matches(s, "toy"):
             recording.fail(s, m.id, "drained by the test")
-        created = ladder.tick(s, "toy", rng)
+        created = ladder.tick(s, "toy", rng, rule)
         first = s.get(Match, created[0])
         assert v2.id in [x.bot_version_id for x in first.seats]
         seated = {x.bot_version_id for mid in created for x in s.get(Match, mid).seats}
