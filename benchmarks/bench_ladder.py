@@ -6,8 +6,8 @@ run a while (μ around 25, σ from settled to brand new, a few games and opponen
 real code path is timed: :func:`arena.ladder.tick` in a transaction, as beat's ``ladder_tick``
 runs it, queueing ``queue`` matches per tick (the queued matches are then marked finished, so
 every tick fills the whole queue again). Reported per pairing rule (:data:`arena.ladder.RULES`):
-wall and CPU ms per tick and per match chosen (median of ``ticks``), the part spent loading the
-bots and their ratings, and the tick's peak Python allocation (tracemalloc, one extra tick) and
+wall and CPU ms per tick and per match chosen (median of ``ticks``; CPU is what a machine
+shared with other work cannot inflate), the wall time of loading the bots and their ratings, and the tick's peak Python allocation (tracemalloc, one extra tick) and
 the process's peak RSS.
 """
 
@@ -108,6 +108,7 @@ def bench(bots: int = 10_000, ticks: int = 5, queue: int = 20, database: str | N
             result[rule] = {
                 "tick_ms": round(wall * 1000, 1), "tick_cpu_ms": round(cpu * 1000, 1),
                 "matches_per_tick": made, "ms_per_match": round(per_match * 1000, 2),
+                "cpu_ms_per_match": round(cpu / max(1, made) * 1000, 2),
                 "load_ms": round(statistics.median(_load_only(url) for _ in range(3)) * 1000, 1),
                 "tick_peak_alloc_mb": round(peak / 2**20, 1),
             }

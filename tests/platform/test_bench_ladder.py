@@ -35,6 +35,7 @@ def test_bench_ladder_200_bots_short_form() -> None:
         assert figures["matches_per_tick"] == 6  # the whole queue is filled every tick
         assert figures["tick_ms"] > 0 and figures["tick_cpu_ms"] > 0
         assert 0 < figures["ms_per_match"] <= figures["tick_ms"]
+        assert 0 < figures["cpu_ms_per_match"] <= figures["tick_cpu_ms"]
         assert 0 < figures["load_ms"] and figures["tick_peak_alloc_mb"] > 0
     assert float(fields["peak_rss_mb"]) > 0
 
