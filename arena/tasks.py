@@ -662,7 +662,9 @@ def sweep(
 
     * A tournament still ``scheduled`` well after it was created (its start message was lost,
       e.g. Redis was down when it was submitted) is started.
-    * ``running`` with an expired lease: its worker died; send it again.
+    * ``running`` with an expired lease: its worker died; send it again — unless Redis holds a
+      copy sent since (:func:`_copy_in_broker`), so sweeps with no worker to take the copy
+      never pile up messages.
     * ``pending`` for longer than the grace period and not in the broker — neither waiting in
       the queue nor held by a worker (Redis' ``unacked`` hash; or held there for longer than
       :data:`UNACKED_STALE`): its message was lost, e.g. with a Redis restart. Without a broker:
@@ -721,15 +723,13 @@ def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int
             scope.append(Match.game == game)
         if kind is not None:
             scope.append(Match.kind == kind)
-        orphaned = list(
-            s.scalars(
-                select(Match.id).where(
-                    *scope,
-                    Match.status == "running",
-                    or_(Match.lease_until.is_(None), Match.lease_until < now),
-                )
+        expired = s.execute(
+            select(Match.id, Match.queued_at, Match.lease_until).where(
+                *scope,
+                Match.status == "running",
+                or_(Match.lease_until.is_(None), Match.lease_until < now),
             )
-        )
+        ).all()
         pending = s.execute(
             select(Match.id, Match.queued_at).where(*scope, Match.status == "pending")
         ).all()
@@ -741,13 +741,36 @@ def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int
             mid for mid, queued_at in pending
             if mid not in known and (queued_at is None or queued_at < grace)
         ]
+        orphaned = [
+            mid for mid, queued_at, lease_until in expired
+            if not _copy_in_broker(mid, lease_until, queued, unacked, stale)
+            and (queued_at is None or queued_at < grace)
+        ]
     else:
         resend = [mid for mid, _ in pending if mid not in _local_submitted]
+        orphaned = [mid for mid, _, _ in expired]
     ids = orphaned + resend
     if ids:
         log.info("re-sending %d matches (%d with an expired lease)", len(ids), len(orphaned))
         enqueue(ids)
     return len(ids)
+
+
+def _copy_in_broker(
+    match_id: str, lease_until: float | None, queued: set[str], unacked: dict[str, float], stale: float
+) -> bool:
+    """Whether Redis still holds a live copy of a running match whose lease expired, so a sweep
+    must not send another: one waiting in the queue, or one delivered *after* the expired lease
+    was last granted or renewed (a worker is about to claim it, or waits out a retry countdown).
+    The copy its dead player was delivered came before that lease: it is no copy, and neither is
+    one held for longer than :data:`UNACKED_STALE`."""
+    if match_id in queued:
+        return True
+    since = unacked.get(match_id)
+    if since is None or since < stale:
+        return False
+    granted = float("-inf") if lease_until is None else lease_until - recording.LEASE_SECONDS
+    return since > granted
 
 
 PLAY_TASK_PREFIX = "play-"

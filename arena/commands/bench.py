@@ -157,5 +157,50 @@ def bench_search(games: tuple[str, ...], seeds: int, ms: float | None, iteration
          progress=lambda line: click.echo(line, err=True))
 
 
+@bench_group.command("ladder")
+@click.option("--bots", "n_bots", default=10_000, show_default=True, type=click.IntRange(2),
+              help="active bots in the ladder's game")
+@click.option("--ticks", default=5, show_default=True, type=click.IntRange(1), help="ticks measured")
+@click.option("--queue", default=20, show_default=True, type=click.IntRange(1),
+              help="matches each tick queues (the ladder's queue target)")
+@click.option("--database", default=None, metavar="URL",
+              help="an empty database to fill (default: a throw-away SQLite file)")
+def bench_ladder(n_bots: int, ticks: int, queue: int, database: str | None) -> None:
+    """Matchmaking cost per tick and per match chosen, and memory, with N active bots.
+
+    The real path (arena.ladder.tick on a database holding N rated bots), per pairing rule.
+    """
+    _run("bench_ladder", bots=n_bots, ticks=ticks, queue=queue, database=database,
+         progress=lambda line: click.echo(line, err=True))
+
+
+@bench_group.command("ladder-quality")
+@click.option("--bots", "sizes", multiple=True, type=click.IntRange(10), default=(100, 1000),
+              show_default=True, help="field size (repeatable)")
+@click.option("--seeds", default=3, show_default=True, type=click.IntRange(1), help="runs per rule and size")
+@click.option("--queue", default=8, show_default=True, type=click.IntRange(1), help="matches queued per tick")
+@click.option("--max-per-bot", default=150, show_default=True, type=click.IntRange(1),
+              help="give up after this many matches per bot")
+@click.option("--target", default=0.9, show_default=True, type=click.FloatRange(0, 1, max_open=True),
+              help="Kendall tau to reach")
+@click.option("--rule", "rules", multiple=True, help="one rule (repeatable; default: all)")
+def bench_ladder_quality(sizes: tuple[int, ...], seeds: int, queue: int, max_per_bot: int, target: float,
+                         rules: tuple[str, ...]) -> None:
+    """Matches per bot each pairing rule needs to rank synthetic bots (Kendall tau vs true strength)."""
+    from benchmarks.bench_ladder_quality import RULES, bench
+
+    unknown = [r for r in rules if r not in RULES]
+    if unknown:
+        raise click.ClickException(f"unknown rule(s) {', '.join(unknown)}; choose from {', '.join(RULES)}")
+    result = bench(bots=sizes, seeds=seeds, queue=queue, max_per_bot=max_per_bot, target=target,
+                   rules=rules or tuple(RULES), progress=lambda line: click.echo(line, err=True))
+    rows = result.pop("rows")
+    _print(result)
+    click.echo(f"\n{'bots':>5} {'rule':<16} {'matches/bot':>11} {'final tau':>9}  runs")
+    for r in rows:
+        needed = "never" if r["matches_per_bot"] is None else r["matches_per_bot"]
+        click.echo(f"{r['bots']:>5} {r['rule']:<16} {needed!s:>11} {r['final_tau']:>9}  {r['runs']}")
+
+
 def register(group: click.Group) -> None:
     group.add_command(bench_group)

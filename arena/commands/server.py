@@ -42,6 +42,7 @@ def serve_command(
     on a private network, since API tokens and bot archives cross it.
     """
     from arena.db import database_url
+    from arena.db.session import wait_for_db
     from arena.server.app import serve
     from arena.server.config import ServerConfig
 
@@ -57,6 +58,7 @@ def serve_command(
     config.tls_cert, config.tls_key = tls_cert, tls_key
     mode = "TLS" if tls_cert or tls_key else "plaintext (no --tls-cert)"
     click.echo(f"arena server on {host}:{port} ({mode}); database {database_url()}; bots in {config.bots_dir}", err=True)
+    wait_for_db()  # started before PostgreSQL: wait for it (a log line per attempt), do not exit
     try:
         serve(port=port, host=host, config=config)
     except TlsError as exc:

@@ -355,6 +355,11 @@ def resume_command(tournament_id: int, workers: int | None) -> None:
     _print_leaderboard(game, version_ids)
 
 
+def _say(line: str) -> None:
+    """A service's line on stderr, before Celery has set up its logging."""
+    click.echo(f"[{time.strftime('%Y-%m-%d %H:%M:%S')}] {line}", err=True)
+
+
 @click.command("worker")
 @click.option("--concurrency", "-c", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Matches played at once by this worker (1 = solo pool, in-process).")
@@ -363,14 +368,14 @@ def resume_command(tournament_id: int, workers: int | None) -> None:
 def worker_command(concurrency: int, loglevel: str, beat: bool) -> None:
     """Start a Celery worker that plays matches from Redis (needs ARENA_BROKER_URL)."""
     from arena.celery_app import BROKER_ENV, app, control_queue_name, has_broker, queue_name
-    from arena.db import init_db
+    from arena.db.session import wait_for_db
 
     if not has_broker():
         raise click.ClickException(
             f"arena worker needs {BROKER_ENV} (e.g. redis://localhost:6379/0); without a broker "
             "`arena tournament` plays the matches itself"
         )
-    init_db()
+    wait_for_db(report=_say)  # started before PostgreSQL: wait for it, do not exit
     # The control queue first: Redis is polled in this order, so sweeps never wait behind matches.
     queues = f"{control_queue_name()},{queue_name()}"
     argv = ["worker", f"--concurrency={concurrency}", "--loglevel", loglevel, "-Q", queues,
@@ -392,9 +397,11 @@ def worker_command(concurrency: int, loglevel: str, beat: bool) -> None:
 def beat_command(loglevel: str, schedule_file: str | None) -> None:
     """Run Celery beat: ladder ticks and the sweeper (exactly one per deployment)."""
     from arena.celery_app import BROKER_ENV, app, has_broker
+    from arena.db.session import wait_for_db
 
     if not has_broker():
         raise click.ClickException(f"arena beat needs {BROKER_ENV}")
+    wait_for_db(report=_say)
     argv = ["beat", "--loglevel", loglevel]
     if schedule_file:
         Path(schedule_file).parent.mkdir(parents=True, exist_ok=True)

@@ -14,15 +14,19 @@ results queue up for the write lock instead of failing half-way with "database i
 
 Every process calls :func:`init_db` once on start: it applies the Alembic migrations (the schema
 is never created any other way), guarded by a lock so concurrently starting workers don't race.
+Long-running services (``arena worker``, ``arena beat``, ``arena serve``) call it through
+:func:`wait_for_db`, which waits for a database server that is not up yet.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -31,6 +35,8 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena import SettingError
+
+log = logging.getLogger(__name__)
 
 DATABASE_ENV = "ARENA_DATABASE_URL"
 HOME_ENV = "ARENA_HOME"
@@ -186,6 +192,41 @@ def init_db(url: str | None = None) -> None:
                 conn.execute(text("SELECT pg_advisory_unlock(731001)"))
                 conn.commit()
     _upgraded.add(url)
+
+
+#: Longest wait between two attempts of :func:`wait_for_db`.
+WAIT_MAX_DELAY = 15.0
+
+
+def wait_for_db(url: str | None = None, report: Callable[[str], None] | None = None) -> None:
+    """:func:`init_db`, retried while the database server cannot be reached — what a worker,
+    beat or ``arena serve`` does on start, so a service started before PostgreSQL (or while it
+    restarts) waits for it instead of exiting with a traceback. One line per attempt through
+    ``report`` (default: a warning in this module's log), 1 s doubling to
+    :data:`WAIT_MAX_DELAY` apart, and one when it is reachable. An SQLite file is not waited
+    for (a file that cannot be opened now will not open later), nor is any other error."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    url = database_url(url)
+    say = report or log.warning
+    delay, failed = 1.0, False
+    while True:
+        try:
+            init_db(url)
+        except (OperationalError, DBAPIError) as exc:
+            if is_sqlite(url) or not (isinstance(exc, OperationalError) or exc.connection_invalidated):
+                raise
+            reason = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else type(exc).__name__
+            say(f"database unavailable at {make_url(url).render_as_string(hide_password=True)} "
+                f"({reason}); retrying in {delay:.0f} s")
+            failed = True
+            time.sleep(delay)
+            delay = min(2 * delay, WAIT_MAX_DELAY)
+            continue
+        if failed:
+            say("database reachable: starting")
+        return
 
 
 def dispose_all() -> None:

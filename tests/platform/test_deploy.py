@@ -6,6 +6,7 @@ The same topology runs as plain processes in test_celery_redis.py (a real Redis,
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -96,6 +97,28 @@ def test_docker_compose_config_when_a_client_is_installed() -> None:
     out = subprocess.run([*client, "-f", str(COMPOSE), "config", "--quiet"],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_plain_http_website_is_published_on_loopback_by_default(compose: dict) -> None:
+    """The website speaks plain HTTP: compose publishes it on 127.0.0.1 unless the one documented
+    switch (ARENA_WEB_BIND) names another interface; the TLS-only API port stays public."""
+    (port,) = compose["services"]["web"]["ports"]
+    assert port == "${ARENA_WEB_BIND:-127.0.0.1}:8080:5000"
+    header = COMPOSE.read_text().split("x-arena:", 1)[0]
+    assert "ARENA_WEB_BIND" in header, "the switch is documented at the top of the compose file"
+    client = _compose_client()
+    if client is None:
+        return
+    for env, host in (({}, "127.0.0.1"), ({"ARENA_WEB_BIND": "0.0.0.0"}, "0.0.0.0")):  # noqa: S104
+        out = subprocess.run([*client, "-f", str(COMPOSE), "config"], capture_output=True, text=True,
+                             cwd=ROOT, env={**{k: v for k, v in os.environ.items() if k != "ARENA_WEB_BIND"}, **env})
+        assert out.returncode == 0, out.stderr
+        web = yaml.safe_load(out.stdout)["services"]["web"]
+        (published,) = web["ports"]
+        if isinstance(published, str):
+            assert published.startswith(f"{host}:8080:"), published
+        else:
+            assert (published.get("host_ip"), str(published["published"])) == (host, "8080"), published
 
 
 CREDENTIALS_IN_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/@\s:]+:[^/@\s]+@", re.I)

@@ -488,3 +488,64 @@ def test_sweeper_resends_a_match_whose_message_a_worker_holds_too_long(
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["sent"] == 1 and result["queued"] == [result["stuck"]]
+
+
+# --- issue 30 item 4: recovery never multiplies messages ------------------------------------------
+
+MANY_SWEEPS_SCRIPT = """
+import json, time
+from collections import Counter
+from sqlalchemy import update
+from arena import recording, tasks
+from arena.celery_app import app
+from arena.db import Match, session_scope
+from arena.tasks import _match_of_message
+with session_scope() as s:
+    ids = [recording.create_match(s, "toy", "base", pair, seed=i, kind="adhoc").id
+           for i, pair in enumerate([(1, 2), (2, 1), (1, 2), (2, 1)])]
+pending, expired, dead, retrying = ids
+now = time.time()
+with session_scope() as s:  # three matches whose worker's lease ran out a second ago
+    s.execute(update(Match).where(Match.id.in_([expired, dead, retrying]))
+              .values(status="running", worker="gone:1", lease_until=now - 1))
+queue = app.conf.task_default_queue
+with app.connection_for_write() as conn:
+    client = conn.default_channel.client
+    # dead: the copy its (killed) player was delivered, before that player's lease began;
+    # retrying: a copy delivered after the lease, that a worker holds for a retry countdown.
+    for tag, mid, since in (("t-dead", dead, now - 1 - recording.LEASE_SECONDS - 2),
+                            ("t-retry", retrying, now - 0.5)):
+        message = {"headers": {"id": f"play-{mid}-x"}}
+        client.hset("unacked", f"{queue}-{tag}", json.dumps([message, "", queue]))
+        client.zadd("unacked_index", {f"{queue}-{tag}": since})
+sent = [tasks.sweep() for _ in range(8)]  # no worker takes anything meanwhile
+with app.connection_for_write() as conn:
+    raws = conn.default_channel.client.lrange(queue, 0, -1)
+copies = Counter(_match_of_message(raw) for raw in raws)
+print(json.dumps({"sent": sent, "copies": {k: copies.get(v, 0) for k, v in
+                  (("pending", pending), ("expired", expired), ("dead", dead), ("retrying", retrying))}}))
+"""
+
+
+def test_many_sweeps_with_no_worker_leave_one_copy_of_each_match(
+    redis_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight sweeps and no worker: a pending match, a running match whose lease expired, and one
+    whose dead worker's delivery is still in ``unacked`` are each in the queue exactly once (the
+    first sweep sends them, the others see the queued copy); a running match with a copy
+    delivered after its lease expired (a worker's retry countdown) is not sent at all."""
+    from arena import bots
+
+    db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    monkeypatch.setenv("ARENA_DATABASE_URL", db)
+    dispose_all()
+    with session_scope() as s:
+        assert [bots.register_version(s, "toy", RANDOM_BOT, name=f"m{i}").id for i in range(2)] == [1, 2]
+    dispose_all()
+    env = platform_env(db, redis_db, ARENA_REQUEUE_GRACE="0")
+    out = subprocess.run([sys.executable, "-c", MANY_SWEEPS_SCRIPT], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["copies"] == {"pending": 1, "expired": 1, "dead": 1, "retrying": 0}, result
+    assert result["sent"] == [3, 0, 0, 0, 0, 0, 0, 0], result

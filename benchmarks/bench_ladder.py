@@ -1,0 +1,119 @@
+"""What a ladder tick costs with many active bots (`arena bench ladder --bots N`).
+
+A database (a throw-away SQLite file unless ``database`` names an empty one) is filled with
+``bots`` active bots of one game, each with one version and a rating spread like a ladder that has
+run a while (μ around 25, σ from settled to brand new, a few games and opponents each). Then the
+real code path is timed: :func:`arena.ladder.tick` in a transaction, as beat's ``ladder_tick``
+runs it, queueing ``queue`` matches per tick (the queued matches are then marked finished, so
+every tick fills the whole queue again). Reported per pairing rule (:data:`arena.ladder.RULES`):
+wall and CPU ms per tick and per match chosen (median of ``ticks``; CPU is what a machine
+shared with other work cannot inflate), the wall time of loading the bots and their ratings, and the tick's peak Python allocation (tracemalloc, one extra tick) and
+the process's peak RSS.
+"""
+
+from __future__ import annotations
+
+import random
+import resource
+import statistics
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import update
+
+GAME = "solenia"
+
+
+def _fill(url: str, bots: int, seed: int = 1) -> None:
+    from arena import ladder
+    from arena.db import Bot, BotVersion, Rating, get_engine, session_scope, utcnow
+    from benchmarks.bench_db import load
+
+    rng = random.Random(seed)
+    engine = get_engine(url)
+    now = utcnow()
+    load(engine, Bot, ({"id": i, "owner": "bench", "name": f"bot{i}", "game": GAME, "active": True,
+                        "created_at": now} for i in range(1, bots + 1)))
+    load(engine, BotVersion, ({"id": i, "bot_id": i, "number": 1, "kind": "hosted", "source": f"/bots/bot{i}",
+                               "digest": "", "initial_mu": 25.0, "initial_sigma": 25 / 3, "held": False,
+                               "created_at": now} for i in range(1, bots + 1)))
+    rows = []
+    for i in range(1, bots + 1):
+        games = rng.randrange(0, 60)
+        opponents = {str(rng.randrange(1, bots + 1)): 1 for _ in range(min(games, 20))}
+        rows.append({"bot_version_id": i, "game": GAME, "mu": rng.gauss(25, 6),
+                     "sigma": max(0.8, 25 / 3 - games * 0.15), "provisional": games < 20,
+                     "games_played": games, "distinct_opponents": len(opponents), "opponent_counts": opponents,
+                     "seat_counts": {"2": {"0": games // 2, "1": games - games // 2}}, "player_counts": {},
+                     "updated_at": now})
+    load(engine, Rating, rows)
+    with session_scope(url) as s:
+        ladder.ensure_ladder(s, GAME, queue_target=1, sandbox=False)
+
+
+def _tick_once(url: str, queue: int, rule: str, rng: random.Random) -> tuple[float, float, int]:
+    from arena import ladder
+    from arena.db import Ladder, Match, session_scope
+
+    with session_scope(url) as s:
+        s.execute(update(Ladder).where(Ladder.game == GAME).values(queue_target=queue))
+    wall, cpu = time.perf_counter(), time.process_time()
+    with session_scope(url) as s:
+        ids = ladder.tick(s, GAME, rng, rule=rule)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    with session_scope(url) as s:  # played: the next tick fills the whole queue again
+        s.execute(update(Match).where(Match.id.in_(ids)).values(status="failed"))
+    return wall, cpu, len(ids)
+
+
+def _load_only(url: str) -> float:
+    """Wall seconds of the tick's first part alone: the active bots and their ratings."""
+    from arena import ladder
+    from arena.db import session_scope
+
+    wall = time.perf_counter()
+    with session_scope(url) as s:
+        ladder.load_candidates(s, GAME)
+    return time.perf_counter() - wall
+
+
+def bench(bots: int = 10_000, ticks: int = 5, queue: int = 20, database: str | None = None,
+          progress: Callable[[str], None] | None = None) -> dict:
+    from arena import ladder
+    from arena.db import dispose_all
+
+    say = progress or (lambda _line: None)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-ladder-") as folder:
+        url = database or f"sqlite:///{Path(folder) / 'ladder.sqlite3'}"
+        fill = time.perf_counter()
+        _fill(url, bots)
+        say(f"{bots} bots loaded in {time.perf_counter() - fill:.1f} s")
+        result: dict = {"bots": bots, "game": GAME, "queue": queue, "ticks": ticks,
+                        "database": url.split(":", 1)[0], "default_rule": ladder.DEFAULT_RULE}
+        for rule in ladder.RULES:
+            rng = random.Random(7)
+            _tick_once(url, queue, rule, rng)  # warm: imports, statement caches
+            samples = [_tick_once(url, queue, rule, rng) for _ in range(ticks)]
+            made = samples[0][2]
+            tracemalloc.start()
+            _tick_once(url, queue, rule, rng)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            wall = statistics.median(w for w, _, _ in samples)
+            cpu = statistics.median(c for _, c, _ in samples)
+            per_match = wall / max(1, made)
+            result[rule] = {
+                "tick_ms": round(wall * 1000, 1), "tick_cpu_ms": round(cpu * 1000, 1),
+                "matches_per_tick": made, "ms_per_match": round(per_match * 1000, 2),
+                "cpu_ms_per_match": round(cpu / max(1, made) * 1000, 2),
+                "load_ms": round(statistics.median(_load_only(url) for _ in range(3)) * 1000, 1),
+                "tick_peak_alloc_mb": round(peak / 2**20, 1),
+            }
+            say(f"{rule}: {result[rule]}")
+        result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        result["goal_ms_per_match"] = 50
+        dispose_all()
+    return result
