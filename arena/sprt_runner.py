@@ -38,6 +38,7 @@ pooled test needs both. Pairs of both kinds count toward ``max_pairs``.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -47,10 +48,14 @@ from arena.db.session import session_scope
 from arena.qualification import table_for
 from arena.sprt import ACCEPTED, FAILED, RUNNING, SprtSettings, SprtState
 from referee.engine import TimeControl
-from referee.match import MatchConfig, SeatSpec, run_match
+from referee.match import HostOverloaded, MatchConfig, SeatSpec, run_match
 from referee.rng import match_seed
 
 log = logging.getLogger("arena.sprt")
+#: A game voided by an overloaded host (referee.match.HostOverloaded) is played again, as often
+#: as this, with a pause growing by VOID_PAUSE_S; then the test fails as before.
+VOID_REPLAYS = 3
+VOID_PAUSE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -82,10 +87,19 @@ def play_game(table: Table, seed: int, candidate: str, baseline: str, candidate_
     other = 1 - candidate_seat
     seats[candidate_seat] = SeatSpec("candidate", candidate)
     seats[other] = SeatSpec("baseline", baseline)
-    record = run_match(MatchConfig(
-        game=table.game, seats=seats, seed=seed, variant=table.variant, time_control=table.time_control,
-        sandbox=table.sandbox, startup_ms=table.startup_ms, start_budget_ms=table.start_budget_ms,
-    ))
+    for attempt in range(1, VOID_REPLAYS + 1):
+        try:
+            record = run_match(MatchConfig(
+                game=table.game, seats=seats, seed=seed, variant=table.variant,
+                time_control=table.time_control, sandbox=table.sandbox, startup_ms=table.startup_ms,
+                start_budget_ms=table.start_budget_ms,
+            ))
+            break
+        except HostOverloaded as exc:  # void, not a result: the same game is played again
+            if attempt == VOID_REPLAYS:
+                raise
+            log.warning("SPRT game (seed %d) was void, playing it again: %s", seed, exc)
+            time.sleep(VOID_PAUSE_S * attempt)
     forfeited = {f.seat for f in record.forfeits}
     return candidate_score(record.result, forfeited, candidate_seat, other)
 

@@ -44,7 +44,8 @@ _SERVICE = "/tabletop.bot.v1.Bot/"
 #: --workers W`` plays W at once); past that a call waits for a free thread, and its start-up
 #: clock starts only when it is made, so no seat is charged for the wait.
 SEAT_CALLS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="seat-call")
-_HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})$")
+#: Matched with ``fullmatch``: ``$`` would also match before a final newline.
+_HOST_PORT = re.compile(r"(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})")
 _CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", 1 << 20),  # a reply is an id and a comment
     ("grpc.max_send_message_length", 16 << 20),
@@ -120,26 +121,26 @@ class BotSource:
         """Read a ``--bot`` value. Raises ``ValueError`` with a message for the user."""
         if text.startswith(dialin.SCHEME):
             if not dialin.is_source(text):
-                raise ValueError(f"dial-in bot {text!r} is not dialin://OWNER/GAME/NAME")
+                raise ValueError(f"dial-in bot {text[:80]!r} is not dialin://OWNER/GAME/NAME")
             return BotSource("remote", text)
         path = Path(text).expanduser()
         if path.is_dir():
             if not has_entry(path):
-                raise ValueError(f"bot folder {text!r} has no bot.py (nor a bot.json manifest)")
+                raise ValueError(f"bot folder {text[:80]!r} has no bot.py (nor a bot.json manifest)")
             return BotSource("hosted", str(path.resolve()))
         if path.suffix == ".py" and path.is_file():
             raise ValueError(f"give the bot's folder, not the file: {str(path.parent)!r}")
-        m = _HOST_PORT.match(text.removeprefix(TLS_SCHEME))
+        m = _HOST_PORT.fullmatch(text.removeprefix(TLS_SCHEME))
         if m:
             port = int(m.group("port"))
             if not 0 < port < 65536:
-                raise ValueError(f"bot address {text!r}: port must be 1-65535")
+                raise ValueError(f"bot address {text[:80]!r}: port must be 1-65535")
             return BotSource("remote", text)
         if ":" in text or not path.exists():
             raise ValueError(
-                f"bot {text!r} is neither a folder with bot.py nor a host:port (or tls://host:port) address"
+                f"bot {text[:80]!r} is neither a folder with bot.py nor a host:port (or tls://host:port) address"
             )
-        raise ValueError(f"bot {text!r} is not a folder")
+        raise ValueError(f"bot {text[:80]!r} is not a folder")
 
 
 class BotClient:
@@ -424,7 +425,10 @@ class BotClient:
             return self._flood_fault()
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return BotFault("timeout", f"no answer within {timeout_s * 1000:.0f} ms")
-        fault = self._check_process(wait_s=0.3 if code == grpc.StatusCode.UNAVAILABLE else 0.05)
+        # A connection that drops is most often a process dying: give the kernel time to finish the
+        # kill (an OOM kill of a large sandbox on a busy host takes longer than 0.3 s to reap),
+        # so the forfeit names the cause (memory, a signal) rather than "connection lost".
+        fault = self._check_process(wait_s=2.0 if code == grpc.StatusCode.UNAVAILABLE else 0.05)
         if fault is not None:
             return fault
         if code == grpc.StatusCode.UNAVAILABLE and self.dialin:

@@ -146,13 +146,13 @@ class GameSpec:
             )
         if variant not in self.variants:
             raise ConfigError(
-                f"{self.name} has no variant {variant!r}; known variants: {', '.join(self.variants)}"
+                f"{self.name} has no variant {variant[:80]!r}; known variants: {', '.join(self.variants)}"
             )
         allowed = self.variants_for(players)
         if len(allowed) == 1 and variant == self.default_variant:
             return allowed[0]
         raise ConfigError(
-            f"{self.name} variant {variant!r} is not played with {players} players; "
+            f"{self.name} variant {variant[:80]!r} is not played with {players} players; "
             f"with {players} players choose one of: {', '.join(allowed)}"
         )
 

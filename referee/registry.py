@@ -36,7 +36,7 @@ def get_game(name: str) -> type[GameState]:
         return _extra[name]
     target = _BUILTIN.get(name)
     if target is None:
-        raise ConfigError(f"unknown game {name!r}; known games: {', '.join(game_names())}")
+        raise ConfigError(f"unknown game {name[:80]!r}; known games: {', '.join(game_names())}")
     module_name, _, attr = target.partition(":")
     module = importlib.import_module(module_name)
     return getattr(module, attr)
