@@ -1,0 +1,140 @@
+"""Issue 27, item 1: the live page works on the README's embedded default — SQLite, no Redis,
+the website in its own ``arena web`` process — not only with Redis and a worker.
+
+The match is played by this test process through ``arena.tasks.play_match_now``, the very code
+``arena serve`` runs for a match when there is no broker (its in-process pool); the site is a
+real ``arena web`` subprocess on the same fresh SQLite file, so it sees the match only through
+what the match's process writes to the database (arena.server.live_table). Chromium watches the
+board change while the match runs and, at the end, lands on the final result (not step 0)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import func, select
+
+from arena import bots, recording, tasks
+from arena.db import LiveBoard, LiveEvent, Match, dispose_all, session_scope
+from arena.db.session import DATABASE_ENV
+from arena.server.live import BROKER_ENV, DELAY_ENV
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "docs" / "screenshots"
+
+#: A random bot that thinks a little, so the match lasts a few seconds.
+SLOW_BOT = """
+import random, time
+from arena.sdk import serve_bot
+rng = random.Random(1)
+def act(observation, legal_options):
+    time.sleep(0.04)
+    return rng.choice(legal_options).id
+if __name__ == "__main__":
+    serve_bot(act)
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def default_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
+    """A fresh SQLite, no Redis, ``arena web`` in its own process; yields (site URL, match id)."""
+    url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    monkeypatch.delenv(BROKER_ENV, raising=False)
+    monkeypatch.delenv(DELAY_ENV, raising=False)
+    monkeypatch.setenv(DATABASE_ENV, url)
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path))
+    dispose_all()
+    ids = []
+    with session_scope() as s:
+        for i in range(2):
+            folder = tmp_path / f"slow{i}"
+            folder.mkdir()
+            (folder / "bot.py").write_text(SLOW_BOT)
+            ids.append(bots.register_version(s, "solenia", str(folder), name=f"slow{i}").id)
+        match_id = recording.create_match(s, "solenia", "summer", ids, seed=2718, sandbox=False).id
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    web = subprocess.Popen([sys.executable, "-m", "arena", "web", "--port", str(port)], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    site = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(site + "/", timeout=5).read()
+                break
+            except OSError:
+                if web.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"arena web did not start: {web.stderr.read().decode()[-2000:]}") from None
+                time.sleep(0.3)
+        yield site, match_id
+    finally:
+        web.terminate()
+        web.wait(timeout=10)
+        dispose_all()
+
+
+def _board(page) -> str:  # noqa: ANN001
+    return page.locator("#live-board").inner_html()
+
+
+def test_the_live_page_follows_a_match_on_sqlite_without_redis_then_shows_the_result(
+    page, default_setup, tmp_path: Path  # noqa: ANN001
+) -> None:
+    site, match_id = default_setup
+    page.goto(f"{site}/matches/{match_id}/live")
+    outcome: list[object] = []
+    player = threading.Thread(target=lambda: outcome.append(tasks.play_match_now(match_id)), daemon=True)
+    player.start()
+
+    status = page.locator("#live-status")
+    expect(status).not_to_have_attribute("data-decisions", "0", timeout=30000)
+    expect(page.locator("#live-board svg, #live-board table").first).to_be_visible(timeout=15000)
+    first = _board(page)
+    seen = int(status.get_attribute("data-decisions") or 0)
+    # The board and the count change while the match runs (live.js polls once a second).
+    page.wait_for_function(
+        "([n, html]) => { const s = document.getElementById('live-status');"
+        " return s && +s.dataset.decisions > n && document.getElementById('live-board').innerHTML !== html; }",
+        arg=[seen, first], timeout=30000)
+    with session_scope() as s:
+        assert s.get(Match, match_id).status == "running", "seen live, while the match runs"
+    live = page.request.get(f"{site}/api/matches/{match_id}/live").json()
+    assert live["live"] is True and live["decisions"] > 0 and live["view"]
+    assert all(e["comment"] == "" for e in live["log"])  # what the public feed carries, no more
+    # Screenshots to look at (docs/screenshots with ARENA_UPDATE_SCREENSHOTS=1).
+    shots = SHOTS if os.environ.get("ARENA_UPDATE_SCREENSHOTS") else Path(os.environ.get("ARENA_SHOT_DIR", tmp_path))
+    page.screenshot(path=str(shots / "live.png"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(shots / "live-phone.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    # At the end: the replay at its last step, with the engine's final result.
+    page.wait_for_url(f"{site}/matches/{match_id}?step=end", timeout=120000)
+    player.join(timeout=30)
+    assert [getattr(o, "status", None) for o in outcome] == ["recorded"]
+    replay = page.locator("#replay")
+    assert replay.get_attribute("data-step") == replay.get_attribute("data-last") != "0"
+    expect(page.get_by_test_id("final-result")).to_be_visible()
+    assert page.js_errors == []
+    page.screenshot(path=str(shots / "live-ended.png"))
+    with session_scope() as s:  # the live rows went with the end marker
+        assert s.scalar(select(func.count()).select_from(LiveEvent)) == 0
+        assert s.scalar(select(func.count()).select_from(LiveBoard)) == 0
