@@ -11,8 +11,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from arena.db import dispose_all, session_scope
-from arena.recording import claim, create_match, record_result
 from arena.db.session import DATABASE_ENV
+from arena.recording import claim, create_match, record_result
 from arena.server.live import BROKER_ENV, match_feed
 from referee import registry
 from referee.match import audiences, live_decision, public_lines
