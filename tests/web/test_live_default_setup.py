@@ -134,7 +134,7 @@ def test_the_live_page_follows_a_match_on_sqlite_without_redis_then_shows_the_re
     assert replay.get_attribute("data-step") == replay.get_attribute("data-last") != "0"
     expect(page.get_by_test_id("final-result")).to_be_visible()
     assert page.js_errors == []
-    page.screenshot(path=str(shots / "live-ended.png"))
+    page.screenshot(path=str(Path(os.environ.get("ARENA_SHOT_DIR", tmp_path)) / "live-ended.png"))
     with session_scope() as s:  # the live rows went with the end marker
         assert s.scalar(select(func.count()).select_from(LiveEvent)) == 0
         assert s.scalar(select(func.count()).select_from(LiveBoard)) == 0
