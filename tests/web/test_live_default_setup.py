@@ -1,11 +1,11 @@
-"""Issue 27, item 1: the live page works on the README's embedded default — SQLite, no Redis,
-the website in its own ``arena web`` process — not only with Redis and a worker.
+"""Issue 27, item 1: the live page works on the README's embedded default — ``arena serve`` and
+``arena web`` as two processes on one fresh SQLite file, no Redis — not only with Redis and a
+worker.
 
-The match is played by this test process through ``arena.tasks.play_match_now``, the very code
-``arena serve`` runs for a match when there is no broker (its in-process pool); the site is a
-real ``arena web`` subprocess on the same fresh SQLite file, so it sees the match only through
-what the match's process writes to the database (arena.server.live_table). Chromium watches the
-board change while the match runs and, at the end, lands on the final result (not step 0)."""
+The server plays the ladder's matches itself (no broker: its ladder ticker and in-process pool);
+the site sees a match only through what the server writes to the database
+(arena.server.live_table). Chromium watches the board change while the match runs and, at the
+end, lands on the final result (not step 0)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
-from arena import bots, recording, tasks
+from arena import bots, ladder
 from arena.db import LiveBoard, LiveEvent, Match, dispose_all, session_scope
 from arena.db.session import DATABASE_ENV
 from arena.server.live import BROKER_ENV, DELAY_ENV
@@ -54,40 +53,50 @@ def _free_port() -> int:
 
 @pytest.fixture
 def default_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
-    """A fresh SQLite, no Redis, ``arena web`` in its own process; yields (site URL, match id)."""
+    """A fresh SQLite, no Redis, ``arena serve`` and ``arena web`` each in its own process, as
+    the README starts them; yields (site URL, id of the ladder match the server is playing)."""
     url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     monkeypatch.delenv(BROKER_ENV, raising=False)
     monkeypatch.delenv(DELAY_ENV, raising=False)
     monkeypatch.setenv(DATABASE_ENV, url)
     monkeypatch.setenv("ARENA_HOME", str(tmp_path))
     dispose_all()
-    ids = []
     with session_scope() as s:
         for i in range(2):
             folder = tmp_path / f"slow{i}"
             folder.mkdir()
             (folder / "bot.py").write_text(SLOW_BOT)
-            ids.append(bots.register_version(s, "solenia", str(folder), name=f"slow{i}").id)
-        match_id = recording.create_match(s, "solenia", "summer", ids, seed=2718, sandbox=False).id
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    web = subprocess.Popen([sys.executable, "-m", "arena", "web", "--port", str(port)], env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
-    site = f"http://127.0.0.1:{port}"
+            bots.register_version(s, "solenia", str(folder), name=f"slow{i}")
+        # One ladder match at a time, played by the server itself (no broker).
+        ladder.ensure_ladder(s, "solenia", queue_target=1, sandbox=False, house=False)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARENA_LADDER_TICK": "0.5"}
+    web_port, api_port = _free_port(), _free_port()
+    commands = {"serve": ["--port", str(api_port), "--host", "127.0.0.1"], "web": ["--port", str(web_port)]}
+    procs = [subprocess.Popen([sys.executable, "-m", "arena", name, *args], env=env, cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("wb"))
+             for name, args in commands.items()]
+    site = f"http://127.0.0.1:{web_port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
+        deadline = time.monotonic() + 90
+        match_id = None
+        while match_id is None:
             try:
                 urllib.request.urlopen(site + "/", timeout=5).read()
-                break
+                with session_scope() as s:
+                    match_id = s.scalar(select(Match.id).where(Match.status == "running"))
             except OSError:
-                if web.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"arena web did not start: {web.stderr.read().decode()[-2000:]}") from None
-                time.sleep(0.3)
+                pass
+            for proc in procs:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    logs = {name: (tmp_path / f"{name}.log").read_text()[-1500:] for name in commands}
+                    raise RuntimeError(f"no match running on the server: {logs}")
+            time.sleep(0.2)
         yield site, match_id
     finally:
-        web.terminate()
-        web.wait(timeout=10)
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=20)
         dispose_all()
 
 
@@ -100,9 +109,6 @@ def test_the_live_page_follows_a_match_on_sqlite_without_redis_then_shows_the_re
 ) -> None:
     site, match_id = default_setup
     page.goto(f"{site}/matches/{match_id}/live")
-    outcome: list[object] = []
-    player = threading.Thread(target=lambda: outcome.append(tasks.play_match_now(match_id)), daemon=True)
-    player.start()
 
     status = page.locator("#live-status")
     expect(status).not_to_have_attribute("data-decisions", "0", timeout=30000)
@@ -128,13 +134,13 @@ def test_the_live_page_follows_a_match_on_sqlite_without_redis_then_shows_the_re
 
     # At the end: the replay at its last step, with the engine's final result.
     page.wait_for_url(f"{site}/matches/{match_id}?step=end", timeout=120000)
-    player.join(timeout=30)
-    assert [getattr(o, "status", None) for o in outcome] == ["recorded"]
+    with session_scope() as s:
+        assert s.get(Match, match_id).status == "done"
     replay = page.locator("#replay")
     assert replay.get_attribute("data-step") == replay.get_attribute("data-last") != "0"
     expect(page.get_by_test_id("final-result")).to_be_visible()
     assert page.js_errors == []
     page.screenshot(path=str(Path(os.environ.get("ARENA_SHOT_DIR", tmp_path)) / "live-ended.png"))
-    with session_scope() as s:  # the live rows went with the end marker
-        assert s.scalar(select(func.count()).select_from(LiveEvent)) == 0
-        assert s.scalar(select(func.count()).select_from(LiveBoard)) == 0
+    with session_scope() as s:  # the match's live rows went with its end marker
+        assert s.scalar(select(func.count()).select_from(LiveEvent).where(LiveEvent.match_id == match_id)) == 0
+        assert s.scalar(select(func.count()).select_from(LiveBoard).where(LiveBoard.match_id == match_id)) == 0
