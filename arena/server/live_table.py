@@ -30,6 +30,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select
 
+from arena.db import get_engine
 from arena.db.live_tables import LiveBoard, LiveEvent
 from arena.server.live import BACKLOG_TTL_S, InProcessBus, _dumps
 
@@ -74,33 +75,22 @@ class TableBus:
             self.memory.put_view(match_id, view)
         for event in events:
             self.memory.publish(match_id, event)
-        with self._lock:
-            pending = self._pending.setdefault(match_id, _Pending())
-            if any(e.get("seq") == 0 for e in events):
-                pending.events.clear()  # a new run replaces whatever the old one left
-            pending.events.extend(events)
-            del pending.events[:-PENDING_MAX]
-            if view is not None:
-                pending.view = view
-            events, view = list(pending.events), pending.view
-            pending.events.clear()
-            pending.view = None
+        with self._lock:  # what an earlier batch of this match failed to write goes first
+            held = self._pending.pop(match_id, None)
+        if held is not None and not any(e.get("seq") == 0 for e in events):  # else a new run
+            events = held.events + events
+            view = view if view is not None else held.view
+        if not events and view is None:
+            return
         try:
-            from arena.db import get_engine
-
             with get_engine(self.url).begin() as conn:
                 write_batch(conn, match_id, events, view)
         except Exception:  # noqa: BLE001 - see the module docstring: kept for the next batch
             log.warning("live events of match %s not written yet", match_id, exc_info=True)
+            kept = _Pending()
+            kept.events, kept.view = events[-PENDING_MAX:], view
             with self._lock:
-                pending = self._pending.setdefault(match_id, _Pending())
-                pending.events[:0] = events
-                if pending.view is None:
-                    pending.view = view
-            return
-        if any(e.get("end") for e in events):
-            with self._lock:
-                self._pending.pop(match_id, None)
+                self._pending[match_id] = kept
 
     def snapshot(self, match_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
         return self.memory.snapshot(match_id)
