@@ -18,16 +18,26 @@ from referee import registry
 from referee.match import audiences, live_decision, public_lines
 from referee.record import Decision
 from referee.rng import Rng
+from tests.api.processes import REDIS_URL, redis_available
 from tests.web.seed import add_bot, play_record
 from web.app import create_app
 
 SEED = 424242
 
 
-@pytest.fixture
-def running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FlaskClient, str, list[Decision], str]]:
-    """A Black Angel match claimed by a worker that has streamed 40 decisions in-process."""
-    monkeypatch.delenv(BROKER_ENV, raising=False)  # no Redis: the feed is mirrored to the database
+@pytest.fixture(params=[
+    pytest.param(None, id="no-redis"),
+    pytest.param(REDIS_URL, id="redis", marks=[
+        pytest.mark.redis, pytest.mark.skipif(not redis_available(), reason="needs Redis")]),
+])
+def running(request: pytest.FixtureRequest, tmp_path: Path,
+            monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FlaskClient, str, list[Decision], str]]:
+    """A Black Angel match claimed by a worker that has streamed 40 decisions: without Redis
+    through the database (what ``arena web`` in another process reads), or through Redis."""
+    if request.param is None:
+        monkeypatch.delenv(BROKER_ENV, raising=False)  # no Redis: the feed is mirrored to the database
+    else:
+        monkeypatch.setenv(BROKER_ENV, request.param)
     url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     monkeypatch.setenv(DATABASE_ENV, url)  # the database the worker records in (and writes live to)
     with session_scope(url) as s:
