@@ -6,16 +6,33 @@ information (``GameState.option_audience``), and the engine's ``public_view()`` 
 So this module cannot leak what the stream does not carry; it only shapes it for the live page
 and ``/api/matches/<id>/live``. Once the match is over the full record (seed included) is
 public and the replay takes over.
+
+Where the stream is read: with a broker (``ARENA_BROKER_URL=redis://…``) from Redis, where the
+workers publish it; without one from the database's ``live_events`` / ``live_boards`` tables,
+which the process playing the match (``arena serve`` on the embedded default) writes with the
+very batches its watchers get (:mod:`arena.server.live_table`). So the site never needs Redis,
+and works whether it runs in the process playing the matches or in another one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.server.live import get_bus
+from arena.server.live import RedisBus, get_bus
+from arena.server.live_table import read_snapshot
+from web.db import db
 
 #: The live log shows this many of the latest decisions.
 LOG_LENGTH = 60
+
+
+def _snapshot(match_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The match's public events so far and its newest public board, from wherever this
+    deployment's live stream is kept (see the module docstring)."""
+    bus = get_bus()
+    if isinstance(bus, RedisBus):
+        return bus.snapshot(match_id)
+    return read_snapshot(db().connection(), match_id)
 
 
 def live_state(match_id: str, status: str) -> dict[str, Any]:
@@ -23,12 +40,10 @@ def live_state(match_id: str, status: str) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
     view = None
     if status in ("running", "pending"):
-        snapshot = getattr(get_bus(), "snapshot", None)
-        if snapshot is not None:
-            try:
-                events, view = snapshot(match_id)
-            except Exception:  # noqa: BLE001 - no broker: the page says there is nothing live yet
-                events, view = [], None
+        try:
+            events, view = _snapshot(match_id)
+        except Exception:  # noqa: BLE001 - broker or table unreachable: nothing live yet, says the page
+            events, view = [], None
     opening: list[str] = []
     decisions: list[dict[str, Any]] = []
     forfeits: list[dict[str, Any]] = []

@@ -187,7 +187,8 @@ def match(match_id: str):  # noqa: ANN201
     try:
         replay = _replay_for(page)
         if replay is not None:
-            index = parse_number(request.args.get("step")) or 0
+            asked = request.args.get("step")  # "end": the final result (where a live page hands over)
+            index = replay.last if asked == "end" else parse_number(asked) or 0
             ctx = _step_context(page, replay, min(index, replay.last))
     except ReplayError as exc:
         replay, replay_error = None, str(exc)
@@ -217,7 +218,7 @@ def match_live(match_id: str):  # noqa: ANN201
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     if page.status in match_q.FINISHED:
-        return redirect(url_for("pages.match", match_id=match_id))
+        return redirect(url_for("pages.match", match_id=match_id, step="end"))
     return render_template("live.html", game=game_info(page.game), **_live_context(page))
 
 

@@ -16,6 +16,7 @@ file); ``init_db()`` upgrades the schema with Alembic and is called automaticall
 # accounts: the API server's own tables (users, submissions), on the same Base so migrations
 # see them.
 from arena.db.accounts import ApiRequest, Submission, User
+from arena.db.live_tables import LiveBoard, LiveEvent  # the live feed without Redis
 from arena.db.models import (
     Base,
     Bot,
@@ -46,6 +47,8 @@ __all__ = [
     "ApiRequest",
     "Submission",
     "User",
+    "LiveBoard",
+    "LiveEvent",
     "Bot",
     "BotVersion",
     "Ladder",

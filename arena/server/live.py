@@ -4,8 +4,9 @@ A match may run in a Celery worker on another machine while the watcher's stream
 the Arena server, so with a broker (``ARENA_BROKER_URL=redis://...``) events go through Redis:
 each event is appended to a per-match list (so a watcher who joins late gets the backlog) and
 announced on a pub/sub channel (so it arrives as it happens; a batch of events is one message,
-a JSON array). Without a broker every part runs
-in one process and an in-memory feed does the same job.
+a JSON array). Without a broker the matches run in the process that asked for them (``arena
+serve``): an in-memory feed serves its watchers, and :func:`feed_bus` also writes each batch to
+the database for a website in another process (:mod:`arena.server.live_table`).
 
 An event is a JSON-ready dict with a ``seq`` number; the end of a match is a final
 ``{"end": true}`` marker, after which the watcher fetches the full record from the database.
@@ -268,6 +269,20 @@ def get_bus(url: str | None = None) -> LiveBus:
     return _in_process
 
 
+def feed_bus() -> LiveBus:
+    """The bus a match's feed publishes to: Redis with a broker; else this process's memory
+    (``WatchMatch`` here) mirrored into the tables of the match's database, which a website in
+    another process reads (:mod:`arena.server.live_table`: the embedded default runs matches in
+    ``arena serve`` and the site in ``arena web``)."""
+    bus = get_bus()
+    if bus is not _in_process:
+        return bus
+    from arena.db import database_url
+    from arena.server.live_table import table_bus
+
+    return table_bus(database_url(), _in_process)
+
+
 def live_delay() -> float:
     """Seconds by which spectators see a running match late (``ARENA_LIVE_DELAY_S``, default 0).
 
@@ -321,7 +336,7 @@ class MatchFeed:
 
     def __init__(self, match_id: str, bus: LiveBus | None = None, delay_s: float | None = None) -> None:
         self.match_id = match_id
-        self.bus = bus or get_bus()
+        self.bus = bus or feed_bus()
         self.delay = live_delay() if delay_s is None else delay_s
         self.seq = 0
         self.incoming: deque[tuple[bool, float, dict[str, Any]]] = deque()  # (is_view, when, item)
@@ -483,7 +498,7 @@ def viewer(match_id: str, bus: LiveBus | None = None, delay_s: float | None = No
     """An ``on_view`` callback for ``run_match``: keeps the match's newest public board on the
     bus for live pages (the runner calls it a few times a second at most), ``delay_s`` (default
     :func:`live_delay`) late: each call publishes the newest board that is old enough."""
-    bus = bus or get_bus()
+    bus = bus or feed_bus()
     delay = live_delay() if delay_s is None else delay_s
     held: deque[tuple[float, dict[str, Any]]] = deque()
 

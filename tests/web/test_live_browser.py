@@ -8,8 +8,9 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.db import session_scope
+from arena.db.session import DATABASE_ENV
 from arena.recording import claim, create_match, record_result
-from arena.server.live import BROKER_ENV, get_bus, publisher, viewer
+from arena.server.live import BROKER_ENV, match_feed
 from referee import registry
 from referee.match import audiences, live_decision
 from referee.record import Decision
@@ -22,15 +23,16 @@ SEED = 8675309
 
 
 def test_live_page_follows_the_match_then_shows_the_replay(page, live_server, site, monkeypatch) -> None:  # noqa: ANN001
-    monkeypatch.delenv(BROKER_ENV, raising=False)  # the in-process bus, shared with the site
+    monkeypatch.delenv(BROKER_ENV, raising=False)  # no Redis: the feed is mirrored to the database
     url, _ = site
+    monkeypatch.setenv(DATABASE_ENV, url)  # the database the worker records in (and writes live to)
     with session_scope(url) as s:
         vids = [add_bot(s, f"browser-live-{i}", game="black_angel").id for i in range(2)]
         match_id = create_match(s, "black_angel", "base", vids, seed=SEED, sandbox=False).id
     with session_scope(url) as s:
         assert claim(s, match_id, "worker-b").outcome == "claimed"
-    on_event, finish = publisher(match_id, get_bus())
-    on_view = viewer(match_id, get_bus())
+    feed = match_feed(match_id)  # what a worker hands run_match
+    on_event, on_view, finish = feed.on_event, feed.on_view, feed.finish
     state, rng, hidden = registry.new_game("black_angel", 2, SEED, "base"), Rng(9), []
 
     def play(count: int) -> None:
@@ -60,5 +62,5 @@ def test_live_page_follows_the_match_then_shows_the_replay(page, live_server, si
     finish(end=False)
     with session_scope(url) as s:
         record_result(s, match_id, play_record(match_id, ["a v1", "b v1"], SEED, game="black_angel").to_dict())
-    page.wait_for_url(f"{live_server}/matches/{match_id}", timeout=15000)
+    page.wait_for_url(f"{live_server}/matches/{match_id}?step=end", timeout=15000)  # the result, not step 0
     assert f"seed {SEED}" in page.content()

@@ -11,30 +11,42 @@ import pytest
 from flask.testing import FlaskClient
 
 from arena.db import dispose_all, session_scope
+from arena.db.session import DATABASE_ENV
 from arena.recording import claim, create_match, record_result
-from arena.server.live import BROKER_ENV, get_bus, publisher, viewer
+from arena.server.live import BROKER_ENV, match_feed
 from referee import registry
 from referee.match import audiences, live_decision, public_lines
 from referee.record import Decision
 from referee.rng import Rng
+from tests.api.processes import REDIS_URL, redis_available
 from tests.web.seed import add_bot, play_record
 from web.app import create_app
 
 SEED = 424242
 
 
-@pytest.fixture
-def running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FlaskClient, str, list[Decision], str]]:
-    """A Black Angel match claimed by a worker that has streamed 40 decisions in-process."""
-    monkeypatch.delenv(BROKER_ENV, raising=False)  # the in-process bus, shared with the web app
+@pytest.fixture(params=[
+    pytest.param(None, id="no-redis"),
+    pytest.param(REDIS_URL, id="redis", marks=[
+        pytest.mark.redis, pytest.mark.skipif(not redis_available(), reason="needs Redis")]),
+])
+def running(request: pytest.FixtureRequest, tmp_path: Path,
+            monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FlaskClient, str, list[Decision], str]]:
+    """A Black Angel match claimed by a worker that has streamed 40 decisions: without Redis
+    through the database (what ``arena web`` in another process reads), or through Redis."""
+    if request.param is None:
+        monkeypatch.delenv(BROKER_ENV, raising=False)  # no Redis: the feed is mirrored to the database
+    else:
+        monkeypatch.setenv(BROKER_ENV, request.param)
     url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    monkeypatch.setenv(DATABASE_ENV, url)  # the database the worker records in (and writes live to)
     with session_scope(url) as s:
         vids = [add_bot(s, f"live-{i}", game="black_angel").id for i in range(2)]
         match_id = create_match(s, "black_angel", "base", vids, seed=SEED, sandbox=False).id
     with session_scope(url) as s:
         assert claim(s, match_id, "worker-1").outcome == "claimed"
-    on_event, finish = publisher(match_id, get_bus())
-    on_view = viewer(match_id, get_bus())
+    feed = match_feed(match_id)  # what a worker hands run_match
+    on_event, on_view, finish = feed.on_event, feed.on_view, feed.finish
     state = registry.new_game("black_angel", 2, SEED, "base")
     on_event({"type": "start", "match_id": match_id, "opening_events": public_lines(state.opening_events())})
     rng, decisions = Rng(5), []
@@ -86,7 +98,10 @@ def test_after_the_end_the_live_page_hands_over_to_the_replay(running) -> None: 
     with session_scope(url) as s:
         record_result(s, match_id, play_record(match_id, ["live-0 v1", "live-1 v1"], SEED, game="black_angel").to_dict())
     reply = client.get(f"/matches/{match_id}/live")
-    assert reply.status_code == 302 and reply.headers["Location"].endswith(f"/matches/{match_id}")
+    # To the final result, not step 0 (issue 27).
+    assert reply.status_code == 302 and reply.headers["Location"].endswith(f"/matches/{match_id}?step=end")
+    last = client.get(f"/matches/{match_id}?step=end").get_data(as_text=True)
+    assert last == client.get(f"/matches/{match_id}?step=999999").get_data(as_text=True)
     assert client.get(f"/api/matches/{match_id}").get_json()["seed"] == SEED
     assert f"seed {SEED}" in client.get(f"/matches/{match_id}").get_data(as_text=True)
     assert client.get(f"/api/matches/{match_id}/live").get_json()["record_url"].endswith("/record")

@@ -1,5 +1,6 @@
 // Live match page: polls the server-rendered (and escaped) fragment of the public board and
-// log once a second and swaps it in; when the match is over it goes to the replay page.
+// log once a second and swaps it in; when the match is over it goes to the replay at its last
+// step (the final result: data-match-url ends in ?step=end).
 (function () {
   "use strict";
   var root = document.getElementById("live");
