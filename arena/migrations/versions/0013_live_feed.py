@@ -2,8 +2,8 @@
 so the website shows a match live on the embedded default (SQLite, no Redis), where the
 matches run in the ``arena serve`` process and the site in ``arena web`` (arena.server.live_table).
 
-Revision ID: 0012_live_feed
-Revises: 0011_live_comments
+Revision ID: 0013_live_feed
+Revises: 0012_swiss
 Create Date: 2026-12-03 21:15:00
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0012_live_feed"
-down_revision = "0011_live_comments"
+revision = "0013_live_feed"
+down_revision = "0012_swiss"
 branch_labels = None
 depends_on = None
 
