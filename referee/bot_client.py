@@ -353,7 +353,9 @@ class BotClient:
                     f"the bot {self.process.describe_exit()} before it was ready",
                     self.log_tail(),
                 )
-            if budget is not None and budget.spent():
+            # A remote bot's budget is the call's deadline (its own time cannot be measured):
+            # a bot that never connected is then ``unreachable``, not slow.
+            if budget is not None and budget.fair and budget.spent():
                 future.cancel()
                 raise budget.fault(self.log_tail())
             if time.perf_counter() > deadline + 0.5:
