@@ -35,6 +35,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
+from typing import TYPE_CHECKING
 
 import orjson
 import trueskill
@@ -47,6 +48,9 @@ from arena.quoting import shorten
 from referee import registry
 from referee.engine import ConfigError
 from referee.rng import match_seed
+
+if TYPE_CHECKING:
+    from arena.ladder_population import PopulationCache
 
 
 @dataclass
@@ -300,13 +304,14 @@ def _json_dict(text: str | None) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def load_candidates(session: Session, game: str) -> dict[int, Candidate]:
+def load_candidates(session: Session, game: str, connected_only: bool = True) -> dict[int, Candidate]:
     """The ladder's population as the matchmaker sees it, by version id: the playing version of
     every active bot of ``game`` (:func:`arena.bots.latest_versions`: the newest version not held
     back by an SPRT; a solo automaton never takes a seat) with its rating; a bot that dials in
     only while it is connected (:mod:`arena.dialin`). One query over the bots, versions and
     ratings — walking ``Bot.playing_version`` loaded each bot's versions in a query of its own,
-    seconds per tick at 10,000 bots."""
+    seconds per tick at 10,000 bots. ``connected_only=False`` keeps dial-in bots not connected
+    now (:class:`arena.ladder_population.PopulationCache` keeps them, and asks on every tick)."""
     rows = session.execute(
         select(BotVersion.bot_id, BotVersion.number, BotVersion.id, BotVersion.kind, BotVersion.source,
                Rating.mu, Rating.sigma, Rating.games_played,
@@ -326,7 +331,7 @@ def load_candidates(session: Session, game: str) -> dict[int, Candidate]:
     chosen = sorted((r for r in playing.values() if r[3] != "automaton" and r[5] is not None),
                     key=lambda r: r[0])
     dialing = [r[4] for r in chosen if dialin.is_source(r[4])]
-    absent = set(dialing) - set(dialin.connected_among(dialing))
+    absent = set(dialing) - set(dialin.connected_among(dialing)) if connected_only else set()
     out: dict[int, Candidate] = {}
     for _, _, version_id, _, source, mu, sigma, games, seats, opponents in chosen:
         if source not in absent:
@@ -334,10 +339,25 @@ def load_candidates(session: Session, game: str) -> dict[int, Candidate]:
     return out
 
 
-def tick(session: Session, game: str, rng: random.Random | None = None, rule: str | None = None) -> list[str]:
+def count_seat(cand: Candidate, players: int, seat: int, copied: set[int]) -> None:
+    """One more (queued) match of ``cand`` in ``seat`` at ``players``. The counts may be a
+    :class:`arena.ladder_population.PopulationCache`'s own: copied before the first change of
+    a tick (``copied``: the version ids copied so far), so the cache keeps what the database
+    holds."""
+    if cand.version_id not in copied:
+        copied.add(cand.version_id)
+        cand.seat_counts = {k: dict(v) for k, v in cand.seat_counts.items()}
+    per = cand.seat_counts.setdefault(str(players), {})
+    per[str(seat)] = per.get(str(seat), 0) + 1
+
+
+def tick(session: Session, game: str, rng: random.Random | None = None, rule: str | None = None,
+         population: PopulationCache | None = None) -> list[str]:
     """Top the ladder's queue up to its target; returns the ids of the new matches (flushed,
     not committed — the caller commits and then enqueues them). ``rule``: the pairing rule
-    (:data:`RULES`, default :data:`DEFAULT_RULE`)."""
+    (:data:`RULES`, default :data:`DEFAULT_RULE`). ``population``: the process's cache of the
+    ladder's bots and ratings (:mod:`arena.ladder_population`; the same candidates, reading
+    only what changed since its last tick), else :func:`load_candidates` reads them all."""
     # Row lock: two ticks of one game (beat + `arena ladder`) never both fill the same gap.
     ladder = session.get(Ladder, game, with_for_update=True)
     if ladder is None or not ladder.enabled:
@@ -347,18 +367,16 @@ def tick(session: Session, game: str, rng: random.Random | None = None, rule: st
     missing = ladder.queue_target - len(queued)
     if missing <= 0:
         return []
-    candidates = load_candidates(session, game)
+    candidates = population.candidates(session, game) if population is not None else load_candidates(session, game)
+    copied: set[int] = set()
     # Matches already queued count as played for the quotas, so one tick does not queue the
     # same table again and again.
-    if queued:
-        players_of = {m.id: m.players for m in queued}
-        for m in queued:
-            for s in m.seats:
-                cand = candidates.get(s.bot_version_id)
-                if cand is not None:
-                    cand.pending += 1
-                    per = cand.seat_counts.setdefault(str(players_of[m.id]), {})
-                    per[str(s.seat)] = per.get(str(s.seat), 0) + 1
+    for m in queued:
+        for s in m.seats:
+            cand = candidates.get(s.bot_version_id)
+            if cand is not None:
+                cand.pending += 1
+                count_seat(cand, m.players, s.seat, copied)
     allowed = ladder_counts(game, ladder.variant)
     field = Field(list(candidates.values()), rng)
     created: list[str] = []
@@ -384,8 +402,7 @@ def tick(session: Session, game: str, rng: random.Random | None = None, rule: st
         counts[str(players)] = counts.get(str(players), 0) + 1
         for seat, cand in enumerate(table):
             cand.pending += 1
-            per = cand.seat_counts.setdefault(str(players), {})
-            per[str(seat)] = per.get(str(seat), 0) + 1
+            count_seat(cand, players, seat, copied)
     ladder.player_counts = counts
     ladder.updated_at = utcnow()
     session.flush()

@@ -10,7 +10,9 @@
 * ``qualify_submission(sub_id, settings)`` — a new bot version's qualification match, sent by
   the API server so that only workers need root for the sandbox (:mod:`arena.qualification`).
 * ``schedule_tournament(tournament_id)`` — start a tournament and enqueue its pending matches.
-* ``ladder_tick(game)`` / ``ladder_tick_all()`` — top up ladder queues (Celery beat).
+* ``ladder_tick(game)`` / ``ladder_tick_all()`` — top up ladder queues (Celery beat, ``arena
+  ladder``, ``arena serve``'s ticker), with the process's cache of each ladder's population
+  (:data:`POPULATION`, :mod:`arena.ladder_population`): a tick reads only what changed.
 * ``sweep()`` — start tournaments whose start message was lost, re-send matches whose message
   was lost (a Redis restart without persistence) or whose worker died (lease expired). Run by
   beat (on the control queue, ahead of matches) and by ``arena tournament``/``resume`` while
@@ -56,6 +58,7 @@ from arena.db import (
     utcnow,
 )
 from arena.db.driver_sql import DriverSQL
+from arena.ladder_population import PopulationCache
 from arena.server import live
 from referee.engine import ConfigError, TimeControl
 
@@ -603,10 +606,15 @@ def schedule_tournament(tournament_id: int) -> int:
     return len(ids)
 
 
+#: The ladders' populations between this process's ticks (every tick of every game goes
+#: through :func:`ladder_tick`); each tick still sees every other process's changes.
+POPULATION = PopulationCache()
+
+
 @app.task(name="arena.tasks.ladder_tick", acks_late=True, ignore_result=True)
 def ladder_tick(game: str) -> int:
     with session_scope() as s:
-        ids = ladder.tick(s, game)
+        ids = ladder.tick(s, game, population=POPULATION)
     enqueue(ids)
     return len(ids)
 

@@ -4,11 +4,22 @@ A database (a throw-away SQLite file unless ``database`` names an empty one) is 
 ``bots`` active bots of one game, each with one version and a rating spread like a ladder that has
 run a while (μ around 25, σ from settled to brand new, a few games and opponents each). Then the
 real code path is timed: :func:`arena.ladder.tick` in a transaction, as beat's ``ladder_tick``
-runs it, queueing ``queue`` matches per tick (the queued matches are then marked finished, so
-every tick fills the whole queue again). Reported per pairing rule (:data:`arena.ladder.RULES`):
-wall and CPU ms per tick and per match chosen (median of ``ticks``; CPU is what a machine
-shared with other work cannot inflate), the wall time of loading the bots and their ratings, and the tick's peak Python allocation (tracemalloc, one extra tick) and
-the process's peak RSS.
+runs it, queueing ``queue`` matches per tick; the queued matches are then rated with made-up
+results through :func:`arena.recording.record_result` (not timed), so every tick fills the whole
+queue again and finds the ratings of the bots just played changed, as on a running ladder.
+
+Per pairing rule (:data:`arena.ladder.RULES`), two ways:
+
+* uncached — every tick reads the whole population (:func:`arena.ladder.load_candidates`):
+  wall and CPU ms per tick and per match chosen (median of ``ticks``; CPU is what a machine
+  shared with other work cannot inflate), the wall time of that read alone, the tick's peak
+  Python allocation (tracemalloc, one extra tick);
+* ``cached`` — with the process's population cache (:mod:`arena.ladder_population`, what
+  ``arena.tasks.ladder_tick`` uses): the first tick with an empty cache (it reads everything),
+  then the steady ticks (median of ``ticks``), the rating rows a steady tick read, the tick's
+  peak allocation, and the cache's own size (``cache_mb``: its entries measured object by object).
+
+And the process's peak RSS.
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ from __future__ import annotations
 import random
 import resource
 import statistics
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -23,6 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import update
+
+from arena.ladder_population import PopulationCache
 
 GAME = "solenia"
 
@@ -54,19 +68,58 @@ def _fill(url: str, bots: int, seed: int = 1) -> None:
         ladder.ensure_ladder(s, GAME, queue_target=1, sandbox=False)
 
 
-def _tick_once(url: str, queue: int, rule: str, rng: random.Random) -> tuple[float, float, int]:
-    from arena import ladder
+def _tick_once(url: str, queue: int, rule: str, rng: random.Random,
+               population: PopulationCache | None = None) -> tuple[float, float, int]:
+    from arena import ladder, recording
     from arena.db import Ladder, Match, session_scope
 
     with session_scope(url) as s:
         s.execute(update(Ladder).where(Ladder.game == GAME).values(queue_target=queue))
     wall, cpu = time.perf_counter(), time.process_time()
     with session_scope(url) as s:
-        ids = ladder.tick(s, GAME, rng, rule=rule)
+        ids = ladder.tick(s, GAME, rng, rule=rule, population=population)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    with session_scope(url) as s:  # played: the next tick fills the whole queue again
-        s.execute(update(Match).where(Match.id.in_(ids)).values(status="failed"))
+    with session_scope(url) as s:  # played and rated: the next tick fills the whole queue again
+        for mid in ids:
+            players = s.get(Match, mid).players
+            scores = [rng.random() for _ in range(players)]
+            recording.record_result(s, mid, {"result": {
+                "scores": scores, "ranks": [1 + sum(o > x for o in scores) for x in scores]}})
     return wall, cpu, len(ids)
+
+
+def deep_size(obj: object, seen: set[int] | None = None) -> int:
+    """Bytes held by ``obj`` and everything it refers to through dicts, lists, tuples, sets and
+    dataclass fields, each object counted once (shared small ints and strings included)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
+    elif isinstance(obj, list | tuple | set | frozenset):
+        size += sum(deep_size(v, seen) for v in obj)
+    elif hasattr(obj, "__dataclass_fields__"):
+        size += sum(deep_size(getattr(obj, f), seen) for f in obj.__dataclass_fields__)
+    return size
+
+
+def _figures(samples: list[tuple[float, float, int]]) -> dict:
+    made = samples[0][2]
+    wall = statistics.median(w for w, _, _ in samples)
+    cpu = statistics.median(c for _, c, _ in samples)
+    return {"tick_ms": round(wall * 1000, 1), "tick_cpu_ms": round(cpu * 1000, 1), "matches_per_tick": made,
+            "ms_per_match": round(wall / max(1, made) * 1000, 2),
+            "cpu_ms_per_match": round(cpu / max(1, made) * 1000, 2)}
+
+
+def _peak_alloc_mb(tick: Callable[[], object]) -> float:
+    tracemalloc.start()
+    tick()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return round(peak / 2**20, 1)
 
 
 def _load_only(url: str) -> float:
@@ -96,23 +149,24 @@ def bench(bots: int = 10_000, ticks: int = 5, queue: int = 20, database: str | N
         for rule in ladder.RULES:
             rng = random.Random(7)
             _tick_once(url, queue, rule, rng)  # warm: imports, statement caches
-            samples = [_tick_once(url, queue, rule, rng) for _ in range(ticks)]
-            made = samples[0][2]
-            tracemalloc.start()
-            _tick_once(url, queue, rule, rng)
-            peak = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
-            wall = statistics.median(w for w, _, _ in samples)
-            cpu = statistics.median(c for _, c, _ in samples)
-            per_match = wall / max(1, made)
-            result[rule] = {
-                "tick_ms": round(wall * 1000, 1), "tick_cpu_ms": round(cpu * 1000, 1),
-                "matches_per_tick": made, "ms_per_match": round(per_match * 1000, 2),
-                "cpu_ms_per_match": round(cpu / max(1, made) * 1000, 2),
-                "load_ms": round(statistics.median(_load_only(url) for _ in range(3)) * 1000, 1),
-                "tick_peak_alloc_mb": round(peak / 2**20, 1),
-            }
-            say(f"{rule}: {result[rule]}")
+            figures = _figures([_tick_once(url, queue, rule, rng) for _ in range(ticks)])
+            figures["load_ms"] = round(statistics.median(_load_only(url) for _ in range(3)) * 1000, 1)
+            figures["tick_peak_alloc_mb"] = _peak_alloc_mb(lambda r=rule, g=rng: _tick_once(url, queue, r, g))
+            population = PopulationCache()
+            first = _figures([_tick_once(url, queue, rule, rng, population)])
+            before = population.stats.rows_read
+            cached = _figures([_tick_once(url, queue, rule, rng, population) for _ in range(ticks)])
+            cached["first_tick_cpu_ms"] = first["tick_cpu_ms"]
+            cached["first_tick_ms"] = first["tick_ms"]
+            cached["rows_read_per_tick"] = round((population.stats.rows_read - before) / ticks, 1)
+            cached["tick_peak_alloc_mb"] = _peak_alloc_mb(
+                lambda r=rule, g=rng, p=population: _tick_once(url, queue, r, g, p))
+            cached["cache_mb"] = round(deep_size(population._games) / 2**20, 1)
+            cached["cache_entries"] = population.entries()
+            cached["full_reloads"] = population.stats.full
+            figures["cached"] = cached
+            result[rule] = figures
+            say(f"{rule}: {figures}")
         result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         result["goal_ms_per_match"] = 50
         dispose_all()

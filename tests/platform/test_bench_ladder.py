@@ -37,6 +37,12 @@ def test_bench_ladder_200_bots_short_form() -> None:
         assert 0 < figures["ms_per_match"] <= figures["tick_ms"]
         assert 0 < figures["cpu_ms_per_match"] <= figures["tick_cpu_ms"]
         assert 0 < figures["load_ms"] and figures["tick_peak_alloc_mb"] > 0
+        cached = figures["cached"]  # the process's population cache: one full read, then changes
+        assert cached["matches_per_tick"] == 6 and cached["full_reloads"] == 1
+        assert 0 < cached["cpu_ms_per_match"] <= cached["tick_cpu_ms"] and cached["first_tick_cpu_ms"] > 0
+        assert cached["cache_entries"] == 200 and cached["cache_mb"] > 0
+        # Only the seats of the matches rated since the last tick are read again (6 tables of 2-4).
+        assert 0 < cached["rows_read_per_tick"] <= 6 * 4
     assert float(fields["peak_rss_mb"]) > 0
 
 
