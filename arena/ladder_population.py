@@ -41,6 +41,7 @@ them (:func:`arena.ladder.count_seat`), so a tick never changes the cache.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -51,6 +52,7 @@ from sqlalchemy.orm import Session
 
 from arena import dialin
 from arena.db.models import Bot, BotVersion, Match, MatchSeat, Rating, RatingLock
+from arena.ladder import Candidate, _json_dict, load_candidates
 
 #: A cached rating: (mu, sigma, games played, seat counts, opponent counts).
 Cached = tuple[float, float, int, dict, dict]
@@ -76,7 +78,7 @@ class _Game:
 @dataclass
 class Stats:
     """What the cache did, for the benchmark and the tests: reloads in full, incremental ticks,
-    and rating rows read by the incremental ones."""
+    and rating rows read (by both)."""
 
     full: int = 0
     incremental: int = 0
@@ -104,12 +106,16 @@ class PopulationCache:
         """Rating rows held, over every game."""
         return sum(len(g.ratings) for g in self._games.values())
 
-    def candidates(self, session: Session, game: str) -> dict:
+    def memory_bytes(self) -> int:
+        """Bytes the cached entries take (every object counted once: ``arena bench ladder``'s
+        ``cache_mb``)."""
+        with self._lock:
+            return deep_size(self._games)
+
+    def candidates(self, session: Session, game: str) -> dict[int, Candidate]:
         """What :func:`arena.ladder.load_candidates` returns — the same candidates, in the same
         order — reading only what changed since this cache's last tick of ``game`` on this
         database."""
-        from arena.ladder import Candidate
-
         key = (session.get_bind().url.render_as_string(hide_password=True), game)
         with self._lock:
             seq = session.scalar(select(RatingLock.last_seq).where(RatingLock.game == game)) or 0
@@ -167,8 +173,6 @@ class PopulationCache:
         return [(vid, known[vid][1], known[vid][2]) for vid in ids if known[vid][0] != "automaton"]
 
     def _reload(self, session: Session, game: str, seq: int, now: float) -> _Game:
-        from arena.ladder import load_candidates
-
         self.stats.full += 1
         found = load_candidates(session, game, connected_only=False)
         self.stats.rows_read += len(found)
@@ -200,8 +204,6 @@ class PopulationCache:
 
 
 def _rating_rows(session: Session, game: str, where) -> list[tuple[int, Cached]]:  # noqa: ANN001
-    from arena.ladder import _json_dict
-
     rows = session.execute(
         select(Rating.bot_version_id, Rating.mu, Rating.sigma, Rating.games_played,
                cast(Rating.seat_counts, Text), cast(Rating.opponent_counts, Text))
@@ -209,3 +211,20 @@ def _rating_rows(session: Session, game: str, where) -> list[tuple[int, Cached]]
     ).all()
     return [(vid, (mu, sigma, games, _json_dict(seats), _json_dict(opponents)))
             for vid, mu, sigma, games, seats, opponents in map(tuple, rows)]
+
+
+def deep_size(obj: object, seen: set[int] | None = None) -> int:
+    """Bytes held by ``obj`` and everything it refers to through dicts, lists, tuples, sets and
+    dataclass fields, each object counted once (shared small ints and strings included)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
+    elif isinstance(obj, list | tuple | set | frozenset):
+        size += sum(deep_size(v, seen) for v in obj)
+    elif hasattr(obj, "__dataclass_fields__"):
+        size += sum(deep_size(getattr(obj, f), seen) for f in obj.__dataclass_fields__)
+    return size

@@ -27,7 +27,6 @@ from __future__ import annotations
 import random
 import resource
 import statistics
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -88,23 +87,6 @@ def _tick_once(url: str, queue: int, rule: str, rng: random.Random,
     return wall, cpu, len(ids)
 
 
-def deep_size(obj: object, seen: set[int] | None = None) -> int:
-    """Bytes held by ``obj`` and everything it refers to through dicts, lists, tuples, sets and
-    dataclass fields, each object counted once (shared small ints and strings included)."""
-    seen = set() if seen is None else seen
-    if id(obj) in seen:
-        return 0
-    seen.add(id(obj))
-    size = sys.getsizeof(obj)
-    if isinstance(obj, dict):
-        size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
-    elif isinstance(obj, list | tuple | set | frozenset):
-        size += sum(deep_size(v, seen) for v in obj)
-    elif hasattr(obj, "__dataclass_fields__"):
-        size += sum(deep_size(getattr(obj, f), seen) for f in obj.__dataclass_fields__)
-    return size
-
-
 def _figures(samples: list[tuple[float, float, int]]) -> dict:
     made = samples[0][2]
     wall = statistics.median(w for w, _, _ in samples)
@@ -161,7 +143,7 @@ def bench(bots: int = 10_000, ticks: int = 5, queue: int = 20, database: str | N
             cached["rows_read_per_tick"] = round((population.stats.rows_read - before) / ticks, 1)
             cached["tick_peak_alloc_mb"] = _peak_alloc_mb(
                 lambda r=rule, g=rng, p=population: _tick_once(url, queue, r, g, p))
-            cached["cache_mb"] = round(deep_size(population._games) / 2**20, 1)
+            cached["cache_mb"] = round(population.memory_bytes() / 2**20, 1)
             cached["cache_entries"] = population.entries()
             cached["full_reloads"] = population.stats.full
             figures["cached"] = cached

@@ -176,8 +176,9 @@ def test_full_reload_is_the_safety_net_and_the_cache_is_bounded(sqlite_url: str,
     with session_scope() as s:
         bots.register_version(s, "solenia", _bot(tmp_path, "s0"), name="s0")
         bots.register_version(s, "solenia", _bot(tmp_path, "s1"), name="s1")
+        held = cache.memory_bytes()
         assert len(cache.candidates(s, "solenia")) == 2
-        assert cache.entries() == 2
+        assert cache.entries() == 2 and cache.memory_bytes() < held  # 2 bots of one game, not 6
         s.execute(update(Bot).where(Bot.game == "solenia").values(active=False))
         assert cache.candidates(s, "solenia") == {} and cache.entries() == 0
 
