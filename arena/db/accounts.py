@@ -8,13 +8,17 @@ qualifying upload never reaches a tournament. The submission keeps why it was re
 message, the bot's crash-log tail) for ``arena bots`` and ``GetVersionStatus``.
 
 ``bots.owner`` holds the owning user's name.
+
+``registrations`` (:class:`Registration`) remembers which client made each new account during
+the last hour, so ``Register`` can be capped per client address (arena.server.registrations)
+across server restarts and across several API servers.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from arena.db.models import Base, utcnow
@@ -79,3 +83,16 @@ class ApiRequest(Base):
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     submission_id: Mapped[int | None] = mapped_column(ForeignKey("bot_submissions.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Registration(Base):
+    """One account made through ``Register``: by which client (its cap key, ``addr:…``, see
+    arena.server.streams.ClientAddresses) and when. Rows older than the cap's hour are pruned by
+    the next registration; nothing else reads them."""
+
+    __tablename__ = "registrations"
+    __table_args__ = (Index("ix_registrations_client_at", "client", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    client: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)

@@ -33,6 +33,8 @@ TLS_KEY_ENV = "ARENA_TLS_KEY"
 #: Comma-separated addresses or networks (CIDR) of reverse proxies whose ``x-forwarded-for``
 #: metadata names the client (arena.server.streams.ClientAddresses). Default: nobody's.
 TRUSTED_PROXIES_ENV = "ARENA_TRUSTED_PROXIES"
+#: New accounts per client per rolling hour (``Register``).
+REGISTRATIONS_ENV = "ARENA_REGISTRATIONS_PER_CLIENT_PER_HOUR"
 
 
 def default_data_dir() -> Path:
@@ -111,6 +113,12 @@ class ServerConfig:
         default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES_PER_CLIENT", 8))
     #: Reverse proxies whose x-forwarded-for is believed (ARENA_TRUSTED_PROXIES; default none).
     trusted_proxies: tuple[str, ...] = field(default_factory=lambda: _env_networks(TRUSTED_PROXIES_ENV))
+    #: New accounts (``Register``) one client may make per rolling hour — its address, IPv6 by
+    #: /64, behind a trusted proxy the address the proxy names — counted in the database (see
+    #: arena.server.registrations): every per-account cap is worth this many times its value to
+    #: one client an hour, no more.
+    registrations_per_client_per_hour: int = field(
+        default_factory=lambda: _env_int(REGISTRATIONS_ENV, 5))
     #: Dial-in bots (``ConnectBot``, see arena.server.dialin), each cap refused with
     #: RESOURCE_EXHAUSTED. Open streams in total (an idle one costs the server no thread but
     #: about 70 KiB and one file descriptor: keep the fd limit above it), per client IP address
