@@ -251,7 +251,7 @@ def start_server(
                     config.max_watched_matches_per_client, functools.partial(watch.follow, servicer.url),
                     servicer.addresses)
     pool = futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix="arena-rpc")
-    dialin_hub = DialinHub(servicer.submissions, servicer._bot_detail, pool, servicer.url)
+    dialin_hub = DialinHub(servicer.submissions, servicer._bot_detail, pool, servicer.url, servicer.addresses)
     loop = _LoopThread()
     loop.start()
     try:

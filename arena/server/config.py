@@ -132,6 +132,13 @@ class ServerConfig:
     #: would start another is refused.
     dialin_pending_qualifications: int = field(
         default_factory=lambda: _env_int("ARENA_DIALIN_PENDING_QUALIFICATIONS", 2))
+    #: The same across accounts, per client (IP address, IPv6 by /64; see
+    #: arena.server.streams.ClientAddresses): qualifications pending that calls from it started.
+    pending_qualifications_per_client: int = field(
+        default_factory=lambda: _env_int("ARENA_PENDING_QUALIFICATIONS_PER_CLIENT", 4))
+    #: A dial-in bot refused at qualification for its own fault is not qualified again until
+    #: this many seconds after the refusal (its hellos are refused RESOURCE_EXHAUSTED meanwhile).
+    requalify_backoff_s: int = field(default_factory=lambda: _env_int("ARENA_REQUALIFY_BACKOFF_S", 120))
     #: How long a new ConnectBot stream may take to send its hello.
     dialin_hello_timeout_s: float = 10.0
     #: How often the server looks whether a connected bot was deactivated or replaced by

@@ -31,13 +31,11 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from arena.db import utcnow
-from arena.db.accounts import Registration
+from arena.db.accounts import CLIENT_CHARS, Registration
 from arena.server.errors import ApiError
 
 #: The rolling window of the cap.
 WINDOW = timedelta(hours=1)
-#: ``registrations.client`` holds this many characters (cap keys are far shorter).
-CLIENT_CHARS = 100
 
 
 class RegistrationCap:

@@ -52,10 +52,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     # --- accounts ----------------------------------------------------------------------------
     @handle
     def Register(self, request: pb.RegisterRequest, context: grpc.ServicerContext) -> pb.RegisterReply:  # noqa: N802
-        client = self.addresses.client(context.peer(), tuple(context.invocation_metadata() or ()))
         user, token = accounts.register_user(request.name, self.url, idempotency.request_hash(request.request_id),
-                                             self.registrations, client)
+                                             self.registrations, self._client(context))
         return pb.RegisterReply(user=convert.user(user), token=token)
+
+    def _client(self, context: grpc.ServicerContext) -> str:
+        """The call's client as every per-client cap counts it (``addr:…``)."""
+        return self.addresses.client(context.peer(), tuple(context.invocation_metadata() or ()))
 
     @handle
     def RotateToken(self, request: pb.RotateTokenRequest, context: grpc.ServicerContext) -> pb.RotateTokenReply:  # noqa: N802
@@ -72,7 +75,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         user = accounts.caller(context, self.url)
         sub_id = idempotency.once(self.url, user, request.request_id, lambda: self.submissions.submit_hosted(
             user, request.name, request.game, request.archive, request.wait,
-            sprt_settings(request)))
+            sprt_settings(request), self._client(context)))
         return self._submission_reply(sub_id)
 
     @handle
@@ -80,7 +83,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         user = accounts.caller(context, self.url)
         sub_id = idempotency.once(self.url, user, request.request_id, lambda: self.submissions.submit_remote(
             user, request.name, request.game, request.address, request.wait,
-            sprt_settings(request)))
+            sprt_settings(request), self._client(context)))
         return self._submission_reply(sub_id)
 
     def _submission_reply(self, sub_id: int) -> pb.SubmitBotReply:
