@@ -159,9 +159,9 @@ class DialinHub:
     fault is not qualified again within ``requalify_backoff_s``. An account is cheap to make but
     not free (``Register`` is capped per client, arena.server.registrations), so the total and
     per-address caps are what bound the server; the per-account ones keep one user from taking
-    a fair share of them (or of the qualification workers). With several API servers each counts its own streams; the
-    hourly and pending counts come from the database (two servers may each let one hello
-    through at the same instant)."""
+    a fair share of them (or of the qualification workers). With several API servers each
+    counts its own streams; the hourly and pending counts come from the database (two servers
+    may each let one hello through at the same instant)."""
 
     def __init__(self, submissions: Submissions, detail: Callable[[Any, Bot], pb.BotDetail],
                  executor: Executor, url: str | None = None, addresses: ClientAddresses | None = None) -> None:
