@@ -8,13 +8,18 @@ qualifying upload never reaches a tournament. The submission keeps why it was re
 message, the bot's crash-log tail) for ``arena bots`` and ``GetVersionStatus``.
 
 ``bots.owner`` holds the owning user's name.
+
+``registrations`` (:class:`Registration`) remembers which client made each new account during
+the last hour, so ``Register`` can be capped per client address (arena.server.registrations)
+across server restarts and across several API servers; ``bot_submissions.client`` does the same
+for pending qualifications (arena.server.dialin).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from arena.db.models import Base, utcnow
@@ -25,6 +30,8 @@ ROLE_ORGANISER = "organiser"
 QUALIFYING = "qualifying"
 QUALIFIED = "qualified"
 REFUSED = "refused"
+#: Characters kept of a client's cap key (``addr:…``, far shorter; see arena.server.streams).
+CLIENT_CHARS = 100
 
 
 class User(Base):
@@ -40,7 +47,8 @@ class User(Base):
 
 class Submission(Base):
     __tablename__ = "bot_submissions"
-    __table_args__ = (UniqueConstraint("bot_id", "number", name="uq_bot_submissions_bot_number"),)
+    __table_args__ = (UniqueConstraint("bot_id", "number", name="uq_bot_submissions_bot_number"),
+                      Index("ix_bot_submissions_client_status", "client", "status"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
@@ -59,6 +67,10 @@ class Submission(Base):
     bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
     #: The submitter's SPRT settings (arena.sprt.SprtSettings fields); None: the server's.
     sprt_settings: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    #: The client whose call made it (its cap key, ``addr:…``; see arena.server.streams
+    #: .ClientAddresses), so pending qualifications are capped per client across accounts.
+    #: None: made before it was recorded, or not by an API call.
+    client: Mapped[str | None] = mapped_column(String(CLIENT_CHARS), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
@@ -79,3 +91,16 @@ class ApiRequest(Base):
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     submission_id: Mapped[int | None] = mapped_column(ForeignKey("bot_submissions.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Registration(Base):
+    """One account made through ``Register``: by which client (its cap key, ``addr:…``, see
+    arena.server.streams.ClientAddresses) and when. Rows older than the cap's hour are pruned by
+    the next registration; nothing else reads them."""
+
+    __tablename__ = "registrations"
+    __table_args__ = (Index("ix_registrations_client_at", "client", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    client: Mapped[str] = mapped_column(String(CLIENT_CHARS))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import grpc
@@ -14,6 +15,7 @@ from arena.db.accounts import ROLE_ORGANISER, ROLE_USER, ApiRequest, User
 from arena.quoting import shorten
 from arena.server.auth import hash_token, new_token, token_from_metadata
 from arena.server.errors import ApiError, denied, invalid, not_found
+from arena.server.registrations import RegistrationCap
 
 #: Matched with fullmatch: ``$`` would also match before a final newline ("carol\n").
 USER_NAME = re.compile(r"[A-Za-z0-9_-]{3,32}")
@@ -40,12 +42,17 @@ def rotate_token(user: User, url: str | None = None) -> tuple[User, str]:
     return row, token
 
 
-def register_user(name: str, url: str | None = None, request_hash: str | None = None) -> tuple[User, str]:
+def register_user(name: str, url: str | None = None, request_hash: str | None = None,
+                  cap: RegistrationCap | None = None, client: str = "") -> tuple[User, str]:
     """Create a user; returns it with its token (the only moment the token exists in clear).
 
     With ``request_hash`` (a client request id's hash, see arena.server.idempotency) the id is
     recorded in the same transaction, and a retry of the same registration answers for the same
-    user with a fresh token instead of ALREADY_EXISTS."""
+    user with a fresh token instead of ALREADY_EXISTS.
+
+    With ``cap`` (the ``Register`` call; not the operator's commands) the new account counts
+    against ``client``'s registrations of the hour, in the same transaction: a refused or failed
+    registration counts nothing, a retry answered above counts nothing again."""
     check_user_name(name)
     if request_hash is not None:
         with session_scope(url) as s:
@@ -58,9 +65,11 @@ def register_user(name: str, url: str | None = None, request_hash: str | None = 
             return rotate_token(user, url)
     token = new_token()
     try:
-        with session_scope(url) as s:
+        with cap.lock if cap is not None else contextlib.nullcontext(), session_scope(url) as s:
             if s.scalar(select(User.id).where(User.name == name)) is not None:
                 raise ApiError(grpc.StatusCode.ALREADY_EXISTS, f"user name {name!r} is taken")
+            if cap is not None:
+                cap.admit(s, client)
             user = User(name=name, role=ROLE_USER, token_hash=hash_token(token))
             s.add(user)
             s.flush()

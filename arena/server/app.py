@@ -25,7 +25,7 @@ from arena.server.config import ServerConfig
 from arena.server.dialin import DialinHub
 from arena.server.live import LiveBus
 from arena.server.servicer import ArenaServicer
-from arena.server.streams import AioArenaServicer, ClientAddresses, StreamHub
+from arena.server.streams import AioArenaServicer, StreamHub
 from arena.tls import server_credentials
 
 log = logging.getLogger("arena.server")
@@ -249,9 +249,9 @@ def start_server(
     servicer = ArenaServicer(config, bus)
     hub = StreamHub(config.max_streams, config.max_streams_per_client, config.max_watched_matches,
                     config.max_watched_matches_per_client, functools.partial(watch.follow, servicer.url),
-                    ClientAddresses(config.trusted_proxies))
+                    servicer.addresses)
     pool = futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix="arena-rpc")
-    dialin_hub = DialinHub(servicer.submissions, servicer._bot_detail, pool, servicer.url)
+    dialin_hub = DialinHub(servicer.submissions, servicer._bot_detail, pool, servicer.url, servicer.addresses)
     loop = _LoopThread()
     loop.start()
     try:

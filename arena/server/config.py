@@ -33,6 +33,8 @@ TLS_KEY_ENV = "ARENA_TLS_KEY"
 #: Comma-separated addresses or networks (CIDR) of reverse proxies whose ``x-forwarded-for``
 #: metadata names the client (arena.server.streams.ClientAddresses). Default: nobody's.
 TRUSTED_PROXIES_ENV = "ARENA_TRUSTED_PROXIES"
+#: New accounts per client per rolling hour (``Register``).
+REGISTRATIONS_ENV = "ARENA_REGISTRATIONS_PER_CLIENT_PER_HOUR"
 
 
 def default_data_dir() -> Path:
@@ -111,6 +113,12 @@ class ServerConfig:
         default_factory=lambda: _env_int("ARENA_MAX_WATCHED_MATCHES_PER_CLIENT", 8))
     #: Reverse proxies whose x-forwarded-for is believed (ARENA_TRUSTED_PROXIES; default none).
     trusted_proxies: tuple[str, ...] = field(default_factory=lambda: _env_networks(TRUSTED_PROXIES_ENV))
+    #: New accounts (``Register``) one client may make per rolling hour — its address, IPv6 by
+    #: /64, behind a trusted proxy the address the proxy names — counted in the database (see
+    #: arena.server.registrations): every per-account cap is worth this many times its value to
+    #: one client an hour, no more.
+    registrations_per_client_per_hour: int = field(
+        default_factory=lambda: _env_int(REGISTRATIONS_ENV, 5))
     #: Dial-in bots (``ConnectBot``, see arena.server.dialin), each cap refused with
     #: RESOURCE_EXHAUSTED. Open streams in total (an idle one costs the server no thread but
     #: about 70 KiB and one file descriptor: keep the fd limit above it), per client IP address
@@ -124,6 +132,13 @@ class ServerConfig:
     #: would start another is refused.
     dialin_pending_qualifications: int = field(
         default_factory=lambda: _env_int("ARENA_DIALIN_PENDING_QUALIFICATIONS", 2))
+    #: The same across accounts, per client (IP address, IPv6 by /64; see
+    #: arena.server.streams.ClientAddresses): qualifications pending that calls from it started.
+    pending_qualifications_per_client: int = field(
+        default_factory=lambda: _env_int("ARENA_PENDING_QUALIFICATIONS_PER_CLIENT", 4))
+    #: A dial-in bot refused at qualification for its own fault is not qualified again until
+    #: this many seconds after the refusal (its hellos are refused RESOURCE_EXHAUSTED meanwhile).
+    requalify_backoff_s: int = field(default_factory=lambda: _env_int("ARENA_REQUALIFY_BACKOFF_S", 120))
     #: How long a new ConnectBot stream may take to send its hello.
     dialin_hello_timeout_s: float = 10.0
     #: How often the server looks whether a connected bot was deactivated or replaced by

@@ -39,10 +39,10 @@ from sqlalchemy import func, select
 from arena import dialin
 from arena._proto import arena_pb2 as pb
 from arena.db import Bot, BotVersion, session_scope, utcnow
-from arena.db.accounts import QUALIFYING, REFUSED, Submission, User
+from arena.db.accounts import CLIENT_CHARS, QUALIFYING, REFUSED, Submission, User
 from arena.server import accounts
 from arena.server.errors import _status_of
-from arena.server.streams import client_of
+from arena.server.streams import ClientAddresses, client_of
 from arena.server.submissions import Submissions, check_bot_name, check_game
 from referee.faults import REASONS, SERVER_ERROR
 
@@ -90,8 +90,10 @@ class _Session:
     _ids = itertools.count(1)
 
     def __init__(self, source: str, context: grpc.aio.ServicerContext, user: User | None = None,
-                 name: str = "", game: str = "") -> None:
+                 name: str = "", game: str = "", origin: str | None = None) -> None:
         self.source = source
+        #: The client's cap key (``addr:…``), recorded with the qualifications it starts.
+        self.origin = origin
         self.id = f"{next(self._ids)}-{time.monotonic_ns()}"
         self.context = context
         self.user, self.name, self.game = user, name, game
@@ -151,16 +153,20 @@ class DialinHub:
     it): open streams in total and per client IP address (checked first, before the token is
     even looked up), per account (a stream waiting for its hello counts; a reconnection that
     replaces the bot's own stream does not count twice), new bot names per account per rolling
-    hour, and qualifications pending per account (checked only when a hello would start one).
-    An account is easy to make, so the total and per-address caps are what bound the server;
-    the per-account ones keep one user from taking a fair share of them (or of the
-    qualification workers). With several API servers each counts its own streams; the
-    hourly and pending counts come from the database (two servers may each let one hello
-    through at the same instant)."""
+    hour, and qualifications pending per account and per client across its accounts (checked
+    only when a hello would start one; the client is the one every per-client cap counts,
+    :class:`arena.server.streams.ClientAddresses`); a bot refused at qualification for its own
+    fault is not qualified again within ``requalify_backoff_s``. An account is cheap to make but
+    not free (``Register`` is capped per client, arena.server.registrations), so the total and
+    per-address caps are what bound the server; the per-account ones keep one user from taking
+    a fair share of them (or of the qualification workers). With several API servers each
+    counts its own streams; the hourly and pending counts come from the database (two servers
+    may each let one hello through at the same instant)."""
 
     def __init__(self, submissions: Submissions, detail: Callable[[Any, Bot], pb.BotDetail],
-                 executor: Executor, url: str | None = None) -> None:
+                 executor: Executor, url: str | None = None, addresses: ClientAddresses | None = None) -> None:
         self.submissions = submissions
+        self.addresses = addresses or ClientAddresses()
         self.config = submissions.config
         self.detail = detail
         self.executor = executor
@@ -177,6 +183,7 @@ class DialinHub:
         self._held: dict[str, set[str]] = {}  # per account: the sources of its open sessions
         self._locks: dict[str, asyncio.Lock] = {}  # per account: one hello decided at a time
         self._entering: dict[str, int] = {}  # per account: hellos holding or awaiting its lock
+        self._origins = _KeyedLocks()  # per client: one hello decided at a time, across accounts
 
     def connected(self) -> set[str]:
         """The sources connected now (for the ladder)."""
@@ -203,7 +210,8 @@ class DialinHub:
         self.open_streams += 1
         self._per_client[client] = held + 1
         try:
-            await self._serve(requests, context, client)
+            await self._serve(requests, context, client,
+                              self.addresses.client(context.peer(), tuple(context.invocation_metadata() or ())))
         finally:
             self.open_streams -= 1
             left = self._per_client.get(client, 1) - 1
@@ -217,7 +225,7 @@ class DialinHub:
         await context.abort(exc.code, exc.message)
 
     async def _serve(self, requests: AsyncIterator[pb.ConnectBotRequest], context: grpc.aio.ServicerContext,
-                     client: str) -> None:
+                     client: str, origin: str) -> None:
         loop = asyncio.get_running_loop()
         who = f"a client at {client}"
         try:
@@ -231,7 +239,7 @@ class DialinHub:
                 return  # the bot hung up before saying hello: nothing to answer
             source = dialin.source(user.name, hello.game, hello.name)
             who = f"{source} at {client}"
-            session = await self._enter(user, hello, source, context)
+            session = await self._enter(user, hello, source, context, origin)
         except _Refused as exc:
             await self._refuse(context, exc, who)
         reader = asyncio.ensure_future(self._read(requests, session))
@@ -286,15 +294,15 @@ class DialinHub:
         return first.hello
 
     async def _enter(self, user: User, hello: pb.ConnectBotHello, source: str,
-                     context: grpc.aio.ServicerContext) -> _Session:
+                     context: grpc.aio.ServicerContext, origin: str) -> _Session:
         """Admit the hello (refusals raise :class:`_Refused`), make its session the bot's (an
         older one is ended ABORTED), and start its qualification when it needs one. One hello
-        per account at a time, so two hellos cannot both pass a cap."""
+        per account and one per client at a time, so two hellos cannot both pass a cap."""
         lock = self._locks.setdefault(user.name, asyncio.Lock())
         self._entering[user.name] = self._entering.get(user.name, 0) + 1
         try:
-            async with lock:
-                return await self._enter_locked(user, hello, source, context)
+            async with self._origins.hold(origin), lock:
+                return await self._enter_locked(user, hello, source, context, origin)
         finally:
             left = self._entering.pop(user.name) - 1
             if left:
@@ -302,7 +310,7 @@ class DialinHub:
             self._forget_account(user.name)
 
     async def _enter_locked(self, user: User, hello: pb.ConnectBotHello, source: str,
-                            context: grpc.aio.ServicerContext) -> _Session:
+                            context: grpc.aio.ServicerContext, origin: str) -> _Session:
         loop = asyncio.get_running_loop()
         held = self._held.setdefault(user.name, set())
         cap = self.config.dialin_streams_per_account
@@ -311,12 +319,12 @@ class DialinHub:
                            f"user {user.name} already has {len(held)} dial-in bots connected (limit {cap}); "
                            "disconnect one first")
         try:
-            admission = await loop.run_in_executor(self.executor, self._admit, user, hello, source)
+            admission = await loop.run_in_executor(self.executor, self._admit, user, hello, source, origin)
         except _Refused:
             raise
         except Exception as exc:  # noqa: BLE001 - mapped like every Arena call's errors
             raise _Refused(*_status_of(exc)) from None
-        session = _Session(source, context, user, hello.name, hello.game)
+        session = _Session(source, context, user, hello.name, hello.game, origin)
         old = self.sessions.get(source)
         self.sessions[source] = session
         held.add(source)
@@ -328,7 +336,7 @@ class DialinHub:
         self._event(source).set()
         try:
             session.bot_id, session.watching, session.inherited = await loop.run_in_executor(
-                self.executor, self._start, user, hello, source, admission)
+                self.executor, self._start, user, hello, source, admission, origin)
         except BaseException as exc:
             session.close("its qualification could not be started")
             self._leave(session)
@@ -369,7 +377,7 @@ class DialinHub:
             session.close("the bot's connection closed")
 
     # --- admission, in the executor (database) ---------------------------------------------------
-    def _admit(self, user: User, hello: pb.ConnectBotHello, source: str) -> str:
+    def _admit(self, user: User, hello: pb.ConnectBotHello, source: str, origin: str | None = None) -> str:
         """What the hello needs: ``resume`` (a known bot), or ``qualify`` (a new bot, or one
         whose last qualification was refused). Refusals raise :class:`_Refused`."""
         with session_scope(self.url) as s:
@@ -387,10 +395,26 @@ class DialinHub:
                     raise _Refused(*gone)
             if latest is not None and latest.source == source and latest.status != REFUSED:
                 return "resume"
-            self._check_qualification_caps(s, user, new_bot=bot is None)
+            if latest is not None:
+                self._check_backoff(bot, latest)
+            self._check_qualification_caps(s, user, new_bot=bot is None, origin=origin)
             return "qualify"
 
-    def _check_qualification_caps(self, s: Any, user: User, new_bot: bool) -> None:
+    def _check_backoff(self, bot: Bot, latest: Submission) -> None:
+        """A bot refused at qualification for its own fault qualifies again only
+        ``requalify_backoff_s`` after the refusal: reconnecting a broken bot in a loop would
+        keep a qualification slot busy for nothing."""
+        backoff = self.config.requalify_backoff_s
+        if latest.status != REFUSED or latest.refusal_kind not in _BOT_FAULTS or latest.finished_at is None:
+            return
+        wait_s = math.ceil((latest.finished_at + timedelta(seconds=backoff) - utcnow()).total_seconds())
+        if wait_s > 0:
+            raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"bot {bot.name!r} for {bot.game} was refused at qualification ({latest.refusal_kind}) "
+                           f"and may qualify again {backoff} s after a refusal: connect again in {wait_s} s "
+                           f"(GetVersionStatus(bot_id={bot.id}, number={latest.number}) says why it was refused)")
+
+    def _check_qualification_caps(self, s: Any, user: User, new_bot: bool, origin: str | None = None) -> None:
         pending_cap = self.config.dialin_pending_qualifications
         pending = s.scalar(select(func.count()).select_from(Submission).join(Bot, Bot.id == Submission.bot_id)
                            .where(Bot.owner == user.name, Submission.status == QUALIFYING))
@@ -398,6 +422,15 @@ class DialinHub:
             raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                            f"user {user.name} already has {pending} qualification(s) pending (limit {pending_cap}); "
                            "connect this bot again once one is decided")
+        client_cap = self.config.pending_qualifications_per_client
+        if origin is not None:
+            from_client = s.scalar(select(func.count()).select_from(Submission).where(
+                Submission.client == origin[:CLIENT_CHARS], Submission.status == QUALIFYING))
+            if from_client >= client_cap:
+                raise _Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"{from_client} qualification(s) started from {origin.removeprefix('addr:')} are "
+                               f"pending (limit {client_cap} per client, whatever the account); connect this "
+                               "bot again once one is decided")
         if not new_bot:
             return
         hourly = self.config.dialin_new_bots_per_hour
@@ -413,12 +446,13 @@ class DialinHub:
                            f"user {user.name} created {len(created)} dial-in bots in the last hour (limit {hourly} "
                            f"new names per hour); connect a bot you already have, or a new name in {wait_min} min")
 
-    def _start(self, user: User, hello: pb.ConnectBotHello, source: str, admission: str) -> tuple[int, int | None, bool]:
+    def _start(self, user: User, hello: pb.ConnectBotHello, source: str, admission: str,
+               origin: str | None = None) -> tuple[int, int | None, bool]:
         """Start the qualification if the hello needs one. Returns the bot's id, the id of the
         qualification this connection waits for (None: the bot is qualified) and whether an
         older connection began it."""
         if admission == "qualify":
-            self.submissions.submit_dialin(user, hello.name, hello.game, source)
+            self.submissions.submit_dialin(user, hello.name, hello.game, source, origin)
         with session_scope(self.url) as s:
             bot = s.scalar(select(Bot).where(Bot.name == hello.name, Bot.game == hello.game))
             sub = s.scalar(select(Submission).where(Submission.bot_id == bot.id)
@@ -471,7 +505,7 @@ class DialinHub:
                 return
             hello = pb.ConnectBotHello(name=session.name, game=session.game)
             _bot, session.watching, _ = await loop.run_in_executor(
-                self.executor, self._start, session.user, hello, session.source, "qualify")
+                self.executor, self._start, session.user, hello, session.source, "qualify", session.origin)
             session.inherited = False
         except Exception as exc:  # noqa: BLE001 - the next connection retries
             log.warning("re-qualifying %s failed: %s: %s", session.source, type(exc).__name__, exc)
@@ -692,6 +726,28 @@ def _verdict_of_qualification(bot: Bot, sub: Submission, inherited: bool) -> Any
     return (grpc.StatusCode.UNAVAILABLE,
             f"the qualification match of bot {bot.name!r} for {bot.game} could not be played ({kind}): "
             f"{sub.refusal_message}; connecting again qualifies it again")
+
+
+class _KeyedLocks:
+    """An asyncio lock per key, forgotten once nobody holds or awaits it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        self._users[key] = self._users.get(key, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            left = self._users.pop(key) - 1
+            if left:
+                self._users[key] = left
+            else:
+                self._locks.pop(key, None)
 
 
 def _expire(future: asyncio.Future[Any]) -> None:

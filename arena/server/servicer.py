@@ -21,6 +21,8 @@ from arena.server import accounts, convert, idempotency, results, tournaments, w
 from arena.server.config import ServerConfig
 from arena.server.errors import handle, handle_stream, invalid
 from arena.server.live import LiveBus, get_bus
+from arena.server.registrations import RegistrationCap
+from arena.server.streams import ClientAddresses
 from arena.server.submissions import (
     Submissions,
     get_bot,
@@ -37,6 +39,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.config = config
         self.url: str | None = None  # the database of arena.db: ARENA_DATABASE_URL or its default
         self.bus = bus or get_bus()
+        #: Who a call comes from, for every per-client cap (Register here, WatchMatch's hub).
+        self.addresses = ClientAddresses(config.trusted_proxies)
+        self.registrations = RegistrationCap(config.registrations_per_client_per_hour)
         self.submissions = Submissions(config)
         self.leaderboards = results.LeaderboardCache()
         self.submissions.on_bots_changed = self.leaderboards.invalidate
@@ -47,8 +52,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     # --- accounts ----------------------------------------------------------------------------
     @handle
     def Register(self, request: pb.RegisterRequest, context: grpc.ServicerContext) -> pb.RegisterReply:  # noqa: N802
-        user, token = accounts.register_user(request.name, self.url, idempotency.request_hash(request.request_id))
+        user, token = accounts.register_user(request.name, self.url, idempotency.request_hash(request.request_id),
+                                             self.registrations, self._client(context))
         return pb.RegisterReply(user=convert.user(user), token=token)
+
+    def _client(self, context: grpc.ServicerContext) -> str:
+        """The call's client as every per-client cap counts it (``addr:…``)."""
+        return self.addresses.client(context.peer(), tuple(context.invocation_metadata() or ()))
 
     @handle
     def RotateToken(self, request: pb.RotateTokenRequest, context: grpc.ServicerContext) -> pb.RotateTokenReply:  # noqa: N802
@@ -65,7 +75,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         user = accounts.caller(context, self.url)
         sub_id = idempotency.once(self.url, user, request.request_id, lambda: self.submissions.submit_hosted(
             user, request.name, request.game, request.archive, request.wait,
-            sprt_settings(request)))
+            sprt_settings(request), self._client(context)))
         return self._submission_reply(sub_id)
 
     @handle
@@ -73,7 +83,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         user = accounts.caller(context, self.url)
         sub_id = idempotency.once(self.url, user, request.request_id, lambda: self.submissions.submit_remote(
             user, request.name, request.game, request.address, request.wait,
-            sprt_settings(request)))
+            sprt_settings(request), self._client(context)))
         return self._submission_reply(sub_id)
 
     def _submission_reply(self, sub_id: int) -> pb.SubmitBotReply:

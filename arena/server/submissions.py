@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session
 from arena import qualification, sprt, sprt_runner
 from arena.celery_app import has_broker
 from arena.db import Bot, BotVersion, session_scope, utcnow
-from arena.db.accounts import QUALIFYING, Submission, User
+from arena.db.accounts import CLIENT_CHARS, QUALIFYING, Submission, User
 from arena.db.models import SprtTest
 from arena.quoting import shorten
 from arena.server.config import ServerConfig
@@ -140,8 +140,9 @@ class Submissions:
 
     # --- storing ------------------------------------------------------------------------------
     def submit_hosted(self, user: User, name: str, game: str, archive: bytes, wait: bool,
-                      sprt: SprtSettings | None = None) -> int:
-        """Store an archive as a new version; returns the submission id."""
+                      sprt: SprtSettings | None = None, client: str | None = None) -> int:
+        """Store an archive as a new version; returns the submission id. ``client``: the cap key
+        of the caller's address (kept with the submission for the per-client pending cap)."""
         check_bot_name(name)
         check_game(game)
         try:
@@ -160,27 +161,28 @@ class Submissions:
                 raise unsafe_archive(exc) from None
             return str(dest.resolve())
 
-        return self._store(user, name, game, "hosted", digest, place, wait, sprt)
+        return self._store(user, name, game, "hosted", digest, place, wait, sprt, client)
 
     def submit_remote(self, user: User, name: str, game: str, address: str, wait: bool,
-                      sprt: SprtSettings | None = None) -> int:
+                      sprt: SprtSettings | None = None, client: str | None = None) -> int:
         check_bot_name(name)
         check_game(game)
         check_address(address)
         digest = hashlib.sha256(address.encode()).hexdigest()
-        return self._store(user, name, game, "remote", digest, lambda _b, _n: address, wait, sprt)
+        return self._store(user, name, game, "remote", digest, lambda _b, _n: address, wait, sprt, client)
 
-    def submit_dialin(self, user: User, name: str, game: str, source: str) -> int:
+    def submit_dialin(self, user: User, name: str, game: str, source: str, client: str | None = None) -> int:
         """A bot that dials in (``arena.dialin``): qualified over its own stream, in the
         background (the stream must be open to play the qualification match)."""
         check_bot_name(name)
         check_game(game)
         digest = hashlib.sha256(source.encode()).hexdigest()
-        return self._store(user, name, game, "remote", digest, lambda _b, _n: source, False)
+        return self._store(user, name, game, "remote", digest, lambda _b, _n: source, False, client=client)
 
     def _store(
         self, user: User, name: str, game: str, kind: str, digest: str,
         place: Callable[[int, int], str], wait: bool, sprt: SprtSettings | None = None,
+        client: str | None = None,
     ) -> int:
         if sprt is not None:
             try:
@@ -206,7 +208,8 @@ class Submissions:
                 if kind == "hosted":
                     written = Path(source)
                 sub = Submission(bot_id=bot.id, number=number, kind=kind, source=source, digest=digest, status=QUALIFYING,
-                                 sprt_settings=asdict(sprt) if sprt is not None else None)
+                                 sprt_settings=asdict(sprt) if sprt is not None else None,
+                                 client=client[:CLIENT_CHARS] if client else None)
                 s.add(sub)
                 s.flush()
                 sub_id = sub.id

@@ -136,6 +136,8 @@ def _deployment(tmp: Path, redis_url: str, workers: int) -> Iterator[Deployment]
         "ARENA_BROKER_URL": redis_url,
         "ARENA_EXTRA_GAMES": "tests.toy_game:ToyState",
         "ARENA_LEASE_SECONDS": "20",
+        # Every account of a test comes from 127.0.0.1 (the cap has its own tests).
+        "ARENA_REGISTRATIONS_PER_CLIENT_PER_HOUR": "10000",
     }
     port = free_port()
     procs: list[subprocess.Popen] = []

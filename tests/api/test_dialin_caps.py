@@ -70,11 +70,12 @@ def running() -> Iterator[list[Running]]:
 class Raw:
     """A bare ConnectBot stream: sends what the test says, reads what the server sends."""
 
-    def __init__(self, address: str, token: str, name: str | None = None, game: str = "toy") -> None:
+    def __init__(self, address: str, token: str, name: str | None = None, game: str = "toy",
+                 meta: tuple[tuple[str, str], ...] = ()) -> None:
         self.channel = grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
         self.outbox: queue.Queue = queue.Queue()
         stub = arena_pb2_grpc.ArenaStub(self.channel)
-        self.call = stub.ConnectBot(iter(self.outbox.get, None), metadata=auth_metadata(token), timeout=60)
+        self.call = stub.ConnectBot(iter(self.outbox.get, None), metadata=(*auth_metadata(token), *meta), timeout=60)
         if name is not None:
             self.outbox.put(pb.ConnectBotRequest(hello=pb.ConnectBotHello(name=name, game=game)))
 
