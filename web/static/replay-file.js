@@ -16,6 +16,7 @@
   var stepUrl = form.getAttribute("data-step-url");
   var maxFile = parseInt(form.getAttribute("data-max-file"), 10);
   var controller = null;
+  document.getElementById("record-needs-js").hidden = true;
 
   function fail(message) {
     status.textContent = "";
