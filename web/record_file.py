@@ -92,7 +92,7 @@ def _decision(item: Any, n: int, players: int) -> dict[str, Any]:
         "seat": _int(item.get("seat"), f"decision {n}: seat", 0, players - 1),
         "option": _str(item.get("option"), f"decision {n}: option", MAX_OPTION),
         "wall_ms": _number(item.get("wall_ms")),
-        "comment": str(item.get("comment") or "")[:200] if isinstance(item.get("comment"), str | None) else "",
+        "comment": item["comment"][:200] if isinstance(item.get("comment"), str) else "",
         "forced": item.get("forced") is True,
         "events": [_str(e, f"decision {n}: event", MAX_EVENT) for e in events],
     }
@@ -129,9 +129,10 @@ def parse_request(body: bytes) -> ReplayRequest:
         raise BadRecord(f'the record must list {players} seats (its "players")')
     result = rec.get("result") if isinstance(rec.get("result"), dict) else {}
     scores, ranks = result.get("scores"), result.get("ranks")
+    forfeits_in = rec.get("forfeits") if isinstance(rec.get("forfeits"), list) else []
     forfeits = {
-        f.get("seat"): f"{f.get('reason', '')}: {f.get('message', '')}".strip(": ")[:200]
-        for f in rec.get("forfeits") or [] if isinstance(f, dict)
+        f["seat"]: f"{shorten(f.get('reason', ''), 40)}: {shorten(f.get('message', ''), 160)}".strip(": ")
+        for f in forfeits_in if isinstance(f, dict) and isinstance(f.get("seat"), int)
     }
     seats = []
     for i, s in enumerate(seats_in):

@@ -146,6 +146,31 @@ def test_malformed_record_is_a_clear_400(client, stored, change: dict, expected:
     assert _refusal(_post(client, "/replay/step", {**record, **change})) == expected
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"forfeits": [{"seat": []}, "x", {"seat": 1, "reason": 7}]},
+        {"forfeits": "x"},
+        {"result": {"scores": ["a", None, 1e400], "ranks": [[]]}},
+        {"result": None},
+        {"comment": 5, "wall_ms": "x", "forced": "yes", "events": None},
+    ],
+)
+def test_odd_shown_only_fields_are_left_out(client, stored, change: dict) -> None:
+    """Fields that are only shown (forfeits, scores, comments, times) are left out when
+    malformed, never a 500."""
+    _, record = stored
+    record = copy.deepcopy(record)
+    first = record["decisions"][0]
+    record["decisions"][0] = {**first, **{k: v for k, v in change.items() if k in first}}
+    record.update({k: v for k, v in change.items() if k not in first})
+    response = _post(client, "/replay/view", record, 1)
+    assert response.status_code == 200
+    step_box = response.get_data(as_text=True).split('id="step-view"')[1].split("</div>")[0]
+    assert "Chose" in step_box
+    assert ("Comment:" in step_box) == ("comment" not in change)
+
+
 def test_bad_step_is_a_clear_400(client, stored) -> None:
     _, record = stored
     assert _refusal(_post(client, "/replay/step", record, -1)).startswith("step must be a whole number")
