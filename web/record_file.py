@@ -5,8 +5,8 @@ variant, players, seed, each decision's option id) and what the public replay pa
 beside the board (seat names, each decision's seat, time, comment, fallback flag and recorded
 events, the final scores and ranks, forfeit reasons). Bots' output (forfeit log tails),
 timings and audiences stay on the user's machine, and nothing posted is kept: every request
-carries the record again and is replayed from the start (a 400-decision Orbital game replays
-in about 10 ms).
+carries the record again and is replayed from the start (a step of a 408-decision Orbital game
+answers in under 20 ms).
 
 A stranger can post anything here, so every field is checked and every refusal is a sentence
 that quotes at most :func:`arena.quoting.shorten` of the input, never a traceback.
