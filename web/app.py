@@ -41,9 +41,11 @@ def create_app(database_url: str | None = None) -> Flask:
     app.teardown_appcontext(close_session)
 
     from web.api import bp as api_bp
+    from web.local_replay import bp as local_replay_bp
     from web.pages import bp as pages_bp
 
     app.register_blueprint(pages_bp)
+    app.register_blueprint(local_replay_bp)
     app.register_blueprint(api_bp, url_prefix="/api")
     _register_filters(app)
     labels.register(app)
@@ -71,7 +73,8 @@ def create_app(database_url: str | None = None) -> Flask:
         # Views quote input shortened (arena.quoting); this bounds any description that forgot.
         if exc.description and len(exc.description) > MAX_MESSAGE:
             exc.description = shorten(exc.description, MAX_MESSAGE)
-        if request.path.startswith("/api/"):
+        # /replay/view and /replay/step answer replay-file.js, which shows the message.
+        if request.path.startswith(("/api/", "/replay/")):
             return {"error": exc.name, "message": exc.description, "status": exc.code}, exc.code
         return render_template("error.html", error=exc), exc.code
 

@@ -200,6 +200,7 @@ def match(match_id: str):  # noqa: ANN201
         replay_error=replay_error,
         log=replay.decisions if replay else [],
         log_labels=replay.labels() if replay else [],
+        step_url=url_for("pages.match_step", match_id=page.id, index=0)[:-1],
         **ctx,
     )
 
