@@ -20,6 +20,7 @@ from web import labels
 from web.db import close_session, db, make_sessionmaker
 from web.games import known_games
 from web.ids import IdConverter
+from web.orbital_board import COLOUR_TYPES, TYPE_ROLES, station_grid
 from web.queries.leaderboard import PageCache, WinCache
 from web.replay import ReplayCache
 
@@ -154,6 +155,9 @@ def _register_filters(app: Flask) -> None:
         return value
 
     app.jinja_env.globals["hexpts"] = hex_points
+    app.jinja_env.globals["station_grid"] = station_grid
+    app.jinja_env.globals["orbital_types"] = COLOUR_TYPES
+    app.jinja_env.globals["orbital_roles"] = TYPE_ROLES
 
     @app.template_filter("ms")
     def ms(value: float | None) -> str:
