@@ -19,9 +19,9 @@ from sqlalchemy import select
 from arena.db import Bot
 from arena.fork import command_for
 from arena.quoting import shorten
+from web import glossary as glossary_terms
 from web.chart import rating_chart
 from web.db import db
-from web import glossary as glossary_terms
 from web.games import game_info, known_games
 from web.ids import MAX_ID, parse_number
 from web.live import live_state
