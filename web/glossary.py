@@ -45,11 +45,12 @@ RATINGS: tuple[Term, ...] = (
          f"version starts at {_g(MU0)}; it rises with wins and falls with losses.", ("mu",)),
     Term("σ", f"Sigma: how uncertain μ still is. It starts at {SIGMA0:.2f} and shrinks as the bot "
          f"plays; the true skill is very likely within 3σ of μ.", ("sigma",)),
-    Term("μ − 3σ", "The conservative rating the leaderboard sorts by: a bot ranks high only once "
-         "it has shown its strength over enough games.", ("mu - 3 sigma", "conservative rating")),
+    Term("μ − 3σ", "The conservative rating the leaderboard sorts by: a bot ranks high only when "
+         "its rating is both high and certain.", ("mu - 3 sigma", "conservative rating")),
     Term("provisional", f"A rating whose σ is still above {_g(PROVISIONAL_SIGMA)}: too uncertain to "
-         f"trust yet. It is not about a count of games: the mark goes once σ falls to "
-         f"{_g(PROVISIONAL_SIGMA)} or below, which takes fewer games against a varied field."),
+         f"trust yet. It is not a count of games: the mark goes once σ falls to "
+         f"{_g(PROVISIONAL_SIGMA)} or below, and how fast σ falls depends on the opponents and "
+         f"the results."),
     Term("anchor", f"A house bot (the random, greedy and search sample bots) or a solo automaton "
          f"(Hal at each difficulty, Solenia's virtual player, Orbital's bot players). Anchors are "
          f"the reference points of the scale: each is rated until it is calibrated (σ at or below "

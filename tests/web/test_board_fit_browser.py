@@ -163,3 +163,17 @@ def test_orbital_station_names_are_whole_and_legible(page, live_server, site, ma
     page.evaluate("() => document.querySelector('#step-view .orbital-legend').scrollIntoView()")
     _save(page, name, tmp_path)
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize(("width", "suffix"), [(1280, ""), (390, "-phone")])
+def test_glossary_and_leaderboard_fit(page, live_server, tmp_path, width: int, suffix: str) -> None:  # noqa: ANN001
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{live_server}/games/toy")
+    _check_fits(page, f"leaderboard at {width} px")
+    page.get_by_role("link", name="What the words mean").click()
+    page.wait_for_url("**/glossary#ratings")
+    assert page.locator("dl.glossary dt").count() >= 30
+    _check_fits(page, f"glossary at {width} px")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    _save(page, f"glossary{suffix}.png", tmp_path)
+    assert page.js_errors == []
