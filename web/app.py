@@ -16,10 +16,12 @@ from flask import Flask, abort, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from arena.quoting import MAX_MESSAGE, shorten
+from arena.ratings import CALIBRATED_SIGMA, PROVISIONAL_SIGMA
 from web import labels
 from web.db import close_session, db, make_sessionmaker
 from web.games import known_games
 from web.ids import IdConverter
+from web.orbital_board import COLOUR_TYPES, TYPE_ROLES, station_grid
 from web.queries.leaderboard import PageCache, WinCache
 from web.replay import ReplayCache
 
@@ -157,6 +159,12 @@ def _register_filters(app: Flask) -> None:
         return value
 
     app.jinja_env.globals["hexpts"] = hex_points
+    app.jinja_env.globals["station_grid"] = station_grid
+    # the bars the rating badges stand for, as the leaderboard's legend states them
+    app.jinja_env.globals["provisional_sigma"] = f"{PROVISIONAL_SIGMA:g}"
+    app.jinja_env.globals["calibrated_sigma"] = f"{CALIBRATED_SIGMA:g}"
+    app.jinja_env.globals["orbital_types"] = COLOUR_TYPES
+    app.jinja_env.globals["orbital_roles"] = TYPE_ROLES
 
     @app.template_filter("ms")
     def ms(value: float | None) -> str:

@@ -19,6 +19,7 @@ from sqlalchemy import select
 from arena.db import Bot
 from arena.fork import command_for
 from arena.quoting import shorten
+from web import glossary as glossary_terms
 from web.chart import rating_chart
 from web.db import db
 from web.games import game_info, known_games
@@ -34,6 +35,12 @@ bp = Blueprint("pages", __name__)
 
 #: Game names become template names; anything else falls back to the generic renderer.
 _SAFE_GAME = re.compile(r"[a-z0-9_]{1,50}")  # fullmatch: ``$`` also matches before a final "\n"
+
+
+@bp.get("/glossary")
+def glossary():  # noqa: ANN201
+    """The words the site uses (μ, σ, provisional, anchors, forfeit reasons, seats, Buchholz …)."""
+    return render_template("glossary.html", sections=glossary_terms.SECTIONS)
 
 
 @bp.get("/")

@@ -13,12 +13,14 @@ asks for many steps of the same match in a row.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from referee import registry
+from referee.black_angel.board import effect_text
 from referee.engine import EngineError, GameState
 
 CHECKPOINT_EVERY = 16
@@ -73,6 +75,37 @@ def decisions_from_record(record: dict[str, Any] | None) -> list[Decision]:
             )
         )
     return out
+
+
+#: Black Angel effects as event lines worded them before issue 27 ("vp 2, draw orange").
+_OLD_EFFECT = re.compile(
+    r"\b(?:resource|debris|vp|robot|draw|ship|worker) [a-z0-9]+"
+    r"(?:, (?:resource|debris|vp|robot|draw|ship|worker) [a-z0-9]+)*\b"
+)
+
+
+def _old_effect(match: re.Match[str]) -> str:
+    parts = (p.split(" ", 1) for p in match.group(0).split(", "))
+    return effect_text({k: int(v) if v.isdigit() else v for k, v in parts})
+
+
+def reworded(game: str, line: str) -> str:
+    """A recorded event line in the words the engine uses now.
+
+    Issue 27 reworded some Black Angel lines ("draws a orange mission" → "draws an orange
+    mission", "activates tile 102: vp 2" → "…: 2 VP"); a match recorded before must not read as
+    diverged for that. Only the wording changes: a number, a colour or a line that differs still
+    differs."""
+    if game != "black_angel":
+        return line
+    return _OLD_EFFECT.sub(_old_effect, re.sub(r"\bdraws a (?=[aeiou])", "draws an ", line))
+
+
+def same_events(game: str, recorded: tuple[str, ...], replayed: tuple[str, ...]) -> bool:
+    """Whether the engine's lines are the recorded ones, line by line, allowing a rewording."""
+    return len(recorded) == len(replayed) and all(
+        old == new or reworded(game, old) == new for old, new in zip(recorded, replayed, strict=True)
+    )
 
 
 @dataclass(frozen=True)
@@ -189,7 +222,7 @@ class Replay:
             labels = {o.id: o.label for o in state.legal_options()}
             label = labels.get(decision.option_id)
             events = tuple(self._apply(state, index - 1))
-        diverged = decision is not None and bool(decision.events) and events != decision.events
+        diverged = decision is not None and bool(decision.events) and not same_events(self.game, decision.events, events)
         result = state.result().to_json() if state.is_over() else None
         return StepView(
             index=index,

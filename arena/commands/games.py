@@ -21,10 +21,14 @@ def games_command() -> None:
         click.echo(f"  players: {counts}   default variant: {spec.default_variant}")
         tc = spec.time_control
         click.echo(f"  time control: {tc.decision_ms} ms per decision + {tc.bank_ms} ms bank")
-        for variant in spec.variants:
-            seats = ", ".join(str(p) for p, v in spec.configurations if v == variant)
-            help_text = spec.variant_help.get(variant, "")
-            click.echo(f"  - {variant:<16} players {seats:<10} {help_text}")
+        # columns as wide as their longest entry, so a long variant name (solo-advanced-d10)
+        # never pushes its row out of line
+        rows = [(variant, ", ".join(str(p) for p, v in spec.configurations if v == variant),
+                 spec.variant_help.get(variant, "")) for variant in spec.variants]
+        name_w = max((len(v) for v, _, _ in rows), default=0)
+        seats_w = max((len(s) for _, s, _ in rows), default=0)
+        for variant, seats, help_text in rows:
+            click.echo(f"  - {variant:<{name_w}}  players {seats:<{seats_w}}  {help_text}".rstrip())
 
 
 def register(group: click.Group) -> None:

@@ -85,7 +85,7 @@ def arrows_for(tile: int) -> list[int]:
 
 
 def _insert_options(s: BlackAngelState) -> list[tuple[str, str]]:
-    return [(f"arrow:{D.ARROW_IDS[a]}", f"insert along arrow {D.ARROW_IDS[a]} (cells {D.ARROW_PATH[a]})")
+    return [(f"arrow:{D.ARROW_IDS[a]}", f"insert the tile at {D.ARROW_WORDS[a]}")
             for a in arrows_for(s.ctx["tile"])]
 
 

@@ -138,8 +138,33 @@ def add_worker(s: BlackAngelState, p: int, colour: int) -> None:
         s.log.append(f"the neutral robot leaves the {D.COLOURS[colour]} workstation")
 
 
+def article(word: str) -> str:
+    """``word`` with "a" or "an" before it ("an orange", "a gray")."""
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
+def _counted(n: object, word: str) -> str:
+    return f"+{n} {word}" if n == 1 else f"+{n} {word}s"
+
+
 def effect_text(eff: dict[str, Any]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in eff.items()) or "nothing"
+    """An effect dict in player words, for event lines and option labels: ``{"vp": 2, "draw":
+    "orange"}`` → "2 VP, draw an orange mission" (never the data's keys, "vp 2")."""
+    parts = []
+    for key, val in eff.items():
+        if key == "vp":
+            parts.append(f"{val} VP")
+        elif key in ("resource", "robot", "ship"):
+            parts.append(_counted(val, key))
+        elif key == "debris":
+            parts.append(f"+{val} debris")
+        elif key == "worker":
+            parts.append(f"a robot to the {val} workstation")
+        elif key == "draw":
+            parts.append(f"draw {article(str(val))} mission")
+        else:
+            parts.append(f"{str(key).replace('_', ' ')} {val}")
+    return ", ".join(parts) or "nothing"
 
 
 def damage_action(s: BlackAngelState, action: int) -> None:

@@ -58,6 +58,12 @@ def _arrow_path(a: dict[str, Any]) -> tuple[int, ...]:
 
 
 ARROW_IDS = tuple(a["id"] for a in PLAYER_BOARD["arrows"])
+#: Where each arrow enters the player board, in words ("the left end of row 1"); rows count from
+#: the top and columns from the left, 1 to 3, as a player reads the board.
+ARROW_WORDS = tuple(
+    f"the {a['from']} end of {'row' if a['line'] == 'row' else 'column'} {a['index'] + 1}"
+    for a in PLAYER_BOARD["arrows"]
+)
 ARROW_BLACK = tuple(a["colour"] == "black" for a in PLAYER_BOARD["arrows"])
 ARROW_PATH = tuple(_arrow_path(a) for a in PLAYER_BOARD["arrows"])
 START_CELLS = tuple(PLAYER_BOARD["starting_cells"]["cells"])

@@ -614,7 +614,7 @@ def draw_step(s: BlackAngelState) -> None:
         m = B.draw_mission(s, colour)
         if m >= 0:
             s.hand_m[p].append(m)
-    s.log.append(f"seat {p} draws a {D.COLOURS[colour]} mission")
+    s.log.append(f"seat {p} draws {B.article(D.COLOURS[colour])} mission")
     if not s.adv and m >= 0:
         s.log.append(seen_by(p, f"seat {p} draws mission {m}"))
     end_turn(s)

@@ -101,12 +101,13 @@ NESTED = ("hands", "track")
 
 VARIANT_HELP = {
     "standard": "the base game for 2-5 players",
-    "competitive": "1인 규칙 경쟁 버전: you against two bot players (no market)",
-    "peaceful": "1인 규칙 평화 버전: no events, two colour-track opponents; win with 22 VP or more",
+    "competitive": "solo rules, competitive version: you against two bot players (no market)",
+    "peaceful": "solo rules, peaceful version: no events, two colour-track opponents; win with 22 VP or more",
 }
 _BOT_VARIANTS = tuple((p, f"bots-{k}") for p in (2, 3, 4) for k in range(1, 6 - p))
 for _p, _v in _BOT_VARIANTS:
-    VARIANT_HELP.setdefault(_v, f"{_v[5:]} bot player(s) join the game (1인 규칙: bots may fill seats of a multiplayer game)")
+    _k = int(_v[5:])
+    VARIANT_HELP.setdefault(_v, f"{_k} bot player{'s join' if _k > 1 else ' joins'} the game (the solo rules' bot players fill seats of a multiplayer game)")
 
 
 _BUILD_ID = [f"build:{c}:" for c in range(len(CARD_NAME))]

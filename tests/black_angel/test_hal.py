@@ -238,7 +238,7 @@ def test_hal_gain_lines_say_what_he_gained() -> None:
     assert H._hal_destroy(s, 1, "clockwise")
     assert "Hal destroys 1 Ravager(s): +1 VP" in log
     B.apply_effect(s, -1, {"vp": 2, "resource": 1})
-    assert log[-1].startswith("Hal converts what he gains (vp 2, resource 1) into 3 VP")
+    assert log[-1].startswith("Hal converts what he gains (2 VP, +1 resource) into 3 VP")
 
 
 def test_hal_comet_bonus_is_logged() -> None:

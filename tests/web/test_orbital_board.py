@@ -35,7 +35,8 @@ def test_every_step_draws_the_stations_and_the_end_shows_the_stored_scores(clien
     shown = {int(seat): float(v) for seat, v in SCORE.findall(html)}
     assert [shown[i] for i in range(3)] == stored
     assert "Final score" in html and "Year" in html and "Market" in html
-    assert html.count('class="mod c-') >= 3 and 'class="link"' in html  # modules and connections
+    assert html.count('class="cell module c-') >= 3 and 'class="link link-' in html  # modules and connections
+    assert "<svg class=\"station-map" not in html
 
 
 @pytest.mark.parametrize(
@@ -47,3 +48,28 @@ def test_orbital_board_tolerates_missing_keys(app, view: dict) -> None:
     with app.test_request_context():
         html = render_template("boards/orbital.html", view=view, seats=[], final_scores=None, to_move=None)
     assert "board-orbital" in html
+
+
+def test_station_grid_places_tiles_joins_entrances_and_finds_free_exits() -> None:
+    from web.orbital_board import station_grid
+
+    station = {"modules": [
+        {"index": 0, "x": 0, "y": 0, "parent": -1, "colour": "red", "exits": ["N", "E", "S", "W"],
+         "card": {"name": "Basic Core"}, "crew": 1},
+        {"index": 1, "x": 1, "y": 0, "parent": 0, "colour": "green", "exits": ["E", "S"],
+         "card": {"name": "Hydroponics"}, "end": True},
+        {"index": 2, "x": 0, "y": -1, "parent": 0, "colour": "blue", "exits": ["N"],
+         "card": {"name": "Research Lab"}, "damage": 2},
+    ]}
+    grid = station_grid(station)
+    assert (grid.columns, grid.rows) == (2, 2)
+    core, hydro, lab = grid.tiles
+    assert (core.column, core.row, hydro.column, hydro.row, lab.column, lab.row) == (1, 2, 2, 2, 1, 1)
+    assert core.entrance is None and hydro.entrance == "W" and lab.entrance == "S"
+    assert core.free_exits == ("S", "W")  # north and east are built on
+    assert hydro.free_exits == ("E", "S")
+    assert lab.free_exits == ()  # a damaged module takes no new connections
+    assert grid.cells == [[lab, None], [core, hydro]]
+    assert lab.summary == "Research Lab: science module, 2 damage tokens"
+    assert core.summary.startswith("Basic Core: core module, 1 crew placed")
+    assert grid.width_class == "span-2"

@@ -4,8 +4,8 @@ Every step of whole Black Angel (three players, solo), Solenia and Orbital (thre
 competitive solo) replays is rendered and read
 as the viewer sees it: no rule identifier, the Black Angel map's legend names every colour and
 token drawn, the stepper's buttons are disabled at the ends, and the leaderboard and history
-tables fit a 390 px phone. The README's board screenshots are taken here (desktop and phone;
-Orbital's desktop one in test_orbital_browser.py).
+tables fit a 390 px phone. The README's Black Angel and Solenia board screenshots are taken here
+(desktop and phone; Orbital's in test_board_fit_browser.py).
 """
 
 from __future__ import annotations
@@ -380,13 +380,11 @@ def test_tables_fit_a_390px_phone(browser, live_server, site, matches) -> None:
     [
         ("black_angel", "black-angel-replay", "ba-space"),
         ("solenia", "solenia-replay", "sol-map"),
-        ("orbital", "orbital-replay", "orb-stations"),
     ],
 )
 def test_replay_screenshots_desktop_and_phone(
     browser, live_server, site, matches, busy_step, tmp_path, which, name, phone_anchor
 ) -> None:
-    # orbital-replay.png (desktop) is taken by test_orbital_browser.py; the phone one here
     step = {"black_angel": busy_step, "solenia": 41}.get(which)
     if step is None:
         with session_scope(site[0]) as s:
