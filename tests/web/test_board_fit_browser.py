@@ -159,6 +159,10 @@ def test_orbital_station_names_are_whole_and_legible(page, live_server, site, ma
     for word in ("damaged", "crew", "connection", "free exit", "core module", "end module", "bio", "military"):
         assert word in legend, word
     assert "svg class=\"station-map" not in html
+    # each tile's summary is for screen readers only: nothing of it shows on the tile
+    hidden = page.evaluate("""() => [...document.querySelectorAll('#step-view .station-map .visually-hidden')].map(e => {
+        const r = e.getBoundingClientRect(); return r.width * r.height; })""")
+    assert hidden and max(hidden) <= 1, hidden
     _check_fits(page, f"orbital busiest step {step} at {width} px")
     page.evaluate("() => document.querySelector('#step-view .orbital-legend').scrollIntoView()")
     _save(page, name, tmp_path)
