@@ -13,6 +13,7 @@ import sys
 import click
 
 from arena import SettingError
+from arena.quoting import shorten
 from referee.engine import EngineError
 
 #: Modules in arena.commands that contribute sub-commands, in help order.
@@ -27,6 +28,28 @@ class ArenaGroup(click.Group):
             return super().invoke(ctx)
         except (EngineError, SettingError) as exc:
             raise click.ClickException(str(exc)) from None
+        except Exception as exc:
+            message = database_failure(exc)
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
+
+
+def database_failure(exc: BaseException) -> str | None:
+    """One line for a database that cannot be reached or opened (a server down, a wrong host,
+    password or file), None for anything else (a bug keeps its traceback). SQLAlchemy is only
+    looked at when it was imported: a command that never opened the database cannot fail so."""
+    sa_exc = sys.modules.get("sqlalchemy.exc")
+    if sa_exc is None or not isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError):
+        return None
+    from arena.db.session import _shown, database_url
+
+    reason = " ".join(str(exc.orig or exc).split()) or type(exc).__name__
+    try:
+        where = _shown(database_url())
+    except SettingError:
+        where = "the database"
+    return f"cannot use the database {where}: {shorten(reason, 300)}"
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
