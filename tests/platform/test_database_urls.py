@@ -5,8 +5,6 @@ that cannot work is refused in one line."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -14,7 +12,7 @@ from sqlalchemy import select
 
 from arena.cli import cli
 from arena.db import Match, dispose_all, get_engine, session_scope
-from tests.platform.conftest import RANDOM_BOT, ROOT, platform_env
+from tests.platform.conftest import RANDOM_BOT
 
 SANDBOX = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
 FAST = ["--decision-ms", "1000", "--bank-ms", "3000"]
