@@ -2,7 +2,8 @@
 
 Sub-commands live in :mod:`arena.commands` (one module per concern) and are attached here, so
 this file only knows their names. User mistakes (unknown game, bad player count, missing file)
-are reported as one clear line and exit code 2 — never a traceback.
+are reported as one clear line (``Error: …`` on stderr) and exit code 1, or 2 for a wrong use
+of the command — never a traceback.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ class ArenaGroup(click.Group):
             return super().invoke(ctx)
         except (EngineError, SettingError) as exc:
             raise click.ClickException(str(exc)) from None
+        except click.UsageError as exc:
+            # A refusal written by a command (plain UsageError, not click's parsing errors)
+            # says what is wrong and what to type: one line, without click's usage and
+            # "Try --help" lines around it. Exit code 2 either way.
+            if type(exc) is click.UsageError:
+                exc.ctx = None
+            raise
         except Exception as exc:
             message = database_failure(exc)
             if message is None:

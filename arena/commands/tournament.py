@@ -65,11 +65,11 @@ def _parse_bots(specs: tuple[str, ...], game: str) -> list[tuple[str, str]]:
         try:
             source = resolve(source, game)
         except UnknownBuiltin as exc:
-            raise click.BadParameter(str(exc), param_hint="--bot") from None
+            raise click.UsageError(f"--bot {shorten(source)}: {exc}") from None
         if source and Path(source).is_dir() is False and ":" not in source:
-            raise click.BadParameter(
-                f"{shorten(source)}: not a folder with bot.py, a host:port address, nor a "
-                f"built-in bot ({', '.join(NAMES)})", param_hint="--bot"
+            raise click.UsageError(
+                f"--bot {shorten(source)}: not a folder with bot.py, a host:port address, nor a "
+                f"built-in bot ({', '.join(NAMES)})"
             )
         seen[name] = seen.get(name, 0) + 1
         if seen[name] > 1:
