@@ -11,12 +11,14 @@ from pathlib import Path
 
 import click
 
+from arena.commands.listen import check_can_listen
 from arena.server.errors import ApiError
 from arena.tls import TlsError
 
 
 @click.command("serve")
-@click.option("--port", default=50051, show_default=True, help="TCP port to listen on.")
+@click.option("--port", default=50051, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port to listen on (0: any free one).")
 @click.option("--host", default="[::]", show_default=True, help="Interface to listen on.")
 @click.option(
     "--data-dir",
@@ -46,7 +48,9 @@ def serve_command(
     from arena.server.app import serve
     from arena.server.config import ServerConfig
 
+    check_can_listen(host, port)  # before the announcement below: a taken port is one line
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # its per-plugin set-up lines
     try:
         config = ServerConfig()
     except ValueError as exc:  # a malformed ARENA_MAX_STREAMS… setting
