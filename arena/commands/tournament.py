@@ -564,7 +564,7 @@ def ladder_run_command(game, bot_specs, queue, matches, variant, workers, decisi
             time.sleep(1.0)
     except KeyboardInterrupt:
         if not has_broker():
-            tasks.cancel_local()  # queued matches stay pending for the next `arena ladder`
+            tasks.cancel_local()  # queued matches stay pending for the next `arena ladder run`
     if matches and not has_broker():
         with session_scope() as s:
             s.get(Ladder, game).enabled = False  # the queue left behind is played by no one
