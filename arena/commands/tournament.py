@@ -613,11 +613,13 @@ def demo_command(no_web: bool, port: int, host: str, rounds: int) -> None:
     """Register the sample bots, play a round-robin of every game, print the leaderboards."""
     os.environ.pop("ARENA_BROKER_URL", None)  # embedded defaults: in-process, no Redis
     from arena.db import database_url
+    from arena.db.session import check_database
 
     sandbox = shutil.which("bwrap") is not None
     if not sandbox:
         click.secho("warning: bubblewrap not found; running the shipped sample bots (trusted "
                     "code) without a sandbox", fg="yellow", err=True)
+    check_database()  # a setting that cannot work is the only line, before any header
     click.echo(f"database: {database_url()}")
     played = []
     for game in registry.game_names():

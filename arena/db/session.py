@@ -139,6 +139,16 @@ def engine_url(url: str) -> URL:
     return parsed.set(drivername=f"postgresql+{driver}")
 
 
+def check_database(url: str | None = None) -> str:
+    """The database URL to use, refused now (a :class:`SettingError`) if it cannot work: not a
+    URL, a driver not installed, an SQLite folder that cannot be made. What a service checks
+    before it announces itself, so a wrong setting is its only line."""
+    url = database_url(url)
+    if is_sqlite(engine_url(url).drivername):
+        _sqlite_folder(url)
+    return url
+
+
 def _importable(module: str) -> bool:
     import importlib.util
 

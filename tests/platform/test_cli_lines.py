@@ -158,3 +158,22 @@ def test_servers_refuse_a_port_in_use_before_announcing(env: dict[str, str], tak
     line = one_line(arena(*command, "--port", str(taken_port), env=env), 1)
     assert line == (f"Error: cannot listen on 127.0.0.1:{taken_port}: the port is in use "
                     "(another server? choose another with --port)")
+
+
+@pytest.mark.parametrize("setting", [{"ARENA_HOME": "/proc/nope"}, {"ARENA_DATABASE_URL": "notaurl"}])
+@pytest.mark.parametrize("command", [["serve", "--host", "127.0.0.1", "--unsafe-no-sandbox"],
+                                     ["demo", "--no-web"]])
+def test_services_check_the_database_setting_before_announcing(env: dict[str, str], setting: dict[str, str],
+                                                               command: list[str]) -> None:
+    port = ["--port", str(free_port())] if command[0] == "serve" else []
+    line = one_line(arena(*command, *port, env={**env, **setting}), 1)
+    assert ("cannot create the database folder /proc/nope" in line if "ARENA_HOME" in setting
+            else "ARENA_DATABASE_URL=notaurl: not a database URL" in line)
+
+
+def test_serve_checks_its_bots_folder_before_announcing(env: dict[str, str], tmp_path: Path) -> None:
+    proc = arena("serve", "--host", "127.0.0.1", "--port", str(free_port()), "--unsafe-no-sandbox",
+                 "--data-dir", "/proc/nope", env={**env, "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'a.sqlite3'}"})
+    assert one_line(proc, 1) == ("Error: cannot create the bots folder /proc/nope/bots: No such file or "
+                                 "directory; pass --data-dir or set ARENA_DATA_DIR (or ARENA_HOME) to a "
+                                 "folder you can write")
