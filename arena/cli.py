@@ -50,11 +50,11 @@ def database_failure(exc: BaseException) -> str | None:
     sa_exc = sys.modules.get("sqlalchemy.exc")
     if sa_exc is None or not isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError):
         return None
-    from arena.db.session import _shown, database_url
+    from arena.db.session import database_url, url_for_display
 
     reason = " ".join(str(exc.orig or exc).split()) or type(exc).__name__
     try:
-        where = _shown(database_url())
+        where = url_for_display(database_url())
     except SettingError:
         where = "the database"
     return f"cannot use the database {where}: {shorten(reason, 300)}"

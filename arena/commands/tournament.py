@@ -494,9 +494,9 @@ def ladder_show_command(game: str, top: int, disable: bool) -> None:
 
 
 def _database() -> str:
-    from arena.db.session import _shown, database_url
+    from arena.db.session import database_url, url_for_display
 
-    return _shown(database_url())
+    return url_for_display(database_url())
 
 
 @click.command("run")

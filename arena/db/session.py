@@ -27,6 +27,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -86,16 +87,23 @@ URL_EXAMPLES = "sqlite:////path/to/arena.sqlite3 or postgresql://user:password@h
 PG_DRIVERS = ("psycopg", "psycopg2")
 
 
-def _shown(url: str) -> str:
+def url_for_display(url: str) -> str:
     """The URL for a message: password hidden, and never unbounded (it may be any text)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     try:
         url = make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):
-        pass
+    except (ArgumentError, ValueError):  # not parsed, but it may still hold a password
+        url = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
     return shorten(url)
+
+
+def _named(url: str) -> str:
+    """How a refusal names the URL: as the setting it came from, when it did."""
+    if os.environ.get(DATABASE_ENV) == url:
+        return f"{DATABASE_ENV}={url_for_display(url)}"
+    return f"database {url_for_display(url)}"
 
 
 def engine_url(url: str) -> URL:
@@ -113,27 +121,27 @@ def engine_url(url: str) -> URL:
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError):
-        raise SettingError(f"{DATABASE_ENV}={_shown(url)}: not a database URL; "
+        raise SettingError(f"{_named(url)}: not a database URL; "
                            f"write e.g. {URL_EXAMPLES}") from None
     backend, _, driver = parsed.drivername.partition("+")
     if backend == "postgres":
         backend = "postgresql"
     if backend == "sqlite":
         if driver not in ("", "pysqlite"):
-            raise SettingError(f"{DATABASE_ENV}={_shown(url)}: SQLite is opened with Python's "
+            raise SettingError(f"{_named(url)}: SQLite is opened with Python's "
                                "sqlite3 (sqlite:///…), not " + shorten(driver))
         return parsed
     if backend != "postgresql":
-        raise SettingError(f"{DATABASE_ENV}={_shown(url)}: the platform stores its data in SQLite "
+        raise SettingError(f"{_named(url)}: the platform stores its data in SQLite "
                            f"or PostgreSQL, not {shorten(backend)}; write e.g. {URL_EXAMPLES}")
     if not driver:
         driver = "psycopg" if _importable("psycopg") else "psycopg2"
     if driver not in PG_DRIVERS:
-        raise SettingError(f"{DATABASE_ENV}={_shown(url)}: PostgreSQL is opened with psycopg "
+        raise SettingError(f"{_named(url)}: PostgreSQL is opened with psycopg "
                            f"(postgresql+psycopg://) or psycopg2 (postgresql+psycopg2://), "
                            f"not {shorten(driver)}")
     if not _importable(driver):
-        raise SettingError(f"{DATABASE_ENV}={_shown(url)} needs the Python package {driver}, "
+        raise SettingError(f"{_named(url)} needs the Python package {driver}, "
                            f"which is not installed (pip install "
                            f"{'psycopg[binary]' if driver == 'psycopg' else 'psycopg2-binary'})")
     return parsed.set(drivername=f"postgresql+{driver}")

@@ -63,10 +63,12 @@ def test_a_database_url_that_is_no_url(env: dict[str, str]) -> None:
 @pytest.mark.parametrize(("url", "says"), [
     ("mysql://u@h/db", "stores its data in SQLite or PostgreSQL, not mysql"),
     ("postgresql+pg8000://u@h/db", "not pg8000"),
-    ("postgresql://u@127.0.0.1:1/db", "cannot use the database postgresql://u@127.0.0.1:1/db: "),
+    ("postgresql://u:s3cret@127.0.0.1:1/db", "cannot use the database postgresql://u:***@127.0.0.1:1/db: "),
+    ("postgresql://u:s3cret@h:port/db", "ARENA_DATABASE_URL=postgresql://u:***@h:port/db: not a database URL"),
 ])
 def test_database_urls_that_cannot_work(env: dict[str, str], url: str, says: str) -> None:
-    assert says in one_line(arena("ratings", "rebuild", "solenia", env={**env, "ARENA_DATABASE_URL": url}), 1)
+    line = one_line(arena("ratings", "rebuild", "solenia", env={**env, "ARENA_DATABASE_URL": url}), 1)
+    assert says in line and "s3cret" not in line
 
 
 def test_an_arena_home_that_cannot_hold_the_database(env: dict[str, str]) -> None:
