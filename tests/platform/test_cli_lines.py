@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,10 +78,8 @@ def test_an_arena_home_that_cannot_hold_the_database(env: dict[str, str]) -> Non
 
 def test_fork_asks_the_server_arena_server_names(env: dict[str, str]) -> None:
     port = free_port()
-    started = time.monotonic()
     proc = arena("fork", "abcdef12", "--at", "3", "--seat", "0", "--bot", "random",
                  env={**env, "ARENA_SERVER": f"127.0.0.1:{port}"})
-    assert time.monotonic() - started < 15
     line = one_line(proc, 2)
     assert line.startswith(f"Error: cannot reach the arena server at 127.0.0.1:{port}: ")
     # connection refused is not a TLS problem: no --tls hint, the right one
