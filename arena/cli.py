@@ -2,7 +2,8 @@
 
 Sub-commands live in :mod:`arena.commands` (one module per concern) and are attached here, so
 this file only knows their names. User mistakes (unknown game, bad player count, missing file)
-are reported as one clear line and exit code 2 — never a traceback.
+are reported as one clear line (``Error: …`` on stderr) and exit code 1, or 2 for a wrong use
+of the command — never a traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 import click
 
 from arena import SettingError
+from arena.quoting import shorten
 from referee.engine import EngineError
 
 #: Modules in arena.commands that contribute sub-commands, in help order.
@@ -27,6 +29,35 @@ class ArenaGroup(click.Group):
             return super().invoke(ctx)
         except (EngineError, SettingError) as exc:
             raise click.ClickException(str(exc)) from None
+        except click.UsageError as exc:
+            # A refusal written by a command (plain UsageError, not click's parsing errors)
+            # says what is wrong and what to type: one line, without click's usage and
+            # "Try --help" lines around it. Exit code 2 either way.
+            if type(exc) is click.UsageError:
+                exc.ctx = None
+            raise
+        except Exception as exc:
+            message = database_failure(exc)
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
+
+
+def database_failure(exc: BaseException) -> str | None:
+    """One line for a database that cannot be reached or opened (a server down, a wrong host,
+    password or file), None for anything else (a bug keeps its traceback). SQLAlchemy is only
+    looked at when it was imported: a command that never opened the database cannot fail so."""
+    sa_exc = sys.modules.get("sqlalchemy.exc")
+    if sa_exc is None or not isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError):
+        return None
+    from arena.db.session import database_url, url_for_display
+
+    reason = " ".join(str(exc.orig or exc).split()) or type(exc).__name__
+    try:
+        where = url_for_display(database_url())
+    except SettingError:
+        where = "the database"
+    return f"cannot use the database {where}: {shorten(reason, 300)}"
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})

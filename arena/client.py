@@ -26,6 +26,32 @@ SKIPPED_NAMES = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", ".mypy_c
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 
+def unreachable_hint(details: str, tls: bool) -> str:
+    """What to check when a channel to the server failed, from gRPC's ``details``; "" when the
+    details say nothing more than they show.
+
+    A plaintext client talking to a TLS server sees the server close the socket; a TLS client
+    talking to plaintext sees a wrong TLS version; both are worth a hint about ``--tls``. A
+    refused connection or an unknown host is not about TLS at all, and the hint would send the
+    user after the wrong setting."""
+    text = details.lower()
+    if "connection refused" in text:
+        return " (nothing listens there: is the server running, and is the port right?)"
+    if "lookup" in text or "resolv" in text:
+        return " (the host name is unknown: is it spelled right?)"
+    if tls:
+        if "wrong_version_number" in text or "wrong version number" in text:
+            return " (that port does not answer TLS: is it a plaintext server? then drop --tls/--tls-ca)"
+        if "certificate" in text:
+            return " (its certificate is not signed by a CA you trust: pass the CA that signed it as --tls-ca)"
+        if "handshake" in text:
+            return " (the TLS handshake failed: does the server serve TLS, and does --tls-ca sign its certificate?)"
+        return ""
+    if "socket closed" in text or "connection reset" in text or "end of file" in text:
+        return " (the server closed the connection: is it serving TLS? then add --tls, and --tls-ca for a self-made certificate)"
+    return ""
+
+
 def token_file() -> Path:
     """``$XDG_CONFIG_HOME/tabletop-arena/token`` (default ``~/.config/tabletop-arena/token``)."""
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")

@@ -19,6 +19,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.quoting import shorten
 from referee import registry
 from referee.bot_client import BotSource
 from referee.engine import ConfigError, IllegalAction, TimeControl
@@ -102,10 +103,12 @@ def _from_db(match_id: str, url: str | None) -> Original:
     from sqlalchemy import select
 
     from arena.db import session_scope
+    from arena.db.match_ids import ids_with_prefix
     from arena.db.models import Match
 
     with session_scope(url) as session:
-        found = session.scalars(select(Match).where(Match.id.startswith(match_id)).limit(6)).all()
+        ids = ids_with_prefix(session, match_id)
+        found = session.scalars(select(Match).where(Match.id.in_(ids)).order_by(Match.id)).all() if ids else []
         if not found:
             raise ForkError(f"no match {match_id!r}: give a record file, a match page URL, "
                             f"or the id (or a unique prefix) of a match in the database")
@@ -129,15 +132,20 @@ def load_record_api(match_id: str, server: str) -> Original:
     """A finished match from an arena server (``GetMatch``; a unique id prefix will do)."""
     import grpc
 
-    from arena.client import ArenaClient, load_token
+    from arena.client import ArenaClient, load_token, unreachable_hint
 
     try:
         with ArenaClient(server, load_token()) as client:
+            tls = client.tls
             reply = client.match(match_id)
     except grpc.RpcError as exc:
-        code = exc.code().name if hasattr(exc, "code") and exc.code() else "ERROR"
-        details = exc.details() if hasattr(exc, "details") else str(exc)
-        raise ForkError(f"the arena server at {server} answered {code}: {details}") from None
+        code = exc.code() if hasattr(exc, "code") else None
+        details = (exc.details() if hasattr(exc, "details") else str(exc)) or ""
+        if code == grpc.StatusCode.UNAVAILABLE:
+            raise ForkError(f"cannot reach the arena server at {shorten(server)}: "
+                            f"{shorten(details, 400)}{unreachable_hint(details, tls)}") from None
+        name = code.name if code is not None else "ERROR"
+        raise ForkError(f"the arena server at {shorten(server)} answered {name}: {shorten(details, 400)}") from None
     if not reply.record_json:
         raise ForkError(f"match {reply.summary.id} has no record yet (status {reply.summary.status})")
     try:

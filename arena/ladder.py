@@ -358,7 +358,7 @@ def tick(session: Session, game: str, rng: random.Random | None = None, rule: st
     (:data:`RULES`, default :data:`DEFAULT_RULE`). ``population``: the process's cache of the
     ladder's bots and ratings (:mod:`arena.ladder_population`; the same candidates, reading
     only what changed since its last tick), else :func:`load_candidates` reads them all."""
-    # Row lock: two ticks of one game (beat + `arena ladder`) never both fill the same gap.
+    # Row lock: two ticks of one game (beat + `arena ladder run`) never both fill the same gap.
     ladder = session.get(Ladder, game, with_for_update=True)
     if ladder is None or not ladder.enabled:
         return []

@@ -87,7 +87,7 @@ class Stats:
 
 class PopulationCache:
     """The population of each laddered game between ticks (module docstring). Thread-safe: the
-    ticks of one process (beat's worker, ``arena ladder``, ``arena serve``'s ticker, a tick a
+    ticks of one process (beat's worker, ``arena ladder run``, ``arena serve``'s ticker, a tick a
     submission triggers) share one (:data:`arena.tasks.POPULATION`)."""
 
     def __init__(self, full_every_s: float = 300.0, full_every_ticks: int = 200, max_games: int = 32) -> None:

@@ -1,9 +1,9 @@
 """``arena matches`` and ``arena ladder start|stop|status``: a bot author's view of a server.
 
 ``arena matches`` prints full match ids (what ``arena watch`` and ``arena fork`` take; any
-unique prefix works too). ``arena ladder`` keeps its in-process form (``arena ladder GAME
---bot …``, from :mod:`arena.commands.tournament`) and gains ``start``, ``stop`` and ``status``,
-which act on a server's ladder over the API.
+unique prefix works too). ``arena ladder`` (from :mod:`arena.commands.tournament`: ``arena
+ladder GAME`` shows the local ladder, ``arena ladder run GAME`` runs it here) gains ``start``,
+``stop`` and ``status``, which act on a server's ladder over the API.
 """
 
 from __future__ import annotations
@@ -69,28 +69,6 @@ def matches_command(game: str, bot: str, live: bool, status: str | None, limit: 
         terminal.echo(f"{m.id}  {m.game:<12} {m.status:<8} {when[:19]:<19}  {seats}")
 
 
-class _LadderGroup(click.Group):
-    """``arena ladder start|stop|status`` over the API; anything else is the in-process ladder
-    (``arena ladder GAME --bot …``), so both forms live under one name."""
-
-    def __init__(self, local: click.Command | None, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.local = local
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if self.local is not None and args and args[0] not in self.commands and not args[0].startswith("-"):
-            ctx.meta["arena.ladder_local"] = list(args)
-            return []
-        return super().parse_args(ctx, args)
-
-    def invoke(self, ctx: click.Context):  # type: ignore[override]  # noqa: ANN201
-        local_args = ctx.meta.pop("arena.ladder_local", None)
-        if local_args is not None and self.local is not None:
-            with self.local.make_context("ladder", local_args, parent=ctx.parent) as sub:
-                return self.local.invoke(sub)
-        return super().invoke(ctx)
-
-
 def _echo_ladder(ladder: arena_pb2.Ladder) -> None:
     state = "running" if ladder.enabled else "stopped"
     terminal.echo(f"ladder {ladder.game} ({ladder.variant or 'default variant'}): {state}")
@@ -139,12 +117,11 @@ def ladder_status(game: str, server: str) -> None:
 
 def register(group: click.Group) -> None:
     group.add_command(matches_command)
-    local = group.commands.get("ladder")
-    ladder = _LadderGroup(
-        local, name="ladder",
-        help="A server's ladder: arena ladder start|stop|status GAME. "
-             "Or play one here: arena ladder GAME --bot … (see arena ladder GAME --help).",
-    )
+    ladder = group.commands.get("ladder")
+    if not isinstance(ladder, click.Group):  # a build without arena.commands.tournament
+        ladder = click.Group("ladder", help="A server's ladder: arena ladder start|stop|status GAME.")
+        group.add_command(ladder)
+    ladder.help = (ladder.help or "") + ("\n" if ladder.help else "") + \
+        "arena ladder start|stop|status GAME   a server's ladder (--server)"
     for command in (ladder_start, ladder_stop, ladder_status):
         ladder.add_command(command)
-    group.add_command(ladder)

@@ -20,7 +20,16 @@ import grpc
 
 from arena import terminal
 from arena._proto import arena_pb2
-from arena.client import DEFAULT_SERVER, SERVER_ENV, ArenaClient, load_token, save_token, token_file
+from arena.client import (
+    DEFAULT_SERVER,
+    SERVER_ENV,
+    ArenaClient,
+    load_token,
+    save_token,
+    token_file,
+    unreachable_hint,
+)
+from arena.quoting import shorten
 from arena.tls import CA_ENV, TLS_ENV, TlsError
 
 _STATUS_NAMES = {v: k for k, v in arena_pb2.VersionStatus.items()}
@@ -77,12 +86,10 @@ def _grpc_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             if code == grpc.StatusCode.UNAVAILABLE:
                 server = kwargs.get("server", "")
                 meta = click.get_current_context().meta
-                hint = (
-                    " (is it serving TLS? then add --tls, and --tls-ca for a self-made certificate)"
-                    if not (meta.get("arena.tls") or meta.get("arena.tls_ca"))
-                    else " (over TLS: does the server serve TLS, and does --tls-ca sign its certificate?)"
-                )
-                raise click.ClickException(f"cannot reach the arena server at {server}: {details}{hint}") from None
+                tls = bool(meta.get("arena.tls") or meta.get("arena.tls_ca"))
+                hint = unreachable_hint(details or "", tls)
+                raise click.ClickException(
+                    f"cannot reach the arena server at {shorten(server)}: {shorten(details, 400)}{hint}") from None
             name = code.name if code is not None else "ERROR"
             raise click.ClickException(f"{name}: {details}") from None
         except (FileNotFoundError, OSError, TlsError) as exc:

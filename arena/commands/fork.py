@@ -3,11 +3,13 @@ with another bot in seat S (see :mod:`arena.fork`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from arena import terminal
+from arena.client import SERVER_ENV
 from arena.commands.play import _Progress, _result_table, check_bots, check_out
 from referee.engine import ConfigError, TimeControl
 
@@ -23,9 +25,12 @@ from referee.engine import ConfigError, TimeControl
 @click.option("--others", default=None, metavar="PATH_OR_NAME",
               help="the bot for the other seats whose recorded bot is not on this machine")
 @click.option("--db", "db_url", default=None,
-              help="database to look MATCH up in (default: $ARENA_DATABASE_URL or the local one)")
+              help="database to look MATCH up in (default: $ARENA_DATABASE_URL or the local one; "
+                   "wins over $ARENA_SERVER)")
 @click.option("--server", default=None, metavar="HOST:PORT",
-              help="look MATCH up on this arena server (over the API) instead of the database")
+              help="look MATCH up on this arena server (over the API) instead of the database "
+                   "[default: $ARENA_SERVER, as for the other server commands; TLS from "
+                   "$ARENA_TLS / $ARENA_TLS_CA]")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="write the forked match's record (JSON) here")
 @click.option("--decision-ms", type=int, default=None, help="time per decision (default: the original's)")
@@ -48,7 +53,8 @@ def fork_command(
     """Play MATCH on from decision --at with --bot in --seat.
 
     MATCH is a record file (``arena play --out``), a match page URL of the website, or the id
-    (or a unique id prefix) of a match on an arena server (--server) or in the database. The
+    (or a unique id prefix) of a match on an arena server (--server, else $ARENA_SERVER) or,
+    without one (or with --db), in the database. The
     other seats are played by their recorded bots when those are on this machine, otherwise
     by --others. The new record names its origin. Exits 1 when a seat forfeits after the fork
     point."""
@@ -57,6 +63,8 @@ def fork_command(
     from referee.match import run_match
 
     check_out(out)
+    if server is None and db_url is None:
+        server = os.environ.get(SERVER_ENV, "").strip() or None  # as every server command does
     try:
         original = fork.load(match, db_url, server)
         game = original.record.game

@@ -162,8 +162,9 @@ def play_command(
     check_out(out)
     try:
         spec = registry.get_spec(game)
+        spec.check(players, variant)  # before the match header: nothing is announced then refused
     except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.UsageError(str(exc)) from None
     except ImportError as exc:
         raise click.ClickException(f"the {game} engine cannot be loaded: {exc}") from None
     time_control = None

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import click
 
+from arena.commands.listen import check_can_listen
 from arena.server.errors import ApiError
 from arena.tls import TlsError
 
 
 @click.command("serve")
-@click.option("--port", default=50051, show_default=True, help="TCP port to listen on.")
+@click.option("--port", default=50051, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port to listen on (0: any free one).")
 @click.option("--host", default="[::]", show_default=True, help="Interface to listen on.")
 @click.option(
     "--data-dir",
@@ -42,11 +44,14 @@ def serve_command(
     on a private network, since API tokens and bot archives cross it.
     """
     from arena.db import database_url
-    from arena.db.session import wait_for_db
+    from arena.db.session import check_database, wait_for_db
     from arena.server.app import serve
     from arena.server.config import ServerConfig
 
+    check_can_listen(host, port)  # before the announcement below: a taken port is one line
+    check_database()  # and so is a database setting that cannot work
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # its per-plugin set-up lines
     try:
         config = ServerConfig()
     except ValueError as exc:  # a malformed ARENA_MAX_STREAMS… setting
@@ -56,6 +61,12 @@ def serve_command(
     if unsafe_no_sandbox:
         config.sandbox = False
     config.tls_cert, config.tls_key = tls_cert, tls_key
+    try:
+        config.bots_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot create the bots folder {config.bots_dir}: {exc.strerror or exc}; pass "
+            "--data-dir or set ARENA_DATA_DIR (or ARENA_HOME) to a folder you can write") from None
     mode = "TLS" if tls_cert or tls_key else "plaintext (no --tls-cert)"
     click.echo(f"arena server on {host}:{port} ({mode}); database {database_url()}; bots in {config.bots_dir}", err=True)
     wait_for_db()  # started before PostgreSQL: wait for it (a log line per attempt), do not exit

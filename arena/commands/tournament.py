@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from arena import terminal
+from arena.quoting import shorten
 from referee import registry
 from referee.engine import ConfigError
 
@@ -48,8 +49,11 @@ def _sandbox_or_fail(unsafe: bool) -> bool:
     return True
 
 
-def _parse_bots(specs: tuple[str, ...]) -> list[tuple[str, str]]:
-    """``--bot PATH`` or ``--bot NAME=PATH``; the same folder twice becomes two named bots."""
+def _parse_bots(specs: tuple[str, ...], game: str) -> list[tuple[str, str]]:
+    """``--bot PATH`` or ``--bot NAME=PATH``, where PATH may also be a built-in bot's name
+    (random, greedy, ismcts, as for ``arena play``); the same bot twice becomes two named bots."""
+    from arena.builtin_bots import NAMES, UnknownBuiltin, resolve
+
     out: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
     for spec in specs:
@@ -58,9 +62,14 @@ def _parse_bots(specs: tuple[str, ...]) -> list[tuple[str, str]]:
             source = spec
             path = Path(source)
             name = path.resolve().name if path.is_dir() else source
+        try:
+            source = resolve(source, game)
+        except UnknownBuiltin as exc:
+            raise click.UsageError(f"--bot {shorten(source)}: {exc}") from None
         if source and Path(source).is_dir() is False and ":" not in source:
-            raise click.BadParameter(
-                f"{source}: not a folder with bot.py nor a host:port address", param_hint="--bot"
+            raise click.UsageError(
+                f"--bot {shorten(source)}: not a folder with bot.py, a host:port address, nor a "
+                f"built-in bot ({', '.join(NAMES)})"
             )
         seen[name] = seen.get(name, 0) + 1
         if seen[name] > 1:
@@ -283,7 +292,8 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 @click.command("tournament")
 @click.argument("game")
 @click.option("--bot", "bot_specs", multiple=True, required=True, metavar="[NAME=]PATH",
-              help="A bot folder (with bot.py) or host:port; repeat for every entrant.")
+              help="A bot folder (with bot.py), host:port, or a built-in bot: random, greedy, "
+                   "ismcts; repeat for every entrant.")
 @click.option("--players", "-k", type=click.IntRange(2, 8), default=None,
               help="Seats per table (default: 2 where the game allows it).")
 @click.option("--rounds", "-r", type=click.IntRange(1, 1000), default=1, show_default=True,
@@ -307,7 +317,7 @@ def tournament_command(game, bot_specs, players, rounds, format_, workers, varia
                        bank_ms, name, unsafe_no_sandbox, live_comments) -> None:  # noqa: ANN001
     """Run a round-robin or Swiss tournament of the given bots at GAME and print the results."""
     sandbox = _sandbox_or_fail(unsafe_no_sandbox)
-    run_tournament(game, _parse_bots(bot_specs), players, rounds, workers, variant, seed,
+    run_tournament(game, _parse_bots(bot_specs, game), players, rounds, workers, variant, seed,
                    decision_ms, bank_ms, sandbox, name, live_comments=live_comments,
                    format=format_.replace("-", "_"))
 
@@ -409,10 +419,91 @@ def beat_command(loglevel: str, schedule_file: str | None) -> None:
     app.start(argv)
 
 
+class LadderGroup(click.Group):
+    """``arena ladder GAME`` shows GAME's ladder in the database (what someone typing it wants
+    to see; it used to start an in-process ladder that ran until Ctrl+C); its sub-commands
+    act: ``run`` plays the ladder here, ``start``, ``stop`` and ``status`` act on a server's
+    ladder over the API (:mod:`arena.commands.author`)."""
+
+    def __init__(self, show: click.Command, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.show = show
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            extra = [a for a in args[1:] if a.startswith("-") and a.split("=", 1)[0] not in SHOW_OPTIONS]
+            if extra:
+                raise click.UsageError(
+                    f"`arena ladder {shorten(args[0], 40)}` shows the ladder; to run it here with "
+                    f"{shorten(extra[0].split('=', 1)[0], 40)}: arena ladder run {shorten(args[0], 40)} …",
+                    ctx)
+            ctx.meta["arena.ladder_show"] = list(args)
+            return []
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]  # noqa: ANN201
+        show_args = ctx.meta.pop("arena.ladder_show", None)
+        if show_args is not None:
+            with self.show.make_context("ladder", show_args, parent=ctx.parent) as sub:
+                return self.show.invoke(sub)
+        return super().invoke(ctx)
+
+
+#: Options of ``arena ladder GAME`` (the status); any other sends the user to ``ladder run``.
+SHOW_OPTIONS = ("--disable", "--help", "-h", "--top")
+
+
 @click.command("ladder")
 @click.argument("game")
+@click.option("--top", type=click.IntRange(0, 1000), default=10, show_default=True,
+              help="Leaderboard rows to show.")
+@click.option("--disable", is_flag=True, help="Stop the ladder of GAME (queued matches finish).")
+def ladder_show_command(game: str, top: int, disable: bool) -> None:
+    """Show the ladder of GAME in this machine's database: state, matches, leaderboard."""
+    from sqlalchemy import func, select
+
+    from arena.db import Ladder, Match, session_scope
+    from arena.tournaments import format_leaderboard, leaderboard
+
+    _spec(game)
+    with session_scope() as s:
+        row = s.get(Ladder, game)
+        if disable:
+            if row is not None:
+                row.enabled = False
+            click.echo(f"ladder of {game} disabled" if row is not None else f"{game} has no ladder here")
+            return
+        counts = dict(s.execute(
+            select(Match.status, func.count()).where(Match.game == game, Match.kind == "ladder")
+            .group_by(Match.status)).all())
+        rows = leaderboard(s, game)
+    how = f"run it here: arena ladder run {game} --bot PATH_OR_NAME …"
+    if row is None:
+        click.echo(f"{game} has no ladder in {_database()}; {how}")
+        return
+    state = "enabled" if row.enabled else "disabled"
+    click.echo(f"ladder of {game} ({row.variant}): {state}, queue {row.queue_target}; "
+               f"database {_database()}")
+    click.echo(f"  matches: {counts.get('pending', 0)} pending, {counts.get('running', 0)} running, "
+               f"{counts.get('done', 0)} done, {counts.get('failed', 0)} failed")
+    if top and rows:
+        terminal.echo(format_leaderboard(rows[:top]))
+        if len(rows) > top:
+            click.echo(f"  … {len(rows) - top} more (--top N)")
+    click.echo(f"{how}; with ARENA_BROKER_URL set, `arena beat` and `arena worker` keep it going")
+
+
+def _database() -> str:
+    from arena.db.session import database_url, url_for_display
+
+    return url_for_display(database_url())
+
+
+@click.command("run")
+@click.argument("game")
 @click.option("--bot", "bot_specs", multiple=True, metavar="[NAME=]PATH",
-              help="Register (a new version of) a bot first; repeat.")
+              help="Register (a new version of) a bot first: a folder, host:port, or random, "
+                   "greedy, ismcts; repeat.")
 @click.option("--queue", type=click.IntRange(1, 1000), default=4, show_default=True,
               help="Matches kept queued.")
 @click.option("--matches", type=click.IntRange(0), default=0, show_default=True,
@@ -422,14 +513,14 @@ def beat_command(loglevel: str, schedule_file: str | None) -> None:
               help="Matches at once when there is no broker.")
 @click.option("--decision-ms", type=click.IntRange(1), default=None)
 @click.option("--bank-ms", type=click.IntRange(0), default=None)
-@click.option("--disable", is_flag=True, help="Stop the ladder of GAME (queued matches finish).")
 @click.option("--house/--no-house", default=None,
               help="Seat the house bots (random, greedy, search) as reference points, or take them off "
                    "(default: as they are).")
 @click.option("--unsafe-no-sandbox", is_flag=True)
-def ladder_command(game, bot_specs, queue, matches, variant, workers, decision_ms, bank_ms,
-                   disable, house, unsafe_no_sandbox) -> None:  # noqa: ANN001
-    """Run the ladder of GAME: keep matches queued, choosing the most informative tables."""
+def ladder_run_command(game, bot_specs, queue, matches, variant, workers, decision_ms, bank_ms,
+                       house, unsafe_no_sandbox) -> None:  # noqa: ANN001
+    """Run the ladder of GAME here: keep matches queued, choosing the most informative tables,
+    until --matches are played or Ctrl+C (`arena ladder GAME` shows it)."""
     from sqlalchemy import func, select
 
     from arena import ladder, tasks
@@ -437,16 +528,9 @@ def ladder_command(game, bot_specs, queue, matches, variant, workers, decision_m
     from arena.db import Ladder, Match, session_scope
 
     _spec(game)
-    if disable:
-        with session_scope() as s:
-            row = s.get(Ladder, game)
-            if row is not None:
-                row.enabled = False
-        click.echo(f"ladder of {game} disabled")
-        return
     sandbox = _sandbox_or_fail(unsafe_no_sandbox)
     if bot_specs:
-        _register(game, _parse_bots(bot_specs))
+        _register(game, _parse_bots(bot_specs, game))
     with session_scope() as s:
         ladder.ensure_ladder(s, game, variant, queue, decision_ms, bank_ms, sandbox, house=house)
 
@@ -480,7 +564,7 @@ def ladder_command(game, bot_specs, queue, matches, variant, workers, decision_m
             time.sleep(1.0)
     except KeyboardInterrupt:
         if not has_broker():
-            tasks.cancel_local()  # queued matches stay pending for the next `arena ladder`
+            tasks.cancel_local()  # queued matches stay pending for the next `arena ladder run`
     if matches and not has_broker():
         with session_scope() as s:
             s.get(Ladder, game).enabled = False  # the queue left behind is played by no one
@@ -529,11 +613,13 @@ def demo_command(no_web: bool, port: int, host: str, rounds: int) -> None:
     """Register the sample bots, play a round-robin of every game, print the leaderboards."""
     os.environ.pop("ARENA_BROKER_URL", None)  # embedded defaults: in-process, no Redis
     from arena.db import database_url
+    from arena.db.session import check_database
 
     sandbox = shutil.which("bwrap") is not None
     if not sandbox:
         click.secho("warning: bubblewrap not found; running the shipped sample bots (trusted "
                     "code) without a sandbox", fg="yellow", err=True)
+    check_database()  # a setting that cannot work is the only line, before any header
     click.echo(f"database: {database_url()}")
     played = []
     for game in registry.game_names():
@@ -583,6 +669,14 @@ def _demo_bots(game: str, count: int) -> list[tuple[str, str]]:
 
 
 def register(group: click.Group) -> None:
-    for command in (tournament_command, resume_command, worker_command, beat_command, ladder_command,
+    for command in (tournament_command, resume_command, worker_command, beat_command,
                     ratings_group, demo_command):
         group.add_command(command)
+    ladder = LadderGroup(
+        ladder_show_command, name="ladder",
+        help="The ladder: continuous matchmaking and ratings.\n\n\b\n"
+             "arena ladder GAME                     show GAME's ladder in this machine's database\n"
+             "arena ladder run GAME --bot …         run it here (see arena ladder run --help)",
+    )
+    ladder.add_command(ladder_run_command)
+    group.add_command(ladder)

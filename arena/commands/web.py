@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 
@@ -37,8 +39,11 @@ def serve_site(database_url: str | None, host: str, port: int, debug: bool = Fal
 
     Flask's own server is only for development (reloader, tracebacks in the browser).
     """
+    from arena.commands.listen import check_can_listen
     from web.app import create_app
 
+    if os.environ.get("WERKZEUG_RUN_MAIN") != "true":  # --debug's reloaded child: the parent holds it
+        check_can_listen(host, port)  # before the "website on" line: a taken port is one line
     app = create_app(database_url)
     click.echo(f"Tabletop Arena website on http://{host}:{port}/  (Ctrl+C stops it)")
     try:

@@ -6,15 +6,16 @@ execution context, a result wrapper, events) cost ~100 µs of CPU here, more tha
 to run the statement itself: ~0.8 ms of a match's ~2.5 ms of recording (a profile of 60
 in-process matches; docs/tournaments-and-ratings.md). So those statements are written once as
 SQL text and run on the driver's own cursor, in the transaction SQLAlchemy opened on that
-connection (SQLite's ``BEGIN IMMEDIATE`` from :mod:`arena.db.session`, psycopg2's implicit
-one), which SQLAlchemy still commits or rolls back.
+connection (SQLite's ``BEGIN IMMEDIATE`` from :mod:`arena.db.session`, psycopg's or psycopg2's
+implicit one), which SQLAlchemy still commits or rolls back.
 
 The values SQLAlchemy's column types would have converted are converted here the same way, so
 the rows are exactly those the Core statements wrote (tests/platform/test_storage.py rebuilds
 every rating from them and compares with ``==``): JSON as the text of
 :func:`arena.db.session._json_dumps`, ``DateTime`` as SQLite's text format (psycopg2 adapts
 ``datetime`` itself), ``Boolean`` as 0/1 on SQLite. The SQL is written with ``:name``
-parameters (sqlite3's named style) and rewritten once to psycopg2's ``%(name)s``; it uses no
+parameters (sqlite3's named style) and rewritten once to ``%(name)s``, the style both
+PostgreSQL drivers take (psycopg 3, what ``postgresql://`` opens, and psycopg2); it uses no
 ``::`` casts and no literal colons, which that rewrite would break.
 """
 
@@ -34,6 +35,8 @@ from arena.db.session import _json_dumps
 #: SQLAlchemy's storage format for ``DateTime`` on SQLite (sqlalchemy.dialects.sqlite.DATETIME).
 _SQLITE_DATETIME = "%04d-%02d-%02d %02d:%02d:%02d.%06d"
 _NAMED = re.compile(r":(\w+)")
+#: PostgreSQL drivers whose cursors take ``%(name)s`` and adapt the values below themselves.
+POSTGRES_DRIVERS = ("psycopg", "psycopg2")
 
 
 @cache
@@ -46,10 +49,10 @@ class DriverSQL:
 
     def __init__(self, conn: Connection) -> None:
         self.sqlite = conn.dialect.name == "sqlite"
-        if not self.sqlite and conn.dialect.driver != "psycopg2":
+        if not self.sqlite and conn.dialect.driver not in POSTGRES_DRIVERS:
             raise ValueError(
-                f"matches are recorded on SQLite or on PostgreSQL through psycopg2 "
-                f"(postgresql+psycopg2://…), not {conn.dialect.name}+{conn.dialect.driver}")
+                f"matches are recorded on SQLite or on PostgreSQL through psycopg or psycopg2, "
+                f"not {conn.dialect.name}+{conn.dialect.driver}")
         self._cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
 
     def _sql(self, sql: str) -> str:
@@ -105,5 +108,5 @@ class DriverSQL:
 
     @staticmethod
     def loads(value: Any) -> Any:
-        """A ``JSON`` column read back: text on SQLite, already decoded by psycopg2."""
+        """A ``JSON`` column read back: text on SQLite, already decoded by psycopg(2)."""
         return orjson.loads(value) if isinstance(value, str | bytes) else value

@@ -2,8 +2,11 @@
 
 Where the data lives (``database_url``):
 
-* ``ARENA_DATABASE_URL`` when set — e.g. ``postgresql+psycopg2://arena@db/arena`` for a deployment
+* ``ARENA_DATABASE_URL`` when set — e.g. ``postgresql://arena@db/arena`` for a deployment
   with several machines (workers, web, gRPC server all point at the same PostgreSQL);
+  ``postgresql://`` (and ``postgres://``) means psycopg 3, as in SQLAlchemy 2.1, or psycopg2
+  when only that is installed; ``postgresql+psycopg://`` and ``postgresql+psycopg2://`` pick
+  one explicitly (both are dependencies; see :func:`engine_url`);
 * otherwise an embedded SQLite file at ``$ARENA_HOME/arena.sqlite3`` when ``ARENA_HOME`` is set,
   else ``${XDG_DATA_HOME:-~/.local/share}/tabletop-arena/arena.sqlite3``. A per-user path (not
   ``./arena.sqlite3``) so that ``arena demo`` run from any folder finds the same ratings.
@@ -24,6 +27,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,10 +35,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import URL, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena import SettingError
+from arena.quoting import shorten
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +81,111 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
+#: What a user may write for ARENA_DATABASE_URL, said in every refusal of one.
+URL_EXAMPLES = "sqlite:////path/to/arena.sqlite3 or postgresql://user:password@host:5432/dbname"
+#: The PostgreSQL drivers the platform is tested with (both are dependencies).
+PG_DRIVERS = ("psycopg", "psycopg2")
+
+
+def url_for_display(url: str) -> str:
+    """The URL for a message: password hidden, and never unbounded (it may be any text)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):  # not parsed, but it may still hold a password
+        url = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    return shorten(url)
+
+
+def _named(url: str) -> str:
+    """How a refusal names the URL: as the setting it came from, when it did."""
+    if os.environ.get(DATABASE_ENV) == url:
+        return f"{DATABASE_ENV}={url_for_display(url)}"
+    return f"database {url_for_display(url)}"
+
+
+def engine_url(url: str) -> URL:
+    """``url`` as the engine opens it, or a :class:`SettingError` saying what is wrong with it.
+
+    Users write ``postgresql://`` (the form PostgreSQL's own tools and most hosts print);
+    SQLAlchemy 2.1 opens that with psycopg 3 (2.0 took psycopg2), so which module it needed
+    depended on the SQLAlchemy release. Here it is psycopg 3 when installed, else psycopg2;
+    ``postgres://`` (Heroku's spelling, refused by SQLAlchemy) is the same. Only SQLite and
+    PostgreSQL are supported: the per-match statements (:mod:`arena.db.driver_sql`) and the
+    migration lock are written for those two."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        raise SettingError(f"{_named(url)}: not a database URL; "
+                           f"write e.g. {URL_EXAMPLES}") from None
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend == "postgres":
+        backend = "postgresql"
+    if backend == "sqlite":
+        if driver not in ("", "pysqlite"):
+            raise SettingError(f"{_named(url)}: SQLite is opened with Python's "
+                               "sqlite3 (sqlite:///…), not " + shorten(driver))
+        return parsed
+    if backend != "postgresql":
+        raise SettingError(f"{_named(url)}: the platform stores its data in SQLite "
+                           f"or PostgreSQL, not {shorten(backend)}; write e.g. {URL_EXAMPLES}")
+    if not driver:
+        driver = "psycopg" if _importable("psycopg") else "psycopg2"
+    if driver not in PG_DRIVERS:
+        raise SettingError(f"{_named(url)}: PostgreSQL is opened with psycopg "
+                           f"(postgresql+psycopg://) or psycopg2 (postgresql+psycopg2://), "
+                           f"not {shorten(driver)}")
+    if not _importable(driver):
+        raise SettingError(f"{_named(url)} needs the Python package {driver}, "
+                           f"which is not installed (pip install "
+                           f"{'psycopg[binary]' if driver == 'psycopg' else 'psycopg2-binary'})")
+    return parsed.set(drivername=f"postgresql+{driver}")
+
+
+def check_database(url: str | None = None) -> str:
+    """The database URL to use, refused now (a :class:`SettingError`) if it cannot work: not a
+    URL, a driver not installed, an SQLite folder that cannot be made. What a service checks
+    before it announces itself, so a wrong setting is its only line."""
+    url = database_url(url)
+    if is_sqlite(engine_url(url).drivername):
+        _sqlite_folder(url)
+    return url
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _sqlite_folder(url: str) -> None:
+    """Create the folder of an SQLite file, or say in one line why it cannot be."""
+    path = url.split("///", 1)[1] if "///" in url else ""
+    if not path or path == ":memory:":
+        return
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        where = f"{HOME_ENV} or {DATABASE_ENV}" if os.environ.get(HOME_ENV) is None else HOME_ENV
+        raise SettingError(f"cannot create the database folder {shorten_path(folder)}: "
+                           f"{exc.strerror or exc}; set {where} to a folder you can write") from None
+
+
+def shorten_path(path: Path) -> str:
+    return shorten(str(path), 200)
+
+
 def _make_engine(url: str) -> Engine:
-    if is_sqlite(url):
-        path = url.split("///", 1)[1] if "///" in url else ""
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
+    opened = engine_url(url)
+    if is_sqlite(opened.drivername):
+        _sqlite_folder(url)
+        engine = create_engine(opened, connect_args={"timeout": 60, "check_same_thread": False},
                                json_serializer=_json_dumps)
 
         @event.listens_for(engine, "connect")
@@ -105,7 +209,7 @@ def _make_engine(url: str) -> Engine:
         # it (execution context, result, events: ~40 µs of CPU a transaction, two per match).
         engine.dialect.do_begin = _begin_immediate  # type: ignore[method-assign]
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5,
+    return create_engine(opened, pool_pre_ping=True, pool_size=5, max_overflow=5,
                          json_serializer=_json_dumps)
 
 
@@ -174,7 +278,13 @@ def init_db(url: str | None = None) -> None:
         path = url.split("///", 1)[1] if "///" in url else ""
         lock_path = f"{path}.migrate.lock" if path and path != ":memory:" else None
         if lock_path:
-            with open(lock_path, "a") as handle:
+            try:
+                handle = open(lock_path, "a")  # noqa: SIM115 - closed by the with below
+            except OSError as exc:
+                raise SettingError(f"cannot write next to the database {shorten_path(Path(path))}: "
+                                   f"{exc.strerror or exc}; set {HOME_ENV} or {DATABASE_ENV} to a "
+                                   "folder you can write") from None
+            with handle:
                 fcntl.flock(handle, fcntl.LOCK_EX)
                 try:
                     upgrade(engine)

@@ -29,6 +29,7 @@ from arena.db import (
     session_scope,
 )
 from arena.db.accounts import ROLE_ORGANISER, User
+from arena.db.match_ids import ids_with_prefix
 from arena.house import HOUSE_OWNER
 from arena.quoting import shorten
 from arena.server import convert
@@ -295,11 +296,7 @@ def resolve_match_id(session: Session, match_id: str) -> str:
     naming the candidates."""
     if not match_id or len(match_id) > 64:
         raise invalid("match_id is required (the id ListMatches shows, or a unique prefix of it)")
-    if session.scalar(select(Match.id).where(Match.id == match_id)) is not None:
-        return match_id
-    if not all(c in "0123456789abcdef" for c in match_id):
-        raise not_found(f"no match with id {match_id!r}")
-    found = list(session.scalars(select(Match.id).where(Match.id.startswith(match_id)).limit(6)))
+    found = ids_with_prefix(session, match_id)  # an index range read, not LIKE (a table scan)
     if not found:
         raise not_found(f"no match with id {match_id!r}")
     if len(found) > 1:

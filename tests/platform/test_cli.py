@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from arena.cli import cli
 from arena.db import Match, Rating, Tournament, session_scope
@@ -65,7 +65,7 @@ def test_user_mistakes_get_one_clear_line(sqlite_url: str, args: list[str], mess
 def test_ladder_command_in_process(sqlite_url: str) -> None:
     bots = [f"--bot=l{i}={RANDOM_BOT}" for i in range(4)]
     out = CliRunner().invoke(
-        cli, ["ladder", "toy", *bots, "--matches", "6", "--queue", "2", *FAST, *SANDBOX]
+        cli, ["ladder", "run", "toy", *bots, "--matches", "6", "--queue", "2", *FAST, *SANDBOX]
     )
     assert out.exit_code == 0, out.output
     assert "Leaderboard" in out.output
@@ -74,6 +74,36 @@ def test_ladder_command_in_process(sqlite_url: str) -> None:
         assert len([m for m in ladder_matches if m.status == "done"]) >= 6
         assert {m.status for m in ladder_matches} == {"done"}  # the queue left was played out
         assert len({m.players for m in ladder_matches}) >= 2  # toy allows 2-4: counts rotate
+    done = len(ladder_matches)
+    shown = CliRunner().invoke(cli, ["ladder", "toy"])  # what was played, nothing more
+    assert shown.exit_code == 0, shown.output
+    assert "ladder of toy" in shown.output and f"{done} done" in shown.output
+    assert "l3 v1" in shown.output and "arena ladder run toy" in shown.output
+    with session_scope() as s:
+        assert s.scalar(select(func.count()).select_from(Match)) == done
+
+
+def test_ladder_without_action_shows_status(sqlite_url: str) -> None:
+    """``arena ladder GAME`` (typed to see the ladder) starts nothing; options of a running
+    ladder send the user to ``arena ladder run``."""
+    out = CliRunner().invoke(cli, ["ladder", "toy"])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("toy has no ladder in sqlite:///")
+    assert "arena ladder run toy --bot" in out.output
+    with session_scope() as s:
+        assert s.scalar(select(func.count()).select_from(Match)) == 0
+    wrong = CliRunner().invoke(cli, ["ladder", "toy", f"--bot={RANDOM_BOT}"])
+    assert wrong.exit_code == 2
+    assert "`arena ladder toy` shows the ladder; to run it here with --bot: arena ladder run toy" in wrong.output
+
+
+def test_tournament_takes_builtin_bots_by_name(sqlite_url: str) -> None:
+    out = CliRunner().invoke(cli, ["tournament", "toy", "--bot", "random", "--bot", "random",
+                                   *FAST, *SANDBOX])
+    assert out.exit_code == 0, out.output
+    assert "random v1" in out.output and "random-2 v1" in out.output
+    bad = CliRunner().invoke(cli, ["tournament", "toy", "--bot", "greedy", "--bot", "random", *SANDBOX])
+    assert bad.exit_code == 2 and "there is no built-in greedy bot for toy" in bad.output
 
 
 def test_play_match_task_is_idempotent(sqlite_url: str) -> None:

@@ -170,7 +170,7 @@ def test_in_process_solo_ladder_rates_against_hal(tmp_path: Path, monkeypatch: p
     dispose_all()
     try:
         sandbox = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
-        out = CliRunner().invoke(cli, ["ladder", "black_angel", "--variant", "solo-d0", f"--bot=solo={RANDOM}",
+        out = CliRunner().invoke(cli, ["ladder", "run", "black_angel", "--variant", "solo-d0", f"--bot=solo={RANDOM}",
                                        "--matches", "2", "--queue", "1", *sandbox])
         assert out.exit_code == 0, out.output
         assert re.search(r"^ +\d +hal-0 v1 ", out.output, re.M) and re.search(r"^ +\d +solo v1 ", out.output, re.M), out.output
