@@ -33,6 +33,7 @@ import grpc
 from arena._proto import arena_pb2 as pb
 from arena._proto import bot_pb2
 from arena.direct_stream import DirectStream
+from arena.protocol import bot_error_text
 from arena.sdk import ActFn, BotServicer, HookFn
 from arena.server.auth import auth_metadata
 from arena.tls import env_ca, env_tls, open_channel
@@ -201,7 +202,7 @@ class DialInBot:
         try:
             answer.reply = self.reply(call)
         except Exception as exc:  # noqa: BLE001 - reported to the referee as the bot's error
-            answer.error = f"{type(exc).__name__}: {exc}"[:500]
+            answer.error = bot_error_text(exc)
         stream.send(pb.ConnectBotRequest(answer=answer).SerializeToString())
 
     def reply(self, call: pb.ConnectBotCall) -> bytes:

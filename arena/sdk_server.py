@@ -35,6 +35,8 @@ import grpc
 from grpc._common import validate_port_binding_result
 from grpc._cython import cygrpc
 
+from arena.protocol import bot_error_text
+
 _EMPTY = 0  # no operation flags
 _POLL_S = 1.0  # how often an idle loop looks up (a stop always wakes it at once anyway)
 _REQUEST = object()
@@ -273,7 +275,9 @@ class BotServer:
             reply, code, details = None, state.context.code, state.context.details
         except Exception as exc:  # noqa: BLE001 - grpc.server's answer (and log line) to a failing handler
             _LOG.exception("Exception calling application: %s", exc)
-            reply, code, details = None, grpc.StatusCode.UNKNOWN, f"Exception calling application: {exc}"
+            # UNKNOWN as grpc.server answers, with the text a dial-in bot sends for the same
+            # exception (arena.protocol.bot_error_text): one fault reads the same on every route.
+            reply, code, details = None, grpc.StatusCode.UNKNOWN, bot_error_text(exc)
         finally:
             self._lock.acquire()
         if code is not grpc.StatusCode.OK:

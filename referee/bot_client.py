@@ -21,7 +21,7 @@ import grpc
 
 from arena import dialin
 from arena._proto import bot_pb2
-from arena.protocol import version_mismatch
+from arena.protocol import BOT_ERROR_STATUS, bot_error_message, version_mismatch
 from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
 from referee.fair_clock import RunQueueWaits, own_time_ms
 from referee.faults import REASONS, SERVER_ERROR  # noqa: F401 - REASONS re-exported: the codes live there
@@ -316,11 +316,11 @@ class BotClient:
         except RelayTimeout:
             raise BotFault("unreachable", f"no answer to StartMatch within {timeout_s:.1f} s from {self.address}") from None
         except RelayBotError as exc:
-            raise BotFault("start_failed", f"StartMatch failed: UNKNOWN {exc}") from None
+            raise BotFault("start_failed", "StartMatch failed: " + bot_error_message(BOT_ERROR_STATUS, str(exc))) from None
         except grpc.RpcError as exc:
             if exc.code() == grpc.StatusCode.UNAVAILABLE:
                 raise BotFault(self._dialin_reason(exc), f"{exc.details()}") from None
-            raise BotFault("start_failed", f"StartMatch failed: {exc.code().name} {exc.details()}") from None
+            raise BotFault("start_failed", "StartMatch failed: " + bot_error_message(exc.code().name, exc.details() or "")) from None
 
     def _unary_start(self, request: bot_pb2.MatchStart, timeout_s: float, deadline: float,
                      budget: _StartBudget | None = None) -> bytes:
@@ -388,7 +388,8 @@ class BotClient:
                 self.log_tail(),
             )
         self._check_process()
-        return BotFault("start_failed", f"StartMatch failed: {code.name} {exc.details()}", self.log_tail())
+        return BotFault("start_failed", "StartMatch failed: " + bot_error_message(code.name, exc.details() or ""),
+                        self.log_tail())
 
     # --- the hot path ------------------------------------------------------------------------
     def act(self, request_bytes: bytes, timeout_s: float) -> bot_pb2.ActReply:
@@ -417,7 +418,7 @@ class BotClient:
         except RelayTimeout:
             raise BotFault("timeout", f"no answer within {timeout_s * 1000:.0f} ms") from None
         except RelayBotError as exc:
-            raise BotFault("bot_error", f"UNKNOWN: {str(exc)[:300]}") from None
+            raise BotFault("bot_error", bot_error_message(BOT_ERROR_STATUS, str(exc))) from None
         except grpc.RpcError as exc:
             raise self._classify(exc, timeout_s) from None
 
@@ -440,7 +441,7 @@ class BotClient:
             return BotFault(kind, f"connection lost: {exc.details()}", self.log_tail())
         if code == grpc.StatusCode.INTERNAL and "eserializ" in (exc.details() or ""):
             return BotFault("garbage_reply", f"the reply could not be decoded: {exc.details()}")
-        return BotFault("bot_error", f"{code.name}: {(exc.details() or '')[:300]}", self.log_tail())
+        return BotFault("bot_error", bot_error_message(code.name, exc.details() or ""), self.log_tail())
 
     @staticmethod
     def _dialin_reason(exc: grpc.RpcError) -> str:

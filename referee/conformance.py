@@ -10,9 +10,13 @@ old ones without anybody writing game-specific tests for these properties:
 * clone and serialise round-trip to equal states, and a clone is independent of its original;
 * seed + the list of chosen ids replays to the same states and result, and set-up reports
   the same opening events every time;
-* ``observation(seat)`` and ``spectator_view()`` are JSON-ready and match the game's published
-  schemas (observation, and spectator for ``spectator_view()``/``public_view()``); an observation does not
-  change when everything that seat cannot see is re-sampled (``determinise``): no leaks;
+* every seat's ``observation(seat)`` at every decision, and the final one, matches the game's
+  published observation schema strictly (no field it does not list), and every option id
+  offered matches one of its ``x-option-ids`` forms: the schema is exact for every
+  configuration the spec lists (advanced and solo variants too);
+* ``spectator_view()`` and ``public_view()`` are JSON-ready and match the spectator schema (on
+  the sampled decisions and at the end); an observation does not change when everything that
+  seat cannot see is re-sampled (``determinise``): no leaks;
 * event lines and choices carry honest audiences (:func:`check_audiences`): what a seat may
   read live never differs between two worlds that seat cannot tell apart, and a public
   choice never tells a seat something its observation does not; ``public_view()`` does not
@@ -330,6 +334,8 @@ def random_playout(
             raise ConformanceError(f"{_where(state, step)} to_move() returned {seat!r}")
         options = check_options(state, step)
         check_option_grammar(state, step, options)
+        check_observation_schema(state, step)
+        stats.count("observations-validated")
         if deep_every and step % deep_every == 0:
             check_illegal_rejected(state, step)
             check_roundtrip(state, step)

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from referee.engine import ConfigError
@@ -55,29 +56,18 @@ def load_schema(game: str, kind: str = "observation") -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
-    """``node`` with every local ``#/$defs/NAME`` reference replaced by that definition.
-
-    Why: the validator resolves a ``$ref`` on every visit, which made validating an observation
-    about twice as slow; the definitions are not recursive, so inlining them once is exact.
-    """
-    if isinstance(node, list):
-        return [_inline_refs(x, defs) for x in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _inline_refs(v, defs) for k, v in node.items() if k != "$defs"}
-    ref = out.pop("$ref", None)
-    if ref is not None:
-        target = _inline_refs(defs[ref.removeprefix("#/$defs/")], defs)
-        out = {**target, **out}
-    return out
-
-
 @functools.cache
-def _validator(game: str, kind: str = "observation") -> Draft202012Validator:
+def _validator(game: str, kind: str = "observation") -> jsonschema_rs.Draft202012Validator:
+    """A strict draft 2020-12 validator of ``game``'s ``kind`` schema.
+
+    Why two libraries: ``jsonschema`` checks the document itself against the meta-schema (a
+    typo in a keyword fails loudly), and ``jsonschema_rs`` validates instances some 200 times
+    faster (about 0.1 ms for a Black Angel observation against 25 ms), which is what lets the
+    conformance kit validate every observation of every decision instead of a sample.
+    """
     schema = load_schema(game, kind)
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(_inline_refs(schema, schema.get("$defs", {})))
+    return jsonschema_rs.Draft202012Validator(schema)
 
 
 @functools.cache
@@ -94,9 +84,14 @@ def validate_observation(game: str, observation: Any, kind: str = "observation")
     """Raise :class:`SchemaError` naming the first mismatch between ``observation`` and the schema."""
     error = next(iter(_validator(game, kind).iter_errors(observation)), None)
     if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        where = "/".join(str(p) for p in error.instance_path) or "(top level)"
         what = "observation" if kind == "observation" else "spectator view"
-        raise SchemaError(f"{game} {what} does not match its schema at {where}: {error.message}")
+        raise SchemaError(f"{game} {what} does not match its schema at {where}: {_clip(error.message)}")
+
+
+def _clip(message: str, limit: int = 300) -> str:
+    """The validator quotes the offending value, which may be a whole observation: keep the start."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 def validate_spectator_view(game: str, view: Any) -> None:

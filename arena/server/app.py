@@ -22,7 +22,7 @@ from arena.db import init_db
 from arena.grpc_util import add_health_and_reflection_aio
 from arena.server import watch
 from arena.server.config import ServerConfig
-from arena.server.dialin import DialinHub
+from arena.server.dialin import BOT_SERVICE, RELAY_SERVICE, DialinHub
 from arena.server.live import LiveBus
 from arena.server.servicer import ArenaServicer
 from arena.server.streams import AioArenaServicer, StreamHub
@@ -220,7 +220,9 @@ async def _build(
     server = grpc.aio.server(migration_thread_pool=pool, options=_options(config))
     arena_pb2_grpc.add_ArenaServicer_to_server(_Servicer(servicer, hub, dialin_hub), _CheckedRegistration(server))
     server.add_generic_rpc_handlers((dialin_hub.relay_handler(),))
-    await add_health_and_reflection_aio(server, SERVICE_NAME)
+    # Reflection lists every service this port answers: Arena, the dial-in relays (DialinRelay,
+    # and the Bot calls relayed to a dialled-in bot), health and reflection itself.
+    await add_health_and_reflection_aio(server, SERVICE_NAME, RELAY_SERVICE, BOT_SERVICE)
     try:
         if credentials is not None:
             port = server.add_secure_port(address, credentials)

@@ -3,6 +3,7 @@ reflection and health (what grpcurl needs), version listing, and the CLI's error
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -89,6 +90,46 @@ def test_reflection_and_health_let_grpcurl_find_the_service(server) -> None:  # 
         replies = list(stub.ServerReflectionInfo(
             iter([reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.arena.v1.Arena")]), timeout=5))
         assert replies[0].file_descriptor_response.file_descriptor_proto
+    finally:
+        channel.close()
+
+
+#: Every service the Arena port answers, and the file each is published in (protos/).
+SERVED = {
+    "tabletop.arena.v1.Arena": "arena.proto",
+    "tabletop.arena.v1.DialinRelay": "arena.proto",
+    "tabletop.bot.v1.Bot": "bot.proto",
+    "grpc.health.v1.Health": "grpc_health/v1/health.proto",  # as grpcio-health-checking names it
+    "grpc.reflection.v1alpha.ServerReflection": "grpc_reflection/v1alpha/reflection.proto",
+    "grpc.reflection.v1.ServerReflection": "grpc/reflection/v1/reflection.proto",
+}
+
+
+def test_reflection_lists_every_served_service_under_its_published_file(server) -> None:  # noqa: ANN001
+    # Issue 29 item 5: reflection listed Arena, health and reflection only, and named the
+    # files arena/_proto/*.proto; a client compiling protos/ knows them as bot.proto and
+    # arena.proto (protos/contract/v1.json).
+    published = {f["name"] for f in json.loads((ROOT / "protos" / "contract" / "v1.json").read_text())["file"]}
+    assert {"arena.proto", "bot.proto"} <= published
+    channel = grpc.insecure_channel(server.address)
+    try:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        questions = [reflection_pb2.ServerReflectionRequest(list_services="")] + [
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol=name) for name in SERVED]
+        replies = list(stub.ServerReflectionInfo(iter(questions), timeout=5))
+        assert {s.name for s in replies[0].list_services_response.service} == set(SERVED)
+        for (name, file_name), reply in zip(SERVED.items(), replies[1:], strict=True):
+            assert reply.WhichOneof("message_response") == "file_descriptor_response", (name, reply)
+            first = descriptor_pb2.FileDescriptorProto.FromString(reply.file_descriptor_response.file_descriptor_proto[0])
+            assert first.name == file_name, name
+            assert name.rsplit(".", 1)[1] in {s.name for s in first.service}
+            if first.package.startswith("tabletop."):
+                assert first.name in published
+        # The Bot method is callable where it is listed: a relayed call without the relay key is refused
+        # by the relay itself (PERMISSION_DENIED), not UNIMPLEMENTED.
+        with pytest.raises(grpc.RpcError) as refused:
+            channel.unary_unary("/tabletop.bot.v1.Bot/Act")(b"", timeout=5)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
     finally:
         channel.close()
 

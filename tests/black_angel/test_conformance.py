@@ -14,3 +14,4 @@ def test_conformance(players: int, variant: str, full_run: bool) -> None:
     stats = check_configuration(BlackAngelState, players, variant, games)
     assert stats.games == games
     assert stats.checks.get("determinise-changed", 0) > 0  # hidden information really is re-sampled
+    assert stats.checks["observations-validated"] == stats.decisions  # every decision, strictly

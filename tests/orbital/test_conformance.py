@@ -21,6 +21,7 @@ def test_conformance(players: int, variant: str, full_run: bool) -> None:
     stats = check_configuration(OrbitalState, players, variant, games, deep_games=5 if full_run else 1)
     assert stats.games == games
     assert stats.checks.get("determinise-changed", 0) > 0
+    assert stats.checks["observations-validated"] == stats.decisions  # every decision, strictly
 
 
 def test_every_configuration_is_listed() -> None:

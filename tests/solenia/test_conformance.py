@@ -14,6 +14,7 @@ def test_conformance(players: int, variant: str, full_run: bool) -> None:
     stats = check_configuration(SoleniaState, players, variant, games, deep_games=2 if not full_run else 5)
     assert stats.games == games
     assert stats.checks.get("determinise-changed", 0) > 0
+    assert stats.checks["observations-validated"] == stats.decisions  # every decision, strictly
 
 
 def test_every_configuration_is_listed() -> None:

@@ -154,6 +154,9 @@ def test_match_page_shows_seats_forfeit_time_and_replay(client, site) -> None:
     assert r.status_code == 200
     html = _text(r.data)
     assert "timeout" in html and "no answer within 2000 ms" in html
+    # The reason is the badge; the message beside it does not repeat it (issue 29 item 5).
+    assert re.search(r'<span class="badge forfeit">timeout</span> <span class="small">no answer within 2000 ms</span>', html)
+    assert "timeout: no answer" not in html
     assert 'id="replay"' in html and 'id="step-slider"' in html
     assert "Event log" in html
     assert "played by the fallback policy" not in html  # step 0 is the opening position

@@ -361,8 +361,10 @@ def match_page(session: Session, match_id: str) -> MatchPage | None:
     # owners read them through the API with their token); the fault reason and message are.
     record = without_logs(m.record) if isinstance(m.record, dict) else None
     totals = {t.get("seat"): t for t in (record or {}).get("totals") or [] if isinstance(t, dict)}
+    # The page shows the reason as a badge beside the message: the message alone, so that it
+    # does not read "unreachable unreachable: ...".
     messages = {
-        f.get("seat"): f"{f.get('reason', '')}: {f.get('message', '')}".strip(": ")
+        f.get("seat"): str(f.get("message") or "")
         for f in ((record or {}).get("forfeits") or m.forfeits or [])
         if isinstance(f, dict)
     }
