@@ -1,0 +1,128 @@
+"""Samplers respect everything public: cards everyone saw go into a hand stay in that hand.
+
+Cards are told apart by the id every face-up card shows (two Sabotage cards are two ids).
+
+Each test plays random games, follows the public event lines (what every seat reads) with its
+own small tracker, and at many decision points checks (a) that the observation's list of
+publicly known cards agrees with the tracker, and (b) that every one of 100 samples —
+``arena.sdk.sample_state`` and the search's ``determinise`` of it — holds those cards in the
+right hand and shows the seat exactly the observation it was given (so nothing else the seat
+knows is contradicted).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import orjson
+import pytest
+
+from arena.sdk import sample_state
+from referee import registry
+from referee.engine import audience_of
+
+SAMPLES = 100
+
+
+def _wire(obs: dict) -> dict:
+    return orjson.loads(orjson.dumps(obs))
+
+
+# ---------------------------------------------------------------------------- Orbital
+# star-scrappers-orbital.ko.txt 게임 라운드 » 카드 구입: a market card is bought face up, so every
+# seat sees which card went into the buyer's hand (게임 준비 2: the market is face up); the same
+# holds for Insider Contact's free market card and a Robot Arm taking the face-up top of the pile.
+_BUY = re.compile(r"^(.+) buys (.+) from the market for \d+ MC$")
+_TAKE = re.compile(r"^(.+) takes (.+) from the market$")
+_SALVAGE = re.compile(r"^(.+) takes from the discard pile 1 card\(s\)$")
+_BUILD = re.compile(r"^(.+) builds (.+) \(\w+\) for \d+ MC$")
+_PLAY = re.compile(r"^(.+) plays (.+)$")
+# 5. 카드 뽑기 (hand limit) and Quiet Year: a discard face down — nobody else knows which card left
+_SECRET = re.compile(r"^(.+) discards a card( over the hand limit)?$")
+
+
+def _public_ids(view: dict) -> tuple[set[int], set[int], set[int]]:
+    """Card ids face up in the market, on the discard pile and in the stations."""
+    market = {m["card"]["id"] for m in view["market"]}
+    pile = {c["id"] for c in view["discard"] if c is not None}
+    built = {m["card"]["id"] for s in view["stations"] for m in s["modules"] if "id" in m["card"]}
+    return market, pile, built
+
+
+class OrbitalTracker:
+    """Card ids every seat knows to be in each hand, from public event lines and the public
+    view before and after each step (every card shown face up carries its id)."""
+
+    def __init__(self, st) -> None:
+        from referee.orbital import rules
+
+        self.who = {rules.name(st, a): a for a in range(st.actors)}
+        self.known: list[list[int]] = [[] for _ in range(st.actors)]
+
+    def follow(self, lines: list[str], before: dict, after: dict) -> None:
+        market0, pile0, built0 = _public_ids(before)
+        market1, pile1, built1 = _public_ids(after)
+        shown = (pile1 - pile0) | (built1 - built0)  # cards that left a hand face up
+        for line in lines:
+            if audience_of(line) is not None:
+                continue  # a line some seats may not read
+            if m := _BUY.match(line) or _TAKE.match(line):
+                taken = [c for c in market0 - market1 if _name(c) == m[2]]
+                assert len(taken) == 1, line
+                self.known[self.who[m[1]]].append(taken[0])
+            elif m := _SALVAGE.match(line):
+                top = before["discard"][-1] if before["discard"] else None
+                if top is not None:  # the face-up top card of the pile
+                    self.known[self.who[m[1]]].append(top["id"])
+            elif m := _BUILD.match(line) or _PLAY.match(line):
+                mine = self.known[self.who[m[1]]] if m[1] in self.who else []
+                for c in [c for c in mine if c in shown and _name(c) == m[2]]:
+                    mine.remove(c)
+            elif m := _SECRET.match(line):
+                if m[1] in self.who:
+                    self.known[self.who[m[1]]] = []
+
+
+def _name(card: int) -> str:
+    from referee.orbital.data import CARD_NAME
+
+    return CARD_NAME[card]
+
+
+def _orbital_configs() -> list[tuple[int, str]]:
+    return [(p, v) for p, v in registry.get_spec("orbital").configurations if v in ("standard", "bots-1")]
+
+
+@pytest.mark.parametrize(("players", "variant"), _orbital_configs())
+def test_orbital_samples_keep_publicly_bought_cards(players, variant):
+    cls = registry.get_game("orbital")
+    checked_points = known_seen = 0
+    for seed in range(2):
+        r = random.Random(f"orbital:{players}:{variant}:{seed}")
+        st = cls.new(players, seed, variant)
+        tracker = OrbitalTracker(st)
+        while not st.is_over():
+            mover = st.to_move()
+            if r.random() < 0.08:
+                seat = mover if r.random() < 0.5 else r.randrange(players)
+                obs = _wire(st.observation(seat))
+                for a in range(st.actors):
+                    assert sorted(c["id"] for c in obs["known_hands"][a]) == sorted(tracker.known[a])
+                    assert [c["id"] for c in obs["known_hands"][a]] == obs["raw"]["known_hands"][a]
+                others = [a for a in range(st.actors) if a != seat]
+                known_seen += sum(len(obs["raw"]["known_hands"][a]) for a in others)
+                for k in range(SAMPLES):
+                    sampled = sample_state("orbital", obs, seed=k)
+                    dealt = sampled.determinise(seat, k * 7919 + 1)
+                    for s in (sampled, dealt):
+                        for a in others:
+                            assert set(tracker.known[a]) <= set(s.hands[a]), (a, s.hands[a])
+                    assert _wire(sampled.observation(seat)) == obs
+                    assert _wire(dealt.observation(seat)) == obs
+                checked_points += 1
+            before = _wire(st.public_view())
+            lines = st.apply(r.choice(st.option_ids()))
+            tracker.follow(lines, before, _wire(st.public_view()))
+    assert checked_points >= 10
+    assert known_seen > 0, "no publicly known card in another hand at any checked point"
