@@ -126,3 +126,69 @@ def test_orbital_samples_keep_publicly_bought_cards(players, variant):
             tracker.follow(lines, before, _wire(st.public_view()))
     assert checked_points >= 10
     assert known_seen > 0, "no publicly known card in another hand at any checked point"
+
+
+# ---------------------------------------------------------------------------- Black Angel
+# black-angel.ko.txt 액션: 약탈자 격파 (녹색): the Ravagers destroyed are taken into the hand
+# ("격파한 카드는 자신의 손패에 추가합니다"), and they lay face up on the action (게임 준비 8:
+# "액션에 공개하여 놓습니다"), so every seat knows them; one leaves when its seat plays a Ravager
+# face down (the engine plays the hand's last Ravager, and destroyed ones come in last).
+_DESTROY = re.compile(r"^seat (\d+) destroys (\d+) Ravager\(s\) at action (\d+)$")
+_PLAY_RAVAGER = re.compile(r"^seat (\d+) plays a Ravager card face down at \w+$")
+
+
+class BlackAngelTracker:
+    """Ravager ids every seat knows to be in each hand, from public lines and the public view."""
+
+    def __init__(self, players: int) -> None:
+        self.known: list[list[int]] = [[] for _ in range(players)]
+
+    def follow(self, lines: list[str], before: dict) -> None:
+        for line in lines:
+            if audience_of(line) is not None:
+                continue
+            if m := _DESTROY.match(line):
+                taken = [r["id"] for r in before["actions"][int(m[3]) - 1]["ravagers"]]
+                assert len(taken) == int(m[2]), line
+                self.known[int(m[1])].extend(taken)
+            elif (m := _PLAY_RAVAGER.match(line)) and self.known[int(m[1])]:
+                self.known[int(m[1])].pop()
+
+
+def _black_angel_configs() -> list[tuple[int, str]]:
+    return [(p, v) for p, v in registry.get_spec("black_angel").configurations if p >= 2]
+
+
+@pytest.mark.parametrize(("players", "variant"), _black_angel_configs())
+def test_black_angel_samples_keep_destroyed_ravagers(players, variant):
+    cls = registry.get_game("black_angel")
+    checked_points = known_seen = 0
+    for seed in range(3):
+        r = random.Random(f"black_angel:{players}:{variant}:{seed}")
+        st = cls.new(players, seed, variant)
+        tracker = BlackAngelTracker(players)
+        while not st.is_over():
+            if r.random() < 0.2:
+                seat = st.to_move() if r.random() < 0.5 else r.randrange(players)
+                obs = _wire(st.observation(seat))
+                for p in range(players):
+                    assert [x["id"] for x in obs["seats"][p]["known_ravagers"]] == tracker.known[p]
+                    assert obs["raw"]["known_r"][p] == tracker.known[p]
+                others = [p for p in range(players) if p != seat]
+                known_seen += sum(len(tracker.known[p]) for p in others)
+                for k in range(SAMPLES):
+                    sampled = sample_state("black_angel", obs, seed=k)
+                    dealt = sampled.determinise(seat, k * 7919 + 1)
+                    for s in (sampled, dealt):
+                        for p in others:
+                            known = tracker.known[p]
+                            # in the hand, and last: the next Ravager played is the last destroyed
+                            assert s.hand_r[p][len(s.hand_r[p]) - len(known):] == known, (p, s.hand_r[p])
+                    assert _wire(sampled.observation(seat)) == obs
+                    assert _wire(dealt.observation(seat)) == obs
+                checked_points += 1
+            before = _wire(st.public_view())
+            lines = st.apply(r.choice(st.option_ids()))
+            tracker.follow(lines, before)
+    assert checked_points >= 10
+    assert known_seen > 0, "no destroyed Ravager in another hand at any checked point"
