@@ -192,3 +192,55 @@ def test_black_angel_samples_keep_destroyed_ravagers(players, variant):
             tracker.follow(lines, before)
     assert checked_points >= 10
     assert known_seen > 0, "no destroyed Ravager in another hand at any checked point"
+
+
+# ---------------------------------------------------------------------------- Solenia
+# solenia.ko.txt 게임 준비 5 and 8, 게임 진행: every seat has its own 16 ship cards, draws its hand
+# from its own pile, and plays them face up onto the boards or discards them face up; no card
+# goes into a hand face up, so what is public about a hidden hand is which of the seat's 16
+# cards are still in its hand and pile together. Every sample must deal exactly those.
+def _solenia_unplayed(st, s: int) -> list[int]:
+    from referee.solenia.state import P_CELL
+
+    held = st.hand[s] + st.deck[s]
+    if st.phase == P_CELL and st.cur == s and st.sel_card >= 0:
+        held = held + [st.sel_card]  # chosen, not yet placed: still hidden from the others
+    return sorted(held)
+
+
+def _solenia_configs() -> list[tuple[int, str]]:
+    """One configuration per player count, a different variant each."""
+    configs = [(p, v) for p, v in registry.get_spec("solenia").configurations if p >= 2]
+    return [(p, v) for i, (p, v) in enumerate(configs) if i % 4 == 0]
+
+
+@pytest.mark.parametrize(("players", "variant"), _solenia_configs())
+def test_solenia_samples_deal_each_seat_its_own_unplayed_cards(players, variant):
+    from referee.solenia.data import DECK_SIZE
+
+    cls = registry.get_game("solenia")
+    checked_points = 0
+    for seed in range(2):
+        r = random.Random(f"solenia:{players}:{variant}:{seed}")
+        st = cls.new(players, seed, variant)
+        while not st.is_over():
+            if r.random() < 0.08:
+                seat = st.to_move() if r.random() < 0.5 else r.randrange(players)
+                obs = _wire(st.observation(seat))
+                others = [s for s in range(players) if s != seat]
+                # the public derivation: all 16 minus the seat's cards on the boards and discarded
+                raw = obs["raw"]
+                for s in others:
+                    shown = [raw["card"][i] for i, o in enumerate(raw["owner"]) if o == s] + raw["out_cards"][s]
+                    assert sorted(set(range(DECK_SIZE)) - set(shown)) == _solenia_unplayed(st, s)
+                for k in range(SAMPLES):
+                    sampled = sample_state("solenia", obs, seed=k)
+                    dealt = sampled.determinise(seat, k * 7919 + 1)
+                    for x in (sampled, dealt):
+                        for s in others:
+                            assert _solenia_unplayed(x, s) == _solenia_unplayed(st, s)
+                    assert _wire(sampled.observation(seat)) == obs
+                    assert _wire(dealt.observation(seat)) == obs
+                checked_points += 1
+            st.apply(r.choice(st.option_ids()))
+    assert checked_points >= 10
