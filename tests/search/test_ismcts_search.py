@@ -60,6 +60,7 @@ def test_orbital_leaf_values_follow_vp_majorities_and_the_station():
     even.vp = [10, 10]
     even.mods = [[m[:] for m in even.mods[0]], [m[:] for m in even.mods[0]]]
     even.hands = [[], []]
+    even.known = [[], []]
     even.mc = [5, 5]
     even.crew = [1, 1]
     even.core = [even.core[0]] * 2
