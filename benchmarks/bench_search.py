@@ -30,6 +30,7 @@ from sample_bots.ismcts.player import decide
 
 GREEDY: dict[str, str] = {
     "black_angel": "sample_bots.black_angel_greedy.bot",
+    "orbital": "sample_bots.orbital_greedy.bot",
     "solenia": "sample_bots.solenia_greedy.bot",
 }
 
@@ -154,7 +155,7 @@ def win_share(game: str, seeds: int = 100, ms: float | None = None, iterations: 
     }
 
 
-def bench(games: tuple[str, ...] = ("black_angel", "solenia"), seeds: int = 100,
+def bench(games: tuple[str, ...] = ("black_angel", "orbital", "solenia"), seeds: int = 100,
           ms: float | None = None, iterations: int | None = None,
           progress: Callable[[str], None] | None = None, cpu: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {}

@@ -134,7 +134,7 @@ def bench_balance(game: str, games: int, advanced: bool) -> None:
 
 
 @bench_group.command("search")
-@click.option("--game", "games", multiple=True, help="a game (repeatable; default: Black Angel and Solenia)")
+@click.option("--game", "games", multiple=True, help="a game (repeatable; default: Black Angel, Orbital and Solenia)")
 @click.option("--seeds", default=100, show_default=True, help="games against the greedy bot (0: speed only)")
 @click.option("--ms", type=float, default=None,
               help="search time per decision (default: the bot's share of the game's decision time)")

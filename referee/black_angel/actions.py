@@ -229,6 +229,7 @@ def _kill_apply(s: BlackAngelState, oid: str) -> None:
     cards = s.rav_on[k]
     s.ctx["val"] -= len(cards)  # a stack is destroyed all together
     s.hand_r[s.seat].extend(cards)
+    s.known_r[s.seat].extend(cards)  # they were face up on the action: everyone saw them taken
     s.log.append(f"seat {s.seat} destroys {len(cards)} Ravager(s) at action {k + 1}")
     s.rav_on[k] = []
     _next_destroy(s)

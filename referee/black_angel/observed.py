@@ -8,7 +8,8 @@ cannot see is sampled afresh from what is left:
   card back shows the colour), together with each mission deck: from every mission of that
   colour not visible anywhere;
 * other seats' Ravagers in hand and face down, and the Ravager deck: from every Ravager not
-  visible (the rest is the box, whose cards the set-up removed unseen);
+  visible (the rest is the box, whose cards the set-up removed unseen); a Ravager a seat
+  destroyed (face up on an action, 격파) stays in that seat's hand (``known_r``);
 * the order of the advanced deck, of each technology stack below its top tile and of Hal's deck,
   and every future roll (a fresh generator).
 
@@ -35,7 +36,7 @@ _SCALARS = ("players", "variant", "adv", "solo", "neutral", "hal_vp", "spes_toke
 _LISTS = ("vp", "supply", "sdmg", "dmg", "rav_disc", "t_disc", "display", "a_disp", "strips", "side",
           "res", "deb", "shp", "rbreak", "rsup", "nwork", "hal_disc", "hal_card")
 _LISTS2 = ("comp", "rav_on", "m_disc", "ships", "grid", "boost", "gdeb", "work", "ej_tiles", "ej_adv",
-           "ej_over")
+           "ej_over", "known_r")
 #: a face-down card seen from another seat: -1 empty, RAV_BACK a Ravager, MISSION_BACK + colour
 RAV_BACK = 100
 MISSION_BACK = 200
@@ -94,6 +95,9 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> BlackAngelStat
     for f in _LISTS:
         setattr(s, f, list(raw[f]))
     for f in _LISTS2:
+        if f == "known_r" and f not in raw:  # an observation from before known_r: none known
+            s.known_r = [[] for _ in raw["hand_r_sizes"]]
+            continue
         setattr(s, f, [list(x) for x in raw[f]])
     s.ej_cards = [[list(x) for x in y] for y in raw["ej_cards"]]
     s.cards = {int(k): [int(m), int(o)] for k, m, o in raw["cards"]}
@@ -166,15 +170,19 @@ def _deal_ravagers(s: BlackAngelState, raw: dict[str, Any], seat: int, others: l
     seen.update(s.rav_disc)
     for on in s.rav_on:
         seen.update(on)
+    for known in s.known_r:
+        seen.update(known)
     pool = [r for r in D.RAVAGER_IDS if r not in seen]
     rng.shuffle(pool)
-    need = raw["rav_deck_size"] + sum(raw["hand_r_sizes"][p] for p in others) + sum(
+    need = raw["rav_deck_size"] + sum(raw["hand_r_sizes"][p] - len(s.known_r[p]) for p in others) + sum(
         1 for p in others for b in raw["slot_backs"][p] if b == RAV_BACK)
     if len(pool) < need:
         raise ConfigError(f"inconsistent observation: {need} hidden Ravagers, only {len(pool)} unseen")
     s.rav_deck = [pool.pop() for _ in range(raw["rav_deck_size"])]
     for p in others:
-        s.hand_r[p] = [pool.pop() for _ in range(raw["hand_r_sizes"][p])]
+        # destroyed Ravagers stay in the hand they were taken into, after the hidden ones
+        # (they came in later, and a Ravager is played from the end of the hand)
+        s.hand_r[p] = [pool.pop() for _ in range(raw["hand_r_sizes"][p] - len(s.known_r[p]))] + s.known_r[p]
         for i, b in enumerate(raw["slot_backs"][p]):
             if b == RAV_BACK:
                 s.slots[p][i] = pool.pop()

@@ -227,6 +227,9 @@ def _slot_apply(s: BlackAngelState, oid: str) -> None:
     code = s.ctx["card"]
     if code == "r":
         card = s.hand_r[p].pop()
+        known = s.known_r[p]
+        if known and known[-1] == card:
+            known.pop()
         colour = -1
     else:
         card = int(code[1:])

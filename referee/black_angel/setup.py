@@ -94,6 +94,7 @@ def set_up(s: BlackAngelState, players: int, seed: int, variant: str) -> None:
         s.gdeb.append([0] * 9)
     s.hand_m = [[s.m_deck[c].pop() for c in range(3)] for _ in range(p)]
     s.hand_r = [[s.rav_deck.pop()] for _ in range(p)]
+    s.known_r = [[] for _ in range(p)]
     s.slots = [[-1] * 6 for _ in range(p)]
     s.ej_tiles = [[] for _ in range(p)]
     s.ej_adv = [[-1, -1, -1] for _ in range(p)]

@@ -103,6 +103,8 @@ GLOSSARY: dict[str, str] = {
     "ships": "우주 보드의 우주선: [owner, hex] of every ship in space (-1 = Hal)",
     "hand_m": "손패 (미션): each seat's missions in hand",
     "hand_r": "손패 (약탈자): each seat's Ravager cards in hand",
+    "known_r": "격파한 약탈자: the Ravagers of each hand that every seat saw destroyed from an action "
+               "(face up) and taken into it, in the order taken; a Ravager played from the hand leaves",
     "slots": "카드 1장 플레이하는 곳: the 6 card slots (R1-R3, C1-C3) of each board, -1 empty",
     "grid": "기술 격자 (3×3): each seat's tiles, cells 0-8 row by row, -1 empty",
     "boost": "부스트 면: 1 where a tile shows its boost side (advanced rules)",
@@ -126,7 +128,7 @@ _SCALARS = ("players", "variant", "seed", "adv", "solo", "neutral", "hal_vp", "s
 _LISTS = ("vp", "supply", "sdmg", "dmg", "rav_deck", "rav_disc", "t_disc", "display", "a_deck",
           "a_disp", "strips", "side", "res", "deb", "shp", "rbreak", "rsup", "nwork", "hal_deck",
           "hal_disc", "hal_card", "opening")
-_LISTS2 = ("comp", "rav_on", "m_deck", "m_disc", "t_stack", "ships", "hand_m", "hand_r", "slots",
+_LISTS2 = ("comp", "rav_on", "m_deck", "m_disc", "t_stack", "ships", "hand_m", "hand_r", "known_r", "slots",
            "grid", "boost", "gdeb", "work", "ej_tiles", "ej_adv", "ej_over")
 _LISTS3 = ("ej_cards",)
 
@@ -260,6 +262,9 @@ class BlackAngelState(GameState):
             for f in _LISTS:
                 setattr(s, f, list(data[f]))
             for f in _LISTS2:
+                if f == "known_r" and f not in data:  # a record from before known_r: none known
+                    s.known_r = [[] for _ in data["hand_r"]]
+                    continue
                 setattr(s, f, [list(x) for x in data[f]])
             s.ej_cards = [[list(x) for x in y] for y in data["ej_cards"]]
             s.rng = Rng(int(data["rng"]))

@@ -138,6 +138,7 @@ def _player_public(s: BlackAngelState, p: int) -> dict[str, Any]:
         "slot_names": list(D.SLOT_NAMES),
         "slots_face_down": [_slot_back(c) for c in s.slots[p]],
         "hand_missions": len(s.hand_m[p]), "hand_ravagers": len(s.hand_r[p]),
+        "known_ravagers": [_ravager_json(r) for r in s.known_r[p]],
         "hand_missions_by_colour": {D.COLOURS[c]: sum(1 for m in s.hand_m[p] if D.MISSION_COLOUR[m] == c)
                                     for c in range(3)},
         "ejected_tiles": [_tile_json(t) for t in s.ej_tiles[p]],
@@ -257,7 +258,8 @@ def determinise(s: BlackAngelState, seat: int, seed: int) -> BlackAngelState:
     if chosen >= 0:
         c.ctx["card"] = f"m{c.hand_m[s.seat][chosen]}"
     # Ravagers: the deck and other seats' hands and face-down played Ravagers
-    spots = [(c.hand_r[p], i) for p in others for i in range(len(c.hand_r[p]))]
+    # a destroyed Ravager (known_r) was seen going into the hand: it stays; hidden ones come first
+    spots = [(c.hand_r[p], i) for p in others for i in range(len(c.hand_r[p]) - len(c.known_r[p]))]
     spots += [(c.slots[p], i) for p in others for i, r in enumerate(c.slots[p]) if r >= 100]
     pool = c.rav_deck[:] + [lst[i] for lst, i in spots]
     rng.shuffle(pool)

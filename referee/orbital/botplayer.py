@@ -156,6 +156,7 @@ def take_turn(st: OrbitalState, events: list[str]) -> bool:
         elif _try_build(st, a, card, events):
             return False
         hand.pop()
+        rules.forget(st, a, card)
         rules.to_discard(st, [card], public=True)
         st.mc[a] += RULES["bot_discard_mc"]
         events.append(f"{who} discards it and gains {RULES['bot_discard_mc']} MC")

@@ -1,7 +1,8 @@
 """Rebuild a playable state from one seat's observation (for bots that search).
 
-Everything public is copied from the observation's ``raw`` block; what the seat cannot see —
-other hands, the bot players' stacks, the deck order, the secret discards, the observatory's cards
+Everything public is copied from the observation's ``raw`` block, including the cards everyone
+saw go into a hand (``known_hands``: they stay in that hand in every sample); what the seat
+cannot see — the rest of other hands, the bot players' stacks, the deck order, the secret discards, the observatory's cards
 of another seat — is sampled from the cards not in view, exactly as
 :meth:`OrbitalState.determinise` would.
 """
@@ -36,7 +37,11 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> OrbitalState:
     own_peek = [c["id"] for c in obs.get("peek", [])]
     layout = raw.get("discard", [-1] * raw["discard_size"])
     st.dpub = [c for c in layout if c >= 0]
+    # cards everyone saw go into a hand (older observations: none)
+    st.known = [list(k) for k in raw.get("known_hands", [[] for _ in raw["hand_sizes"]])]
     known = set(own) | set(own_peek) | set(st.market) | set(st.dpub)
+    for k in st.known:
+        known.update(k)
     for s in st.mods:
         known.update(m[0] for m in s if m[0] != CORE)
     pool = [c for c in range(MODULE_COUNT if st.peaceful else CARD_COUNT) if c not in known]
@@ -46,7 +51,8 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> OrbitalState:
         if a == seat:
             st.hands.append(own)
         else:
-            st.hands.append(pool[:n])
+            n -= len(st.known[a])
+            st.hands.append(st.known[a] + pool[:n])
             pool = pool[n:]
     if own_peek:
         st.peek = own_peek

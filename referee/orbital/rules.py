@@ -500,8 +500,16 @@ def remove_module(st: OrbitalState, b: int, i: int, events: list[str]) -> None:
     events.append(f"{name(st, b)}'s {CARD_NAME[card]} is removed and discarded")
 
 
+def forget(st: OrbitalState, a: int, card: int) -> None:
+    """``card`` left ``a``'s hand face up (built, played): it is no longer known to be there."""
+    known = st.known[a]
+    if card in known:
+        known.remove(card)
+
+
 def build(st: OrbitalState, a: int, card: int, parent: int, d: int, cost: int, events: list[str]) -> None:
     st.hands[a].remove(card)
+    forget(st, a, card)
     st.mc[a] -= cost
     geo.place(st.mods[a], card, parent, d)
     st.built[a] += 1

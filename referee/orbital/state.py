@@ -85,6 +85,8 @@ GLOSSARY: dict[str, str] = {
     "queue": "the seats still to decide in a simultaneous step (keep 5 of 8, 수입, 핸드 제한)",
     "opp_vp": "평화 버전: the two colour-track opponents' VP",
     "hands": "손 (핸드): each actor's cards; a bot player's 핸드 스택 (top = last)",
+    "known": "the cards of each hand that everyone saw go in (카드 구입, Insider Contact's pick, Robot Arm "
+             "taking a face-up discard) and that are surely still there (a secret discard from the hand forgets them)",
     "track": "평화 버전 트랙: each opponent's module count per colour",
     "mods": "오비탈: each actor's modules [card, x, y, heading, parent, 손상, 승무원, used] (station.py)",
     "opening": "what set-up did (게임 준비), as event lines",
@@ -97,7 +99,7 @@ SCALARS = ("players", "variant", "seed", "nbots", "year", "first", "cur", "passe
            "pend_src", "damage_dealt")
 FLAT = ("mc", "vp", "crew", "core", "shield", "events_played", "attacks", "built", "market", "deck",
         "discard", "dpub", "peek", "upgrades", "queue", "opp_vp")
-NESTED = ("hands", "track")
+NESTED = ("hands", "known", "track")
 
 VARIANT_HELP = {
     "standard": "the base game for 2-5 players",
@@ -259,6 +261,7 @@ class OrbitalState(GameState):
         st.queue = []
         st.opp_vp = [0, 0] if st.peaceful else []
         st.hands = [[] for _ in range(n)]
+        st.known = [[] for _ in range(n)]
         st.track = [[1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]] if st.peaceful else []
         st.mods = [[geo.new_core()] for _ in range(n)]
         st.discard = []
@@ -571,6 +574,7 @@ class OrbitalState(GameState):
         card = self.market.pop(pos)
         self.mc[a] -= pos + 1
         self.hands[a].append(card)
+        self.known[a].append(card)
         events.append(f"{rules.name(self, a)} buys {CARD_NAME[card]} from the market for {pos + 1} MC")
 
     def activate(self, a: int, i: int, events: list[str], bot: bool = False) -> bool:
@@ -598,7 +602,9 @@ class OrbitalState(GameState):
         elif effect == "salvage":
             card = self.discard.pop()
             if card in self.dpub:
+                # the top of the pile was face up: everyone sees it go into the hand
                 self.dpub.remove(card)
+                self.known[a].append(card)
             rules.give(self, a, [card], events, why="takes from the discard pile")
         elif effect == "observe":
             got = rules.draw(self, a, 1 if bot else amount, events)
@@ -629,6 +635,7 @@ class OrbitalState(GameState):
             self.hands[a].pop()
         else:
             self.hands[a].remove(card)
+        rules.forget(self, a, card)
         rules.to_discard(self, [card], public=True)
         self.events_played[a] += 1
         e = EVENT_EFFECT[card]
@@ -703,6 +710,7 @@ class OrbitalState(GameState):
             hand = self.hands[b]
             card = hand.pop() if b >= self.players else hand.pop(self.rng.below(len(hand)))
             self.discard.append(card)
+            self.known[b] = []  # a secret discard: nobody else knows which card left
             events.append(f"{rules.name(self, b)} discards a card")
             if b < self.players:
                 events.append(seen_by(b, f"P{b + 1} discards {CARD_NAME[card]}"))
@@ -720,6 +728,7 @@ class OrbitalState(GameState):
     def _pick(self, pos: int, events: list[str]) -> None:
         card = self.market.pop(pos)
         self.hands[self.cur].append(card)
+        self.known[self.cur].append(card)
         events.append(f"{rules.name(self, self.cur)} takes {CARD_NAME[card]} from the market")
 
     def _keep_peek(self, card: int, events: list[str]) -> None:
@@ -847,6 +856,7 @@ class OrbitalState(GameState):
         a = self.queue[0]
         self.hands[a].remove(card)
         self.discard.append(card)
+        self.known[a] = []  # a secret discard: nobody else knows which card left
         events.append(f"P{a + 1} discards a card over the hand limit")
         events.append(seen_by(a, f"P{a + 1} discards {CARD_NAME[card]}"))
         if len(self.hands[a]) <= rules.hand_limit(self, a):
@@ -901,6 +911,7 @@ class OrbitalState(GameState):
         for k in FLAT:
             d[k] = src[k][:]
         c.hands = [h[:] for h in self.hands]
+        c.known = [k[:] for k in self.known]
         c.track = [t[:] for t in self.track]
         c.mods = [[m[:] for m in s] for s in self.mods]
         c.rng = Rng(self.rng.state)
@@ -918,6 +929,7 @@ class OrbitalState(GameState):
         for k in FLAT:
             data[k] = list(src[k])
         data["hands"] = [list(h) for h in self.hands]
+        data["known"] = [list(k) for k in self.known]
         data["track"] = [list(t) for t in self.track]
         data["mods"] = [[list(m) for m in s] for s in self.mods]
         data["rng"] = self.rng.state
@@ -933,6 +945,8 @@ class OrbitalState(GameState):
         for k in FLAT:
             d[k] = list(data.get(k, ()))
         st.hands = [list(h) for h in data["hands"]]
+        # a record written before ``known`` existed: nothing publicly known in any hand
+        st.known = [list(k) for k in data.get("known", [[] for _ in st.hands])]
         st.track = [list(t) for t in data["track"]]
         st.mods = [[list(m) for m in s] for s in data["mods"]]
         st.rng = Rng(int(data["rng"]))
@@ -951,11 +965,14 @@ class OrbitalState(GameState):
         shown = set(c.dpub)
         pool = c.deck + [x for x in c.discard if x not in shown] + (c.peek if not own_peek else [])
         for a in hidden:
-            pool += c.hands[a]
+            known = c.known[a]
+            pool += [x for x in c.hands[a] if x not in known] if known else c.hands[a]
         rng.shuffle(pool)
         for a in hidden:
-            n = len(c.hands[a])
-            c.hands[a] = pool[:n]
+            # cards everyone saw go into the hand stay there; only the rest is re-dealt
+            k = c.known[a]
+            n = len(c.hands[a]) - len(k)
+            c.hands[a] = k + pool[:n]
             pool = pool[n:]
         if not own_peek:
             n = len(c.peek)

@@ -1,7 +1,9 @@
 """What each seat sees, and the spectator's full view for replays.
 
 A seat sees its own hand, every station (modules, colours, damage, crew), the market, the
-upgrade cores left, every player's MC, VP and unused crew, and only the *sizes* of other hands,
+upgrade cores left, every player's MC, VP and unused crew, and only the *sizes* of other hands
+(with ``known_hands``: the cards everyone saw go into each hand — a market buy, Insider
+Contact's pick, a face-up card the Robot Arm took — while they surely are still there),
 of the bot players' hand stacks and of the deck. The discard pile shows the cards that were
 face up when discarded (a played event, a bot player's revealed card, a removed module, the old
 market); discards over the hand limit, the observatory's rest and Quiet Year's are secret. The ``raw`` block repeats the public
@@ -91,6 +93,7 @@ def public_view(st: OrbitalState) -> dict[str, Any]:
         "discard_size": len(st.discard),
         "discard": discard_json(st),
         "hand_sizes": [len(h) for h in st.hands],
+        "known_hands": [[card_json(c) for c in k] for k in st.known],
         "peek_size": len(st.peek),
         "mc": list(st.mc), "vp": list(st.vp), "crew": list(st.crew),
     }
@@ -103,6 +106,7 @@ def public_view(st: OrbitalState) -> dict[str, Any]:
     raw["track"] = [list(t) for t in st.track]
     raw["mods"] = [[list(m) for m in s] for s in st.mods]
     raw["hand_sizes"] = [len(h) for h in st.hands]
+    raw["known_hands"] = [list(k) for k in st.known]
     raw["deck_size"] = len(st.deck)
     raw["discard_size"] = len(st.discard)
     raw["discard"] = discard_layout(st)

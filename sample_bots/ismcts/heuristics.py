@@ -15,9 +15,9 @@ from referee.engine import GameState
 from referee.rng import Rng
 
 try:  # imported as a package (tests, benchmarks)
-    from sample_bots.ismcts.search import Settings, final_values, reward_from_points
+    from sample_bots.ismcts.search import Settings, _logistic, final_values, reward_from_points
 except ImportError:  # run from the bot's own folder: the sandbox shows only that folder
-    from search import Settings, final_values, reward_from_points  # type: ignore[no-redef]
+    from search import Settings, _logistic, final_values, reward_from_points  # type: ignore[no-redef]
 
 Values = Callable[[GameState], list[float]]
 
@@ -118,7 +118,94 @@ def _generic(root: GameState) -> Values:
     return values
 
 
-_BY_GAME = {"black_angel": _black_angel, "solenia": _solenia}
+def _orbital(root: GameState) -> Values:
+    """The greedy Orbital bot's station value (``sample_bots/orbital_greedy``), in VP and without
+    its look-ahead terms: VP now; the majorities held (한 해의 끝 1. 승점 획득), worth more while
+    years are left to score them and double in year 5; before the last year, modules built, money,
+    crew, modules in hand, population and what money modules still pay each later year, less the
+    damage on the station. Against every other station, bot players and the peaceful game's colour
+    tracks included; the peaceful solo scores against its 22 VP goal."""
+    from referee.orbital.data import (
+        CARD_ACTION,
+        CARD_COLOUR,
+        CARD_IS_EVENT,
+        CARD_PASSIVE,
+        CARD_POP,
+        RULES,
+    )
+    from referee.orbital.state import P_OVER
+    from referee.orbital.station import CORE, D
+
+    years = RULES["years"]
+    goal = float(RULES["peaceful_win_vp"]) if root.peaceful else None
+    scale = 3.0
+    #: what a money module nets per activation (MC out less MC in), 0 for the others
+    pays = [max(0, a[3] - a[1]) if a is not None and a[2] == "mc" else 0 for a in CARD_ACTION]
+    income = [1 if p == "income" else 0 for p in CARD_PASSIVE]
+
+    def estimate(s: GameState) -> list[float]:
+        actors = s.actors
+        if s.phase == P_OVER:
+            return [float(v) for v in s.vp]
+        year = s.year
+        left = years - year + 1
+        counts = []
+        for a in range(actors):
+            row = [0] * 6
+            core = s.core[a]
+            for m in s.mods[a]:
+                if not m[D]:  # undamaged
+                    row[core if m[0] == CORE else CARD_COLOUR[m[0]]] += 1
+            counts.append(row)
+        tracks = s.track
+        weight = (0.6 + 0.25 * left) * (2 if year >= years else 1)
+        est = [float(v) for v in s.vp]
+        for c in range(6):
+            col = [row[c] for row in counts]
+            for a in range(actors):
+                mine = col[a]
+                if not mine:
+                    continue
+                best = max([col[b] for b in range(actors) if b != a] + [t[c] for t in tracks] + [0])
+                if mine > best:
+                    est[a] += weight * (1.0 + 0.35 * min(mine - best, 3))
+                elif mine == best:
+                    est[a] += weight * 0.9
+        if year < years:
+            later = left - 1
+            for a in range(actors):
+                mods = s.mods[a]
+                hand = s.hands[a]
+                modules = sum(1 for card in hand if not CARD_IS_EVENT[card])
+                value = 0.06 * s.mc[a] + 0.05 * s.crew[a]
+                value += 0.15 * min(modules, 3) + 0.1 * min(len(hand) - modules, 2)
+                value += (0.25 + 0.05 * later) * (len(mods) - 1)
+                pop = damage = 0
+                for m in mods[1:]:
+                    card = m[0]
+                    pop += CARD_POP[card]
+                    damage += m[D]
+                    value += 0.12 * (pays[card] + income[card]) * later
+                value += 0.03 * pop * later - 0.2 * damage
+                est[a] += value
+        return est
+
+    def values(s: GameState) -> list[float]:
+        players = s.players
+        if s.phase == P_OVER and players > 1:  # the result: mostly the win (게임 종료's tie-breakers)
+            result = s.result()
+            return final_values(list(result.scores), list(result.ranks), scale)
+        est = estimate(s)
+        if players == 1:
+            base = goal if goal is not None else max(est[1:])
+            return [_logistic((est[0] - base) / scale)]
+        return [_logistic((est[p] - max(est[o] for o in range(len(est)) if o != p)) / scale)
+                for p in range(players)]
+
+    return values
+
+
+_BY_GAME = {"black_angel": _black_angel, "orbital": _orbital, "solenia": _solenia}
 
 #: Search knobs per game, tuned against the greedy bots (``arena bench search``): how far a
 #: playout goes past the end of the current turn before the heuristic scores it, and UCB's
@@ -126,6 +213,7 @@ _BY_GAME = {"black_angel": _black_angel, "solenia": _solenia}
 SETTINGS = {
     "black_angel": Settings(exploration=0.4, rollout_depth=3, to_turn_end=True, policy=black_angel_playout),
     "solenia": Settings(exploration=0.4, rollout_depth=8, to_turn_end=True),
+    "orbital": Settings(exploration=0.4, rollout_depth=4, to_turn_end=True),
 }
 WHOLE_PLAYOUT = Settings(exploration=0.7, rollout_depth=10_000, to_turn_end=False)
 

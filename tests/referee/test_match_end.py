@@ -213,8 +213,9 @@ def test_solo_match_end_carries_the_records_ranks(bots) -> None:  # noqa: ANN001
     assert automaton is not None
     # Not always 1: the seat's rank is the engine's, 2 when Hal beat it.
     assert list(ends[0].ranks) == record.result["engine_ranks"] == [2 if automaton == 1 else 1]
-    # issue 13: MatchStart names the version of the game's observation schema.
-    assert [s.observation_schema_version for s in log.of("start")] == [1]
+    # issue 13: MatchStart names the version of the game's observation schema (2 since the
+    # destroyed Ravagers known in a hand, issue 28).
+    assert [s.observation_schema_version for s in log.of("start")] == [2]
 
 
 def test_a_bot_naming_no_protocol_version_is_refused_with_the_reason(bots) -> None:  # noqa: ANN001

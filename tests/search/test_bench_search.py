@@ -29,7 +29,17 @@ def test_cli_checks_its_arguments_before_running():
     assert bad.exit_code != 0 and "above 0" in bad.output
 
 
+def test_orbital_plays_against_its_greedy_bot():
+    out = win_share("orbital", seeds=1, iterations=4)
+    assert out["games"] == 1 and 0.0 <= out["win_share"] <= 1.0
+    speed = iterations_per_second("orbital", iterations=10, positions=2)
+    assert speed["iterations"] == 20 and speed["iterations_per_s"] > 0
+
+
 def test_cli_speed_only():
     out = CliRunner().invoke(cli, ["bench", "search", "--game", "solenia", "--seeds", "0"])
     assert out.exit_code == 0, out.output
     assert "solenia_iterations_per_cpu_s" in out.output
+    out = CliRunner().invoke(cli, ["bench", "search", "--game", "orbital", "--seeds", "0"])
+    assert out.exit_code == 0, out.output
+    assert "orbital_iterations_per_cpu_s" in out.output

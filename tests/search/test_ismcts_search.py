@@ -25,7 +25,7 @@ def _position(game: str, steps: int, seed: int = 4):
     return st, seat, orjson.loads(orjson.dumps(st.observation(seat)))
 
 
-@pytest.mark.parametrize("game", ["black_angel", "solenia"])
+@pytest.mark.parametrize("game", ["black_angel", "orbital", "solenia"])
 def test_budget_is_honoured_and_the_answer_is_legal(game):
     st, _, obs = _position(game, 12)
     legal = st.option_ids()
@@ -45,6 +45,35 @@ def test_the_same_seed_gives_the_same_choice():
     a = decide("solenia", obs, legal, time.perf_counter() + 60.0, seed=9, max_iterations=120)
     b = decide("solenia", obs, legal, time.perf_counter() + 60.0, seed=9, max_iterations=120)
     assert (a.option_id, a.visits) == (b.option_id, b.visits)
+
+
+def test_orbital_leaf_values_follow_vp_majorities_and_the_station():
+    """The Orbital leaf value (the greedy bot's station value) prefers the seat ahead in VP, in a
+    colour majority (한 해의 끝 1. 승점 획득) and in modules, and a finished game by its VP."""
+    from referee.orbital.state import P_OVER
+    from sample_bots.ismcts.heuristics import values_for
+
+    st, _, _ = _position("orbital", 30)
+    values, settings = values_for("orbital", st)
+    assert settings.rollout_depth < 100  # scored after a short playout, not played to the end
+    even = st.clone()
+    even.vp = [10, 10]
+    even.mods = [[m[:] for m in even.mods[0]], [m[:] for m in even.mods[0]]]
+    even.hands = [[], []]
+    even.known = [[], []]
+    even.mc = [5, 5]
+    even.crew = [1, 1]
+    even.core = [even.core[0]] * 2
+    base = values(even)
+    assert base[0] == pytest.approx(base[1])
+    ahead = even.clone()
+    ahead.vp = [13, 10]
+    v = values(ahead)
+    assert v[0] > 0.6 > 0.4 > v[1]
+    over = even.clone()
+    over.phase = P_OVER
+    over.vp = [20, 25]
+    assert values(over)[1] > 0.75 > values(over)[0]
 
 
 def test_values_reward_the_lead_and_the_win():
