@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -44,23 +45,40 @@ def make_config(tmp: Path) -> ServerConfig:
     )
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    """An in-process server (no broker: matches run in this process) on its own database."""
-    tmp = tmp_path_factory.mktemp("arena")
+@contextmanager
+def fresh_database(tmp: Path) -> Iterator[Path]:
+    """This process's database is a new SQLite file in ``tmp``, with no broker (matches run in
+    the process), until the block ends; the environment is then as it was."""
     saved = {k: os.environ.get(k) for k in (DATABASE_ENV, BROKER_ENV)}
     os.environ[DATABASE_ENV] = f"sqlite:///{tmp / 'arena.sqlite3'}"
     os.environ.pop(BROKER_ENV, None)
-    running = start_server(make_config(tmp), "127.0.0.1:0")
     try:
-        yield running
+        yield tmp
     finally:
-        running.stop(grace=0)
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@contextmanager
+def server_on_fresh_database(tmp: Path, config: ServerConfig) -> Iterator[RunningServer]:
+    """A server of ``config`` on 127.0.0.1 (any port) over a :func:`fresh_database`."""
+    with fresh_database(tmp):
+        running = start_server(config, "127.0.0.1:0")
+        try:
+            yield running
+        finally:
+            running.stop(grace=0)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """An in-process server (no broker: matches run in this process) on its own database."""
+    tmp = tmp_path_factory.mktemp("arena")
+    with server_on_fresh_database(tmp, make_config(tmp)) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from arena._proto import arena_pb2 as pb
 from arena._proto import arena_pb2_grpc
 from arena.sdk_connect import ConnectError, DialInBot
 from arena.server.auth import auth_metadata
-from tests.api.conftest import make_config, new_account
+from tests.api.conftest import make_config, new_account, server_on_fresh_database
 from tests.api.test_dialin import Running, first_option, wait_for
 
 STREAMS_PER_ACCOUNT = 3
@@ -33,30 +33,15 @@ PENDING = 2
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     """The API tests' server (tests/api/conftest.py) with small dial-in caps and a fast watcher."""
-    import os
 
-    from arena.db.session import DATABASE_ENV
-    from arena.server.app import start_server
-    from arena.server.live import BROKER_ENV
 
     tmp: Path = tmp_path_factory.mktemp("arena-caps")
-    saved = {k: os.environ.get(k) for k in (DATABASE_ENV, BROKER_ENV)}
-    os.environ[DATABASE_ENV] = f"sqlite:///{tmp / 'arena.sqlite3'}"
-    os.environ.pop(BROKER_ENV, None)
     config = dataclasses.replace(
         make_config(tmp), dialin_streams=100, dialin_streams_per_client=100,
         dialin_streams_per_account=STREAMS_PER_ACCOUNT, dialin_new_bots_per_hour=NEW_PER_HOUR,
         dialin_pending_qualifications=PENDING, dialin_hello_timeout_s=1.0, dialin_check_s=0.2)
-    running = start_server(config, "127.0.0.1:0")
-    try:
+    with server_on_fresh_database(tmp, config) as running:
         yield running
-    finally:
-        running.stop(grace=0)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ and the SDK's dialling bot."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,12 +18,10 @@ from sqlalchemy import select
 
 from arena._proto import arena_pb2 as pb
 from arena.db import Submission, session_scope
-from arena.db.session import DATABASE_ENV
 from arena.sdk_connect import ConnectError, DialInBot
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.server.config import ServerConfig
-from arena.server.live import BROKER_ENV
-from tests.api.conftest import make_config, new_account
+from tests.api.conftest import make_config, new_account, server_on_fresh_database
 from tests.api.test_dialin import Running, first_option, wait_for
 from tests.api.test_dialin_caps import Raw, refused
 
@@ -38,22 +35,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """The API tests' server behind a trusted proxy (127.0.0.1), with small pending caps and a
     short requalification backoff."""
     tmp: Path = tmp_path_factory.mktemp("arena-client-caps")
-    saved = {k: os.environ.get(k) for k in (DATABASE_ENV, BROKER_ENV)}
-    os.environ[DATABASE_ENV] = f"sqlite:///{tmp / 'arena.sqlite3'}"
-    os.environ.pop(BROKER_ENV, None)
     config = dataclasses.replace(
         make_config(tmp), trusted_proxies=("127.0.0.1",), dialin_pending_qualifications=PER_ACCOUNT,
         pending_qualifications_per_client=PER_CLIENT, requalify_backoff_s=BACKOFF_S, dialin_check_s=0.2)
-    running = start_server(config, "127.0.0.1:0")
-    try:
+    with server_on_fresh_database(tmp, config) as running:
         yield running
-    finally:
-        running.stop(grace=0)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ more with RESOURCE_EXHAUSTED. Real server, real sockets."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,29 +15,18 @@ import pytest
 from arena._proto import arena_pb2 as pb
 from arena._proto import arena_pb2_grpc
 from arena.db import Match, session_scope
-from arena.db.session import DATABASE_ENV
 from arena.server.app import RunningServer, start_server
 from arena.server.auth import auth_metadata
-from arena.server.live import BROKER_ENV
 from arena.server.streams import client_of
 from benchmarks.bench_streams import StreamLoad, add_running_match, latency
-from tests.api.conftest import make_config
+from tests.api.conftest import fresh_database, make_config
 
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     tmp = tmp_path_factory.mktemp("streams")
-    saved = {k: os.environ.get(k) for k in (DATABASE_ENV, BROKER_ENV)}
-    os.environ[DATABASE_ENV] = f"sqlite:///{tmp / 'arena.sqlite3'}"
-    os.environ.pop(BROKER_ENV, None)
-    try:
+    with fresh_database(tmp):
         yield tmp
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def _start(tmp: Path, **caps: int) -> RunningServer:

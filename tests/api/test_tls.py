@@ -29,7 +29,7 @@ from referee.bot_client import BotSource
 from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
 from tests.api.certs import Certs, make_certs, needs_openssl
-from tests.api.conftest import make_config
+from tests.api.conftest import make_config, server_on_fresh_database
 from tests.api.processes import ROOT, free_port
 
 pytestmark = needs_openssl
@@ -43,20 +43,9 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Certs:
 @pytest.fixture(scope="module")
 def tls_server(tmp_path_factory: pytest.TempPathFactory, certs: Certs) -> Iterator[RunningServer]:
     tmp = tmp_path_factory.mktemp("tls-arena")
-    saved = {k: os.environ.get(k) for k in (DATABASE_ENV, BROKER_ENV)}
-    os.environ[DATABASE_ENV] = f"sqlite:///{tmp / 'arena.sqlite3'}"
-    os.environ.pop(BROKER_ENV, None)
     config = dataclasses.replace(make_config(tmp), tls_cert=certs.cert, tls_key=certs.key)
-    running = start_server(config, "127.0.0.1:0")
-    try:
+    with server_on_fresh_database(tmp, config) as running:
         yield running
-    finally:
-        running.stop(grace=0)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def test_the_api_over_tls_with_the_test_ca(tls_server: RunningServer, certs: Certs) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,14 +17,12 @@ import pytest
 
 from arena._proto import arena_pb2 as pb
 from arena._proto import arena_pb2_grpc
-from arena.db.session import DATABASE_ENV
 from arena.server.app import RunningServer, start_server
 from arena.server.auth import auth_metadata
 from arena.server.config import ServerConfig
-from arena.server.live import BROKER_ENV
 from arena.server.streams import ClientAddresses
 from benchmarks.bench_streams import add_running_match
-from tests.api.conftest import make_config
+from tests.api.conftest import fresh_database, make_config
 
 WATCH = "/tabletop.arena.v1.Arena/WatchMatch"
 
@@ -33,17 +30,8 @@ WATCH = "/tabletop.arena.v1.Arena/WatchMatch"
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     tmp = tmp_path_factory.mktemp("watch-denial")
-    saved = {k: os.environ.get(k) for k in (DATABASE_ENV, BROKER_ENV)}
-    os.environ[DATABASE_ENV] = f"sqlite:///{tmp / 'arena.sqlite3'}"
-    os.environ.pop(BROKER_ENV, None)
-    try:
+    with fresh_database(tmp):
         yield tmp
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def _start(tmp: Path, **settings: object) -> RunningServer:

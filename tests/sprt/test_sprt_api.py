@@ -4,7 +4,6 @@ predecessor only when the test accepts, and the progress and verdict are readabl
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -17,12 +16,10 @@ from click.testing import CliRunner
 from arena._proto import arena_pb2 as pb
 from arena._proto import arena_pb2_grpc
 from arena.cli import cli
-from arena.db.session import DATABASE_ENV
-from arena.server.app import RunningServer, start_server
-from arena.server.live import BROKER_ENV
+from arena.server.app import RunningServer
 from arena.sprt import SprtSettings
 from tests.api.archives import zip_bot
-from tests.api.conftest import FAST_TC, make_config, new_account
+from tests.api.conftest import FAST_TC, make_config, new_account, server_on_fresh_database
 
 BOTS = Path(__file__).resolve().parent / "bots"
 HIGH = {"bot.py": (BOTS / "high_card" / "bot.py").read_bytes()}
@@ -33,23 +30,12 @@ QUICK = pb.SprtSettings(elo0=0, elo1=200, alpha=0.1, beta=0.1)
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     tmp = tmp_path_factory.mktemp("sprt")
-    saved = {k: os.environ.get(k) for k in (DATABASE_ENV, BROKER_ENV)}
-    os.environ[DATABASE_ENV] = f"sqlite:///{tmp / 'arena.sqlite3'}"
-    os.environ.pop(BROKER_ENV, None)
     # Unsandboxed for speed (containment has its own tests); seeds counted from 1000 so the
     # verdicts are reproducible.
     config = dataclasses.replace(make_config(tmp), sandbox=False, sprt=SprtSettings(),
                                  sprt_time_control=FAST_TC, sprt_seed=1000)
-    running = start_server(config, "127.0.0.1:0")
-    try:
+    with server_on_fresh_database(tmp, config) as running:
         yield running
-    finally:
-        running.stop(grace=0)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @pytest.fixture(scope="module")
