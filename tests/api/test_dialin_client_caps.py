@@ -17,13 +17,13 @@ import grpc
 import pytest
 from sqlalchemy import select
 
-from arena._proto import arena_pb2 as pb
 from arena.db import Submission, session_scope
 from arena.db.session import DATABASE_ENV
 from arena.sdk_connect import ConnectError, DialInBot
 from arena.server.app import RunningServer, start_server
 from arena.server.config import ServerConfig
 from arena.server.live import BROKER_ENV
+from referee._proto import arena_pb2 as pb
 from tests.api.conftest import make_config, new_account
 from tests.api.test_dialin import Running, first_option, wait_for
 from tests.api.test_dialin_caps import Raw, refused
