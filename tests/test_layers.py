@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Each layer and the top-level packages it must never import (the layers above it).
 FORBIDDEN = {
     "referee": ("arena", "web"),
+    "arena": ("web",),
 }
 
 
