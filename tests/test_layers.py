@@ -5,12 +5,17 @@ referee (game engines, the match runner, how bots are hosted, dialled and relaye
 bot-protocol code) runs without the platform, and the platform without the web front end.
 Every ``.py`` file under a layer is parsed, so an import inside a function (a lazy import)
 counts as much as one at the top, and so does ``importlib.import_module("...")`` with a
-literal name.
+literal name. And the referee is imported, every module of it, in a process where ``arena`` and
+``web`` cannot be imported at all: what no reading of the source can see (an import built at run
+time) fails there.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +83,27 @@ def test_the_check_sees_every_kind_of_import(tmp_path: Path) -> None:
         "referee/nested/lazy.py:2 imports arena",
         "referee/top.py:1 imports arena.protocol",
     ]
+
+
+#: Imports every module of the referee with ``arena`` and ``web`` unimportable.
+_REFEREE_ALONE = """
+import importlib, importlib.abc, pkgutil, sys
+
+class Above(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("arena", "web"):
+            raise ImportError(f"a layer above the referee was imported: {name}")
+        return None
+
+sys.meta_path.insert(0, Above())
+import referee
+for module in pkgutil.walk_packages(referee.__path__, "referee."):
+    importlib.import_module(module.name)
+"""
+
+
+def test_the_referee_imports_without_the_layers_above() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-c", _REFEREE_ALONE], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
