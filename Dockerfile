@@ -17,9 +17,9 @@ COPY referee ./referee
 COPY web ./web
 COPY sample_bots ./sample_bots
 COPY benchmarks ./benchmarks
-# The build compiles protos/ into arena/_proto (setup.py hook).
+# The build compiles protos/ into referee/_proto (setup.py hook).
 RUN pip install --no-cache-dir . \
-    && python -c "import arena._proto.bot_pb2, referee.registry"
+    && python -c "import referee._proto.bot_pb2, referee.registry"
 
 # Sandboxed bots run as unprivileged uids; the shared data volume (uploaded bots, beat state).
 RUN useradd --system --uid 10001 --home /var/lib/arena arena \

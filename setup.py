@@ -1,4 +1,4 @@
-"""Build hook: compile ``protos/`` into ``arena/_proto`` whenever the package is built.
+"""Build hook: compile ``protos/`` into ``referee/_proto`` whenever the package is built.
 
 Kept to the single job setuptools cannot do declaratively; everything else is in pyproject.toml.
 """

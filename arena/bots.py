@@ -16,9 +16,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import dialin, ratings
+from arena import ratings
 from arena.db.models import Bot, BotVersion, Rating
-from referee import registry
+from referee import dialin_client, registry
 from referee.engine import ConfigError
 from referee.manifest import has_entry
 
@@ -44,7 +44,7 @@ def source_digest(source: str) -> tuple[str, str]:
             h.update(b"\0")
             h.update(file.read_bytes())
         return "hosted", h.hexdigest()
-    if _REMOTE.fullmatch(source) or dialin.is_source(source):
+    if _REMOTE.fullmatch(source) or dialin_client.is_source(source):
         return "remote", hashlib.sha256(source.encode()).hexdigest()
     raise BotError(f"{source}: not a bot folder (with bot.py) nor a host:port (or tls://host:port) address")
 

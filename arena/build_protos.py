@@ -1,4 +1,9 @@
-"""Compile ``protos/*.proto`` into ``arena/_proto`` with grpcio-tools.
+"""Compile ``protos/*.proto`` into ``referee/_proto`` with grpcio-tools.
+
+The generated code lives in the referee, the lowest Python layer (``protos/`` -> ``referee/`` ->
+``arena/`` -> ``web/``): the referee speaks the bot protocol (``bot.proto``) and reaches dial-in
+bots through the relay (``arena.proto``'s ``DialinRelay``), and everything above imports it
+from there. Both files go into the one package because ``arena.proto`` imports ``bot.proto``.
 
 Run by the package build (setup.py) and by hand with ``python -m arena.build_protos``.
 
@@ -10,7 +15,7 @@ file can share a process (and the default descriptor pool) with the SDK's.
 
 protoc derives Python module paths from file names, so code compiled that way imports itself
 as top-level ``bot_pb2``. Two lines per module name that path; :func:`_place` moves exactly
-those into the ``arena._proto`` package (and fails the build if protoc's output no longer has
+those into the ``referee._proto`` package (and fails the build if protoc's output no longer has
 them, rather than writing code that cannot import).
 """
 
@@ -24,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_DIR = ROOT / "protos"
-OUT_PACKAGE = "arena/_proto"
+OUT_PACKAGE = "referee/_proto"
 PACKAGE = OUT_PACKAGE.replace("/", ".")
 
 

@@ -1,7 +1,9 @@
 """The ``arena`` command line.
 
 Sub-commands live in :mod:`arena.commands` (one module per concern) and are attached here, so
-this file only knows their names. User mistakes (unknown game, bad player count, missing file)
+this file only knows their names. The website's ``arena web`` lives in the web layer
+(``web/command.py``): the platform never imports ``web``, it attaches that module by name when
+it is installed, like any part a build may leave out. User mistakes (unknown game, bad player count, missing file)
 are reported as one clear line (``Error: …`` on stderr) and exit code 1, or 2 for a wrong use
 of the command — never a traceback.
 """
@@ -17,8 +19,10 @@ from arena import SettingError
 from arena.quoting import shorten
 from referee.engine import EngineError
 
-#: Modules in arena.commands that contribute sub-commands, in help order.
-COMMAND_MODULES = ("games", "play", "fork", "bench", "tournament", "server", "client", "author", "connect", "web")
+#: Modules that contribute sub-commands, in help order: a bare name is a module of
+#: arena.commands; a dotted one is a module of a layer above the platform, loaded by name only.
+COMMAND_MODULES = ("games", "play", "fork", "bench", "tournament", "server", "client", "author", "connect",
+                   "web.command")
 
 
 class ArenaGroup(click.Group):
@@ -68,7 +72,7 @@ def cli() -> None:
 
 def _load_commands() -> None:
     for name in COMMAND_MODULES:
-        module_name = f"arena.commands.{name}"
+        module_name = name if "." in name else f"arena.commands.{name}"
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

@@ -13,9 +13,9 @@ import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from arena._proto import arena_pb2, arena_pb2_grpc
 from arena.server.auth import auth_metadata
-from arena.tls import env_ca, env_tls, open_channel
+from referee._proto import arena_pb2, arena_pb2_grpc
+from referee.tls import env_ca, env_tls, open_channel
 
 DEFAULT_SERVER = "localhost:50051"
 SERVER_ENV = "ARENA_SERVER"

@@ -45,7 +45,7 @@ from sqlalchemy.orm import Session
 from arena import dialin, ratings, recording
 from arena.db.models import Bot, BotVersion, Ladder, Match, Rating, utcnow
 from arena.quoting import shorten
-from referee import registry
+from referee import dialin_client, registry
 from referee.engine import ConfigError
 from referee.rng import match_seed
 
@@ -330,7 +330,7 @@ def load_candidates(session: Session, game: str, connected_only: bool = True) ->
             playing[bot_id] = row
     chosen = sorted((r for r in playing.values() if r[3] != "automaton" and r[5] is not None),
                     key=lambda r: r[0])
-    dialing = [r[4] for r in chosen if dialin.is_source(r[4])]
+    dialing = [r[4] for r in chosen if dialin_client.is_source(r[4])]
     absent = set(dialing) - set(dialin.connected_among(dialing)) if connected_only else set()
     out: dict[int, Candidate] = {}
     for _, _, version_id, _, source, mu, sigma, games, seats, opponents in chosen:

@@ -53,6 +53,7 @@ from sqlalchemy.orm import Session
 from arena import dialin
 from arena.db.models import Bot, BotVersion, Match, MatchSeat, Rating, RatingLock
 from arena.ladder import Candidate, _json_dict, load_candidates
+from referee import dialin_client
 
 #: A cached rating: (mu, sigma, games played, seat counts, opponent counts).
 Cached = tuple[float, float, int, dict, dict]
@@ -165,7 +166,7 @@ class PopulationCache:
             chunk = unknown[start:start + _CHUNK]
             for vid, kind, source in session.connection().execute(
                     select(_V.c.id, _V.c.kind, _V.c.source).where(_V.c.id.in_(chunk))):
-                known[vid] = (kind, source, dialin.is_source(source))
+                known[vid] = (kind, source, dialin_client.is_source(source))
         if len(known) > len(ids):  # versions that stopped playing: bounded by the population
             playing = set(ids)
             for vid in [v for v in known if v not in playing]:

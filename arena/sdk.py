@@ -30,11 +30,11 @@ from typing import Any
 import grpc
 import orjson
 
-from arena._proto import bot_pb2, bot_pb2_grpc
 from arena.grpc_util import add_health_and_reflection
-from arena.protocol import PROTOCOL_VERSION, version_mismatch
 from arena.sdk_server import BotServer
-from arena.tls import TlsError, server_credentials
+from referee._proto import bot_pb2, bot_pb2_grpc
+from referee.protocol import PROTOCOL_VERSION, version_mismatch
+from referee.tls import TlsError, server_credentials
 
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 #: A remote bot's TLS certificate chain and key (PEM files), as ``--tls-cert``/``--tls-key``.

@@ -1,4 +1,4 @@
-"""A bot that dials in: the client side of ``Arena.ConnectBot`` (see ``arena/dialin.py``).
+"""A bot that dials in: the client side of ``Arena.ConnectBot`` (see ``referee/dialin_client.py``).
 
 The bot opens one stream to the Arena server with its owner's token, says which bot it is, and
 answers the calls the server relays to it (StartMatch, Act, EndMatch of any number of matches
@@ -8,7 +8,7 @@ on the bot's machine.
 The threads take turns reading the stream (leader/followers): the one that receives a call
 answers it itself while the next one reads, so a call is not handed from a reading thread to a
 pool thread — that hand-over cost about a fifth of a relayed decision. Nor does grpc hand the
-messages between threads of its own: the stream is a :class:`~arena.direct_stream.DirectStream`,
+messages between threads of its own: the stream is a :class:`~referee.direct_stream.DirectStream`,
 polled by the reading thread, and an answer is sent by the thread that made it.
 
 When the stream drops, :meth:`DialInBot.run` connects again after a short back-off, so the
@@ -30,13 +30,13 @@ from pathlib import Path
 
 import grpc
 
-from arena._proto import arena_pb2 as pb
-from arena._proto import bot_pb2
-from arena.direct_stream import DirectStream
-from arena.protocol import bot_error_text
 from arena.sdk import ActFn, BotServicer, HookFn
 from arena.server.auth import auth_metadata
-from arena.tls import env_ca, env_tls, open_channel
+from referee._proto import arena_pb2 as pb
+from referee._proto import bot_pb2
+from referee.direct_stream import DirectStream
+from referee.protocol import bot_error_text
+from referee.tls import env_ca, env_tls, open_channel
 
 log = logging.getLogger("arena.sdk")
 

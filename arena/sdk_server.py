@@ -10,7 +10,7 @@ run): ~560-630 µs of the bot's CPU and ~7.5 context switches per call with ``gr
 and, on a tournament worker, half the CPU a match of two random bots costs.
 
 The server is built on ``cygrpc``, grpc's own layer beneath ``grpc.server`` (as
-:mod:`arena.direct_stream` is for streams): a call's operations are started from the polling
+:mod:`referee.direct_stream` is for streams): a call's operations are started from the polling
 thread and their completions come back to the same queue. It serves
 
 * unary methods (the ``Bot`` service, ``grpc.health.v1.Health/Check``), and
@@ -35,7 +35,7 @@ import grpc
 from grpc._common import validate_port_binding_result
 from grpc._cython import cygrpc
 
-from arena.protocol import bot_error_text
+from referee.protocol import bot_error_text
 
 _EMPTY = 0  # no operation flags
 _POLL_S = 1.0  # how often an idle loop looks up (a stop always wakes it at once anyway)
@@ -276,7 +276,7 @@ class BotServer:
         except Exception as exc:  # noqa: BLE001 - grpc.server's answer (and log line) to a failing handler
             _LOG.exception("Exception calling application: %s", exc)
             # UNKNOWN as grpc.server answers, with the text a dial-in bot sends for the same
-            # exception (arena.protocol.bot_error_text): one fault reads the same on every route.
+            # exception (referee.protocol.bot_error_text): one fault reads the same on every route.
             reply, code, details = None, grpc.StatusCode.UNKNOWN, bot_error_text(exc)
         finally:
             self._lock.acquire()

@@ -155,8 +155,8 @@ def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, 
     """Every call, measured from this (client) process: by one client, then by ``threads``
     concurrent ones; the bare call comes first. gRPC's I/O stack is the server's: the spawned
     process inherits the ``GRPC_EXPERIMENTS`` that :mod:`referee.grpc_io` set in the parent."""
-    from arena._proto import arena_pb2 as pb
-    from arena._proto import arena_pb2_grpc
+    from referee._proto import arena_pb2 as pb
+    from referee._proto import arena_pb2_grpc
 
     channel = grpc.insecure_channel(address)
     try:

@@ -5,7 +5,7 @@ Both sides run the benchmark bot's ``act`` (``bench_bot/bot.py``) in a process o
 * bare: the bot listens on 127.0.0.1 (a remote bot) and the referee's :class:`BotClient` calls
   ``Act`` on it directly — one gRPC round trip;
 * dial-in: the bot dials in to an Arena server (``ConnectBot``) and the referee's client reaches
-  it through the server's relay — the route a worker takes (arena/dialin.py): a message on the
+  it through the server's relay — the route a worker takes (referee/dialin_client.py): a message on the
   seat's relay stream to the server, a message down the bot's stream, the answer up it, the
   reply back.
 
@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena._proto import bot_pb2
+from referee._proto import bot_pb2
 
 BENCH_BOT = Path(__file__).resolve().parent / "bench_bot"
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,20 +91,20 @@ def measure(request: bot_pb2.ActRequest, game: str, calls: int = 2000, rounds: i
 
     import grpc
 
-    from arena import dialin
     from arena.db.session import DATABASE_ENV
     from arena.server.accounts import register_user
     from arena.server.app import start_server
     from arena.server.config import ServerConfig
+    from referee import dialin_client
     from referee.bot_client import BotClient
 
     if server not in ("process", "in-process"):
         raise ValueError(f"server must be 'process' or 'in-process', not {server!r}")
     payload = request.SerializeToString()
     tmp = Path(tempfile.mkdtemp(prefix="bench-dialin-"))
-    saved = {name: os.environ.get(name) for name in (DATABASE_ENV, dialin.RELAY_ENV, dialin.RELAY_KEY_ENV)}
+    saved = {name: os.environ.get(name) for name in (DATABASE_ENV, dialin_client.RELAY_ENV, dialin_client.RELAY_KEY_ENV)}
     os.environ[DATABASE_ENV] = f"sqlite:///{tmp / 'arena.sqlite3'}"
-    os.environ[dialin.RELAY_KEY_ENV] = secrets.token_urlsafe(24)  # the server's and the referee's
+    os.environ[dialin_client.RELAY_KEY_ENV] = secrets.token_urlsafe(24)  # the server's and the referee's
     procs: list[subprocess.Popen] = []
     clients: list[BotClient] = []
     running = None
@@ -113,9 +113,9 @@ def measure(request: bot_pb2.ActRequest, game: str, calls: int = 2000, rounds: i
             address = f"127.0.0.1:{_free_port()}"
             procs.append(_spawn([sys.executable, "-c", _SERVE, address.split(":")[1], str(tmp / "data")]))
             grpc.channel_ready_future(grpc.insecure_channel(address)).result(timeout=60)
-            os.environ[dialin.RELAY_ENV] = address
+            os.environ[dialin_client.RELAY_ENV] = address
         else:
-            os.environ.pop(dialin.RELAY_ENV, None)
+            os.environ.pop(dialin_client.RELAY_ENV, None)
             running = start_server(ServerConfig(data_dir=tmp / "data", sandbox=False), "127.0.0.1:0")
             address = running.address
         user, token = register_user("bench")
@@ -124,7 +124,7 @@ def measure(request: bot_pb2.ActRequest, game: str, calls: int = 2000, rounds: i
         procs.append(_spawn([sys.executable, "-c", _DIAL, str(BENCH_BOT / "bot.py"), address, token, game]))
         grpc.channel_ready_future(grpc.insecure_channel(f"127.0.0.1:{port}")).result(timeout=30)
         bare = BotClient(f"127.0.0.1:{port}", None)
-        dial = BotClient(dialin.source(user.name, game, "bench-dialin"), None)
+        dial = BotClient(dialin_client.source(user.name, game, "bench-dialin"), None)
         clients += [bare, dial]
         start = bot_pb2.MatchStart(protocol_version=1, match_id="bench", game=game, players=2)
         bare.start_match(start, 30.0)

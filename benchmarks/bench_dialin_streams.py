@@ -78,8 +78,8 @@ def seed(url: str, accounts: int, per_account: int) -> list[tuple[str, list[str]
     from arena.bots import register_version
     from arena.db import Bot, init_db, session_scope
     from arena.db.accounts import QUALIFIED, Submission
-    from arena.dialin import source
     from arena.server.accounts import register_user
+    from referee.dialin_client import source
 
     init_db(url)
     made = []
@@ -103,7 +103,7 @@ def seed(url: str, accounts: int, per_account: int) -> list[tuple[str, list[str]
 async def _open_streams(address: str, bots: list[tuple[str, str]]) -> tuple[list[Any], list[Any], list[str]]:
     import grpc
 
-    from arena._proto import arena_pb2 as pb
+    from referee._proto import arena_pb2 as pb
 
     channels, calls, errors = [], [], []
 
@@ -132,8 +132,8 @@ async def _open_streams(address: str, bots: list[tuple[str, str]]) -> tuple[list
 def _latency(address: str, token: str, calls: int = 200) -> dict[str, float]:
     import grpc
 
-    from arena._proto import arena_pb2 as pb
-    from arena._proto import arena_pb2_grpc
+    from referee._proto import arena_pb2 as pb
+    from referee._proto import arena_pb2_grpc
 
     channel = grpc.insecure_channel(address)
     try:

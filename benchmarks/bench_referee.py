@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena._proto import bot_pb2, bot_pb2_grpc
 from referee import registry
+from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.bot_client import BotClient, BotSource
 from referee.engine import GameSpec, GameState, Option, Result, TimeControl, competition_ranks
 from referee.match import MatchConfig, SeatSpec, run_match

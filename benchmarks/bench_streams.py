@@ -51,8 +51,8 @@ class StreamLoad:
         return self
 
     async def _open(self) -> None:
-        from arena._proto import arena_pb2 as pb
-        from arena._proto import arena_pb2_grpc
+        from referee._proto import arena_pb2 as pb
+        from referee._proto import arena_pb2_grpc
 
         # Separate connections, as separate spectators would have.
         self._chans = [
@@ -143,12 +143,12 @@ def latency(call: Callable[[], object], calls: int, threads: int = 1) -> dict[st
 
 
 def bench(streams: int = 200, calls: int = 400, threads: int = 8) -> dict:
-    from arena._proto import arena_pb2 as pb
-    from arena._proto import arena_pb2_grpc
     from arena.db import dispose_all
     from arena.server.app import start_server
     from arena.server.auth import auth_metadata
     from arena.server.config import ServerConfig
+    from referee._proto import arena_pb2 as pb
+    from referee._proto import arena_pb2_grpc
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-streams-"))
     saved = {k: os.environ.get(k) for k in ("ARENA_DATABASE_URL", "ARENA_BROKER_URL")}

@@ -19,13 +19,12 @@ from pathlib import Path
 
 import grpc
 
-from arena import dialin
-from arena._proto import bot_pb2
-from arena.protocol import BOT_ERROR_STATUS, bot_error_message, version_mismatch
-from arena.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
+from referee import dialin_client
+from referee._proto import bot_pb2
 from referee.fair_clock import RunQueueWaits, own_time_ms
 from referee.faults import REASONS, SERVER_ERROR  # noqa: F401 - REASONS re-exported: the codes live there
 from referee.manifest import has_entry
+from referee.protocol import BOT_ERROR_STATUS, bot_error_message, version_mismatch
 from referee.relay_stream import (
     ACT,
     END_MATCH,
@@ -35,6 +34,7 @@ from referee.relay_stream import (
     RelayTimeout,
 )
 from referee.sandbox import BotProcess, SandboxError, SandboxLimits
+from referee.tls import BOT_CA_ENV, TLS_SCHEME, TlsError, channel_credentials
 
 _SERVICE = "/tabletop.bot.v1.Bot/"
 #: Threads that make the calls a match sends every seat at once (StartMatch, EndMatch), kept
@@ -111,7 +111,7 @@ class BotFault(Exception):
 class BotSource:
     """Where a seat's bot comes from: a hosted folder, or a remote ``host:port`` (plaintext),
     ``tls://host:port`` (TLS, see :func:`dial`) or ``dialin://OWNER/GAME/NAME`` (a bot that dialled
-    in to the Arena server, reached through its relay: see :mod:`arena.dialin`)."""
+    in to the Arena server, reached through its relay: see :mod:`referee.dialin_client`)."""
 
     kind: str  # "hosted" | "remote"
     location: str
@@ -119,8 +119,8 @@ class BotSource:
     @staticmethod
     def parse(text: str) -> BotSource:
         """Read a ``--bot`` value. Raises ``ValueError`` with a message for the user."""
-        if text.startswith(dialin.SCHEME):
-            if not dialin.is_source(text):
+        if text.startswith(dialin_client.SCHEME):
+            if not dialin_client.is_source(text):
                 raise ValueError(f"dial-in bot {text[:80]!r} is not dialin://OWNER/GAME/NAME")
             return BotSource("remote", text)
         path = Path(text).expanduser()
@@ -174,13 +174,13 @@ class BotClient:
         (one :class:`RelayStream` per seat), with metadata naming the bot and carrying the
         relay key."""
         self.address = address
-        self.dialin = address.startswith(dialin.SCHEME)
+        self.dialin = address.startswith(dialin_client.SCHEME)
         if self.dialin:
-            relay = dialin.relay_address()
+            relay = dialin_client.relay_address()
             if relay is None:
                 raise BotFault("unreachable", f"{address}: no dial-in relay is configured here "
-                               f"(set {dialin.RELAY_ENV} to the Arena server's host:port)")
-            self.metadata = ((dialin.SOURCE_HEADER, address), (dialin.KEY_HEADER, dialin.relay_key()))
+                               f"(set {dialin_client.RELAY_ENV} to the Arena server's host:port)")
+            self.metadata = ((dialin_client.SOURCE_HEADER, address), (dialin_client.KEY_HEADER, dialin_client.relay_key()))
             self.channel = dial(relay, RELAY_CHANNEL_OPTIONS)
         else:
             self.channel = dial(address)
@@ -447,7 +447,7 @@ class BotClient:
     def _dialin_reason(exc: grpc.RpcError) -> str:
         """A relayed call that failed for want of the bot's connection: ``disconnected`` when
         the connection dropped, ``unreachable`` when the bot (or the relay) was never there."""
-        return "disconnected" if (exc.details() or "").startswith(dialin.DROPPED) else "unreachable"
+        return "disconnected" if (exc.details() or "").startswith(dialin_client.DROPPED) else "unreachable"
 
     def _check_process(self, wait_s: float = 0.0) -> BotFault | None:
         """If the hosted process has died (or is dying), the fault that says so."""

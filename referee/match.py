@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from arena._proto import bot_pb2
-from arena.protocol import PROTOCOL_VERSION
 from referee import observation_schema, registry
+from referee._proto import bot_pb2
 from referee.bot_client import DECISION_CAP_FACTOR, SEAT_CALLS, BotClient, BotFault, BotSource
 from referee.engine import ConfigError, EngineError, GameState, TimeControl, audience_of
 from referee.fair_clock import HOST_LOAD, own_time_ms
 from referee.faults import SERVER_ERROR, proto_number
+from referee.protocol import PROTOCOL_VERSION
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
 from referee.sandbox import SandboxError, SandboxLimits, require_bwrap
 

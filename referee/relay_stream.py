@@ -1,7 +1,7 @@
 """The referee's stream to the dial-in relay: one seat's calls as messages on one open stream.
 
 A dial-in bot is reached through the Arena server that holds its ``ConnectBot`` stream
-(:mod:`arena.dialin`). A unary call per decision to that server cost more than the whole bare
+(:mod:`referee.dialin_client`). A unary call per decision to that server cost more than the whole bare
 call to a listening bot (the aio server's per-call work, metadata and a new HTTP/2 stream each
 time); a message on an open stream costs a fraction of it. So the seat opens one
 ``tabletop.arena.v1.DialinRelay/Relay`` stream at StartMatch and sends each call as a
@@ -12,7 +12,7 @@ so the referee learns of a timeout from the server, on time. A relay that stops 
 all (hung, or a network that black-holes packets) is caught by :class:`_Watchdog`, one thread
 per process that cancels a stream whose call is :data:`GRACE_S` past its deadline; the caller
 then sees :class:`RelayTimeout` as well. The caller reads the stream itself: no reader thread, and
-no thread of grpc's either (:mod:`arena.direct_stream`), because every hand-over between threads
+no thread of grpc's either (:mod:`referee.direct_stream`), because every hand-over between threads
 costs about as much as the message.
 """
 
@@ -25,8 +25,8 @@ import weakref
 
 import grpc
 
-from arena._proto import arena_pb2 as pb
-from arena.direct_stream import DirectStream
+from referee._proto import arena_pb2 as pb
+from referee.direct_stream import DirectStream
 
 PATH = "/tabletop.arena.v1.DialinRelay/Relay"
 #: How long past a call's deadline the referee waits for the relay's own TIMEOUT answer.
@@ -48,7 +48,7 @@ class RelayStream:
     """One seat's open stream to the relay. Not thread-safe: one call at a time (the
     referee's seat is sequential), except that :meth:`send` and :meth:`receive` may be split
     (EndMatch goes to every seat before any answer is awaited). A
-    :class:`~arena.direct_stream.DirectStream`: the thread that waits for an answer polls for
+    :class:`~referee.direct_stream.DirectStream`: the thread that waits for an answer polls for
     it itself."""
 
     def __init__(self, channel: grpc.Channel, metadata: tuple[tuple[str, str], ...]) -> None:

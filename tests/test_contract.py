@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena._proto import arena_pb2, bot_pb2
+from referee._proto import arena_pb2, bot_pb2
 from referee.faults import (
     LEGACY,
     NUMBERS,

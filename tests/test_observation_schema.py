@@ -183,7 +183,7 @@ def test_cli_usage_error_is_clear(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_match_start_carries_schema_version() -> None:
-    from arena._proto import bot_pb2
+    from referee._proto import bot_pb2
 
     start = bot_pb2.MatchStart(observation_schema_version=osch.schema_version("solenia"))
     assert start.observation_schema_version == 1

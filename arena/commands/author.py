@@ -11,8 +11,8 @@ from __future__ import annotations
 import click
 
 from arena import terminal
-from arena._proto import arena_pb2
 from arena.commands.client import _client, _grpc_errors, _need_token, _server_option
+from referee._proto import arena_pb2
 
 #: ``ListMatches`` statuses by the words ``--status`` accepts.
 STATUSES = ("pending", "running", "done", "failed")

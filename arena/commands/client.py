@@ -19,7 +19,6 @@ import click
 import grpc
 
 from arena import terminal
-from arena._proto import arena_pb2
 from arena.client import (
     DEFAULT_SERVER,
     SERVER_ENV,
@@ -30,7 +29,8 @@ from arena.client import (
     unreachable_hint,
 )
 from arena.quoting import shorten
-from arena.tls import CA_ENV, TLS_ENV, TlsError
+from referee._proto import arena_pb2
+from referee.tls import CA_ENV, TLS_ENV, TlsError
 
 _STATUS_NAMES = {v: k for k, v in arena_pb2.VersionStatus.items()}
 

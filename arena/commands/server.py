@@ -13,7 +13,7 @@ import click
 
 from arena.commands.listen import check_can_listen
 from arena.server.errors import ApiError
-from arena.tls import TlsError
+from referee.tls import TlsError
 
 
 @click.command("serve")

@@ -648,10 +648,13 @@ def demo_command(no_web: bool, port: int, host: str, rounds: int) -> None:
         raise click.ClickException("no game engine could be loaded")
     if no_web:
         return
-    from arena.commands.web import serve_site
-
+    # The website is the web layer's ``arena web`` command (the platform does not import web/).
+    ctx = click.get_current_context()
+    web = ctx.find_root().command.get_command(ctx, "web")
+    if web is None:
+        raise click.ClickException("the website is not part of this build; run with --no-web")
     click.echo("")
-    serve_site(None, host, port)
+    ctx.invoke(web, port=port, host=host, database_url=None, debug=False)
 
 
 def _demo_bots(game: str, count: int) -> list[tuple[str, str]]:

@@ -15,8 +15,6 @@ from typing import Any
 
 import grpc
 
-from arena import dialin
-from arena._proto import arena_pb2, arena_pb2_grpc
 from arena.celery_app import has_broker
 from arena.db import init_db
 from arena.grpc_util import add_health_and_reflection_aio
@@ -26,7 +24,9 @@ from arena.server.dialin import BOT_SERVICE, RELAY_SERVICE, DialinHub
 from arena.server.live import LiveBus
 from arena.server.servicer import ArenaServicer
 from arena.server.streams import AioArenaServicer, StreamHub
-from arena.tls import server_credentials
+from referee import dialin_client
+from referee._proto import arena_pb2, arena_pb2_grpc
+from referee.tls import server_credentials
 
 log = logging.getLogger("arena.server")
 
@@ -98,13 +98,13 @@ class RunningServer:
 
     @property
     def relay_address(self) -> str:
-        """Where this process's own matches reach the dial-in relay (see arena.dialin)."""
+        """Where this process's own matches reach the dial-in relay (see referee.dialin_client)."""
         return f"tls://localhost:{self.port}" if self.tls else self.address
 
     def stop(self, grace: float | None = 1.0) -> None:
         if self.ticker is not None:
             self.ticker.stopped.set()
-        dialin.clear_local_relay(self.relay_address)
+        dialin_client.clear_local_relay(self.relay_address)
         if self._loop is not None:
             if self.dialin is not None:
                 self._loop.call(self.dialin.aclose())
@@ -242,7 +242,7 @@ def start_server(
     """Start serving on ``address`` (port 0 picks a free port) and return at once.
 
     TLS when ``config.tls_cert``/``tls_key`` are set (then the port speaks nothing else);
-    a wrong TLS file raises :class:`arena.tls.TlsError` before anything listens.
+    a wrong TLS file raises :class:`referee.tls.TlsError` before anything listens.
     """
     config = config or ServerConfig()
     credentials = server_credentials(config.tls_cert, config.tls_key)
@@ -271,7 +271,7 @@ def start_server(
         ticker = LadderTicker(LADDER_TICK_S)
         ticker.start()
     running = RunningServer(server, servicer, port, ticker, hub, credentials is not None, dialin_hub, loop, pool)
-    dialin.set_local_relay(running.relay_address)
+    dialin_client.set_local_relay(running.relay_address)
     return running
 
 

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from arena._proto import arena_pb2 as pb
 from arena.db import Bot, Match
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
 from arena.db.models import SprtTest
 from arena.server.errors import invalid
+from referee._proto import arena_pb2 as pb
 from referee.faults import SERVER_ERROR, canonical, proto_number
 
 

@@ -15,8 +15,8 @@ of an earlier release.
 A match is bound to the connection that answered its StartMatch (on the stream: the stream is
 bound; unary: the session id travels back in trailing metadata and with every later call). If
 that connection drops, every call still waiting and every later call of the match fails with
-:data:`arena.dialin.DROPPED`, which the referee records as ``disconnected``; a reconnected bot is
-served the *next* matches. See ``arena/dialin.py`` for who may call the relay.
+:data:`referee.dialin_client.DROPPED`, which the referee records as ``disconnected``; a reconnected bot is
+served the *next* matches. See ``referee/dialin_client.py`` for who may call the relay.
 """
 
 from __future__ import annotations
@@ -37,13 +37,14 @@ import grpc
 from sqlalchemy import func, select
 
 from arena import dialin
-from arena._proto import arena_pb2 as pb
 from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import CLIENT_CHARS, QUALIFYING, REFUSED, Submission, User
 from arena.server import accounts
 from arena.server.errors import _status_of
 from arena.server.streams import ClientAddresses, client_of
 from arena.server.submissions import Submissions, check_bot_name, check_game
+from referee import dialin_client
+from referee._proto import arena_pb2 as pb
 from referee.faults import REASONS, SERVER_ERROR
 
 log = logging.getLogger("arena.server.dialin")
@@ -237,7 +238,7 @@ class DialinHub:
             hello = await self._hello(requests, user)
             if hello is None:
                 return  # the bot hung up before saying hello: nothing to answer
-            source = dialin.source(user.name, hello.game, hello.name)
+            source = dialin_client.source(user.name, hello.game, hello.name)
             who = f"{source} at {client}"
             session = await self._enter(user, hello, source, context, origin)
         except _Refused as exc:
@@ -438,7 +439,7 @@ class DialinHub:
         created = list(s.scalars(
             select(Bot.created_at).join(Submission, Submission.bot_id == Bot.id)
             .where(Bot.owner == user.name, Bot.created_at >= since, Submission.number == 1,
-                   Submission.source.startswith(f"{dialin.SCHEME}{user.name}/"))
+                   Submission.source.startswith(f"{dialin_client.SCHEME}{user.name}/"))
             .order_by(Bot.created_at)))
         if len(created) >= hourly:
             wait_min = max(1, math.ceil((created[0] + timedelta(hours=1) - utcnow()).total_seconds() / 60))
@@ -582,18 +583,18 @@ class DialinHub:
     async def _authorised_source(self, context: grpc.aio.ServicerContext) -> str:
         """The relayed bot's source, once the caller has shown the relay key (else abort)."""
         meta = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
-        key = meta.get(dialin.KEY_HEADER, "")
-        if not key or not hmac.compare_digest(key.encode(), dialin.relay_key().encode()):
+        key = meta.get(dialin_client.KEY_HEADER, "")
+        if not key or not hmac.compare_digest(key.encode(), dialin_client.relay_key().encode()):
             await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                f"the relay needs the server's relay key (set {dialin.RELAY_KEY_ENV} on the server and its workers)")
-        return meta.get(dialin.SOURCE_HEADER, "")
+                                f"the relay needs the server's relay key (set {dialin_client.RELAY_KEY_ENV} on the server and its workers)")
+        return meta.get(dialin_client.SOURCE_HEADER, "")
 
     async def relay_stream(self, calls: AsyncIterator[pb.RelayCall], context: grpc.aio.ServicerContext) -> None:
         """One seat's calls, one at a time, each forwarded down the bot's stream.
 
         A START_MATCH binds the stream to the bot's connection of that moment (waiting up to
         :data:`CONNECT_GRACE_S` for a bot that is reconnecting); later calls go to that
-        connection only, and the stream ends with :data:`arena.dialin.DROPPED` once it is gone.
+        connection only, and the stream ends with :data:`referee.dialin_client.DROPPED` once it is gone.
         A call without a StartMatch before it (an EndMatch after a failed start) goes to the
         current connection, if any. A call that runs out of time is answered TIMEOUT and the
         stream stays open (the EndMatch of the forfeited seat still comes)."""
@@ -608,14 +609,14 @@ class DialinHub:
                 if current is None or current.closed:
                     current = await self._wait_for(source, min(deadline, now + CONNECT_GRACE_S))
                 if current is None:
-                    await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.NOT_CONNECTED}: {source}")
+                    await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin_client.NOT_CONNECTED}: {source}")
                 bound = current
             elif bound is not None and (bound.closed or current is not bound):
                 await context.abort(grpc.StatusCode.UNAVAILABLE,
-                                    f"{dialin.DROPPED}: {bound.why or 'replaced by a newer connection of the same bot'}")
+                                    f"{dialin_client.DROPPED}: {bound.why or 'replaced by a newer connection of the same bot'}")
             session = bound if bound is not None else current
             if session is None or session.closed:
-                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.NOT_CONNECTED}: {source}")
+                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin_client.NOT_CONNECTED}: {source}")
             call_id = next(self._call_ids)
             future: asyncio.Future[pb.ConnectBotAnswer] = loop.create_future()
             session.pending[call_id] = future
@@ -627,7 +628,7 @@ class DialinHub:
             try:
                 answer = await future
             except _Dropped as exc:
-                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.DROPPED}: {exc}")
+                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin_client.DROPPED}: {exc}")
             except TimeoutError:
                 session.pending.pop(call_id, None)
                 await context.write(pb.RelayAnswer(call_id=call.call_id, outcome=pb.RELAY_OUTCOME_TIMEOUT,
@@ -652,18 +653,18 @@ class DialinHub:
         """The unary relay (workers of an earlier release): one call, one ``ConnectBotCall``."""
         source = await self._authorised_source(context)
         meta = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
-        bound = meta.get(dialin.SESSION_HEADER, "")
+        bound = meta.get(dialin_client.SESSION_HEADER, "")
         remaining = context.time_remaining()
         deadline = time.monotonic() + (remaining if remaining is not None else 60.0)
         session = self.sessions.get(source)
         if bound:
             if session is None or session.id != bound:
                 await context.abort(grpc.StatusCode.UNAVAILABLE,
-                                    f"{dialin.DROPPED} during the match; a match does not move to a new connection")
+                                    f"{dialin_client.DROPPED} during the match; a match does not move to a new connection")
         elif session is None and method == pb.CONNECT_BOT_METHOD_START_MATCH:
             session = await self._wait_for(source, min(deadline, time.monotonic() + CONNECT_GRACE_S))
         if session is None or session.closed:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.NOT_CONNECTED}: {source}")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin_client.NOT_CONNECTED}: {source}")
         call_id = next(self._call_ids)
         future: asyncio.Future[pb.ConnectBotAnswer] = asyncio.get_running_loop().create_future()
         session.pending[call_id] = future
@@ -673,14 +674,14 @@ class DialinHub:
         try:
             answer = await asyncio.wait_for(future, timeout=max(0.0, deadline - time.monotonic()))
         except _Dropped as exc:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin.DROPPED}: {exc}")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{dialin_client.DROPPED}: {exc}")
         except TimeoutError:
             session.pending.pop(call_id, None)
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer from the dial-in bot in time")
         if answer.error:
             await context.abort(grpc.StatusCode.UNKNOWN, answer.error[:500])
         if method == pb.CONNECT_BOT_METHOD_START_MATCH:
-            context.set_trailing_metadata(((dialin.SESSION_HEADER, session.id),))
+            context.set_trailing_metadata(((dialin_client.SESSION_HEADER, session.id),))
         return answer.reply
 
     async def _wait_for(self, source: str, until: float) -> _Session | None:

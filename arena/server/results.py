@@ -16,7 +16,6 @@ import time
 from sqlalchemy import bindparam, func, literal, select, tuple_
 from sqlalchemy.orm import Session, selectinload
 
-from arena._proto import arena_pb2 as pb
 from arena.db import (
     Bot,
     BotVersion,
@@ -35,6 +34,7 @@ from arena.quoting import shorten
 from arena.server import convert
 from arena.server.errors import invalid, not_found
 from arena.server.submissions import check_game, get_bot
+from referee._proto import arena_pb2 as pb
 from referee.record import without_logs
 
 MAX_LEADERBOARD = 1000

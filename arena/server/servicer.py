@@ -13,8 +13,6 @@ import grpc
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena._proto import arena_pb2 as pb
-from arena._proto import arena_pb2_grpc
 from arena.db import Bot, BotVersion, session_scope
 from arena.db.accounts import ROLE_ORGANISER, Submission, User
 from arena.server import accounts, convert, idempotency, results, tournaments, watch
@@ -31,6 +29,8 @@ from arena.server.submissions import (
     sprt_settings,
     sprt_tests,
 )
+from referee._proto import arena_pb2 as pb
+from referee._proto import arena_pb2_grpc
 from referee.record import without_logs
 
 

@@ -172,7 +172,7 @@ class Submissions:
         return self._store(user, name, game, "remote", digest, lambda _b, _n: address, wait, sprt, client)
 
     def submit_dialin(self, user: User, name: str, game: str, source: str, client: str | None = None) -> int:
-        """A bot that dials in (``arena.dialin``): qualified over its own stream, in the
+        """A bot that dials in (``referee.dialin_client``): qualified over its own stream, in the
         background (the stream must be open to play the qualification match)."""
         check_bot_name(name)
         check_game(game)

@@ -13,12 +13,12 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from arena import bots, house, ladder, tasks
 from arena import tournaments as arena_tournaments
-from arena._proto import arena_pb2 as pb
 from arena.db import Ladder, Match, Tournament, TournamentRound, session_scope, utcnow
 from arena.schedule import ScheduleError
 from arena.server import convert
 from arena.server.errors import ApiError, invalid, not_found
 from arena.server.submissions import check_game, get_bot
+from referee._proto import arena_pb2 as pb
 
 log = logging.getLogger("arena.server.tournaments")
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import grpc
 
-from arena._proto import arena_pb2 as pb
 from arena.db import Match, session_scope
 from arena.server import results
 from arena.server.accounts import find_user
@@ -23,6 +22,7 @@ from arena.server.auth import token_from_metadata
 from arena.server.errors import ApiError, check_request, not_found
 from arena.server.live import LiveBus
 from arena.server.streams import Follow
+from referee._proto import arena_pb2 as pb
 
 FINISHED = ("done", "failed")
 #: Seconds between database checks while no event arrives.

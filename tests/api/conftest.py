@@ -12,7 +12,6 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena._proto import arena_pb2, arena_pb2_grpc
 from arena.db.accounts import ROLE_ORGANISER
 from arena.db.session import DATABASE_ENV
 from arena.server.accounts import set_role
@@ -21,6 +20,7 @@ from arena.server.auth import auth_metadata
 from arena.server.config import ServerConfig
 from arena.server.live import BROKER_ENV
 from arena.uploads import MiB, UploadLimits
+from referee._proto import arena_pb2, arena_pb2_grpc
 from referee.engine import TimeControl
 
 #: Tight clocks so qualification of the toy game takes well under a second.

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena._proto import arena_pb2 as pb
 from arena.cli import cli
 from arena.db import session_scope
 from arena.recording import create_match, fail
+from referee._proto import arena_pb2 as pb
 from tests.api.conftest import Account, make_organiser
 from tests.api.processes import ROOT
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena._proto import arena_pb2 as pb
 from arena.client import ArenaClient
+from referee._proto import arena_pb2 as pb
 from tests.api.processes import (
     ROOT,
     _stop,

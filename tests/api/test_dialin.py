@@ -15,9 +15,10 @@ import grpc
 import pytest
 
 from arena import dialin
-from arena._proto import arena_pb2 as pb
-from arena._proto import bot_pb2
 from arena.sdk_connect import ConnectError, DialInBot
+from referee import dialin_client
+from referee._proto import arena_pb2 as pb
+from referee._proto import bot_pb2
 from referee.bot_client import BotClient, BotFault
 from tests.api.conftest import make_organiser, new_account
 
@@ -88,7 +89,7 @@ def test_a_dialling_bot_qualifies_and_plays_ladder_matches_then_survives_a_cut(s
 
     wait_for(active, what="the dial-in bot's qualification")
     status = stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id))
-    assert status.kind == "remote" and status.address == dialin.source(owner.name, "toy", "dial-a")
+    assert status.kind == "remote" and status.address == dialin_client.source(owner.name, "toy", "dial-a")
 
     # An opponent that dials in too; cut its connection on its 3rd decision of one match.
     cut = {"match": None, "decisions": 0}
@@ -160,7 +161,7 @@ def test_a_cut_mid_match_forfeits_that_match_as_disconnected_and_the_next_one_is
     bot_id = bot.bot.welcome.bot.bot.id
     wait_for(lambda: stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id)).status
              == pb.VERSION_STATUS_ACTIVE, what="the qualification")
-    source = dialin.source(owner.name, "toy", "cutter")
+    source = dialin_client.source(owner.name, "toy", "cutter")
     plan["cut_on"] = plan["seen"] + 3  # its third decision of the next match
     rnd = "sample_bots/random_bot"
 
@@ -171,7 +172,7 @@ def test_a_cut_mid_match_forfeits_that_match_as_disconnected_and_the_next_one_is
     cut_match = play(1)
     assert [(f.seat, f.reason) for f in cut_match.forfeits] == [(0, "disconnected")]
     forfeit = cut_match.forfeits[0]
-    assert forfeit.message.startswith(dialin.DROPPED)
+    assert forfeit.message.startswith(dialin_client.DROPPED)
     assert forfeit.decision >= 2  # mid-match: it had played decisions before the cut
     wait_for(lambda: bot.bot.connections >= 2, what="the reconnection after the cut")
     plan["cut_on"] = 10**9
@@ -181,7 +182,7 @@ def test_a_cut_mid_match_forfeits_that_match_as_disconnected_and_the_next_one_is
 
 
 def test_not_connected_is_unreachable_and_the_relay_wants_its_key(server, stub) -> None:  # noqa: ANN001
-    source = dialin.source("nobody", "toy", "ghost")
+    source = dialin_client.source("nobody", "toy", "ghost")
     client = BotClient(source, None)
     start = bot_pb2.MatchStart(protocol_version=1, match_id="m", game="toy", seat=0, players=2)
     t0 = time.monotonic()
@@ -197,7 +198,7 @@ def test_not_connected_is_unreachable_and_the_relay_wants_its_key(server, stub) 
     try:
         call = channel.unary_unary("/tabletop.bot.v1.Bot/Act")
         with pytest.raises(grpc.RpcError) as err:
-            call(b"", timeout=5, metadata=((dialin.SOURCE_HEADER, source),))
+            call(b"", timeout=5, metadata=((dialin_client.SOURCE_HEADER, source),))
         assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
     finally:
         channel.close()
@@ -228,7 +229,7 @@ def test_the_ladder_seats_a_dial_in_bot_only_while_it_is_connected(server, stub)
     try:
         for r in bots:
             assert r.bot.welcomed.wait(20), r.error
-        sources = [dialin.source(owner.name, "solenia", f"pres-{i}") for i in range(2)]
+        sources = [dialin_client.source(owner.name, "solenia", f"pres-{i}") for i in range(2)]
         assert dialin.connected_among(sources) == set(sources)
         ids = [r.bot.welcome.bot.bot.id for r in bots]
         wait_for(lambda: all(stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=i)).status

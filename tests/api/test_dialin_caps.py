@@ -18,10 +18,10 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena._proto import arena_pb2 as pb
-from arena._proto import arena_pb2_grpc
 from arena.sdk_connect import ConnectError, DialInBot
 from arena.server.auth import auth_metadata
+from referee._proto import arena_pb2 as pb
+from referee._proto import arena_pb2_grpc
 from tests.api.conftest import make_config, new_account, server_on_fresh_database
 from tests.api.test_dialin import Running, first_option, wait_for
 

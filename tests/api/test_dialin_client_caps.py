@@ -16,11 +16,11 @@ import grpc
 import pytest
 from sqlalchemy import select
 
-from arena._proto import arena_pb2 as pb
 from arena.db import Submission, session_scope
 from arena.sdk_connect import ConnectError, DialInBot
 from arena.server.app import RunningServer
 from arena.server.config import ServerConfig
+from referee._proto import arena_pb2 as pb
 from tests.api.conftest import make_config, new_account, server_on_fresh_database
 from tests.api.test_dialin import Running, first_option, wait_for
 from tests.api.test_dialin_caps import Raw, refused

@@ -17,10 +17,10 @@ from concurrent import futures
 import grpc
 import pytest
 
-from arena import dialin
-from arena._proto import arena_pb2 as pb
-from arena._proto import bot_pb2
 from arena.sdk_connect import DialInBot
+from referee import dialin_client
+from referee._proto import arena_pb2 as pb
+from referee._proto import bot_pb2
 from referee.bot_client import BotClient, BotFault
 from referee.relay_stream import ACT, GRACE_S, PATH, START_MATCH, RelayStream, RelayTimeout
 from tests.api.conftest import new_account
@@ -45,7 +45,7 @@ class Scripted:
         self.runner = Running(self.bot)
         running.append(self.runner)
         assert self.bot.welcomed.wait(20), self.runner.error
-        self.source = dialin.source(owner.name, "toy", name)
+        self.source = dialin_client.source(owner.name, "toy", name)
         bot_id = self.bot.welcome.bot.bot.id
         # Its qualification match is played over the same stream: let it finish first.
         wait_for(lambda: stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id)).status
@@ -113,14 +113,14 @@ def test_a_drop_while_a_call_waits_or_between_calls_is_disconnected(server, stub
         with pytest.raises(BotFault) as info:
             first.act(ACT_REQUEST, 5.0)
         assert info.value.code == "disconnected"
-        assert info.value.message.startswith(dialin.DROPPED)
+        assert info.value.message.startswith(dialin_client.DROPPED)
         bot.mode = "answer"
         wait_for(lambda: bot.bot.connections >= 2 and bot.bot.welcomed.is_set(), 20, "the reconnection")
         # second's match was bound to the dropped connection: it does not move to the new one.
         with pytest.raises(BotFault) as info:
             second.act(ACT_REQUEST, 5.0)
         assert info.value.code == "disconnected"
-        assert info.value.message.startswith(dialin.DROPPED)
+        assert info.value.message.startswith(dialin_client.DROPPED)
     finally:
         first.close()
         second.close()
@@ -135,8 +135,8 @@ def test_a_drop_while_a_call_waits_or_between_calls_is_disconnected(server, stub
 
 def test_the_relay_stream_wants_the_relay_key(server) -> None:  # noqa: ANN001
     channel = grpc.insecure_channel(server.address)
-    stream = RelayStream(channel, ((dialin.SOURCE_HEADER, dialin.source("x", "toy", "y")),
-                                   (dialin.KEY_HEADER, "not-the-key")))
+    stream = RelayStream(channel, ((dialin_client.SOURCE_HEADER, dialin_client.source("x", "toy", "y")),
+                                   (dialin_client.KEY_HEADER, "not-the-key")))
     try:
         with pytest.raises(grpc.RpcError) as err:
             stream.invoke(START_MATCH, start().SerializeToString(), 2.0)
@@ -160,8 +160,8 @@ def test_a_silent_relay_is_a_timeout_after_the_grace(monkeypatch: pytest.MonkeyP
         PATH.split("/")[1], {"Relay": grpc.stream_stream_rpc_method_handler(silent)}),))
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
-    monkeypatch.setenv(dialin.RELAY_ENV, f"127.0.0.1:{port}")
-    client = BotClient(dialin.source("x", "toy", "silent"), None)
+    monkeypatch.setenv(dialin_client.RELAY_ENV, f"127.0.0.1:{port}")
+    client = BotClient(dialin_client.source("x", "toy", "silent"), None)
     try:
         t0 = time.monotonic()
         with pytest.raises(BotFault) as info:
@@ -186,13 +186,13 @@ def test_the_unary_relay_of_earlier_workers_still_serves_and_binds(server, stub,
     port, one unary call each, the bound connection in metadata."""
     bot = Scripted(server, stub, running, "unary")
     channel = grpc.insecure_channel(server.address)
-    meta = ((dialin.SOURCE_HEADER, bot.source), (dialin.KEY_HEADER, dialin.relay_key()))
+    meta = ((dialin_client.SOURCE_HEADER, bot.source), (dialin_client.KEY_HEADER, dialin_client.relay_key()))
     try:
         raw, call = channel.unary_unary("/tabletop.bot.v1.Bot/StartMatch").with_call(
             start("u").SerializeToString(), timeout=10, metadata=meta)
         assert bot_pb2.Ready.FromString(raw).protocol_version == 1
-        session = dict(call.trailing_metadata())[dialin.SESSION_HEADER]
-        bound = (*meta, (dialin.SESSION_HEADER, session))
+        session = dict(call.trailing_metadata())[dialin_client.SESSION_HEADER]
+        bound = (*meta, (dialin_client.SESSION_HEADER, session))
         act = channel.unary_unary("/tabletop.bot.v1.Bot/Act")
         assert bot_pb2.ActReply.FromString(act(ACT_REQUEST, timeout=5, metadata=bound)).option_id == "only"
         bot.bot.drop()
@@ -200,6 +200,6 @@ def test_the_unary_relay_of_earlier_workers_still_serves_and_binds(server, stub,
         with pytest.raises(grpc.RpcError) as err:
             act(ACT_REQUEST, timeout=5, metadata=bound)
         assert err.value.code() == grpc.StatusCode.UNAVAILABLE
-        assert err.value.details().startswith(dialin.DROPPED)
+        assert err.value.details().startswith(dialin_client.DROPPED)
     finally:
         channel.close()

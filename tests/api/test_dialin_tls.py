@@ -9,16 +9,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena import dialin
-from arena._proto import arena_pb2 as pb
-from arena._proto import bot_pb2
 from arena.client import ArenaClient
 from arena.db.session import DATABASE_ENV
 from arena.sdk_connect import DialInBot
 from arena.server.app import RunningServer, start_server
 from arena.server.live import BROKER_ENV
-from arena.tls import BOT_CA_ENV
+from referee import dialin_client
+from referee._proto import arena_pb2 as pb
+from referee._proto import bot_pb2
 from referee.bot_client import BotClient
+from referee.tls import BOT_CA_ENV
 from tests.api.certs import Certs, make_certs, needs_openssl
 from tests.api.conftest import make_config
 from tests.api.test_dialin import Running, first_option, wait_for
@@ -52,7 +52,7 @@ def tls_server(tmp_path_factory: pytest.TempPathFactory, certs: Certs) -> Iterat
 
 
 def test_a_bot_dials_in_and_is_relayed_over_tls(tls_server: RunningServer, certs: Certs) -> None:
-    assert dialin.relay_address() == f"tls://localhost:{tls_server.port}"
+    assert dialin_client.relay_address() == f"tls://localhost:{tls_server.port}"
     with ArenaClient(f"localhost:{tls_server.port}", ca=certs.ca) as client:
         owner, token = "tls-dialler", client.register("tls-dialler").token
     bot = DialInBot(first_option, f"localhost:{tls_server.port}", token, "tls-dial", "toy",
@@ -60,7 +60,7 @@ def test_a_bot_dials_in_and_is_relayed_over_tls(tls_server: RunningServer, certs
     runner = Running(bot)
     try:
         assert bot.welcomed.wait(20), runner.error
-        client = BotClient(dialin.source(owner, "toy", "tls-dial"), None)
+        client = BotClient(dialin_client.source(owner, "toy", "tls-dial"), None)
         try:
             start = bot_pb2.MatchStart(protocol_version=1, match_id="tls", game="toy", seat=0, players=2)
             client.start_match(start, 10.0)

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from google.protobuf.json_format import MessageToJson
 
-from arena._proto import arena_pb2 as pb
 from arena.client import ArenaClient
 from arena.server.live import BROKER_ENV
 from referee import registry
+from referee._proto import arena_pb2 as pb
 from referee.record import MatchRecord
 from referee.replay import replay
 from tests.api.processes import ROOT, Deployment, deployment, private_redis_available

@@ -10,10 +10,10 @@ import grpc
 import pytest
 from grpc_status import rpc_status
 
-from arena._proto import arena_pb2 as pb
 from arena.bots import BotError, source_digest
-from arena.dialin import is_source
 from arena.server.errors import MAX_DETAILS_BYTES, MAX_MESSAGE_BYTES
+from referee._proto import arena_pb2 as pb
+from referee.dialin_client import is_source
 from tests.api.archives import tar_bot
 from tests.api.conftest import make_organiser, new_account
 from tests.api.test_refusals import assert_serving, refused

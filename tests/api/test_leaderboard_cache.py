@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena import bots, recording
-from arena._proto import arena_pb2 as pb
 from arena.db import session_scope
 from arena.server import results
+from referee._proto import arena_pb2 as pb
 from tests.api.conftest import new_account
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from arena import celery_app
-from arena._proto import arena_pb2 as pb
 from arena.client import pack_folder
 from arena.server.live import InProcessBus, RedisBus, match_feed
+from referee._proto import arena_pb2 as pb
 from tests.api.conftest import make_organiser, new_account
 from tests.api.processes import REDIS_URL, redis_available
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena import dialin
-from arena._proto import arena_pb2 as pb
+from referee import dialin_client
+from referee._proto import arena_pb2 as pb
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.replay import replay
 from tests.api.conftest import new_account
@@ -105,7 +105,7 @@ def test_node_kit_plays_a_full_match_as_a_dialling_bot(server, stub, kit: Path, 
     node = Node(["--connect", server.address, "--token", owner.token, "--name", name, "--game", game])
     procs.append(node)
     wait_active(stub, name, game, node)  # its qualification match came through the stream too
-    play(game, dialin.source(owner.name, game, name), seed=12)
+    play(game, dialin_client.source(owner.name, game, name), seed=12)
 
 
 def test_node_kit_runs_hosted_from_its_manifest(kit: Path) -> None:
@@ -119,7 +119,7 @@ def test_arena_connect_dials_in_for_a_bot_folder(server, stub, kit: Path, procs:
                 env={"ARENA_TOKEN": owner.token})
     procs.append(node)
     wait_active(stub, "kit-via-connect", "solenia", node)
-    play("solenia", dialin.source(owner.name, "solenia", "kit-via-connect"), seed=14)
+    play("solenia", dialin_client.source(owner.name, "solenia", "kit-via-connect"), seed=14)
 
 
 def test_arena_connect_refusal_is_one_line(server, stub, tmp_path: Path) -> None:  # noqa: ANN001

@@ -13,10 +13,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 from sqlalchemy import func, select
 
-from arena._proto import arena_pb2 as pb
 from arena.db import Bot, BotVersion, Match, Tournament, session_scope
 from arena.db.accounts import Submission, User
 from arena.server.auth import auth_metadata
+from referee._proto import arena_pb2 as pb
 from tests.api.archives import EXPECTED_KIND, GOOD_BOT, UNSAFE, tar_bot
 from tests.api.conftest import TEST_LIMITS, new_account
 

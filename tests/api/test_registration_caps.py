@@ -18,13 +18,13 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from sqlalchemy import func, select, update
 
-from arena._proto import arena_pb2 as pb
-from arena._proto import arena_pb2_grpc
 from arena.db import Registration, session_scope
 from arena.db.session import DATABASE_ENV
 from arena.server.app import RunningServer, start_server
 from arena.server.config import REGISTRATIONS_ENV, ServerConfig
 from arena.server.live import BROKER_ENV
+from referee._proto import arena_pb2 as pb
+from referee._proto import arena_pb2_grpc
 from tests.api.conftest import make_config
 
 DEFAULT_CAP = 5

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from arena import dialin
-from arena._proto import arena_pb2 as pb
 from arena.sdk import make_server
 from arena.sdk_connect import DialInBot
+from referee import dialin_client
+from referee._proto import arena_pb2 as pb
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.record import MatchRecord
 from tests.api.conftest import FAST_TC, new_account
@@ -102,7 +102,7 @@ def _dialled_in(server, stub, runners: list[Running]) -> tuple[tuple[str, str], 
     wait_for(lambda: stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id)).status
              == pb.VERSION_STATUS_ACTIVE, what="the qualification")
     bot.armed = True
-    fault = _the_forfeit(_play(dialin.source(owner.name, "toy", "buggy"), sandbox=False))
+    fault = _the_forfeit(_play(dialin_client.source(owner.name, "toy", "buggy"), sandbox=False))
     assert bot.ended.wait(10)
     return fault, bot
 
@@ -122,7 +122,7 @@ def test_one_bot_error_reads_the_same_hosted_remote_and_dialled_in(server, stub,
 
 
 def test_grpc_boilerplate_is_dropped_and_the_reason_is_not_repeated() -> None:
-    from arena.protocol import bot_error_message
+    from referee.protocol import bot_error_message
 
     assert bot_error_message("UNKNOWN", "Exception calling application: 'k'") == "UNKNOWN: 'k'"
     assert bot_error_message("INTERNAL", "x" * 1000) == "INTERNAL: " + "x" * 300

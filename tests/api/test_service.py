@@ -17,9 +17,9 @@ from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena import celery_app
-from arena._proto import arena_pb2 as pb
 from arena.cli import cli
 from arena.client import pack_folder
+from referee._proto import arena_pb2 as pb
 from tests.api.archives import tar_bot, zip_bot
 from tests.api.conftest import make_organiser, new_account
 from tests.api.processes import ROOT, free_port
@@ -107,7 +107,7 @@ SERVED = {
 
 def test_reflection_lists_every_served_service_under_its_published_file(server) -> None:  # noqa: ANN001
     # Issue 29 item 5: reflection listed Arena, health and reflection only, and named the
-    # files arena/_proto/*.proto; a client compiling protos/ knows them as bot.proto and
+    # files referee/_proto/*.proto; a client compiling protos/ knows them as bot.proto and
     # arena.proto (protos/contract/v1.json).
     published = {f["name"] for f in json.loads((ROOT / "protos" / "contract" / "v1.json").read_text())["file"]}
     assert {"arena.proto", "bot.proto"} <= published

@@ -12,13 +12,13 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena._proto import arena_pb2 as pb
-from arena._proto import arena_pb2_grpc
 from arena.db import Match, session_scope
 from arena.server.app import RunningServer, start_server
 from arena.server.auth import auth_metadata
 from arena.server.streams import client_of
 from benchmarks.bench_streams import StreamLoad, add_running_match, latency
+from referee._proto import arena_pb2 as pb
+from referee._proto import arena_pb2_grpc
 from tests.api.conftest import fresh_database, make_config
 
 

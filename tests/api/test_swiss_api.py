@@ -9,8 +9,8 @@ import grpc
 import pytest
 
 from arena import celery_app
-from arena._proto import arena_pb2 as pb
 from arena.client import pack_folder
+from referee._proto import arena_pb2 as pb
 from tests.api.conftest import make_organiser, new_account
 from tests.api.processes import ROOT
 

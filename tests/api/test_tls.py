@@ -16,18 +16,18 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena._proto import arena_pb2 as pb
-from arena._proto import arena_pb2_grpc
 from arena.client import ArenaClient
 from arena.db.session import DATABASE_ENV
 from arena.sdk import make_server
 from arena.server.app import RunningServer, start_server
 from arena.server.live import BROKER_ENV
-from arena.tls import BOT_CA_ENV, TlsError
 from benchmarks.bench_streams import add_running_match
+from referee._proto import arena_pb2 as pb
+from referee._proto import arena_pb2_grpc
 from referee.bot_client import BotSource
 from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
+from referee.tls import BOT_CA_ENV, TlsError
 from tests.api.certs import Certs, make_certs, needs_openssl
 from tests.api.conftest import make_config, server_on_fresh_database
 from tests.api.processes import ROOT, free_port

@@ -15,13 +15,13 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena._proto import arena_pb2 as pb
-from arena._proto import arena_pb2_grpc
 from arena.server.app import RunningServer, start_server
 from arena.server.auth import auth_metadata
 from arena.server.config import ServerConfig
 from arena.server.streams import ClientAddresses
 from benchmarks.bench_streams import add_running_match
+from referee._proto import arena_pb2 as pb
+from referee._proto import arena_pb2_grpc
 from tests.api.conftest import fresh_database, make_config
 
 WATCH = "/tabletop.arena.v1.Arena/WatchMatch"

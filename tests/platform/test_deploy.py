@@ -144,16 +144,16 @@ def test_no_secret_in_the_compose_file(compose: dict) -> None:
 
 def test_relay_key_from_a_secret_file(tmp_path, monkeypatch) -> None:
     """The dial-in relay key, like the database URL, can come from a Docker secret file."""
-    from arena import dialin
+    from referee import dialin_client
 
     secret = tmp_path / "relay_key"
     secret.write_text("k3y-from-a-file\n")
     monkeypatch.delenv("ARENA_RELAY_KEY", raising=False)
     monkeypatch.setenv("ARENA_RELAY_KEY_FILE", str(secret))
-    assert dialin.relay_key() == "k3y-from-a-file"
+    assert dialin_client.relay_key() == "k3y-from-a-file"
     monkeypatch.setenv("ARENA_RELAY_KEY_FILE", str(tmp_path / "missing"))
     with pytest.raises(RuntimeError, match="ARENA_RELAY_KEY_FILE"):
-        dialin.relay_key()
+        dialin_client.relay_key()
 
 
 def test_only_the_worker_runs_as_root(compose: dict) -> None:

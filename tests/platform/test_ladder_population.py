@@ -13,6 +13,7 @@ from sqlalchemy import select, update
 from arena import bots, dialin, ladder, recording, tasks
 from arena.db import Bot, BotVersion, Match, Rating, RatingLock, session_scope
 from arena.ladder_population import PopulationCache
+from referee import dialin_client
 
 GAME = "toy"  # 2-4 players: tables of every size
 
@@ -201,7 +202,7 @@ def test_a_dial_in_bot_is_a_candidate_only_while_connected(sqlite_url: str, tmp_
     cached population at once, and comes back when it reconnects."""
     monkeypatch.delenv("ARENA_BROKER_URL", raising=False)  # presence: this process's set
     _setup(tmp_path, 3)
-    source = dialin.source("someone", GAME, "caller")
+    source = dialin_client.source("someone", GAME, "caller")
     with session_scope() as s:
         vid = bots.register_version(s, GAME, source, name="caller", owner="someone").id
     cache = PopulationCache()

@@ -94,9 +94,9 @@ def test_a_crashed_idle_bot_is_replaced(pool: BotPool) -> None:
 def test_a_warm_bot_that_dies_after_it_was_taken_fails_its_start_at_once(pool: BotPool) -> None:
     """A seated warm bot gets a plain StartMatch call (no watching loop): its death between the
     pool's check and that call must still be reported at once, not at the start-up deadline."""
-    from arena._proto import bot_pb2
-    from arena.protocol import PROTOCOL_VERSION
+    from referee._proto import bot_pb2
     from referee.bot_client import BotFault, BotSource
+    from referee.protocol import PROTOCOL_VERSION
     from referee.sandbox import SandboxLimits
 
     _match([str(RANDOM_BOT)] * 2, 9, pool)

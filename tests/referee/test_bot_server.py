@@ -11,10 +11,10 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena._proto import bot_pb2, bot_pb2_grpc
-from arena.protocol import PROTOCOL_VERSION
 from arena.sdk import make_server
+from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.bot_client import BotClient, BotFault
+from referee.protocol import PROTOCOL_VERSION
 
 THREADS: list[str] = []
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import grpc
 import pytest
 
-from arena._proto import bot_pb2
+from referee._proto import bot_pb2
 from referee.engine import TimeControl
 from referee.faults import REASONS, proto_number
 from referee.record import MatchRecord

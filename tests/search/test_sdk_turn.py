@@ -6,8 +6,8 @@ import time
 
 import orjson
 
-from arena._proto import bot_pb2
 from arena.sdk import BotServicer, Turn
+from referee._proto import bot_pb2
 
 
 def _request() -> bot_pb2.ActRequest:

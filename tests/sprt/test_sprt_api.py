@@ -13,11 +13,11 @@ import grpc
 import pytest
 from click.testing import CliRunner
 
-from arena._proto import arena_pb2 as pb
-from arena._proto import arena_pb2_grpc
 from arena.cli import cli
 from arena.server.app import RunningServer
 from arena.sprt import SprtSettings
+from referee._proto import arena_pb2 as pb
+from referee._proto import arena_pb2_grpc
 from tests.api.archives import zip_bot
 from tests.api.conftest import FAST_TC, make_config, new_account, server_on_fresh_database
 

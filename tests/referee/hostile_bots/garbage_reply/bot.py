@@ -5,8 +5,8 @@ from concurrent import futures
 
 import grpc
 
-from arena._proto import bot_pb2
 from arena.sdk import ADDRESS_ENV
+from referee._proto import bot_pb2
 
 
 def start_match(request: bytes, context) -> bytes:

@@ -8,7 +8,7 @@ guessed at.
 
 from __future__ import annotations
 
-from arena._proto import bot_pb2
+from referee._proto import bot_pb2
 
 PROTOCOL_VERSION = bot_pb2.PROTOCOL_VERSION_1
 

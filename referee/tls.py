@@ -5,6 +5,9 @@ needs nothing more than ``tls`` when the server's certificate is signed by a pub
 (the system's roots are used), or the CA file (``--tls-ca`` / ``ARENA_TLS_CA``) for a
 self-made one. Mistakes (a missing file, a key without a certificate, a file that is not PEM)
 raise :class:`TlsError` with one line that says which file and what is wrong.
+
+It lives in the referee, the lowest layer that opens such a channel (to a bot at
+``tls://host:port``); the platform's server and clients use it from here.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""``arena web``: serve the website (leaderboards, bot pages, match history, replays, JSON API)."""
+"""``arena web``: serve the website (leaderboards, bot pages, match history, replays, JSON API).
+
+The website's own sub-command of the ``arena`` CLI, kept in the web layer: the platform
+(``arena/``) never imports ``web`` (layers: ``referee/`` -> ``arena/`` -> ``web/``); its CLI
+attaches this module by name when it is installed (:data:`arena.cli.COMMAND_MODULES`), and
+``arena demo`` serves the site through this command.
+"""
 
 from __future__ import annotations
 
@@ -40,7 +46,7 @@ def serve_site(database_url: str | None, host: str, port: int, debug: bool = Fal
     Flask's own server is only for development (reloader, tracebacks in the browser).
     """
     from arena.commands.listen import check_can_listen
-    from web.app import create_app
+    from web.app import create_app  # on use: ``arena --help`` need not load Flask
 
     if os.environ.get("WERKZEUG_RUN_MAIN") != "true":  # --debug's reloaded child: the parent holds it
         check_can_listen(host, port)  # before the "website on" line: a taken port is one line
