@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 from arena.envs.catalogue import GAMES, Catalogue
 from arena.envs.rewards import rank_rewards
 from referee import registry
@@ -33,6 +35,12 @@ def configurations(game: str) -> list[tuple[int, str]]:
 
 def new_state(game: str, players: int, variant: str, seed: int) -> GameState:
     return registry.new_game(game, players, seed, variant)
+
+
+def fresh_observation(state: GameState, seat: int) -> dict[str, Any]:
+    """``state.observation(seat)`` as a new object tree: an engine may share parts of it between
+    calls, and a toolkit user keeps (and may modify) every observation handed out."""
+    return orjson.loads(orjson.dumps(state.observation(seat)))
 
 
 def legal_actions(cat: Catalogue, state: GameState) -> list[int]:

@@ -84,7 +84,7 @@ class TabletopAEC(AECEnv):
         seat = self.state.to_move()
         for i, agent in enumerate(self.possible_agents):
             if agent in self.infos:
-                self.infos[agent] = {"observation": self.state.observation(i)}
+                self.infos[agent] = {"observation": core.fresh_observation(self.state, i)}
         if seat is None:
             for agent, reward in zip(self.possible_agents, core.terminal_rewards(self.state), strict=True):
                 self.rewards[agent] = reward
