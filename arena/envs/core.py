@@ -63,7 +63,9 @@ def option_of(cat: Catalogue, state: GameState, action: Any) -> str:
 
 
 def terminal_rewards(state: GameState) -> list[float]:
-    return rank_rewards(state.result().ranks)
+    """Rank rewards; bot players that take places (``details["places"]``) count in the field."""
+    result = state.result()
+    return rank_rewards(result.ranks, len(result.details.get("places") or result.ranks))
 
 
 def board_text(state: GameState) -> str:
