@@ -25,25 +25,42 @@ SIZE = 2048
 LIMIT = 1.0e6
 
 
-def _walk(node: Any, path: str, out: list[tuple[str, float]]) -> None:
-    if isinstance(node, dict):
+#: key -> bucket, so each distinct key is hashed once per process (paths repeat every step).
+_BUCKETS: dict[str, int] = {}
+_CACHE_LIMIT = 500_000
+
+
+def _bucket(key: str) -> int:
+    b = _BUCKETS.get(key)
+    if b is None:
+        if len(_BUCKETS) >= _CACHE_LIMIT:
+            _BUCKETS.clear()
+        b = _BUCKETS[key] = zlib.crc32(key.encode()) % SIZE
+    return b
+
+
+def _walk(node: Any, path: str, idx: list[int], val: list[float]) -> None:
+    kind = type(node)
+    if kind is dict:
         for key, value in node.items():
-            _walk(value, f"{path}/{key}", out)
-    elif isinstance(node, list):
+            _walk(value, f"{path}/{key}", idx, val)
+    elif kind is list:
         for i, value in enumerate(node):
-            _walk(value, f"{path}/{i}", out)
-    elif isinstance(node, bool) or node is None or isinstance(node, str):
-        out.append((f"{path}={node}", 1.0))
-    elif isinstance(node, int | float):
-        out.append((path, float(node)))
-        out.append((f"{path}={node}", 1.0))
+            _walk(value, f"{path}/{i}", idx, val)
+    elif kind is int or kind is float:
+        idx.append(_bucket(path))
+        val.append(float(node))
+        idx.append(_bucket(f"{path}={node}"))
+        val.append(1.0)
+    else:  # str, bool, None (and any other JSON scalar)
+        idx.append(_bucket(f"{path}={node}"))
+        val.append(1.0)
 
 
 def encode(observation: dict[str, Any]) -> Any:
     """The float32 vector of length :data:`SIZE` for one seat's observation."""
-    leaves: list[tuple[str, float]] = []
-    _walk(observation, "", leaves)
-    vec = np.zeros(SIZE, dtype=np.float64)
-    for key, value in leaves:
-        vec[zlib.crc32(key.encode()) % SIZE] += value
+    idx: list[int] = []
+    val: list[float] = []
+    _walk(observation, "", idx, val)
+    vec = np.bincount(np.asarray(idx, dtype=np.intp), weights=np.asarray(val), minlength=SIZE)
     return np.clip(vec, -LIMIT, LIMIT).astype(np.float32)
