@@ -45,3 +45,10 @@ def test_unknown_ids_and_games_are_clear_errors() -> None:
         catalogue("solenia").action_of("fly:" + "x" * 500)
     with pytest.raises(ConfigError, match="no environment for game"):
         catalogue("chess")
+
+
+def test_a_missing_toolkit_is_one_clear_message() -> None:
+    from arena.envs import MissingExtra, require
+
+    with pytest.raises(MissingExtra, match=r'pip install -e "\.\[envs\]"'):
+        require("arena_no_such_toolkit", "no-such-toolkit")
