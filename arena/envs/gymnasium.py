@@ -53,6 +53,7 @@ class TabletopEnv(gym.Env):
         })
         self._rng = random.Random()
         self.state: Any = None
+        self._ended = True  # until reset(); also after an illegal action
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
@@ -60,20 +61,22 @@ class TabletopEnv(gym.Env):
         self._rng.seed(game_seed ^ 0x0B07)
         self.state = core.new_state(self.game, self.players, self.variant, game_seed)
         self._bots_move()
+        self._ended = self.state.is_over()
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        if self.state is None or self.state.is_over():
-            raise RuntimeError("the episode is over: call reset()")
+        if self._ended:
+            raise RuntimeError("the episode is over (or not started): call reset()")
         try:
             option_id = core.option_of(self.catalogue, self.state, action)
         except ValueError as exc:
             info = self._info()
             info.update(illegal_action=True, error=str(exc))
+            self._ended = True
             return self._obs(), -1.0, True, False, info
         self.state.apply(option_id)
         self._bots_move()
-        over = self.state.is_over()
+        over = self._ended = self.state.is_over()
         reward = core.terminal_rewards(self.state)[self.seat] if over else 0.0
         return self._obs(), float(reward), over, False, self._info()
 

@@ -65,6 +65,8 @@ def test_an_illegal_action_ends_the_episode_with_minus_one_and_bad_input_is_a_cl
     obs, _ = e.reset(seed=0)
     _, reward, done, _, info = e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     assert (reward, done, info["illegal_action"]) == (-1.0, True, True)
+    with pytest.raises(RuntimeError, match="call reset"):
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
     with pytest.raises(ValueError, match="unknown opponent"):
         env("black_angel", "alphazero")
     with pytest.raises(ValueError, match="seat must be"):
