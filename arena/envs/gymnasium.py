@@ -1,0 +1,114 @@
+"""Gymnasium environments: one learning seat against house bots.
+
+``arena.envs.gymnasium.env("orbital", opponents="greedy", players=3)`` seats the learner at
+``seat`` (0 by default) and lets the other seats be played by the built-in ``greedy``, ``random``
+or ``ismcts`` bot (:mod:`arena.envs.opponents`) inside ``step``. The spaces are the PettingZoo
+environment's (:mod:`arena.envs.pettingzoo`): ``Discrete`` over the game's action catalogue and
+a dict of the float32 vector and the ``action_mask``; ``info["observation"]`` is the referee's
+structured observation, ``info["option_ids"]`` the legal ids.
+
+Reward: 0 until the game ends, then the learner's rank reward (:mod:`arena.envs.rewards`:
++1 first, -1 last, evenly between; solo: +1 for beating the automaton, else -1). An illegal
+action (one the mask rules out) ends the episode at once with reward -1 and
+``info["illegal_action"] = True``, so a policy that ignores the mask learns not to.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.envs import core, require
+from arena.envs.catalogue import catalogue
+from arena.envs.encoding import LIMIT, SIZE, encode
+from arena.envs.opponents import ISMCTS_ITERATIONS, opponent
+
+np = require("numpy", "numpy")
+gym = require("gymnasium", "gymnasium")
+spaces = require("gymnasium.spaces", "gymnasium")
+
+
+class TabletopEnv(gym.Env):
+    """One configuration of a game, seat ``seat`` learning, every other seat a house bot."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, game: str, opponents: str = "greedy", players: int = 2,
+                 variant: str | None = None, seat: int = 0, render_mode: str | None = None,
+                 ismcts_iterations: int = ISMCTS_ITERATIONS) -> None:
+        self.variant = core.check_config(game, players, variant)
+        if not isinstance(seat, int) or not 0 <= seat < players:
+            raise ValueError(f"seat must be 0..{players - 1}, not {str(seat)[:20]}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {str(render_mode)[:40]!r}")
+        self.game, self.players, self.seat, self.render_mode = game, players, seat, render_mode
+        self.opponents = opponents
+        self._opponent = opponent(opponents, game, ismcts_iterations)
+        self.catalogue = catalogue(game)
+        n = len(self.catalogue)
+        self.action_space = spaces.Discrete(n)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(-LIMIT, LIMIT, (SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (n,), np.int8),
+        })
+        self._rng = random.Random()
+        self.state: Any = None
+        self._ended = True  # until reset(); also after an illegal action
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        super().reset(seed=seed)
+        game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**31))
+        self._rng.seed(game_seed ^ 0x0B07)
+        self.state = core.new_state(self.game, self.players, self.variant, game_seed)
+        self._bots_move()
+        self._ended = self.state.is_over()
+        return self._obs(), self._info()
+
+    def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
+        if self._ended:
+            raise RuntimeError("the episode is over (or not started): call reset()")
+        try:
+            option_id = core.option_of(self.catalogue, self.state, action)
+        except ValueError as exc:
+            info = self._info()
+            info.update(illegal_action=True, error=str(exc))
+            self._ended = True
+            return self._obs(), -1.0, True, False, info
+        self.state.apply(option_id)
+        self._bots_move()
+        over = self._ended = self.state.is_over()
+        reward = core.terminal_rewards(self.state)[self.seat] if over else 0.0
+        return self._obs(), float(reward), over, False, self._info()
+
+    def _bots_move(self) -> None:
+        while (seat := self.state.to_move()) is not None and seat != self.seat:
+            self.state.apply(self._opponent(self.state, seat, self._rng))
+
+    def _obs(self) -> dict[str, Any]:
+        mask = np.zeros(len(self.catalogue), dtype=np.int8)
+        if self.state.to_move() == self.seat:
+            mask[core.legal_actions(self.catalogue, self.state)] = 1
+        return {"observation": encode(self.state.observation(self.seat)), "action_mask": mask}
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"observation": core.fresh_observation(self.state, self.seat)}
+        if self.state.is_over():
+            info["result"] = self.state.result().to_json()
+        else:
+            info["option_ids"] = self.state.option_ids()
+        return info
+
+    def action_masks(self) -> Any:
+        """The legal actions now (the ``action_masks`` method maskable-PPO implementations call)."""
+        return self._obs()["action_mask"].astype(bool)
+
+    def render(self) -> str | None:
+        return core.board_text(self.state) if self.render_mode == "ansi" else None
+
+
+def env(game: str, opponents: str = "greedy", players: int = 2, variant: str | None = None,
+        seat: int = 0, render_mode: str | None = None,
+        ismcts_iterations: int = ISMCTS_ITERATIONS) -> TabletopEnv:
+    """A Gymnasium environment of ``game``: seat ``seat`` learns against house bots ``opponents``
+    (``ismcts_iterations``: the search bot's iterations per decision)."""
+    return TabletopEnv(game, opponents, players, variant, seat, render_mode, ismcts_iterations)
