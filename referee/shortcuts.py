@@ -74,7 +74,9 @@ def _requested(value: str | None, names: set[str], strict: bool = True) -> dict[
         if name not in names:
             if not strict:
                 continue
-            raise ShortcutSettingError(f"{ENV}: no shortcut is called {name!r}; known: {', '.join(sorted(names))}")
+            raise ShortcutSettingError(
+                f"{ENV}: no shortcut is called {name!r}; known: {', '.join(sorted(names))}"
+            )
         wanted[name] = word[0] == "+"
     return wanted
 
@@ -101,7 +103,10 @@ def _decide(name: str, setting: str | None) -> bool:
     if not version_tested(shortcut, version):
         log.warning(
             "shortcut %s is off: %s %s is not a release it was tested with (%s); using the public path",
-            name, shortcut.package, version or "(not installed)", ", ".join(shortcut.tested),
+            name,
+            shortcut.package,
+            version or "(not installed)",
+            ", ".join(shortcut.tested),
         )
         return False
     return True
