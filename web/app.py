@@ -77,7 +77,9 @@ def create_app(database_url: str | None = None) -> Flask:
             exc.description = shorten(exc.description, MAX_MESSAGE)
         # /replay/view and /replay/step answer replay-file.js, which shows the message.
         if request.path.startswith(("/api/", "/replay/")):
-            return {"error": exc.name, "message": exc.description, "status": exc.code}, exc.code
+            body = {"error": exc.name, "message": exc.description, "status": exc.code}
+            retry = getattr(exc, "retry_after", None)  # 429/503 from web.request_limits
+            return body, exc.code, ({"Retry-After": str(retry)} if retry is not None else {})
         return render_template("error.html", error=exc), exc.code
 
     @app.after_request

@@ -18,6 +18,7 @@ from arena.fork import command_for
 from web.games import game_info
 from web.record_file import MAX_REQUEST_BYTES, BadRecord, ReplayRequest, parse_request
 from web.replay import Replay, ReplayError
+from web.request_limits import REPLAYS, client_key
 
 bp = Blueprint("local_replay", __name__)
 
@@ -78,6 +79,11 @@ def open_file():  # noqa: ANN201
 @bp.post("/replay/view")
 def view():  # noqa: ANN201
     """The whole viewer (summary, stepper, step, event log) for a posted record."""
+    with REPLAYS.replay(client_key()):
+        return _view()
+
+
+def _view():  # noqa: ANN202
     asked, replay, index = _checked()
     # Every id is checked once, here (one walk to the end, ~10 ms for a long game): the viewer's
     # steps then never meet an illegal one.
@@ -101,5 +107,6 @@ def view():  # noqa: ANN201
 @bp.post("/replay/step")
 def step():  # noqa: ANN201
     """One step of a posted record, as the fragment a match page's stepper swaps in."""
-    asked, replay, index = _checked()
-    return render_template("_step.html", **_step_context(asked, replay, index))
+    with REPLAYS.replay(client_key()):
+        asked, replay, index = _checked()
+        return render_template("_step.html", **_step_context(asked, replay, index))

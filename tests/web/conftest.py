@@ -94,3 +94,12 @@ def page(browser):  # noqa: ANN001, ANN201
     pg.js_errors = errors  # type: ignore[attr-defined]
     yield pg
     context.close()
+
+
+@pytest.fixture(autouse=True)
+def _replay_buckets_refilled() -> None:
+    """Each test starts with full per-client replay buckets (web.request_limits): the tests post
+    far more replays from 127.0.0.1 than one visitor would, and a bucket must not carry over."""
+    from web.request_limits import REPLAYS
+
+    REPLAYS.forget_clients()
