@@ -111,3 +111,13 @@ def new_account(stub: arena_pb2_grpc.ArenaStub, prefix: str = "user") -> Account
 
 def make_organiser(server: RunningServer, account: Account) -> None:
     set_role(account.name, ROLE_ORGANISER, server.servicer.url)
+
+
+@pytest.fixture
+def running() -> Iterator[list]:
+    """Dial-in bots a test started (``tests.api.test_dialin.Running``, anything with ``stop()``):
+    each is stopped when the test ends, passed or failed."""
+    started: list = []
+    yield started
+    for r in started:
+        r.stop()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -45,14 +44,6 @@ class Running:
     def stop(self) -> None:
         self.bot.stop()
         self.thread.join(10)
-
-
-@pytest.fixture
-def running() -> Iterator[list[Running]]:
-    started: list[Running] = []
-    yield started
-    for r in started:
-        r.stop()
 
 
 def dial(server, token: str, name: str, act=first_option, game: str = "toy") -> DialInBot:  # noqa: ANN001

@@ -44,14 +44,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
         yield running
 
 
-@pytest.fixture
-def running() -> Iterator[list[Running]]:
-    started: list[Running] = []
-    yield started
-    for r in started:
-        r.stop()
-
-
 class Raw:
     """A bare ConnectBot stream: sends what the test says, reads what the server sends."""
 

@@ -50,14 +50,6 @@ def raws() -> Iterator[list[Raw]]:
         r.close()
 
 
-@pytest.fixture
-def running() -> Iterator[list[Running]]:
-    started: list[Running] = []
-    yield started
-    for r in started:
-        r.stop()
-
-
 def _from(address: str) -> tuple[tuple[str, str], ...]:
     return (("x-forwarded-for", address),)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from concurrent import futures
 
 import grpc
@@ -61,14 +60,6 @@ class Scripted:
             self.bot.drop()
             time.sleep(0.2)
         return options[0].id
-
-
-@pytest.fixture
-def running() -> Iterator[list[Running]]:
-    started: list[Running] = []
-    yield started
-    for r in started:
-        r.stop()
 
 
 def test_one_stream_carries_a_seat_timeout_and_bot_error_included(server, stub, running) -> None:  # noqa: ANN001

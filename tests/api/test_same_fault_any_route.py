@@ -12,10 +12,7 @@ socket, the referee's match runner.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from arena.sdk import make_server
 from arena.sdk_connect import DialInBot
@@ -27,15 +24,6 @@ from tests.api.conftest import FAST_TC, new_account
 from tests.api.processes import ROOT
 from tests.api.test_dialin import Running, wait_for
 from tests.referee.helpers import needs_bwrap
-
-
-@pytest.fixture
-def runners() -> Iterator[list[Running]]:
-    started: list[Running] = []
-    yield started
-    for r in started:
-        r.stop()
-
 
 HOSTED_BUG = ROOT / "tests" / "referee" / "hostile_bots" / "raises_in_act"
 RANDOM_BOT = "sample_bots/random_bot"
@@ -92,12 +80,12 @@ def _remote() -> tuple[tuple[str, str], Buggy]:
         server.stop(0)
 
 
-def _dialled_in(server, stub, runners: list[Running]) -> tuple[tuple[str, str], Buggy]:  # noqa: ANN001
+def _dialled_in(server, stub, running: list[Running]) -> tuple[tuple[str, str], Buggy]:  # noqa: ANN001
     bot = Buggy()
     owner = new_account(stub, "samefault")
     dialler = DialInBot(bot.act, server.address, owner.token, "buggy", "toy", end=bot.end, backoff_s=0.05)
-    runners.append(Running(dialler))
-    assert dialler.welcomed.wait(20), runners[-1].error
+    running.append(Running(dialler))
+    assert dialler.welcomed.wait(20), running[-1].error
     bot_id = dialler.welcome.bot.bot.id
     wait_for(lambda: stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id)).status
              == pb.VERSION_STATUS_ACTIVE, what="the qualification")
@@ -108,10 +96,10 @@ def _dialled_in(server, stub, runners: list[Running]) -> tuple[tuple[str, str], 
 
 
 @needs_bwrap
-def test_one_bot_error_reads_the_same_hosted_remote_and_dialled_in(server, stub, runners) -> None:  # noqa: ANN001
+def test_one_bot_error_reads_the_same_hosted_remote_and_dialled_in(server, stub, running) -> None:  # noqa: ANN001
     hosted = _hosted()
     remote, remote_bot = _remote()
-    dialled, dialled_bot = _dialled_in(server, stub, runners)
+    dialled, dialled_bot = _dialled_in(server, stub, running)
     assert hosted == remote == dialled == ("bot_error", EXPECTED)
     for bot in (remote_bot, dialled_bot):
         (end,) = bot.ends
