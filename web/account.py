@@ -161,14 +161,18 @@ def load_secret_key(path: Path) -> bytes:
         except FileExistsError:  # another process made it first: use that one
             return load_secret_key(path)
         except OSError as exc:
-            raise SettingError(f"cannot create the web secret key file {path}: {exc.strerror}") from None
+            raise SettingError(
+                f"cannot create the web secret key file {path}: {exc.strerror}"
+            ) from None
         key = secrets.token_hex(32).encode()
         with os.fdopen(fd, "wb") as out:
             out.write(key + b"\n")
     except OSError as exc:
         raise SettingError(f"cannot read the web secret key file {path}: {exc.strerror}") from None
     if len(key) < 32:
-        raise SettingError(f"the web secret key file {path} holds {len(key)} characters; it needs at least 32")
+        raise SettingError(
+            f"the web secret key file {path} holds {len(key)} characters; it needs at least 32"
+        )
     return key
 
 
@@ -201,7 +205,9 @@ class SignInLimiter:
         with self._lock:
             self._recent(client, now).append(now)
             if len(self._failures) > 10_000:  # forget clients whose failures have all expired
-                for key in [k for k, v in self._failures.items() if not v or v[-1] <= now - self.window]:
+                for key in [
+                    k for k, v in self._failures.items() if not v or v[-1] <= now - self.window
+                ]:
                     del self._failures[key]
 
 
@@ -240,8 +246,11 @@ def sign_in_required(view: F) -> F:
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if current_user() is None:
-            return _signin_page(next_url=request.full_path.rstrip("?"),
-                                notice="Sign in to see this page.", status=403)
+            return _signin_page(
+                next_url=request.full_path.rstrip("?"),
+                notice="Sign in to see this page.",
+                status=403,
+            )
         return view(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -305,8 +314,11 @@ def _check_csrf() -> None:
     sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
     expected = session.get("csrf")
     if not isinstance(expected, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
-        abort(400, description="The form had expired or did not come from this site: "
-                               "reload the page and try again.")
+        abort(
+            400,
+            description="The form had expired or did not come from this site: "
+            "reload the page and try again.",
+        )
 
 
 # --- the views ---------------------------------------------------------------------------------
@@ -314,15 +326,22 @@ def _safe_next(target: str | None) -> str:
     """Where to go after signing in: a path on this site only (never ``//evil`` or a URL)."""
     target = (target or "").strip()
     parts = urlsplit(target)
-    if (not target.startswith("/") or target.startswith("//") or "\\" in target
-            or parts.scheme or parts.netloc or len(target) > 500):
+    if (
+        not target.startswith("/")
+        or target.startswith("//")
+        or "\\" in target
+        or parts.scheme
+        or parts.netloc
+        or len(target) > 500
+    ):
         return url_for("me.me")
     return target
 
 
 def _signin_page(next_url: str = "", error: str = "", notice: str = "", status: int = 200) -> Any:
-    return render_template("signin.html", next_url=_safe_next(next_url), error=error,
-                           notice=notice), status
+    return render_template(
+        "signin.html", next_url=_safe_next(next_url), error=error, notice=notice
+    ), status
 
 
 @bp.get("/signin")
@@ -340,9 +359,12 @@ def signin():  # noqa: ANN201
     next_url = request.form.get("next", "")
     wait = limiter.wait_s(client)
     if wait > 0:
-        return _signin_page(next_url, status=429,
-                            error=f"Too many failed sign-ins from your address: try again in "
-                                  f"{int(wait // 60) + 1} min.")
+        return _signin_page(
+            next_url,
+            status=429,
+            error=f"Too many failed sign-ins from your address: try again in "
+            f"{int(wait // 60) + 1} min.",
+        )
     token = request.form.get("token", "").strip()
     if token.lower().startswith("bearer "):
         token = token[7:].strip()
@@ -353,9 +375,12 @@ def signin():  # noqa: ANN201
         row = db().query(User).filter(User.token_hash == hash_token(token)).one_or_none()
     if row is None:
         limiter.failed(client)
-        return _signin_page(next_url, status=401,
-                            error="That API token is not valid (unknown, mistyped or replaced by "
-                                  "a newer one): `arena register NAME` prints a new user's token.")
+        return _signin_page(
+            next_url,
+            status=401,
+            error="That API token is not valid (unknown, mistyped or replaced by "
+            "a newer one): `arena register NAME` prints a new user's token.",
+        )
     session.clear()
     session.permanent = True
     session["uid"], session["tok"] = row.id, _fingerprint(row.token_hash)
@@ -390,8 +415,12 @@ def init_app(app: Flask, database: str | None = None) -> None:
     app.before_request(_check_csrf)
     app.register_blueprint(bp)
     app.register_blueprint(my_pages.bp)
-    app.jinja_env.globals.update(current_user=current_user, csrf_field=csrf_field,
-                                 csrf_token=csrf_token, account_nav=account_nav)
+    app.jinja_env.globals.update(
+        current_user=current_user,
+        csrf_field=csrf_field,
+        csrf_token=csrf_token,
+        account_nav=account_nav,
+    )
 
     @app.after_request
     def _private_no_store(response):  # noqa: ANN001, ANN202

@@ -34,11 +34,15 @@ def _user() -> SignedIn:
 
 def _my_bot(bot_id: int) -> tuple[int, str, str, str]:
     """The bot's (id, name, owner, game), if the signed-in user owns it: else 404 / 403."""
-    row = db().execute(select(Bot.id, Bot.name, Bot.owner, Bot.game).where(Bot.id == bot_id)).first()
+    row = (
+        db().execute(select(Bot.id, Bot.name, Bot.owner, Bot.game).where(Bot.id == bot_id)).first()
+    )
     if row is None:
         abort(404, description=f"There is no bot number {bot_id}.")
     if row[2] != _user().name:
-        abort(403, description=f"Bot {bot_id} is not yours: only its owner sees its logs and uploads.")
+        abort(
+            403, description=f"Bot {bot_id} is not yours: only its owner sees its logs and uploads."
+        )
     return row[0], row[1], row[2], row[3]
 
 
@@ -57,15 +61,24 @@ def my_bot(bot_id: int):  # noqa: ANN201
     page = bot_q.bot_page(session, bid)
     error = None
     try:
-        history = match_q.history(session, match_q.HistoryFilter(bot=bid),
-                                  before=request.args.get("before"), after=request.args.get("after"),
-                                  page_size=MATCHES_PER_PAGE)
+        history = match_q.history(
+            session,
+            match_q.HistoryFilter(bot=bid),
+            before=request.args.get("before"),
+            after=request.args.get("after"),
+            page_size=MATCHES_PER_PAGE,
+        )
     except match_q.FilterError as exc:
         error = str(exc)
         history = match_q.HistoryPage([], None, None)
     return render_template(
-        "my_bot.html", bot=page, game=game_info(game), uploads=my_q.uploads(session, bid),
-        sprt=my_q.sprt_runs(session, bid), matches=history, error=error,
+        "my_bot.html",
+        bot=page,
+        game=game_info(game),
+        uploads=my_q.uploads(session, bid),
+        sprt=my_q.sprt_runs(session, bid),
+        matches=history,
+        error=error,
     )
 
 
@@ -76,5 +89,6 @@ def my_match(bot_id: int, match_id: str):  # noqa: ANN201
     found = my_q.my_match(db(), bid, match_id)
     if found is None:
         abort(404, description=f"{shorten(name)} did not play a match “{shorten(match_id)}”.")
-    return render_template("my_match.html", bot_id=bid, bot_name=name, game=game_info(game),
-                           m=found)
+    return render_template(
+        "my_match.html", bot_id=bid, bot_name=name, game=game_info(game), m=found
+    )

@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from arena.db import dispose_all, session_scope
 from arena.db.accounts import User
 from arena.server.auth import hash_token
-from tests.web.signin_seed import ALICE_LOG, ALICE_QUAL_LOG, BOB_LOG, Authors, seed_authors
+from tests.web.signin_seed import ALICE_QUAL_LOG, BOB_LOG, Authors, seed_authors
 from web.account import SIGNIN_FAILURES, SignInLimiter, load_secret_key
 from web.app import create_app
 
@@ -51,7 +51,9 @@ def _csrf(client: FlaskClient, path: str = "/signin") -> str:
 
 
 def sign_in(client: FlaskClient, token: str, next_url: str = "") -> object:
-    return client.post("/signin", data={"token": token, "csrf_token": _csrf(client), "next": next_url})
+    return client.post(
+        "/signin", data={"token": token, "csrf_token": _csrf(client), "next": next_url}
+    )
 
 
 def _client(app: Flask, who: str | None, authors: Authors, addr: str = "127.0.0.1") -> FlaskClient:
@@ -65,8 +67,12 @@ def _client(app: Flask, who: str | None, authors: Authors, addr: str = "127.0.0.
 
 def _private_paths(authors: Authors) -> list[str]:
     a = authors.bots["alice-search"]
-    return ["/me", f"/me/bots/{a}", f"/me/bots/{a}/matches/{authors.both_faulted}",
-            f"/me/bots/{a}/matches/{authors.alice_only}"]
+    return [
+        "/me",
+        f"/me/bots/{a}",
+        f"/me/bots/{a}/matches/{authors.both_faulted}",
+        f"/me/bots/{a}/matches/{authors.alice_only}",
+    ]
 
 
 def test_nobody_signed_in_sees_no_private_page_and_no_log(app, authors) -> None:  # noqa: ANN001
@@ -78,8 +84,11 @@ def test_nobody_signed_in_sees_no_private_page_and_no_log(app, authors) -> None:
         assert "Sign in to see this page." in body and 'name="token"' in body
         assert not any(secret in body for secret in SECRETS), path
     # the public pages of the same match and bot show the fault reason, never the log
-    for path in (f"/matches/{authors.both_faulted}", f"/bots/{authors.bots['alice-search']}",
-                 f"/api/matches/{authors.both_faulted}"):
+    for path in (
+        f"/matches/{authors.both_faulted}",
+        f"/bots/{authors.bots['alice-search']}",
+        f"/api/matches/{authors.both_faulted}",
+    ):
         body = client.get(path).get_data(as_text=True)
         assert not any(secret in body for secret in SECRETS), path
     assert "seat 0 crashed" in client.get(f"/matches/{authors.both_faulted}").get_data(as_text=True)
@@ -145,7 +154,10 @@ def test_wrong_token_is_one_clear_line_and_failures_are_limited(app, authors) ->
     assert blocked.status_code == 429
     assert "Too many failed sign-ins from your address" in blocked.get_data(as_text=True)
     # another address is not held back by this one's failures
-    assert sign_in(_client(app, None, authors, addr="10.9.9.10"), authors.tokens["alice"]).status_code == 303
+    assert (
+        sign_in(_client(app, None, authors, addr="10.9.9.10"), authors.tokens["alice"]).status_code
+        == 303
+    )
 
 
 def test_limiter_forgets_failures_after_its_window() -> None:
@@ -166,8 +178,11 @@ def test_session_cookie_flags_http_and_https(app, authors) -> None:  # noqa: ANN
     secure.environ_base["REMOTE_ADDR"] = "127.0.0.2"
     html = secure.get("/signin", base_url="https://arena.example").get_data(as_text=True)
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
-    response = secure.post("/signin", base_url="https://arena.example",
-                           data={"token": authors.tokens["alice"], "csrf_token": csrf})
+    response = secure.post(
+        "/signin",
+        base_url="https://arena.example",
+        data={"token": authors.tokens["alice"], "csrf_token": csrf},
+    )
     assert response.status_code == 303
     cookie = response.headers["Set-Cookie"]
     assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
@@ -234,8 +249,12 @@ def test_a_replaced_token_ends_the_session(authors_site, app) -> None:  # noqa: 
 
 def test_next_goes_only_to_this_site(app, authors) -> None:  # noqa: ANN001
     a = authors.bots["alice-search"]
-    for target, expected in ((f"/me/bots/{a}", f"/me/bots/{a}"), ("//evil.example/x", "/me"),
-                             ("https://evil.example/", "/me"), ("/\\evil.example", "/me")):
+    for target, expected in (
+        (f"/me/bots/{a}", f"/me/bots/{a}"),
+        ("//evil.example/x", "/me"),
+        ("https://evil.example/", "/me"),
+        ("/\\evil.example", "/me"),
+    ):
         client = _client(app, None, authors)
         response = sign_in(client, authors.tokens["alice"], target)
         assert response.status_code == 303

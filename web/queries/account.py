@@ -43,7 +43,8 @@ class MyBot:
 def my_bots(session: Session, owner: str) -> list[MyBot]:
     """Every bot ``owner`` has, by game then name (four queries, whatever the count)."""
     bots = session.execute(
-        select(Bot.id, Bot.name, Bot.game, Bot.active).where(Bot.owner == owner)
+        select(Bot.id, Bot.name, Bot.game, Bot.active)
+        .where(Bot.owner == owner)
         .order_by(Bot.game, Bot.name, Bot.id)
     ).all()
     if not bots:
@@ -52,7 +53,8 @@ def my_bots(session: Session, owner: str) -> list[MyBot]:
     versions: dict[int, list[tuple[int, int, bool]]] = {}
     for bot_id, vid, number, held in session.execute(
         select(BotVersion.bot_id, BotVersion.id, BotVersion.number, BotVersion.held)
-        .where(BotVersion.bot_id.in_(ids)).order_by(BotVersion.number)
+        .where(BotVersion.bot_id.in_(ids))
+        .order_by(BotVersion.number)
     ):
         versions.setdefault(bot_id, []).append((vid, number, held))
     current = {b: next((v for v in reversed(vs) if not v[2]), None) for b, vs in versions.items()}
@@ -62,35 +64,57 @@ def my_bots(session: Session, owner: str) -> list[MyBot]:
     ratings = {
         vid: (mu - 3 * sigma, provisional, played)
         for vid, game, mu, sigma, provisional, played in session.execute(
-            select(Rating.bot_version_id, Rating.game, Rating.mu, Rating.sigma, Rating.provisional,
-                   Rating.games_played)
-            .where(Rating.bot_version_id.in_(list(rated_game)))
+            select(
+                Rating.bot_version_id,
+                Rating.game,
+                Rating.mu,
+                Rating.sigma,
+                Rating.provisional,
+                Rating.games_played,
+            ).where(Rating.bot_version_id.in_(list(rated_game)))
         )
         if rated_game.get(vid) == game
     }
     latest: dict[int, str] = {}
-    newest_sub = (select(Submission.bot_id, func.max(Submission.number).label("n"))
-                  .where(Submission.bot_id.in_(ids)).group_by(Submission.bot_id).subquery())
+    newest_sub = (
+        select(Submission.bot_id, func.max(Submission.number).label("n"))
+        .where(Submission.bot_id.in_(ids))
+        .group_by(Submission.bot_id)
+        .subquery()
+    )
     for bot_id, status in session.execute(
-        select(Submission.bot_id, Submission.status)
-        .join(newest_sub, (newest_sub.c.bot_id == Submission.bot_id) & (newest_sub.c.n == Submission.number))
+        select(Submission.bot_id, Submission.status).join(
+            newest_sub,
+            (newest_sub.c.bot_id == Submission.bot_id) & (newest_sub.c.n == Submission.number),
+        )
     ):
         latest[bot_id] = status
-    running = set(session.scalars(
-        select(SprtTest.bot_id).where(SprtTest.bot_id.in_(ids), SprtTest.status == "running")
-    ))
+    running = set(
+        session.scalars(
+            select(SprtTest.bot_id).where(SprtTest.bot_id.in_(ids), SprtTest.status == "running")
+        )
+    )
     out = []
     for bot_id, name, game, active in bots:
         vs = versions.get(bot_id, [])
         cur = current.get(bot_id)
         rating = ratings.get(cur[0]) if cur else None
-        out.append(MyBot(
-            id=bot_id, name=name, game=game, active=active, versions=len(vs),
-            newest=vs[-1][1] if vs else None, current=cur[1] if cur else None,
-            conservative=rating[0] if rating else None,
-            provisional=rating[1] if rating else True, games=rating[2] if rating else 0,
-            latest_status=latest.get(bot_id), running_sprt=bot_id in running,
-        ))
+        out.append(
+            MyBot(
+                id=bot_id,
+                name=name,
+                game=game,
+                active=active,
+                versions=len(vs),
+                newest=vs[-1][1] if vs else None,
+                current=cur[1] if cur else None,
+                conservative=rating[0] if rating else None,
+                provisional=rating[1] if rating else True,
+                games=rating[2] if rating else 0,
+                latest_status=latest.get(bot_id),
+                running_sprt=bot_id in running,
+            )
+        )
     return out
 
 
@@ -114,8 +138,18 @@ class Upload:
 def uploads(session: Session, bot_id: int) -> list[Upload]:
     """The bot's uploads, newest first."""
     return [
-        Upload(s.number, s.kind, s.digest, s.status, s.refusal_kind, s.refusal_message,
-               s.log_tail, s.match_id, s.created_at, s.finished_at)
+        Upload(
+            s.number,
+            s.kind,
+            s.digest,
+            s.status,
+            s.refusal_kind,
+            s.refusal_message,
+            s.log_tail,
+            s.match_id,
+            s.created_at,
+            s.finished_at,
+        )
         for s in session.scalars(
             select(Submission).where(Submission.bot_id == bot_id).order_by(Submission.number.desc())
         )
@@ -150,15 +184,38 @@ class SprtRun:
 
 def sprt_runs(session: Session, bot_id: int) -> list[SprtRun]:
     """Every SPRT of the bot's versions, newest first, with the runner's message."""
-    number = dict(session.execute(
-        select(BotVersion.id, BotVersion.number).where(BotVersion.bot_id == bot_id)).all())
+    number = dict(
+        session.execute(
+            select(BotVersion.id, BotVersion.number).where(BotVersion.bot_id == bot_id)
+        ).all()
+    )
     return [
-        SprtRun(number.get(t.candidate_version_id, 0), number.get(t.baseline_version_id, 0),
-                t.status, t.replaced, t.replace, t.llr, t.lower, t.upper, t.elo0, t.elo1, t.games,
-                t.pairs, t.max_pairs, t.score, t.elo, t.elo_error, list(t.pentanomial or []),
-                t.house, t.message or "", t.created_at, t.finished_at)
+        SprtRun(
+            number.get(t.candidate_version_id, 0),
+            number.get(t.baseline_version_id, 0),
+            t.status,
+            t.replaced,
+            t.replace,
+            t.llr,
+            t.lower,
+            t.upper,
+            t.elo0,
+            t.elo1,
+            t.games,
+            t.pairs,
+            t.max_pairs,
+            t.score,
+            t.elo,
+            t.elo_error,
+            list(t.pentanomial or []),
+            t.house,
+            t.message or "",
+            t.created_at,
+            t.finished_at,
+        )
         for t in session.scalars(
-            select(SprtTest).where(SprtTest.bot_id == bot_id).order_by(SprtTest.id.desc()))
+            select(SprtTest).where(SprtTest.bot_id == bot_id).order_by(SprtTest.id.desc())
+        )
     ]
 
 
@@ -212,17 +269,28 @@ def my_match(session: Session, bot_id: int, match_id: str) -> MyMatch | None:
     if m is None:
         return None
     seats = session.execute(
-        select(MatchSeat.seat, MatchSeat.rank, MatchSeat.score, MatchSeat.forfeit, BotVersion.number,
-               Bot.id, Bot.name, Bot.owner)
+        select(
+            MatchSeat.seat,
+            MatchSeat.rank,
+            MatchSeat.score,
+            MatchSeat.forfeit,
+            BotVersion.number,
+            Bot.id,
+            Bot.name,
+            Bot.owner,
+        )
         .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
         .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(MatchSeat.match_id == match_id).order_by(MatchSeat.seat)
+        .where(MatchSeat.match_id == match_id)
+        .order_by(MatchSeat.seat)
     ).all()
     mine = [s for s in seats if s[5] == bot_id]
     if not mine:
         return None
     record = m.record if isinstance(m.record, dict) else {}
-    forfeits = {f.get("seat"): f for f in record.get("forfeits") or m.forfeits or [] if isinstance(f, dict)}
+    forfeits = {
+        f.get("seat"): f for f in record.get("forfeits") or m.forfeits or [] if isinstance(f, dict)
+    }
     totals = {t.get("seat"): t for t in record.get("totals") or [] if isinstance(t, dict)}
     decisions = [d for d in record.get("decisions") or [] if isinstance(d, dict)]
     out = []
@@ -230,21 +298,39 @@ def my_match(session: Session, bot_id: int, match_id: str) -> MyMatch | None:
         f = forfeits.get(seat) or {}
         t = totals.get(seat) or {}
         reason = f.get("reason") or forfeit
-        out.append(MySeat(
-            seat=seat, version=version, rank=rank, score=score,
-            reason=(canonical(str(reason)) or str(reason)) if reason else None,
-            message=str(f.get("message") or ""),
-            fault_decision=f.get("decision") if isinstance(f.get("decision"), int) else None,
-            log_tail=str(f.get("log_tail") or ""),
-            decisions=int(t.get("decisions") or 0),
-            time_used_ms=_float(t.get("time_used_ms")), bank_left_ms=_float(t.get("bank_left_ms")),
-            cpu_ms=_float(t.get("cpu_ms")), ready_ms=_float(t.get("ready_ms")),
-            start_ms=_float(t.get("start_ms")),
-            comments=[(int(d.get("n") or 0), str(d["comment"])) for d in decisions
-                      if d.get("seat") == seat and d.get("comment")],
-        ))
+        out.append(
+            MySeat(
+                seat=seat,
+                version=version,
+                rank=rank,
+                score=score,
+                reason=(canonical(str(reason)) or str(reason)) if reason else None,
+                message=str(f.get("message") or ""),
+                fault_decision=f.get("decision") if isinstance(f.get("decision"), int) else None,
+                log_tail=str(f.get("log_tail") or ""),
+                decisions=int(t.get("decisions") or 0),
+                time_used_ms=_float(t.get("time_used_ms")),
+                bank_left_ms=_float(t.get("bank_left_ms")),
+                cpu_ms=_float(t.get("cpu_ms")),
+                ready_ms=_float(t.get("ready_ms")),
+                start_ms=_float(t.get("start_ms")),
+                comments=[
+                    (int(d.get("n") or 0), str(d["comment"]))
+                    for d in decisions
+                    if d.get("seat") == seat and d.get("comment")
+                ],
+            )
+        )
     return MyMatch(
-        id=m.id, game=m.game, variant=m.variant, players=m.players, kind=m.kind, status=m.status,
-        created_at=m.created_at, finished_at=m.finished_at, error=m.error, seats=out,
+        id=m.id,
+        game=m.game,
+        variant=m.variant,
+        players=m.players,
+        kind=m.kind,
+        status=m.status,
+        created_at=m.created_at,
+        finished_at=m.finished_at,
+        error=m.error,
+        seats=out,
         opponents=[(s[0], s[6], s[7]) for s in seats if s[5] != bot_id],
     )
