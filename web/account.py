@@ -11,7 +11,8 @@ The session is Flask's signed cookie holding the user's id, a fingerprint of the
 
 * ``HttpOnly`` (no script reads it), ``SameSite=Lax`` (no cross-site POST carries it), and
   ``Secure`` whenever the request came over TLS — directly, or through a trusted reverse proxy
-  (``ARENA_TRUSTED_PROXIES``) that says ``X-Forwarded-Proto: https``;
+  (``ARENA_TRUSTED_PROXIES``) that says ``X-Forwarded-Proto: https`` — or always with
+  ``ARENA_WEB_SECURE_COOKIE=1``;
 * signed with a secret key that survives restarts: the file ``ARENA_WEB_SECRET_KEY_FILE`` names,
   else ``web-secret-key`` beside the SQLite database (or in ``ARENA_HOME`` for PostgreSQL),
   created once with mode 0600. Several web servers behind one name must share that file.
@@ -61,7 +62,7 @@ from flask import (
 )
 from flask.sessions import SecureCookieSessionInterface
 from markupsafe import Markup, escape
-from sqlalchemy import make_url
+from sqlalchemy import make_url, select
 
 from arena import SettingError
 from arena.db import database_url
@@ -75,6 +76,7 @@ bp = Blueprint("account", __name__)
 
 SECRET_FILE_ENV = "ARENA_WEB_SECRET_KEY_FILE"
 SECRET_FILE_NAME = "web-secret-key"
+SECURE_COOKIE_ENV = "ARENA_WEB_SECURE_COOKIE"
 #: Failed sign-ins a client may make in ``SIGNIN_WINDOW_S`` before it must wait.
 SIGNIN_FAILURES = 10
 SIGNIN_WINDOW_S = 600.0
@@ -94,17 +96,19 @@ class _Sessions(SecureCookieSessionInterface):
         return is_https()
 
 
+def trusted_proxies() -> ClientAddresses:
+    """The reverse proxies whose ``X-Forwarded-*`` headers are believed (``ARENA_TRUSTED_PROXIES``,
+    the same setting as the gRPC server's; default none)."""
+    raw = os.environ.get(TRUSTED_PROXIES_ENV, "")
+    items = [item.strip() for item in raw.split(",") if item.strip()]
+    try:
+        return ClientAddresses(items)
+    except ValueError as exc:
+        raise SettingError(f"{TRUSTED_PROXIES_ENV}={raw!r}: {exc}") from None
+
+
 def _trusted() -> ClientAddresses:
-    trusted = current_app.extensions.get("arena_trusted_proxies")
-    if trusted is None:
-        raw = os.environ.get(TRUSTED_PROXIES_ENV, "")
-        items = [item.strip() for item in raw.split(",") if item.strip()]
-        try:
-            trusted = ClientAddresses(items)
-        except ValueError as exc:
-            raise SettingError(f"{TRUSTED_PROXIES_ENV}={raw!r}: {exc}") from None
-        current_app.extensions["arena_trusted_proxies"] = trusted
-    return trusted
+    return current_app.extensions["arena_trusted_proxies"]
 
 
 def _peer() -> str:
@@ -124,8 +128,10 @@ def _from_trusted_proxy() -> bool:
 
 
 def is_https() -> bool:
-    """Did this request reach us over TLS (itself, or through a trusted proxy that says so)?"""
-    if request.is_secure:
+    """Did this request reach us over TLS (itself, or through a trusted proxy that says so)?
+    ``ARENA_WEB_SECURE_COOKIE=1`` answers yes for every request: for a site only ever reached
+    through an HTTPS proxy whose address is not known in advance."""
+    if request.is_secure or current_app.config.get("ARENA_WEB_SECURE_COOKIE"):
         return True
     proto = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
     return proto == "https" and _from_trusted_proxy()
@@ -323,19 +329,22 @@ def _check_csrf() -> None:
 
 # --- the views ---------------------------------------------------------------------------------
 def _safe_next(target: str | None) -> str:
-    """Where to go after signing in: a path on this site only (never ``//evil`` or a URL)."""
+    """Where to go after signing in: a path on this site only (never ``//evil``, ``/\\evil``,
+    a URL, or a path with control characters, which browsers drop before reading it)."""
     target = (target or "").strip()
-    parts = urlsplit(target)
     if (
         not target.startswith("/")
         or target.startswith("//")
         or "\\" in target
-        or parts.scheme
-        or parts.netloc
         or len(target) > 500
+        or any(ord(c) < 32 or ord(c) == 127 for c in target)
     ):
         return url_for("me.me")
-    return target
+    try:
+        parts = urlsplit(target)
+    except ValueError:
+        return url_for("me.me")
+    return url_for("me.me") if parts.scheme or parts.netloc else target
 
 
 def _signin_page(next_url: str = "", error: str = "", notice: str = "", status: int = 200) -> Any:
@@ -372,7 +381,7 @@ def signin():  # noqa: ANN201
         return _signin_page(next_url, error="Paste your API token to sign in.", status=400)
     row = None
     if len(token) <= MAX_TOKEN_CHARS:
-        row = db().query(User).filter(User.token_hash == hash_token(token)).one_or_none()
+        row = db().scalar(select(User).where(User.token_hash == hash_token(token)))
     if row is None:
         limiter.failed(client)
         return _signin_page(
@@ -396,6 +405,15 @@ def signout():  # noqa: ANN201
     return redirect(url_for("pages.home"), code=303)
 
 
+def _flag(name: str) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if raw in ("", "0", "no", "off", "false"):
+        return False
+    if raw in ("1", "yes", "on", "true"):
+        return True
+    raise SettingError(f"{name}={raw!r}: use 1 (always mark the session cookie Secure) or 0")
+
+
 # --- wiring ------------------------------------------------------------------------------------
 def init_app(app: Flask, database: str | None = None) -> None:
     """Sessions, CSRF checks, the sign-in views and the private pages, on ``app``."""
@@ -410,8 +428,10 @@ def init_app(app: Flask, database: str | None = None) -> None:
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         PERMANENT_SESSION_LIFETIME=timedelta(days=14),
+        ARENA_WEB_SECURE_COOKIE=_flag(SECURE_COOKIE_ENV),
     )
     app.extensions["arena_signin_limiter"] = SignInLimiter()
+    app.extensions["arena_trusted_proxies"] = trusted_proxies()
     app.before_request(_check_csrf)
     app.register_blueprint(bp)
     app.register_blueprint(my_pages.bp)

@@ -13,6 +13,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from arena import SettingError
 from arena.db import dispose_all, session_scope
 from arena.db.accounts import User
 from arena.server.auth import hash_token
@@ -204,6 +205,22 @@ def test_a_trusted_proxy_saying_https_makes_the_cookie_secure(authors_site, monk
     assert "Secure" not in response.headers["Set-Cookie"]
 
 
+def test_secure_cookie_can_be_forced_and_bad_settings_are_one_line(
+    authors_site, monkeypatch
+) -> None:  # noqa: ANN001
+    monkeypatch.setenv("ARENA_WEB_SECURE_COOKIE", "1")
+    assert (
+        "Secure" in create_app(authors_site[0]).test_client().get("/signin").headers["Set-Cookie"]
+    )
+    monkeypatch.setenv("ARENA_TRUSTED_PROXIES", "10.0.0.0/8,proxy.example")
+    with pytest.raises(SettingError, match="ARENA_TRUSTED_PROXIES='10.0.0.0/8,proxy.example'"):
+        create_app(authors_site[0])
+    monkeypatch.setenv("ARENA_TRUSTED_PROXIES", "")
+    monkeypatch.setenv("ARENA_WEB_SECURE_COOKIE", "maybe")
+    with pytest.raises(SettingError, match="ARENA_WEB_SECURE_COOKIE='maybe': use 1"):
+        create_app(authors_site[0])
+
+
 def test_every_form_needs_the_csrf_token(app, authors) -> None:  # noqa: ANN001
     client = _client(app, None, authors)
     client.get("/signin")
@@ -253,6 +270,8 @@ def test_next_goes_only_to_this_site(app, authors) -> None:  # noqa: ANN001
         (f"/me/bots/{a}", f"/me/bots/{a}"),
         ("//evil.example/x", "/me"),
         ("https://evil.example/", "/me"),
+        ("/\t/evil.example", "/me"),
+        ("//[bad", "/me"),
         ("/\\evil.example", "/me"),
     ):
         client = _client(app, None, authors)
@@ -286,7 +305,7 @@ def test_secret_key_persists_and_is_private(authors_site, authors) -> None:  # n
     assert restarted.get("/me").status_code == 200
     short = folder / "short-key"
     short.write_text("too short\n")
-    with pytest.raises(Exception, match="needs at least 32"):
+    with pytest.raises(SettingError, match="needs at least 32"):
         load_secret_key(short)
     made = folder / "sub" / "key"
     assert load_secret_key(made) == load_secret_key(made)
