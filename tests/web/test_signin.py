@@ -310,3 +310,21 @@ def test_secret_key_persists_and_is_private(authors_site, authors) -> None:  # n
     made = folder / "sub" / "key"
     assert load_secret_key(made) == load_secret_key(made)
     assert stat.S_IMODE(made.stat().st_mode) == 0o600
+
+
+def test_a_match_still_running_has_no_log_yet(authors_site, app) -> None:  # noqa: ANN001
+    from arena.db import BotVersion
+    from arena.recording import create_match
+
+    url, authors, _ = authors_site
+    with session_scope(url) as s:
+        vids = [
+            s.query(BotVersion.id).filter(BotVersion.bot_id == authors.bots[n]).first()[0]
+            for n in ("alice-greedy", "bob-random")
+        ]
+        match_id = create_match(s, "toy", "base", vids, seed=7, kind="ladder", sandbox=False).id
+    client = _client(app, "alice", authors)
+    page = client.get(f"/me/bots/{authors.bots['alice-greedy']}/matches/{match_id}")
+    assert page.status_code == 200
+    assert "No fault: your bot played its seat to the end so far." in page.get_data(as_text=True)
+    assert client.get(f"/me/bots/{authors.bots['alice-greedy']}").status_code == 200
