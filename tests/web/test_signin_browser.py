@@ -77,14 +77,17 @@ def test_alice_reads_her_log_bob_cannot(browser, server, authors_site, tmp_path:
         assert nav.get_by_role("link", name="alice").is_visible()
         assert nav.get_by_role("button", name="Sign out").is_visible()
         cookie = next(c for c in alice_ctx.cookies() if c["name"] == "arena_session")
-        assert cookie["httpOnly"] and cookie["sameSite"] == "Lax" and not cookie["secure"]  # plain HTTP
+        # plain HTTP: not Secure
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Lax" and not cookie["secure"]
 
         page.get_by_role("link", name="alice-search").click()
         page.wait_for_url(f"{server}/me/bots/{bot}")
         assert page.locator("#upload-3 .badge.forfeit", has_text="crash").is_visible()
         assert "ALICE-SPRT-NOTE" in page.locator("#sprt-table").inner_text()
         _save_screenshot(page, "my-bot.png", tmp_path)
-        row = page.locator("#my-matches tbody tr", has=page.locator(f"a[href='/matches/{authors.both_faulted}']"))
+        row = page.locator(
+            "#my-matches tbody tr", has=page.locator(f"a[href='/matches/{authors.both_faulted}']")
+        )
         row.get_by_role("link", name="your log").click()
         page.wait_for_url(f"**/me/bots/{bot}/matches/{authors.both_faulted}")
         log = page.locator("pre.log").inner_text()
@@ -92,8 +95,13 @@ def test_alice_reads_her_log_bob_cannot(browser, server, authors_site, tmp_path:
 
         # the phone width: every private page fits, the bot's page is screenshotted
         page.set_viewport_size({"width": 390, "height": 844})
-        for path in ("/me", f"/me/bots/{bot}", f"/me/bots/{bot}/matches/{authors.both_faulted}",
-                     f"/me/bots/{bot}/matches/{authors.alice_only}", "/games/toy"):
+        for path in (
+            "/me",
+            f"/me/bots/{bot}",
+            f"/me/bots/{bot}/matches/{authors.both_faulted}",
+            f"/me/bots/{bot}/matches/{authors.alice_only}",
+            "/games/toy",
+        ):
             page.goto(server + path)
             assert _no_sideways_scroll(page) <= 390, path
         page.goto(f"{server}/me/bots/{bot}")
