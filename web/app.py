@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from arena.quoting import MAX_MESSAGE, shorten
 from arena.ratings import CALIBRATED_SIGMA, PROVISIONAL_SIGMA
-from web import labels
+from web import account, labels
 from web.db import close_session, db, make_sessionmaker
 from web.games import known_games
 from web.ids import IdConverter
@@ -49,6 +49,7 @@ def create_app(database_url: str | None = None) -> Flask:
     app.register_blueprint(pages_bp)
     app.register_blueprint(local_replay_bp)
     app.register_blueprint(api_bp, url_prefix="/api")
+    account.init_app(app, database_url)  # sign-in, sessions, CSRF, /me pages (web/account.py)
     _register_filters(app)
     labels.register(app)
     # Everything alive now (modules, SQLAlchemy mappers, compiled templates' environment) lives

@@ -15,6 +15,7 @@ import shlex
 from flask import Blueprint, abort, render_template, request
 
 from arena.fork import command_for
+from web.account import csrf_exempt
 from web.games import game_info
 from web.record_file import MAX_REQUEST_BYTES, BadRecord, ReplayRequest, parse_request
 from web.replay import Replay, ReplayError
@@ -77,6 +78,7 @@ def open_file():  # noqa: ANN201
 
 
 @bp.post("/replay/view")
+@csrf_exempt  # reads no session, changes nothing: see web/account.py
 def view():  # noqa: ANN201
     """The whole viewer (summary, stepper, step, event log) for a posted record."""
     with REPLAYS.replay(client_key()):
@@ -105,6 +107,7 @@ def _view():  # noqa: ANN202
 
 
 @bp.post("/replay/step")
+@csrf_exempt  # reads no session, changes nothing: see web/account.py
 def step():  # noqa: ANN201
     """One step of a posted record, as the fragment a match page's stepper swaps in."""
     with REPLAYS.replay(client_key()):

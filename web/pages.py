@@ -19,6 +19,7 @@ from sqlalchemy import select
 from arena.db import Bot
 from arena.fork import command_for
 from arena.quoting import shorten
+from web import account
 from web import glossary as glossary_terms
 from web.chart import rating_chart
 from web.db import db
@@ -74,9 +75,10 @@ def leaderboard(game: str):  # noqa: ANN201
 
     def render() -> str:
         rows = board_q.leaderboard(session, game, current_app.extensions["arena_wins"])
-        return render_template("leaderboard.html", game=game_info(game), rows=rows)
+        with account.shared_render():  # cached for everyone: no visitor's name in it
+            return render_template("leaderboard.html", game=game_info(game), rows=rows)
 
-    return current_app.extensions["arena_board_pages"].get(game, token, render)
+    return account.fill_nav(current_app.extensions["arena_board_pages"].get(game, token, render))
 
 
 @bp.get("/bots/<id:bot_id>")

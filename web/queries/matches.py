@@ -357,8 +357,8 @@ def match_page(session: Session, match_id: str) -> MatchPage | None:
     m = session.get(Match, match_id)
     if m is None:
         return None
-    # The website has no login: bots' crash logs and stderr tails are never shown here (their
-    # owners read them through the API with their token); the fault reason and message are.
+    # The public page: bots' crash logs and stderr tails are never shown here (their owners
+    # read them signed in, web/my_pages.py, or through the API); the fault reason and message are.
     record = without_logs(m.record) if isinstance(m.record, dict) else None
     totals = {t.get("seat"): t for t in (record or {}).get("totals") or [] if isinstance(t, dict)}
     # The page shows the reason as a badge beside the message: the message alone, so that it
