@@ -15,11 +15,11 @@ import shlex
 from flask import Blueprint, abort, render_template, request
 
 from arena.fork import command_for
-from web.account import csrf_exempt
+from web.account import client_key, csrf_exempt
 from web.games import game_info
 from web.record_file import MAX_REQUEST_BYTES, BadRecord, ReplayRequest, parse_request
 from web.replay import Replay, ReplayError
-from web.request_limits import REPLAYS, client_key
+from web.request_limits import REPLAYS
 
 bp = Blueprint("local_replay", __name__)
 

@@ -18,20 +18,14 @@ everyone else:
 
 from __future__ import annotations
 
-import ipaddress
 import math
-import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from flask import request
 from werkzeug.exceptions import HTTPException, ServiceUnavailable, TooManyRequests
-
-from arena.server.config import TRUSTED_PROXIES_ENV
-from arena.server.streams import ClientAddresses
 
 REPLAYS_AT_ONCE = 2
 REPLAYS_PER_MINUTE = 240
@@ -41,24 +35,6 @@ REPLAY_BURST = 40
 #: number of addresses.
 MAX_CLIENTS = 10_000
 WAIT_FOR_A_SLOT_S = 1.0
-
-
-def _peer(address: str | None) -> str:
-    """A gRPC-style peer string for :class:`ClientAddresses` from Flask's ``remote_addr``."""
-    try:
-        ip = ipaddress.ip_address((address or "").split("%", 1)[0])
-    except ValueError:
-        return "unix:"
-    return f"ipv6:[{ip}]:0" if ip.version == 6 else f"ipv4:{ip}:0"
-
-
-def client_key() -> str:
-    """The requesting client's key, counted as the gRPC server counts its callers."""
-    trusted = [t for t in os.environ.get(TRUSTED_PROXIES_ENV, "").split(",") if t.strip()]
-    forwarded = request.headers.get("X-Forwarded-For", "")
-    return ClientAddresses(trusted).client(
-        _peer(request.remote_addr), [("x-forwarded-for", forwarded)]
-    )
 
 
 def _too_many(seconds: float) -> HTTPException:
