@@ -26,6 +26,7 @@ from web.games import game_info, known_games
 from web.ids import MAX_ID, parse_number
 from web.live import live_state
 from web.queries import bots as bot_q
+from web.queries import challenges as challenge_q
 from web.queries import leaderboard as board_q
 from web.queries import matches as match_q
 from web.queries import tournaments as tour_q
@@ -88,7 +89,8 @@ def bot(bot_id: int):  # noqa: ANN201
     chart = rating_chart([(p.mu, p.sigma) for p in page.history], [p.version for p in page.history])
     recent = match_q.history(session, match_q.HistoryFilter(bot=bot_id), page_size=15)
     return render_template(
-        "bot.html", bot=page, game=game_info(page.game), chart=chart, recent=recent.rows
+        "bot.html", bot=page, game=game_info(page.game), chart=chart, recent=recent.rows,
+        challenges=challenge_q.of_bot(session, bot_id),
     )
 
 
