@@ -24,7 +24,7 @@ from arena.bots import register_version
 from arena.challenges import ChallengeLimits
 from arena.cli import cli
 from arena.client import pack_folder
-from arena.db import Challenge, Match, session_scope
+from arena.db import Challenge, Match, User, session_scope
 from arena.db.session import DATABASE_ENV
 from arena.server.app import RunningServer
 from referee._proto import arena_pb2 as pb
@@ -263,3 +263,27 @@ def test_challenges_pending_at_once_are_capped_per_account_and_per_bot(capped) -
 def test_the_web_route_says_sign_in_is_not_available_yet(server, stub, site) -> None:  # noqa: ANN001
     response = site.post("/bots/1/challenge", data={"bot": "2"})
     assert response.status_code == 501 and b"sign-in not available" in response.data
+
+
+def test_a_challenge_stored_by_another_process_is_played_by_the_servers_ticker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The website plays no matches: without a broker it only stores the challenge
+    (``plays_matches=False``), and ``arena serve``'s ticker sweeps it up and plays it."""
+    from arena import challenges
+    from arena.server import app as server_app
+
+    monkeypatch.setattr(server_app, "LADDER_TICK_S", 0.5)  # the ticker's period (ARENA_LADDER_TICK)
+    with server_on_fresh_database(tmp_path, make_config(tmp_path)) as running:
+        channel = grpc.insecure_channel(running.address)
+        try:
+            stub = arena_pb2_grpc.ArenaStub(channel)
+            quinn, rosa = new_account(stub, "quinn"), new_account(stub, "rosa")
+            q, r = _submit(stub, quinn, "quinn-bot"), _submit(stub, rosa, "rosa-bot")
+            with session_scope() as s:
+                quinn_id = s.query(User.id).filter(User.name == quinn.name).scalar()
+            made = challenges.challenge(quinn_id, q, r, plays_matches=False)
+            assert made.match_status == "pending"
+            assert _finished(stub, made.match_id, timeout=30).status == "done"
+        finally:
+            channel.close()
