@@ -167,12 +167,23 @@ def dispatch(match_id: str, plays_matches: bool) -> None:
     try:
         tasks.enqueue([match_id])
     except Exception:  # noqa: BLE001 - stored; the sweeper sends it once the broker is back
-        log.warning("challenge match %s is stored but could not be sent now; the sweeper will",
-                    match_id, exc_info=True)
+        log.warning(
+            "challenge match %s is stored but could not be sent now; the sweeper will",
+            match_id,
+            exc_info=True,
+        )
 
 
-def _make(session: Session, user_id: int, bot_id: int, opponent_bot_id: int, rated: bool,
-          limits: ChallengeLimits, sandbox: bool | None, now: datetime) -> ChallengeMade:
+def _make(
+    session: Session,
+    user_id: int,
+    bot_id: int,
+    opponent_bot_id: int,
+    rated: bool,
+    limits: ChallengeLimits,
+    sandbox: bool | None,
+    now: datetime,
+) -> ChallengeMade:
     # The account's row, locked: calls of one account are counted one after another.
     user = session.scalar(select(User).where(User.id == user_id).with_for_update())
     if user is None:
@@ -180,34 +191,64 @@ def _make(session: Session, user_id: int, bot_id: int, opponent_bot_id: int, rat
     mine = _bot(session, bot_id, "bot_id")
     theirs = _bot(session, opponent_bot_id, "opponent_bot_id")
     if mine.owner != user.name:
-        raise ChallengeRefused("denied", f"bot {mine.id} ({mine.name!r}) belongs to another user; "
-                                         "challenge with one of your own bots")
+        raise ChallengeRefused(
+            "denied",
+            f"bot {mine.id} ({mine.name!r}) belongs to another user; "
+            "challenge with one of your own bots",
+        )
     if mine.id == theirs.id:
         raise ChallengeRefused("invalid", f"bot {mine.id} ({mine.name!r}) cannot challenge itself")
     if theirs.owner == user.name:
-        raise ChallengeRefused("invalid", f"bot {theirs.id} ({theirs.name!r}) is yours too: challenges are "
-                                          "against other users' bots (try your own with `arena play`)")
+        raise ChallengeRefused(
+            "invalid",
+            f"bot {theirs.id} ({theirs.name!r}) is yours too: challenges are "
+            "against other users' bots (try your own with `arena play`)",
+        )
     if mine.game != theirs.game:
-        raise ChallengeRefused("invalid", f"bot {mine.name!r} plays {mine.game} and bot {theirs.name!r} plays "
-                                          f"{theirs.game}: a challenge is a match of one game")
+        raise ChallengeRefused(
+            "invalid",
+            f"bot {mine.name!r} plays {mine.game} and bot {theirs.name!r} plays "
+            f"{theirs.game}: a challenge is a match of one game",
+        )
     versions = [_playing(session, mine), _playing(session, theirs)]
     variant, decision_ms, bank_ms, ladder_sandbox = _table(session, mine.game)
     _check_caps(session, user, theirs, limits, now)
     order = versions[:]
     random.SystemRandom().shuffle(order)
     match = recording.create_match(
-        session, mine.game, variant, [v.id for v in order], seed=match_seed(), kind=KIND,
-        decision_ms=decision_ms, bank_ms=bank_ms,
+        session,
+        mine.game,
+        variant,
+        [v.id for v in order],
+        seed=match_seed(),
+        kind=KIND,
+        decision_ms=decision_ms,
+        bank_ms=bank_ms,
         sandbox=sandbox if sandbox is not None else ladder_sandbox,
     )
     match.rated = bool(rated)
-    row = Challenge(user_id=user.id, challenger_bot_id=mine.id, opponent_bot_id=theirs.id, match_id=match.id,
-                    rated=bool(rated), created_at=now)
+    row = Challenge(
+        user_id=user.id,
+        challenger_bot_id=mine.id,
+        opponent_bot_id=theirs.id,
+        match_id=match.id,
+        rated=bool(rated),
+        created_at=now,
+    )
     session.add(row)
     session.flush()
     used = _made_since(session, user.id, now - WINDOW)
-    return ChallengeMade(row.id, mine.id, theirs.id, user.name, row.rated, match.id, match.status, now,
-                         max(0, limits.per_hour - len(used)))
+    return ChallengeMade(
+        row.id,
+        mine.id,
+        theirs.id,
+        user.name,
+        row.rated,
+        match.id,
+        match.status,
+        now,
+        max(0, limits.per_hour - len(used)),
+    )
 
 
 def _bot(session: Session, bot_id: int, field: str) -> Bot:
@@ -223,18 +264,33 @@ def _playing(session: Session, bot: Bot) -> BotVersion:
     """The version that would play: the newest not held by an SPRT, of an active bot that can
     take a seat now."""
     if not bot.active:
-        raise ChallengeRefused("unavailable", f"bot {bot.id} ({bot.name!r}) is not active (its owner "
-                                              "deactivated it): only active bots play challenges")
-    version = session.scalar(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.held.is_(False))
-                             .order_by(BotVersion.number.desc()).limit(1))
+        raise ChallengeRefused(
+            "unavailable",
+            f"bot {bot.id} ({bot.name!r}) is not active (its owner "
+            "deactivated it): only active bots play challenges",
+        )
+    version = session.scalar(
+        select(BotVersion)
+        .where(BotVersion.bot_id == bot.id, BotVersion.held.is_(False))
+        .order_by(BotVersion.number.desc())
+        .limit(1)
+    )
     if version is None:
-        raise ChallengeRefused("unavailable", f"bot {bot.id} ({bot.name!r}) has no qualified version yet")
+        raise ChallengeRefused(
+            "unavailable", f"bot {bot.id} ({bot.name!r}) has no qualified version yet"
+        )
     if version.kind == "automaton":
-        raise ChallengeRefused("invalid", f"bot {bot.id} ({bot.name!r}) is played by the game engine "
-                                          "itself and never takes a seat")
+        raise ChallengeRefused(
+            "invalid",
+            f"bot {bot.id} ({bot.name!r}) is played by the game engine "
+            "itself and never takes a seat",
+        )
     if dialin_client.is_source(version.source) and not dialin.connected_among([version.source]):
-        raise ChallengeRefused("unavailable", f"bot {bot.id} ({bot.name!r}) dials in and is not connected "
-                                              "now; challenge it while it is")
+        raise ChallengeRefused(
+            "unavailable",
+            f"bot {bot.id} ({bot.name!r}) dials in and is not connected "
+            "now; challenge it while it is",
+        )
     return version
 
 
@@ -257,16 +313,30 @@ def _table(session: Session, game: str) -> tuple[str, int | None, int | None, bo
 
 
 def _made_since(session: Session, user_id: int, since: datetime) -> list[datetime]:
-    return list(session.scalars(select(Challenge.created_at).where(
-        Challenge.user_id == user_id, Challenge.created_at >= since).order_by(Challenge.created_at)))
+    return list(
+        session.scalars(
+            select(Challenge.created_at)
+            .where(Challenge.user_id == user_id, Challenge.created_at >= since)
+            .order_by(Challenge.created_at)
+        )
+    )
 
 
 def _unfinished(session: Session, *where: object) -> int:
-    return session.scalar(select(func.count()).select_from(Challenge).join(Match, Match.id == Challenge.match_id)
-                          .where(*where, Match.status.in_(_UNFINISHED))) or 0
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(Challenge)
+            .join(Match, Match.id == Challenge.match_id)
+            .where(*where, Match.status.in_(_UNFINISHED))
+        )
+        or 0
+    )
 
 
-def _check_caps(session: Session, user: User, target: Bot, limits: ChallengeLimits, now: datetime) -> None:
+def _check_caps(
+    session: Session, user: User, target: Bot, limits: ChallengeLimits, now: datetime
+) -> None:
     made = _made_since(session, user.id, now - WINDOW)
     if len(made) >= limits.per_hour:
         free_at = made[len(made) - limits.per_hour] + WINDOW
@@ -282,13 +352,17 @@ def _check_caps(session: Session, user: User, target: Bot, limits: ChallengeLimi
         raise ChallengeRefused(
             "exhausted",
             f"you have {open_} challenges not finished yet (limit {limits.pending} at once); "
-            "try again when one has finished", 30)
+            "try again when one has finished",
+            30,
+        )
     against = _unfinished(session, Challenge.opponent_bot_id == target.id)
     if against >= limits.pending_per_bot:
         raise ChallengeRefused(
             "exhausted",
             f"bot {target.id} ({target.name!r}) already has {against} challenges waiting "
-            f"(limit {limits.pending_per_bot} at once); try again in a few minutes", 60)
+            f"(limit {limits.pending_per_bot} at once); try again in a few minutes",
+            60,
+        )
 
 
 def _minutes(seconds: int) -> str:

@@ -33,7 +33,10 @@ def challenge(bot_id: int) -> Response:
     try:
         from web.account import current_user
     except ImportError:
-        abort(501, description="sign-in not available: challenges from the website need a signed-in author")
+        abort(
+            501,
+            description="sign-in not available: challenges from the website need a signed-in author",
+        )
     user = current_user()
     if user is None:
         abort(401, description="sign in to challenge a bot")

@@ -33,7 +33,9 @@ def _one(found: list[arena_pb2.Bot], what: str, text: str, where: str) -> arena_
         raise click.UsageError(f"{what} {text}: no bot of that name {where}")
     if len(found) > 1:
         which = ", ".join(f"{b.id} (owner {b.owner}, {b.game})" for b in found[:10])
-        raise click.UsageError(f"{what} {text}: several bots have that name {where}: {which}; give the id")
+        raise click.UsageError(
+            f"{what} {text}: several bots have that name {where}: {which}; give the id"
+        )
     return found[0]
 
 
@@ -42,7 +44,9 @@ def resolve_mine(client: ArenaClient, text: str) -> arena_pb2.Bot:
     bot_id = _id_or_none(text, "MY_BOT")
     if bot_id is not None:
         return client.bot(bot_id).bot
-    return _one([b for b in client.all_bots(mine=True) if b.name == text], "MY_BOT", text, "among your bots")
+    return _one(
+        [b for b in client.all_bots(mine=True) if b.name == text], "MY_BOT", text, "among your bots"
+    )
 
 
 def resolve_other(client: ArenaClient, text: str, game: str) -> int:
@@ -58,8 +62,12 @@ def resolve_other(client: ArenaClient, text: str, game: str) -> int:
 @click.command("challenge")
 @click.argument("my_bot")
 @click.argument("other_bot")
-@click.option("--rated/--unrated", default=False, show_default=True,
-              help="Count the match for both bots' ratings (default: unrated, the result is only shown).")
+@click.option(
+    "--rated/--unrated",
+    default=False,
+    show_default=True,
+    help="Count the match for both bots' ratings (default: unrated, the result is only shown).",
+)
 @click.option("--wait", is_flag=True, help="Wait for the match to end and print its result.")
 @_server_option
 @_grpc_errors
@@ -74,8 +82,10 @@ def challenge_command(my_bot: str, other_bot: str, rated: bool, wait: bool, serv
         other_id = resolve_other(client, other_bot, mine.game)
         made = client.challenge(mine.id, other_id, rated)
     kind = "rated" if made.rated else "unrated"
-    terminal.echo(f"challenge {made.id}: bot {made.bot_id} ({mine.name}) against bot {made.opponent_bot_id}, "
-                  f"{kind}; match {made.match_id} ({made.remaining_this_hour} challenges left this hour)")
+    terminal.echo(
+        f"challenge {made.id}: bot {made.bot_id} ({mine.name}) against bot {made.opponent_bot_id}, "
+        f"{kind}; match {made.match_id} ({made.remaining_this_hour} challenges left this hour)"
+    )
     if not wait:
         click.echo(f"  follow it with `arena watch {made.match_id}`")
         return
@@ -95,7 +105,9 @@ def _wait_for(server: str, match_id: str, interval: float = 1.0) -> None:
         click.echo(f"\n  stopped waiting; the match goes on: `arena watch {match_id}`")
         raise SystemExit(130) from None
     if summary.status == "failed":
-        raise click.ClickException(f"match {match_id} could not be played (a server error, not a bot fault)")
+        raise click.ClickException(
+            f"match {match_id} could not be played (a server error, not a bot fault)"
+        )
     for seat in sorted(summary.seats, key=lambda s: (s.rank, s.seat)):
         forfeit = f", forfeit: {seat.forfeit_reason}" if seat.forfeit_reason else ""
         terminal.echo(f"  {seat.rank}. {seat.bot} v{seat.version}: {seat.score:g}{forfeit}")

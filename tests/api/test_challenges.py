@@ -37,30 +37,48 @@ SLOW_BOT = Path(__file__).parent / "bots" / "slow_bot"
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot"
 
 
-def _submit(stub: arena_pb2_grpc.ArenaStub, account: Account, name: str, folder: Path | None = None) -> int:
+def _submit(
+    stub: arena_pb2_grpc.ArenaStub, account: Account, name: str, folder: Path | None = None
+) -> int:
     archive = pack_folder(folder) if folder else tar_bot()
-    reply = stub.SubmitBot(pb.SubmitBotRequest(name=name, game="toy", archive=archive, wait=True),
-                           metadata=account.meta, timeout=90)
+    reply = stub.SubmitBot(
+        pb.SubmitBotRequest(name=name, game="toy", archive=archive, wait=True),
+        metadata=account.meta,
+        timeout=90,
+    )
     assert reply.version.status == pb.VERSION_STATUS_ACTIVE, reply.version.refusal.message
     return reply.bot.bot.id
 
 
-def _challenge(stub: arena_pb2_grpc.ArenaStub, account: Account, mine: int, theirs: int,
-               rated: bool = False) -> pb.Challenge:
-    return stub.ChallengeBot(pb.ChallengeBotRequest(bot_id=mine, opponent_bot_id=theirs, rated=rated),
-                             metadata=account.meta, timeout=30)
+def _challenge(
+    stub: arena_pb2_grpc.ArenaStub, account: Account, mine: int, theirs: int, rated: bool = False
+) -> pb.Challenge:
+    return stub.ChallengeBot(
+        pb.ChallengeBotRequest(bot_id=mine, opponent_bot_id=theirs, rated=rated),
+        metadata=account.meta,
+        timeout=30,
+    )
 
 
-def _refusal(stub: arena_pb2_grpc.ArenaStub, account: Account | None, mine: int, theirs: int) -> grpc.RpcError:
+def _refusal(
+    stub: arena_pb2_grpc.ArenaStub, account: Account | None, mine: int, theirs: int
+) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as info:
-        stub.ChallengeBot(pb.ChallengeBotRequest(bot_id=mine, opponent_bot_id=theirs),
-                          metadata=account.meta if account else (), timeout=30)
+        stub.ChallengeBot(
+            pb.ChallengeBotRequest(bot_id=mine, opponent_bot_id=theirs),
+            metadata=account.meta if account else (),
+            timeout=30,
+        )
     message = info.value.details()
-    assert message and "\n" not in message and "Traceback" not in message and len(message) < 300, message
+    assert message and "\n" not in message and "Traceback" not in message and len(message) < 300, (
+        message
+    )
     return info.value
 
 
-def _finished(stub: arena_pb2_grpc.ArenaStub, match_id: str, timeout: float = 90) -> pb.MatchSummary:
+def _finished(
+    stub: arena_pb2_grpc.ArenaStub, match_id: str, timeout: float = 90
+) -> pb.MatchSummary:
     deadline = time.monotonic() + timeout
     while True:
         summary = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).summary
@@ -89,8 +107,17 @@ def test_a_challenge_plays_now_and_its_result_shows_on_both_bots_pages(server, s
     a = _submit(stub, alice, "alice-first")
     b = _submit(stub, bob, "bob-random", RANDOM_BOT)
     made = _challenge(stub, alice, a, b)
-    assert (made.bot_id, made.opponent_bot_id, made.challenger, made.rated) == (a, b, alice.name, False)
-    assert made.match_status in (pb.MATCH_STATUS_PENDING, pb.MATCH_STATUS_RUNNING, pb.MATCH_STATUS_DONE)
+    assert (made.bot_id, made.opponent_bot_id, made.challenger, made.rated) == (
+        a,
+        b,
+        alice.name,
+        False,
+    )
+    assert made.match_status in (
+        pb.MATCH_STATUS_PENDING,
+        pb.MATCH_STATUS_RUNNING,
+        pb.MATCH_STATUS_DONE,
+    )
     assert made.remaining_this_hour == ChallengeLimits().per_hour - 1
     summary = _finished(stub, made.match_id)
     assert summary.status == "done" and {s.bot_id for s in summary.seats} == {a, b}
@@ -102,7 +129,9 @@ def test_a_challenge_plays_now_and_its_result_shows_on_both_bots_pages(server, s
         match = s.get(Match, made.match_id)
         assert (match.kind, match.rated, match.rating_seq) == ("challenge", False, None)
     pages = {bot_id: site.get(f"/bots/{bot_id}").get_data(as_text=True) for bot_id in (a, b)}
-    assert "challenged <a" in _challenge_rows(pages[a]) and "challenged by <a" in _challenge_rows(pages[b])
+    assert "challenged <a" in _challenge_rows(pages[a]) and "challenged by <a" in _challenge_rows(
+        pages[b]
+    )
     for page in pages.values():
         rows = _challenge_rows(page)
         assert made.match_id[:8] in rows and "unrated" in rows
@@ -115,7 +144,12 @@ def test_a_challenge_plays_now_and_its_result_shows_on_both_bots_pages(server, s
         assert [p.match_id for p in points] == [rated.match_id]
         rows = _challenge_rows(site.get(f"/bots/{bot_id}").get_data(as_text=True))
         assert rated.match_id[:8] in rows and ">rated<" in rows
-    assert site.get(f"/api/bots/{a}").status_code == 200
+    listed = site.get(f"/api/bots/{b}").get_json()["challenges"]
+    assert [(c["match_id"], c["challenged"], c["rated"], c["opponent_id"]) for c in listed] == [
+        (rated.match_id, True, True, a),
+        (made.match_id, True, False, a),
+    ]
+    assert all(c["outcome"] in ("won", "lost", "drew") for c in listed)
 
 
 def test_refusals_are_one_line_each(server, stub) -> None:  # noqa: ANN001
@@ -123,7 +157,9 @@ def test_refusals_are_one_line_each(server, stub) -> None:  # noqa: ANN001
     c1, c2 = _submit(stub, carol, "carol-one"), _submit(stub, carol, "carol-two")
     d = _submit(stub, dave, "dave-one")
     with session_scope() as s:  # a bot of another game, as the platform stores one
-        other_game = register_version(s, "solenia", str(RANDOM_BOT), name="dave-solenia", owner=dave.name).bot_id
+        other_game = register_version(
+            s, "solenia", str(RANDOM_BOT), name="dave-solenia", owner=dave.name
+        ).bot_id
     cases = [
         (None, c1, d, grpc.StatusCode.UNAUTHENTICATED, "API token"),
         (carol, c1, 999_999, grpc.StatusCode.NOT_FOUND, "no bot with id 999999"),
@@ -131,21 +167,41 @@ def test_refusals_are_one_line_each(server, stub) -> None:  # noqa: ANN001
         (carol, d, c1, grpc.StatusCode.PERMISSION_DENIED, "belongs to another user"),
         (carol, c1, c1, grpc.StatusCode.INVALID_ARGUMENT, "cannot challenge itself"),
         (carol, c1, c2, grpc.StatusCode.INVALID_ARGUMENT, "is yours too"),
-        (carol, c1, other_game, grpc.StatusCode.INVALID_ARGUMENT, "a challenge is a match of one game"),
+        (
+            carol,
+            c1,
+            other_game,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "a challenge is a match of one game",
+        ),
     ]
     for account, mine, theirs, code, words in cases:
         refused = _refusal(stub, account, mine, theirs)
-        assert refused.code() == code and words in refused.details(), (mine, theirs, refused.details())
+        assert refused.code() == code and words in refused.details(), (
+            mine,
+            theirs,
+            refused.details(),
+        )
     stub.DeactivateBot(pb.DeactivateBotRequest(bot_id=d), metadata=dave.meta)
     refused = _refusal(stub, carol, c1, d)
-    assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION and "is not active" in refused.details()
+    assert (
+        refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+        and "is not active" in refused.details()
+    )
     with session_scope() as s:
-        made = s.query(Challenge).filter(Challenge.opponent_bot_id.in_((c1, c2, d, other_game))).count()
+        made = (
+            s.query(Challenge)
+            .filter(Challenge.opponent_bot_id.in_((c1, c2, d, other_game)))
+            .count()
+        )
         assert made == 0  # nothing was made
 
 
 def test_the_command_line_challenges_by_name_and_says_no_in_one_line(
-    server, stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
+    server,
+    stub,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
 ) -> None:
     erin, frank = new_account(stub, "erin"), new_account(stub, "frank")
     e = _submit(stub, erin, "erin-cli")
@@ -153,12 +209,21 @@ def test_the_command_line_challenges_by_name_and_says_no_in_one_line(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.setenv("ARENA_TOKEN", erin.token)
     runner = CliRunner()
-    result = runner.invoke(cli, ["challenge", "erin-cli", f"{frank.name}/frank-cli", "--wait", "--server", server.address])
+    result = runner.invoke(
+        cli,
+        ["challenge", "erin-cli", f"{frank.name}/frank-cli", "--wait", "--server", server.address],
+    )
     assert result.exit_code == 0, result.output
     assert f"bot {e} (erin-cli) against bot {f}, unrated; match " in result.output
     assert re.search(r"^  [12]\. frank-cli v1: ", result.output, re.M), result.output
-    result = runner.invoke(cli, ["challenge", str(e), "frank-cli", "--rated", "--server", server.address])
-    assert result.exit_code == 0 and ", rated; match " in result.output and "arena watch" in result.output
+    result = runner.invoke(
+        cli, ["challenge", str(e), "frank-cli", "--rated", "--server", server.address]
+    )
+    assert (
+        result.exit_code == 0
+        and ", rated; match " in result.output
+        and "arena watch" in result.output
+    )
     for args, code, words in (
         (["erin-cli", "erin-cli"], 1, "INVALID_ARGUMENT: bot "),
         (["erin-cli", "nobody-here"], 2, "OTHER_BOT nobody-here: no bot of that name in toy"),
@@ -206,11 +271,17 @@ def test_the_hourly_cap_is_per_account_whatever_its_bots_or_clients(capped) -> N
     h, i = _submit(stub, hal, "hal-one"), _submit(stub, ivy, "ivy-one")
     j = _submit(stub, jon, "jon-one")
     # Three challenges from two of gina's bots over three channels (three clients as gRPC sees them).
-    channels = [grpc.insecure_channel(running.address, options=[("grpc.use_local_subchannel_pool", 1)])
-                for _ in range(3)]
+    channels = [
+        grpc.insecure_channel(running.address, options=[("grpc.use_local_subchannel_pool", 1)])
+        for _ in range(3)
+    ]
     try:
         stubs = [arena_pb2_grpc.ArenaStub(c) for c in channels]
-        made = [_challenge(stubs[0], gina, g1, h), _challenge(stubs[1], gina, g2, i), _challenge(stubs[2], gina, g2, h)]
+        made = [
+            _challenge(stubs[0], gina, g1, h),
+            _challenge(stubs[1], gina, g2, i),
+            _challenge(stubs[2], gina, g2, h),
+        ]
         assert [m.remaining_this_hour for m in made] == [2, 1, 0]
         for other, (mine, theirs) in zip(stubs, ((g1, i), (g2, h), (g1, h)), strict=True):
             refused = _refusal(other, gina, mine, theirs)
@@ -248,7 +319,10 @@ def test_challenges_pending_at_once_are_capped_per_account_and_per_bot(capped) -
     mine = {acct.name: _submit(stub, acct, f"{acct.name}-bot") for acct in (lee, max_, ned)}
     first = _challenge(stub, lee, mine[lee.name], slow)
     refused = _refusal(stub, lee, mine[lee.name], slow)
-    assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "not finished yet (limit 1 at once)" in refused.details()
+    assert (
+        refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        and "not finished yet (limit 1 at once)" in refused.details()
+    )
     _challenge(stub, max_, mine[max_.name], slow)
     refused = _refusal(stub, ned, mine[ned.name], slow)
     assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -258,15 +332,18 @@ def test_challenges_pending_at_once_are_capped_per_account_and_per_bot(capped) -
     assert _finished(stub, again.match_id).status == "done"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("web.account") is not None,
-                    reason="sign-in is installed: the route answers signed-in authors")
+@pytest.mark.skipif(
+    importlib.util.find_spec("web.account") is not None,
+    reason="sign-in is installed: the route answers signed-in authors",
+)
 def test_the_web_route_says_sign_in_is_not_available_yet(server, stub, site) -> None:  # noqa: ANN001
     response = site.post("/bots/1/challenge", data={"bot": "2"})
     assert response.status_code == 501 and b"sign-in not available" in response.data
 
 
 def test_a_challenge_stored_by_another_process_is_played_by_the_servers_ticker(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The website plays no matches: without a broker it only stores the challenge
     (``plays_matches=False``), and ``arena serve``'s ticker sweeps it up and plays it."""

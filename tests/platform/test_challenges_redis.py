@@ -30,8 +30,23 @@ def test_a_challenge_is_played_by_a_celery_worker(redis_db: str, tmp_path: Path)
     port = free_port()
     sandbox = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115
-    server = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--host", "127.0.0.1", "--port", str(port),
-                               *sandbox], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            *sandbox,
+        ],
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     try:
         workers.wait_ready()
@@ -41,15 +56,25 @@ def test_a_challenge_is_played_by_a_celery_worker(redis_db: str, tmp_path: Path)
         for name in ("ola", "pat"):
             token = stub.Register(pb.RegisterRequest(name=name)).token
             meta = (("authorization", f"Bearer {token}"),)
-            reply = stub.SubmitBot(pb.SubmitBotRequest(name=f"{name}-rnd", game="toy", archive=pack_folder(Path(RANDOM_BOT)),
-                                                       wait=True), metadata=meta, timeout=120)
+            reply = stub.SubmitBot(
+                pb.SubmitBotRequest(
+                    name=f"{name}-rnd", game="toy", archive=pack_folder(Path(RANDOM_BOT)), wait=True
+                ),
+                metadata=meta,
+                timeout=120,
+            )
             assert reply.version.status == pb.VERSION_STATUS_ACTIVE, reply.version.refusal.message
             ids.append(reply.bot.bot.id)
             metas.append(meta)
-        made = stub.ChallengeBot(pb.ChallengeBotRequest(bot_id=ids[0], opponent_bot_id=ids[1], rated=True),
-                                 metadata=metas[0], timeout=30)
+        made = stub.ChallengeBot(
+            pb.ChallengeBotRequest(bot_id=ids[0], opponent_bot_id=ids[1], rated=True),
+            metadata=metas[0],
+            timeout=30,
+        )
         deadline = time.monotonic() + 90
-        while (summary := stub.GetMatch(pb.GetMatchRequest(match_id=made.match_id)).summary).status != "done":
+        while (
+            summary := stub.GetMatch(pb.GetMatchRequest(match_id=made.match_id)).summary
+        ).status != "done":
             assert summary.status != "failed" and time.monotonic() < deadline, workers.logs()
             time.sleep(0.2)
         assert len(stub.GetRatingHistory(pb.GetRatingHistoryRequest(bot_id=ids[1])).points) == 1
@@ -63,7 +88,8 @@ def test_a_challenge_is_played_by_a_celery_worker(redis_db: str, tmp_path: Path)
         with session_scope() as s:
             match = s.get(Match, made.match_id)
             assert match.kind == "challenge" and match.rated and match.rating_seq is not None
-            assert int(match.worker.split(":")[1]) != server.pid  # a worker played it, not the server
+            # a worker played it, not the server
+            assert int(match.worker.split(":")[1]) != server.pid
             assert s.query(Challenge).filter(Challenge.match_id == made.match_id).one().rated
     finally:
         del os.environ["ARENA_DATABASE_URL"]

@@ -32,20 +32,25 @@ def of_bot(session: Session, bot_id: int, limit: int = 20) -> list[ChallengeRow]
     """The bot's latest challenges, either side, newest first, with each match's outcome for
     this bot (a better rank than the opponent's: won)."""
     rows = session.execute(
-        select(Challenge, Match.status).join(Match, Match.id == Challenge.match_id)
+        select(Challenge, Match.status)
+        .join(Match, Match.id == Challenge.match_id)
         .where(or_(Challenge.challenger_bot_id == bot_id, Challenge.opponent_bot_id == bot_id))
-        .order_by(Challenge.created_at.desc(), Challenge.id.desc()).limit(limit)
+        .order_by(Challenge.created_at.desc(), Challenge.id.desc())
+        .limit(limit)
     ).all()
     if not rows:
         return []
-    other_ids = {c.opponent_bot_id if c.challenger_bot_id == bot_id else c.challenger_bot_id for c, _ in rows}
+    other_ids = {
+        c.opponent_bot_id if c.challenger_bot_id == bot_id else c.challenger_bot_id for c, _ in rows
+    }
     bots = {b.id: b for b in session.scalars(select(Bot).where(Bot.id.in_(other_ids | {bot_id})))}
     done = [c.match_id for c, status in rows if status == "done"]
     ranks: dict[tuple[str, int], int | None] = {}
     if done:
         for match_id, owner_bot, rank in session.execute(
             select(MatchSeat.match_id, BotVersion.bot_id, MatchSeat.rank)
-            .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id).where(MatchSeat.match_id.in_(done))
+            .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+            .where(MatchSeat.match_id.in_(done))
         ):
             ranks[(match_id, owner_bot)] = rank
     out = []
@@ -56,6 +61,18 @@ def of_bot(session: Session, bot_id: int, limit: int = 20) -> list[ChallengeRow]
         mine, theirs = ranks.get((c.match_id, bot_id)), ranks.get((c.match_id, other.id))
         if status == "done" and mine is not None and theirs is not None:
             outcome = "won" if mine < theirs else "lost" if mine > theirs else "drew"
-        out.append(ChallengeRow(c.id, c.created_at, challenged, other.id, other.name, other.owner, c.rated,
-                                c.match_id, status, outcome))
+        out.append(
+            ChallengeRow(
+                c.id,
+                c.created_at,
+                challenged,
+                other.id,
+                other.name,
+                other.owner,
+                c.rated,
+                c.match_id,
+                status,
+                outcome,
+            )
+        )
     return out

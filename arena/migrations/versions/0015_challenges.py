@@ -36,10 +36,16 @@ def upgrade() -> None:
         sa.UniqueConstraint("match_id"),
     )
     op.create_index("ix_challenges_user_created", "challenges", ["user_id", "created_at"])
-    op.create_index("ix_challenges_challenger_created", "challenges", ["challenger_bot_id", "created_at"])
-    op.create_index("ix_challenges_opponent_created", "challenges", ["opponent_bot_id", "created_at"])
+    op.create_index(
+        "ix_challenges_challenger_created", "challenges", ["challenger_bot_id", "created_at"]
+    )
+    op.create_index(
+        "ix_challenges_opponent_created", "challenges", ["opponent_bot_id", "created_at"]
+    )
     with op.batch_alter_table("matches", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("rated", sa.Boolean(), server_default=sa.true(), nullable=False))
+        batch_op.add_column(
+            sa.Column("rated", sa.Boolean(), server_default=sa.true(), nullable=False)
+        )
 
 
 def downgrade() -> None:
