@@ -229,10 +229,14 @@ _SQL_UNDRAW_SEQ = "UPDATE rating_locks SET last_seq = last_seq - 1 WHERE game = 
 _SQL_LOCK_SEQ = "SELECT last_seq FROM rating_locks WHERE game = :game"  # SQLite < 3.35 only
 _SQL_SET_SEQ = "UPDATE rating_locks SET last_seq = :seq WHERE game = :game"
 _SQL_MATCH_GAME = "SELECT game FROM matches WHERE id = :mid"
-_SQL_MATCH_STATE = "SELECT status, tournament_id, rated FROM matches WHERE id = :mid"
-# An unrated match (matches.rated false: an unrated challenge) keeps no sequence number.
+_SQL_MATCH_STATE = "SELECT status, tournament_id, rated, kind FROM matches WHERE id = :mid"
+# Whether the match stays rated: not an unrated challenge (matches.rated false), nor a rated
+# challenge in which a seat never played (:idle) — a challenger picks its opponent, and must not
+# gain from one it knows is offline (arena.challenges). The SET clauses all read the old row.
+_RATED_NOW = "(rated AND NOT (kind = 'challenge' AND :idle))"
 _SQL_FINISH = (
-    "UPDATE matches SET status = 'done', rating_seq = CASE WHEN rated THEN CAST(:seq AS INTEGER) END, result = :result, forfeits = :forfeits,"
+    f"UPDATE matches SET status = 'done', rated = {_RATED_NOW},"
+    f" rating_seq = CASE WHEN {_RATED_NOW} THEN CAST(:seq AS INTEGER) END, result = :result, forfeits = :forfeits,"
     " timings = :timings, record = :record, finished_at = :now, lease_until = NULL, error = NULL"
     " WHERE id = :mid"
 )
@@ -337,24 +341,24 @@ def record_result_on(
     rated = len(idle) < len(result["ranks"])  # some seat made a legal move (ratings.py)
     now = utcnow()
     finish = {
-        "mid": match_id, "seq": seq if rated else None, "result": db.json(result),
+        "mid": match_id, "seq": seq if rated else None, "idle": db.flag(bool(idle)), "result": db.json(result),
         "forfeits": db.json(forfeits), "timings": db.json(record.get("timings")),
         "record": record_text if record_text is not None else db.json(record), "now": db.when(now),
     }
     if returning:
         # Done first, only if it was not: the match row is locked as the FOR UPDATE read did.
         done = db.first(_SQL_FINISH_UNLESS_DONE, finish)
-        rated = rated and done is not None and bool(done[1])  # an unrated challenge: not rated
+        rated = rated and done is not None and bool(done[1])  # a challenge may be unrated (_RATED_NOW)
         if done is None or not rated:  # recorded already, or not rated: give the number back
             db.execute(_SQL_UNDRAW_SEQ, {"game": game})  # (we hold the lock: no one drew since)
         if done is None:
             return False
         tournament_id = done[0]
     else:
-        status, tournament_id, match_rated = db.first(_SQL_MATCH_STATE, {"mid": match_id})
+        status, tournament_id, match_rated, kind = db.first(_SQL_MATCH_STATE, {"mid": match_id})
         if status == "done":
             return False
-        rated = rated and bool(match_rated)
+        rated = rated and bool(match_rated) and not (kind == "challenge" and idle)  # as _RATED_NOW
     found = [_SeatRow(*r) for r in db.all(_SQL_SEATS_AND_RATINGS, {"mid": match_id, "game": game})]
     seats = [(r.seat, r.bot_version_id) for r in found]
     forfeited = forfeited_seats(record)

@@ -8,14 +8,15 @@ one-line reason with 404 (unknown bot), 403 (not your bot), 400 (same account, a
 409 (a bot not active or not connected) or 429 with ``Retry-After`` (a cap).
 
 Who is signed in comes from :mod:`web.account` (``current_user()``), which also checks every
-POST's CSRF token; until that module is installed the route answers 501. Without a broker the
+POST's CSRF token; until that module is installed and wired into the app (its ``account``
+blueprint registered) the route answers 501. Without a broker the
 website does not play matches: it stores the challenge, and ``arena serve`` plays it within
 ``ARENA_LADDER_TICK`` seconds (:mod:`arena.challenges`).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, request, url_for
+from flask import Blueprint, abort, current_app, redirect, request, url_for
 from werkzeug.exceptions import TooManyRequests
 from werkzeug.wrappers import Response
 
@@ -33,6 +34,8 @@ def challenge(bot_id: int) -> Response:
     try:
         from web.account import current_user
     except ImportError:
+        current_user = None
+    if current_user is None or "account" not in current_app.blueprints:  # sign-in not wired here
         abort(
             501,
             description="sign-in not available: challenges from the website need a signed-in author",

@@ -67,8 +67,53 @@ def _check_unrated_then_rated(tmp_path: Path) -> None:
         assert ratings.compare_with_stored(s, GAME) == []  # the rebuild skips the unrated one too
 
 
+def _no_show() -> dict:
+    """Seat 1 never made a move (its bot never connected): seat 0 played every decision."""
+    record = _played([1, 2])
+    record["forfeits"] = [{"seat": 1, "reason": "unreachable", "message": "down", "decision": 0}]
+    record["decisions"] = [{**d, "forced": d["seat"] == 1} for d in record["decisions"]]
+    return record
+
+
+def _check_a_no_show_in_a_rated_challenge(tmp_path: Path) -> None:
+    """A rated challenge with a seat that never played is recorded unrated (a challenger picks
+    its opponent: it must not farm one it knows is offline); a ladder match is rated as ever."""
+    with session_scope() as s:
+        ids = [
+            bots.register_version(s, GAME, _folder(tmp_path, f"n{i}"), name=f"n{i}").id
+            for i in range(2)
+        ]
+        challenge_id = recording.create_match(s, GAME, "base", ids, seed=3, kind="challenge").id
+        ladder_id = recording.create_match(s, GAME, "base", ids, seed=4, kind="ladder").id
+        last = s.scalar(select(func.max(Match.rating_seq))) or 0
+    with session_scope() as s:
+        assert recording.record_result(s, challenge_id, _no_show()) is True
+    with session_scope() as s:
+        m = s.get(Match, challenge_id)
+        assert (m.status, m.rated, m.rating_seq) == ("done", False, None)
+        assert [
+            r.rank
+            for r in s.scalars(
+                select(MatchSeat).where(MatchSeat.match_id == challenge_id).order_by(MatchSeat.seat)
+            )
+        ] == [1, 2]
+        for vid in ids:
+            assert s.get(Rating, (vid, GAME)).games_played == 0
+    with session_scope() as s:
+        assert recording.record_result(s, ladder_id, _no_show()) is True
+    with session_scope() as s:
+        m = s.get(Match, ladder_id)
+        assert (m.rated, m.rating_seq) == (True, last + 1)  # the challenge drew no number
+        assert s.get(Rating, (ids[0], GAME)).games_played == 1
+        assert ratings.compare_with_stored(s, GAME) == []
+
+
 def test_an_unrated_match_is_recorded_and_ranked_but_not_rated(db_url: str, tmp_path: Path) -> None:
     _check_unrated_then_rated(tmp_path)
+
+
+def test_a_rated_challenge_against_a_no_show_is_not_rated(db_url: str, tmp_path: Path) -> None:
+    _check_a_no_show_in_a_rated_challenge(tmp_path)
 
 
 def test_the_same_without_update_returning(
@@ -78,3 +123,4 @@ def test_the_same_without_update_returning(
     (and whether it is rated) first."""
     monkeypatch.setattr(get_engine().dialect, "update_returning", False)
     _check_unrated_then_rated(tmp_path)
+    _check_a_no_show_in_a_rated_challenge(tmp_path)

@@ -32,7 +32,7 @@ def of_bot(session: Session, bot_id: int, limit: int = 20) -> list[ChallengeRow]
     """The bot's latest challenges, either side, newest first, with each match's outcome for
     this bot (a better rank than the opponent's: won)."""
     rows = session.execute(
-        select(Challenge, Match.status)
+        select(Challenge, Match.status, Match.rated)
         .join(Match, Match.id == Challenge.match_id)
         .where(or_(Challenge.challenger_bot_id == bot_id, Challenge.opponent_bot_id == bot_id))
         .order_by(Challenge.created_at.desc(), Challenge.id.desc())
@@ -41,10 +41,11 @@ def of_bot(session: Session, bot_id: int, limit: int = 20) -> list[ChallengeRow]
     if not rows:
         return []
     other_ids = {
-        c.opponent_bot_id if c.challenger_bot_id == bot_id else c.challenger_bot_id for c, _ in rows
+        c.opponent_bot_id if c.challenger_bot_id == bot_id else c.challenger_bot_id
+        for c, _, _ in rows
     }
     bots = {b.id: b for b in session.scalars(select(Bot).where(Bot.id.in_(other_ids | {bot_id})))}
-    done = [c.match_id for c, status in rows if status == "done"]
+    done = [c.match_id for c, status, _ in rows if status == "done"]
     ranks: dict[tuple[str, int], int | None] = {}
     if done:
         for match_id, owner_bot, rank in session.execute(
@@ -54,7 +55,7 @@ def of_bot(session: Session, bot_id: int, limit: int = 20) -> list[ChallengeRow]
         ):
             ranks[(match_id, owner_bot)] = rank
     out = []
-    for c, status in rows:
+    for c, status, rated in rows:
         challenged = c.opponent_bot_id == bot_id
         other = bots[c.challenger_bot_id if challenged else c.opponent_bot_id]
         outcome = None
@@ -69,7 +70,7 @@ def of_bot(session: Session, bot_id: int, limit: int = 20) -> list[ChallengeRow]
                 other.id,
                 other.name,
                 other.owner,
-                c.rated,
+                rated,
                 c.match_id,
                 status,
                 outcome,
