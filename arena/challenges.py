@@ -27,7 +27,8 @@ and ranked like any other and shown on both bots' pages, but changes no rating
 (``matches.rated`` false: :mod:`arena.recording`). Why unrated by default: the ladder chooses its
 pairings; a challenger chooses the opponent, which invites cherry-picking an opponent with a
 known weakness again and again. A rated challenge is allowed (a match is a match to TrueSkill),
-capped like any other.
+capped like any other — but one in which a seat never made a move is recorded unrated (a
+challenger must not farm an opponent it knows is offline; :mod:`arena.recording`).
 
 The match: the ladder's variant and time control of the game when it has a ladder (so a rated
 challenge is played as ladder matches are), else the game's defaults; seats drawn at random;

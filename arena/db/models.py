@@ -254,7 +254,8 @@ class Match(Base):
     automaton_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
     automaton_rank: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: False: recorded and ranked, never rated (no rating, history row or ``rating_seq``) — an
-    #: unrated challenge (0015, :mod:`arena.challenges`). Every other match is rated.
+    #: unrated challenge, or a rated one in which a seat never played (0015, set when recorded;
+    #: :mod:`arena.challenges`, :mod:`arena.recording`). True for every other match.
     rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     tournament: Mapped[Tournament | None] = relationship(back_populates="matches")
