@@ -149,10 +149,15 @@ def challenge(
     ``plays_matches``: this process plays matches when there is no broker (``arena serve``); the
     website passes False and leaves the match to the server's ticker. Raises
     :class:`ChallengeRefused`."""
+    from arena.celery_app import has_broker  # not at import: the website loads this module
+
     limits = limits or ChallengeLimits.from_env()
     now = now or utcnow()
     with session_scope(url) as s:
-        made = _make(s, user_id, bot_id, opponent_bot_id, rated, limits, sandbox, now)
+        # Who is dialled in now is known to a process that plays matches, or to all through
+        # Redis; the website without a broker cannot tell (a no-show is recorded unrated anyway).
+        presence = plays_matches or has_broker()
+        made = _make(s, user_id, bot_id, opponent_bot_id, rated, limits, sandbox, now, presence)
     dispatch(made.match_id, plays_matches)
     return made
 
@@ -184,6 +189,7 @@ def _make(
     limits: ChallengeLimits,
     sandbox: bool | None,
     now: datetime,
+    presence: bool,
 ) -> ChallengeMade:
     # The account's row, locked: calls of one account are counted one after another.
     user = session.scalar(select(User).where(User.id == user_id).with_for_update())
@@ -211,7 +217,7 @@ def _make(
             f"bot {mine.name!r} plays {mine.game} and bot {theirs.name!r} plays "
             f"{theirs.game}: a challenge is a match of one game",
         )
-    versions = [_playing(session, mine), _playing(session, theirs)]
+    versions = [_playing(session, mine, presence), _playing(session, theirs, presence)]
     variant, decision_ms, bank_ms, ladder_sandbox = _table(session, mine.game)
     _check_caps(session, user, theirs, limits, now)
     order = versions[:]
@@ -261,9 +267,9 @@ def _bot(session: Session, bot_id: int, field: str) -> Bot:
     return bot
 
 
-def _playing(session: Session, bot: Bot) -> BotVersion:
+def _playing(session: Session, bot: Bot, presence: bool) -> BotVersion:
     """The version that would play: the newest not held by an SPRT, of an active bot that can
-    take a seat now."""
+    take a seat now (a dial-in bot: connected, when ``presence`` says this process can know)."""
     if not bot.active:
         raise ChallengeRefused(
             "unavailable",
@@ -286,7 +292,11 @@ def _playing(session: Session, bot: Bot) -> BotVersion:
             f"bot {bot.id} ({bot.name!r}) is played by the game engine "
             "itself and never takes a seat",
         )
-    if dialin_client.is_source(version.source) and not dialin.connected_among([version.source]):
+    if (
+        presence
+        and dialin_client.is_source(version.source)
+        and not dialin.connected_among([version.source])
+    ):
         raise ChallengeRefused(
             "unavailable",
             f"bot {bot.id} ({bot.name!r}) dials in and is not connected "
