@@ -1,6 +1,7 @@
 """``matches.rated`` false (an unrated challenge, arena.challenges): recorded and ranked like any
 match, but no rating, history row or sequence number — on SQLite and PostgreSQL (``db_url``),
-and on the recorder's path for databases without ``UPDATE … RETURNING``."""
+and on the recorder's path for databases without ``UPDATE … RETURNING``; and challenges stored
+and capped on both databases."""
 
 from __future__ import annotations
 
@@ -124,3 +125,38 @@ def test_the_same_without_update_returning(
     monkeypatch.setattr(get_engine().dialect, "update_returning", False)
     _check_unrated_then_rated(tmp_path)
     _check_a_no_show_in_a_rated_challenge(tmp_path)
+
+
+def test_challenges_are_stored_and_capped_on_either_database(db_url: str, tmp_path: Path) -> None:
+    """arena.challenges on SQLite and PostgreSQL: the account's row lock, the counts, the stored
+    rows (no broker here, and this process plays no matches: the match waits, pending)."""
+    from arena import challenges
+    from arena.db import Challenge, User
+
+    with session_scope() as s:
+        users = [User(name=f"cap{i}", token_hash=f"{i:064d}") for i in range(2)]
+        s.add_all(users)
+        s.flush()
+        uid = users[0].id
+        mine = bots.register_version(
+            s, GAME, _folder(tmp_path, "c0"), name="c0", owner="cap0"
+        ).bot_id
+        theirs = bots.register_version(
+            s, GAME, _folder(tmp_path, "c1"), name="c1", owner="cap1"
+        ).bot_id
+    limits = challenges.ChallengeLimits(per_hour=2, pending=5, pending_per_bot=5)
+    made = [
+        challenges.challenge(uid, mine, theirs, rated=r, limits=limits, plays_matches=False)
+        for r in (False, True)
+    ]
+    assert [m.remaining_this_hour for m in made] == [1, 0] and [m.match_status for m in made] == [
+        "pending"
+    ] * 2
+    with pytest.raises(challenges.ChallengeRefused) as info:
+        challenges.challenge(uid, mine, theirs, limits=limits, plays_matches=False)
+    assert info.value.kind == "exhausted" and info.value.retry_after_s > 3000
+    with session_scope() as s:
+        rows = s.scalars(select(Challenge).order_by(Challenge.id)).all()
+        assert [(c.user_id, c.rated) for c in rows] == [(uid, False), (uid, True)]
+        assert [s.get(Match, c.match_id).rated for c in rows] == [False, True]
+        assert {s.get(Match, c.match_id).kind for c in rows} == {"challenge"}
