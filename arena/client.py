@@ -190,6 +190,23 @@ class ArenaClient:
             arena_pb2.DeactivateBotRequest(bot_id=bot_id), metadata=self._meta(), timeout=self.timeout
         )
 
+    def challenge(self, bot_id: int, opponent_bot_id: int, rated: bool = False) -> arena_pb2.Challenge:
+        """Bot ``bot_id`` (the caller's) challenges ``opponent_bot_id`` to a match now."""
+        request = arena_pb2.ChallengeBotRequest(bot_id=bot_id, opponent_bot_id=opponent_bot_id, rated=rated)
+        return self.stub.ChallengeBot(request, metadata=self._meta(), timeout=self.timeout)
+
+    def all_bots(self, game: str = "", owner: str = "", mine: bool = False) -> Iterator[arena_pb2.Bot]:
+        """Every bot matching the filters, page after page (``bots`` reads the first page only)."""
+        token = ""
+        while True:
+            reply = self.stub.ListBots(
+                arena_pb2.ListBotsRequest(game=game, owner=owner, mine=mine, page_size=1000, page_token=token),
+                metadata=self._meta(), timeout=self.timeout)
+            yield from reply.bots
+            token = reply.next_page_token
+            if not token:
+                return
+
     # --- tournaments ----------------------------------------------------------------------------
     def create_tournament(self, **fields: object) -> arena_pb2.Tournament:
         return self.stub.CreateTournament(

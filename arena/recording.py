@@ -10,7 +10,9 @@ survives a Redis restart. Inside the lock the match is re-read: a match already 
 counted again (idempotent re-delivery), and the next ``rating_seq`` of the game is assigned —
 the exact order a rebuild replays. Different games never wait for each other.
 
-What is rated follows :mod:`arena.ratings`: a match in which no seat made a legal move is
+What is rated follows :mod:`arena.ratings`, and ``matches.rated`` (false for an unrated
+challenge, :mod:`arena.challenges`: recorded and ranked the same way, never rated): a match in
+which no seat made a legal move is
 recorded (done, ranked, counted in its tournament) but not rated — no rating, history row or
 ``rating_seq``, the drawn number given back under the lock; in a rated match an idle seat and a
 calibrated anchor keep what :func:`arena.ratings.settle` lets them keep. The same functions
@@ -227,14 +229,19 @@ _SQL_UNDRAW_SEQ = "UPDATE rating_locks SET last_seq = last_seq - 1 WHERE game = 
 _SQL_LOCK_SEQ = "SELECT last_seq FROM rating_locks WHERE game = :game"  # SQLite < 3.35 only
 _SQL_SET_SEQ = "UPDATE rating_locks SET last_seq = :seq WHERE game = :game"
 _SQL_MATCH_GAME = "SELECT game FROM matches WHERE id = :mid"
-_SQL_MATCH_STATE = "SELECT status, tournament_id FROM matches WHERE id = :mid"
+_SQL_MATCH_STATE = "SELECT status, tournament_id, rated, kind FROM matches WHERE id = :mid"
+# Whether the match stays rated: not an unrated challenge (matches.rated false), nor a rated
+# challenge in which a seat never played (:idle) — a challenger picks its opponent, and must not
+# gain from one it knows is offline (arena.challenges). The SET clauses all read the old row.
+_RATED_NOW = "(rated AND NOT (kind = 'challenge' AND :idle))"
 _SQL_FINISH = (
-    "UPDATE matches SET status = 'done', rating_seq = :seq, result = :result, forfeits = :forfeits,"
+    f"UPDATE matches SET status = 'done', rated = {_RATED_NOW},"
+    f" rating_seq = CASE WHEN {_RATED_NOW} THEN CAST(:seq AS INTEGER) END, result = :result, forfeits = :forfeits,"
     " timings = :timings, record = :record, finished_at = :now, lease_until = NULL, error = NULL"
     " WHERE id = :mid"
 )
 # Done only if it was not: no row back means it already was (a duplicate delivery).
-_SQL_FINISH_UNLESS_DONE = _SQL_FINISH + " AND status != 'done' RETURNING tournament_id"
+_SQL_FINISH_UNLESS_DONE = _SQL_FINISH + " AND status != 'done' RETURNING tournament_id, rated"
 _SQL_SEATS_AND_RATINGS = (
     "SELECT s.seat, s.bot_version_id, r.mu, r.sigma, r.games_played, r.opponent_counts,"
     " r.seat_counts, r.player_counts, b.owner FROM match_seats s"
@@ -334,22 +341,24 @@ def record_result_on(
     rated = len(idle) < len(result["ranks"])  # some seat made a legal move (ratings.py)
     now = utcnow()
     finish = {
-        "mid": match_id, "seq": seq if rated else None, "result": db.json(result),
+        "mid": match_id, "seq": seq if rated else None, "idle": db.flag(bool(idle)), "result": db.json(result),
         "forfeits": db.json(forfeits), "timings": db.json(record.get("timings")),
         "record": record_text if record_text is not None else db.json(record), "now": db.when(now),
     }
     if returning:
         # Done first, only if it was not: the match row is locked as the FOR UPDATE read did.
         done = db.first(_SQL_FINISH_UNLESS_DONE, finish)
+        rated = rated and done is not None and bool(done[1])  # a challenge may be unrated (_RATED_NOW)
         if done is None or not rated:  # recorded already, or not rated: give the number back
             db.execute(_SQL_UNDRAW_SEQ, {"game": game})  # (we hold the lock: no one drew since)
         if done is None:
             return False
         tournament_id = done[0]
     else:
-        status, tournament_id = db.first(_SQL_MATCH_STATE, {"mid": match_id})
+        status, tournament_id, match_rated, kind = db.first(_SQL_MATCH_STATE, {"mid": match_id})
         if status == "done":
             return False
+        rated = rated and bool(match_rated) and not (kind == "challenge" and idle)  # as _RATED_NOW
     found = [_SeatRow(*r) for r in db.all(_SQL_SEATS_AND_RATINGS, {"mid": match_id, "game": game})]
     seats = [(r.seat, r.bot_version_id) for r in found]
     forfeited = forfeited_seats(record)

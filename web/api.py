@@ -13,6 +13,7 @@ from web.games import game_info, known_games
 from web.ids import MAX_ID, parse_number
 from web.live import live_state
 from web.queries import bots as bot_q
+from web.queries import challenges as challenge_q
 from web.queries import jsonable
 from web.queries import leaderboard as board_q
 from web.queries import matches as match_q
@@ -72,7 +73,7 @@ def bot(bot_id: int):  # noqa: ANN201
     page = bot_q.bot_page(db(), bot_id)
     if page is None:
         abort(404, description=f"no bot {bot_id}")
-    return jsonable(page)
+    return {**jsonable(page), "challenges": jsonable(challenge_q.of_bot(db(), bot_id))}
 
 
 def _int_arg(name: str) -> int | None:

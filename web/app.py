@@ -43,6 +43,7 @@ def create_app(database_url: str | None = None) -> Flask:
     app.teardown_appcontext(close_session)
 
     from web.api import bp as api_bp
+    from web.challenge import bp as challenge_bp
     from web.local_replay import bp as local_replay_bp
     from web.pages import bp as pages_bp
 
@@ -50,6 +51,7 @@ def create_app(database_url: str | None = None) -> Flask:
     app.register_blueprint(local_replay_bp)
     app.register_blueprint(api_bp, url_prefix="/api")
     account.init_app(app, database_url)  # sign-in, sessions, CSRF, /me pages (web/account.py)
+    app.register_blueprint(challenge_bp)
     _register_filters(app)
     labels.register(app)
     # Everything alive now (modules, SQLAlchemy mappers, compiled templates' environment) lives

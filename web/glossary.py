@@ -102,6 +102,10 @@ TOURNAMENTS: tuple[Term, ...] = (
          "equal scores in a Swiss tournament."),
     Term("bye", "A round without an opponent (an odd number of bots): it scores a win and changes "
          "no rating."),
+    Term("challenge", "A match one author asks for now: their bot against a chosen active bot of "
+         "the same game (never their own). Unrated unless the challenger ticks “rated”: an unrated "
+         "challenge is recorded and shown like any match but changes no rating. Each account may "
+         "make a few an hour.", ("challenged", "challenged by")),
     Term("SPRT", "The version test: a sequential probability ratio test that plays a new version "
          "against the one before until it can say the new one is no weaker (then it goes live) "
          "or is weaker (then it is held).", ("version test", "held by its test")),

@@ -27,6 +27,7 @@ from web.games import game_info, known_games
 from web.ids import MAX_ID, parse_number
 from web.live import live_state
 from web.queries import bots as bot_q
+from web.queries import challenges as challenge_q
 from web.queries import leaderboard as board_q
 from web.queries import matches as match_q
 from web.queries import tournaments as tour_q
@@ -89,8 +90,15 @@ def bot(bot_id: int):  # noqa: ANN201
         abort(404, description=f"There is no bot number {bot_id}.")
     chart = rating_chart([(p.mu, p.sigma) for p in page.history], [p.version for p in page.history])
     recent = match_q.history(session, match_q.HistoryFilter(bot=bot_id), page_size=15)
+    # The Challenge form: for a signed-in author who is not this bot's owner, their active bots
+    # of the same game (None: signed out, or their own bot — no form).
+    user = account.current_user()
+    challenge_with = None
+    if user is not None and user.name != page.owner and page.active:
+        challenge_with = challenge_q.challengers(session, user.name, page.game)
     return render_template(
-        "bot.html", bot=page, game=game_info(page.game), chart=chart, recent=recent.rows
+        "bot.html", bot=page, game=game_info(page.game), chart=chart, recent=recent.rows,
+        challenges=challenge_q.of_bot(session, bot_id), challenge_with=challenge_with,
     )
 
 

@@ -16,6 +16,7 @@ file); ``init_db()`` upgrades the schema with Alembic and is called automaticall
 # accounts: the API server's own tables (users, submissions), on the same Base so migrations
 # see them.
 from arena.db.accounts import ApiRequest, Registration, Submission, User
+from arena.db.challenges import Challenge  # challenges of one bot by another (arena.challenges)
 from arena.db.live_tables import LiveBoard, LiveEvent  # the live feed without Redis
 from arena.db.models import (
     Base,
@@ -45,6 +46,7 @@ from arena.db.session import (
 __all__ = [
     "Base",
     "ApiRequest",
+    "Challenge",
     "Registration",
     "Submission",
     "User",

@@ -27,6 +27,9 @@ Table names and the columns other parts read (web/, arena/server) are a contract
 * ``rating_locks`` (:class:`RatingLock`) — one row per game; recording a result locks it, which
   serialises every rating update of that game (see :mod:`arena.recording`).
 * ``ladders`` (:class:`Ladder`) — continuous matchmaking settings per game.
+* ``challenges`` (:class:`arena.db.challenges.Challenge`) — one account's bot challenging
+  another's to a match now (``matches.kind = 'challenge'``; ``matches.rated`` false unless the
+  challenger asked for a rated one).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     text,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -221,7 +225,7 @@ class Match(Base):
     variant: Mapped[str] = mapped_column(String(50))
     players: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)  # 63 secret bits: referee.rng.match_seed
-    kind: Mapped[str] = mapped_column(String(20), default="adhoc")  # tournament | ladder | adhoc
+    kind: Mapped[str] = mapped_column(String(20), default="adhoc")  # tournament|ladder|challenge|adhoc
     tournament_id: Mapped[int | None] = mapped_column(
         ForeignKey("tournaments.id"), nullable=True
     )
@@ -249,6 +253,10 @@ class Match(Base):
     #: rated table — set when the result is recorded, NULL for a match without one (0006).
     automaton_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
     automaton_rank: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: False: recorded and ranked, never rated (no rating, history row or ``rating_seq``) — an
+    #: unrated challenge, or a rated one in which a seat never played (0015, set when recorded;
+    #: :mod:`arena.challenges`, :mod:`arena.recording`). True for every other match.
+    rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     tournament: Mapped[Tournament | None] = relationship(back_populates="matches")
     seats: Mapped[list[MatchSeat]] = relationship(

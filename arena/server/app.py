@@ -38,7 +38,9 @@ LADDER_TICK_S = float(os.environ.get("ARENA_LADDER_TICK", "10"))
 
 
 class LadderTicker(threading.Thread):
-    """Without a broker there is no Celery beat: the server keeps its ladders' queues topped up.
+    """Without a broker there is no Celery beat: the server keeps its ladders' queues topped up,
+    and plays the challenges other processes stored (the website's challenge button) or a
+    restart left pending (:mod:`arena.challenges`).
 
     With a broker, beat does this (``arena.celery_app``), so the ticker is not started.
     """
@@ -56,6 +58,10 @@ class LadderTicker(threading.Thread):
                 tasks.ladder_tick_all()
             except Exception:  # noqa: BLE001 - try again on the next tick
                 log.exception("ladder tick failed")
+            try:
+                tasks.sweep(kind="challenge", wait=0)
+            except Exception:  # noqa: BLE001 - try again on the next tick
+                log.exception("challenge sweep failed")
 
 
 class _LoopThread(threading.Thread):

@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.challenges import ChallengeLimits
 from arena.sprt import SprtSettings
 from arena.uploads import MiB, UploadLimits
 from referee.engine import TimeControl
@@ -71,7 +72,7 @@ def _env_networks(name: str) -> tuple[str, ...]:
     return items
 
 
-def _sandbox_default() -> bool:
+def sandbox_default() -> bool:
     """Sandboxing is on unless ``ARENA_SANDBOX=0`` says otherwise (development machines)."""
     return os.environ.get(SANDBOX_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
@@ -81,7 +82,7 @@ class ServerConfig:
     data_dir: Path = field(default_factory=default_data_dir)
     limits: UploadLimits = field(default_factory=UploadLimits)
     #: Run bots in bubblewrap during qualification.
-    sandbox: bool = field(default_factory=_sandbox_default)
+    sandbox: bool = field(default_factory=sandbox_default)
     #: Time control of qualification matches; None uses the game's own.
     qualification_time_control: TimeControl | None = None
     #: How long a bot may take from launch (or dial) to answering StartMatch.
@@ -144,6 +145,10 @@ class ServerConfig:
     #: How often the server looks whether a connected bot was deactivated or replaced by
     #: another route, or was refused at qualification (its stream is then ended, saying why).
     dialin_check_s: float = 2.0
+    #: Challenges (``ChallengeBot``): per account per rolling hour, per account not finished yet,
+    #: against one bot not finished yet (ARENA_CHALLENGES_PER_HOUR, ARENA_CHALLENGES_PENDING,
+    #: ARENA_CHALLENGES_PENDING_PER_BOT; see arena.challenges).
+    challenges: ChallengeLimits = field(default_factory=ChallengeLimits.from_env)
     #: Serve TLS with this certificate chain and key (PEM); both None: plaintext.
     tls_cert: Path | None = field(default_factory=lambda: _env_path(TLS_CERT_ENV))
     tls_key: Path | None = field(default_factory=lambda: _env_path(TLS_KEY_ENV))

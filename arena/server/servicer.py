@@ -10,14 +10,17 @@ import json
 from collections.abc import Iterator
 
 import grpc
+from google.protobuf import duration_pb2
+from google.rpc import error_details_pb2
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena import challenges
 from arena.db import Bot, BotVersion, session_scope
 from arena.db.accounts import ROLE_ORGANISER, Submission, User
 from arena.server import accounts, convert, idempotency, results, tournaments, watch
 from arena.server.config import ServerConfig
-from arena.server.errors import handle, handle_stream, invalid
+from arena.server.errors import ApiError, handle, handle_stream, invalid
 from arena.server.live import LiveBus, get_bus
 from arena.server.registrations import RegistrationCap
 from arena.server.streams import ClientAddresses
@@ -171,6 +174,22 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.leaderboards.invalidate()  # after the commit: a rebuild now sees the bot inactive
         return detail
 
+    @handle
+    def ChallengeBot(self, request: pb.ChallengeBotRequest, context: grpc.ServicerContext) -> pb.Challenge:  # noqa: N802
+        user = accounts.caller(context, self.url)
+        try:
+            made = challenges.challenge(user.id, request.bot_id, request.opponent_bot_id, request.rated,
+                                        limits=self.config.challenges, sandbox=self.config.sandbox,
+                                        plays_matches=True, url=self.url)
+        except challenges.ChallengeRefused as exc:
+            raise challenge_refusal(exc) from None
+        return pb.Challenge(
+            id=made.id, bot_id=made.bot_id, opponent_bot_id=made.opponent_bot_id, challenger=made.challenger,
+            rated=made.rated, match_id=made.match_id,
+            match_status=convert.enum_of(pb.MatchStatus, "MATCH_STATUS_", made.match_status),
+            create_time=convert.time_of(made.created_at), remaining_this_hour=made.remaining_this_hour,
+        )
+
     # --- tournaments --------------------------------------------------------------------------------
     @handle
     def CreateTournament(self, request: pb.CreateTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
@@ -228,6 +247,24 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     @handle_stream
     def WatchMatch(self, request: pb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[pb.MatchEvent]:  # noqa: N802
         yield from watch.watch(self.url, self.bus, request.match_id, context)
+
+
+#: How each kind of refused challenge (arena.challenges.ChallengeRefused) reaches a client.
+_CHALLENGE_CODES = {
+    "not_found": grpc.StatusCode.NOT_FOUND,
+    "denied": grpc.StatusCode.PERMISSION_DENIED,
+    "invalid": grpc.StatusCode.INVALID_ARGUMENT,
+    "unavailable": grpc.StatusCode.FAILED_PRECONDITION,
+    "exhausted": grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+
+
+def challenge_refusal(exc: challenges.ChallengeRefused) -> ApiError:
+    """The status of a refused challenge; a cap also says when to retry (google.rpc.RetryInfo)."""
+    details = ()
+    if exc.retry_after_s is not None:
+        details = (error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=exc.retry_after_s)),)
+    return ApiError(_CHALLENGE_CODES.get(exc.kind, grpc.StatusCode.FAILED_PRECONDITION), exc.message, details)
 
 
 def may_read_logs(bot: Bot, viewer: User | None) -> bool:
