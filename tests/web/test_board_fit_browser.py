@@ -16,6 +16,7 @@ import pytest
 from arena.db import Match, session_scope
 from arena.recording import create_match, record_result
 from referee import registry
+from referee.orbital.data import CARD_NAME, MODULE_COUNT
 from tests.web.seed import add_bot, play_record
 from web.replay import Replay
 
@@ -136,7 +137,7 @@ def test_orbital_station_names_are_whole_and_legible(page, live_server, site, ma
     for s in sizes:
         assert s["size"] >= 12, s
         assert s["over"] <= 1, s
-        assert s["lines"] <= len(s["text"].split()), s  # wraps between words, never inside one
+        assert s["lines"] <= len(s["text"].split()), s
     # the engine's names, whole (the old picture cut them to seven letters)
     with session_scope(site[0]) as s:
         record = s.get(Match, match_id).record
@@ -166,6 +167,28 @@ def test_orbital_station_names_are_whole_and_legible(page, live_server, site, ma
     _check_fits(page, f"orbital busiest step {step} at {width} px")
     page.evaluate("() => document.querySelector('#step-view .orbital-legend').scrollIntoView()")
     _save(page, name, tmp_path)
+    # wraps between words, never inside one: each word's text lies on a single line box — also
+    # for the module names with the longest words, written into the first tiles (this match
+    # may not have built them)
+    longest = sorted({w for i in range(MODULE_COUNT) for w in CARD_NAME[i].split()}, key=len)[-4:]
+    page.evaluate("""(words) => [...document.querySelectorAll('#step-view .station-map .mod-name')]
+        .slice(0, words.length).forEach((e, i) => { e.textContent = words[i]; })""", longest)
+    broken = page.evaluate("""() => {
+        const out = [];
+        for (const el of document.querySelectorAll('#step-view .station-map .mod-name')) {
+            for (const node of el.childNodes) {
+                if (node.nodeType !== 3) continue;
+                for (const m of node.textContent.matchAll(/\\S+/g)) {
+                    const r = document.createRange();
+                    r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+                    const tops = new Set([...r.getClientRects()].map(c => Math.round(c.top)));
+                    if (tops.size > 1) out.push(m[0]);
+                }
+            }
+        }
+        return out;
+    }""")
+    assert broken == [], f"module names broken inside a word at {width} px: {broken}"
     assert page.js_errors == []
 
 

@@ -51,10 +51,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def default_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
+@pytest.fixture(params=["solenia", "orbital"])
+def default_setup(request: pytest.FixtureRequest, tmp_path: Path,
+                  monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
     """A fresh SQLite, no Redis, ``arena serve`` and ``arena web`` each in its own process, as
-    the README starts them; yields (site URL, id of the ladder match the server is playing)."""
+    the README starts them; yields (site URL, id of the ladder match the server is playing) of
+    a match of the parameter's game."""
+    game = request.param
     url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     monkeypatch.delenv(BROKER_ENV, raising=False)
     monkeypatch.delenv(DELAY_ENV, raising=False)
@@ -66,9 +69,9 @@ def default_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[t
             folder = tmp_path / f"slow{i}"
             folder.mkdir()
             (folder / "bot.py").write_text(SLOW_BOT)
-            bots.register_version(s, "solenia", str(folder), name=f"slow{i}")
+            bots.register_version(s, game, str(folder), name=f"slow{i}")
         # One ladder match at a time, played by the server itself (no broker).
-        ladder.ensure_ladder(s, "solenia", queue_target=1, sandbox=False, house=False)
+        ladder.ensure_ladder(s, game, queue_target=1, sandbox=False, house=False)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ARENA_LADDER_TICK": "0.5"}
     web_port, api_port = _free_port(), _free_port()
     commands = {"serve": ["--port", str(api_port), "--host", "127.0.0.1"], "web": ["--port", str(web_port)]}
@@ -127,9 +130,13 @@ def test_the_live_page_follows_a_match_on_sqlite_without_redis_then_shows_the_re
     assert all(e["comment"] == "" for e in live["log"])  # what the public feed carries, no more
     # Screenshots to look at (docs/screenshots with ARENA_UPDATE_SCREENSHOTS=1).
     shots = SHOTS if os.environ.get("ARENA_UPDATE_SCREENSHOTS") else Path(os.environ.get("ARENA_SHOT_DIR", tmp_path))
-    page.screenshot(path=str(shots / "live.png"))
+    game = page.locator("h1").inner_text().split(" match ")[0]
+    prefix = "live" if game == "Solenia" else "live-orbital"
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1281
+    page.screenshot(path=str(shots / f"{prefix}.png"))
     page.set_viewport_size({"width": 390, "height": 844})
-    page.screenshot(path=str(shots / "live-phone.png"), full_page=True)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
+    page.screenshot(path=str(shots / f"{prefix}-phone.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # At the end: the replay at its last step, with the engine's final result.
