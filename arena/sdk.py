@@ -31,7 +31,7 @@ import grpc
 import orjson
 
 from arena.grpc_util import add_health_and_reflection
-from arena.sdk_server import BotServer
+from arena.sdk_server import BotServer, new_server
 from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.protocol import PROTOCOL_VERSION, version_mismatch
 from referee.tls import TlsError, server_credentials
@@ -186,16 +186,17 @@ def make_server(
     name: str = "",
     tls_cert: str | None = None,
     tls_key: str | None = None,
-) -> tuple[BotServer, int]:
+) -> tuple[BotServer | grpc.Server, int]:
     """Build (but do not start) a gRPC server for ``act`` bound to ``address``.
 
     Returns the server and the bound port (0 for a Unix socket). Used by ``serve_bot`` and by
     tests and in-process bots that need the server object. The server answers on one thread of
     its own (:mod:`arena.sdk_server`: why, and what it serves); it has the ``grpc.Server``
-    methods a bot needs (``start``, ``stop``, ``wait_for_termination``). With ``tls_cert``/``tls_key`` (PEM
+    methods a bot needs (``start``, ``stop``, ``wait_for_termination``). With the
+    ``cygrpc_server`` shortcut off (docs/shortcuts.md) it is a plain ``grpc.Server``. With ``tls_cert``/``tls_key`` (PEM
     files) a TCP address is served over TLS only (see :func:`_bind`).
     """
-    server = BotServer()
+    server = new_server()
     bot_pb2_grpc.add_BotServicer_to_server(BotServicer(act, start, end, name), server)
     add_health_and_reflection(server, bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name)
     port = _bind(server, address, tls_cert, tls_key)
@@ -204,7 +205,7 @@ def make_server(
     return server, port
 
 
-def _bind(server: BotServer, address: str, tls_cert: str | None, tls_key: str | None) -> int:
+def _bind(server: BotServer | grpc.Server, address: str, tls_cert: str | None, tls_key: str | None) -> int:
     """Bind ``address``: TLS when a certificate and key are given (a remote bot the referee
     dials as ``tls://host:port``), plaintext otherwise. A Unix socket (the referee's hosted
     bots) is never TLS: it never leaves the machine."""

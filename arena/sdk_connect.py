@@ -34,7 +34,7 @@ from arena.sdk import ActFn, BotServicer, HookFn
 from arena.server.auth import auth_metadata
 from referee._proto import arena_pb2 as pb
 from referee._proto import bot_pb2
-from referee.direct_stream import DirectStream
+from referee.direct_stream import DirectStream, PublicStream, open_stream
 from referee.protocol import bot_error_text
 from referee.tls import env_ca, env_tls, open_channel
 
@@ -90,7 +90,7 @@ class DialInBot:
         self.welcome: pb.ConnectBotWelcome | None = None
         self.connections = 0
         self._stopped = threading.Event()
-        self._stream: DirectStream | None = None
+        self._stream: DirectStream | PublicStream | None = None
         self.workers = max(1, workers)
         self._lock = threading.Lock()
         self._at_cap = False
@@ -139,7 +139,7 @@ class DialInBot:
             # buys nothing for messages of a few KB (the keepalive pings above stay).
             ("grpc.http2.bdp_probe", 0),
         ])
-        stream = DirectStream(channel, CONNECT_PATH, auth_metadata(self.token))
+        stream = open_stream(channel, CONNECT_PATH, auth_metadata(self.token))
         stream.send(pb.ConnectBotRequest(hello=pb.ConnectBotHello(name=self.name, game=self.game)).SerializeToString())
         with self._lock:
             self._stream = stream
@@ -197,7 +197,7 @@ class DialInBot:
             if kind == "call":
                 self._answer(response.call, turns.stream)
 
-    def _answer(self, call: pb.ConnectBotCall, stream: DirectStream) -> None:
+    def _answer(self, call: pb.ConnectBotCall, stream: DirectStream | PublicStream) -> None:
         answer = pb.ConnectBotAnswer(call_id=call.call_id)
         try:
             answer.reply = self.reply(call)
@@ -215,7 +215,7 @@ class _Turns:
     """What a connection's threads share: the stream (read by one at a time), and how it
     ended."""
 
-    def __init__(self, stream: DirectStream) -> None:
+    def __init__(self, stream: DirectStream | PublicStream) -> None:
         self.stream = stream
         self.reading = threading.Lock()
         self.ended = threading.Event()

@@ -26,7 +26,7 @@ import weakref
 import grpc
 
 from referee._proto import arena_pb2 as pb
-from referee.direct_stream import DirectStream
+from referee.direct_stream import open_stream
 
 PATH = "/tabletop.arena.v1.DialinRelay/Relay"
 #: How long past a call's deadline the referee waits for the relay's own TIMEOUT answer.
@@ -56,7 +56,7 @@ class RelayStream:
         #: Monotonic time after which the watchdog cancels the stream (None: no call waiting).
         self.expires: float | None = None
         self.cut_by_watchdog = False
-        self._stream = DirectStream(channel, PATH, metadata)
+        self._stream = open_stream(channel, PATH, metadata)
         _WATCHDOG.add(self)
 
     def send(self, method: int, request: bytes, timeout_s: float) -> int:
