@@ -105,6 +105,7 @@ def measure_referee(decisions: int, rounds: int) -> dict[str, Any]:
             "bare_grpc_call_ms": round(b, 4),
             "referee_overhead_per_decision_ms": round(o, 4),
             "overhead_ratio": round(o / b, 3),
+            "rounds_overhead_ms": [round(x, 3) for x in over[s]],
         }
     out["gain_bare_call"] = _gain(out["on"]["bare_grpc_call_ms"], out["off"]["bare_grpc_call_ms"])
     out["gain_overhead_per_decision"] = _gain(
@@ -203,12 +204,13 @@ def measure_dialin(calls: int, rounds: int, game: str = "solenia") -> dict[str, 
                 os.environ[name] = value
     out: dict[str, Any] = {}
     for s in SETTINGS:
-        row: dict[str, float] = {}
+        row: dict[str, Any] = {}
         for label, samples in (("bare_call_tcp", bare[s]), ("dialin_call", dial[s])):
             row[f"{label}_ms"] = round(statistics.median(w for w, _ in samples), 4)
             if all(c is not None for _, c in samples):
                 row[f"{label}_cpu_ms"] = round(statistics.median(c for _, c in samples), 4)
         row["dialin_ratio"] = round(row["dialin_call_ms"] / row["bare_call_tcp_ms"], 3)
+        row["rounds_dialin_ms"] = [round(w, 3) for w, _ in dial[s]]
         out[s] = row
     on, off = out["on"], out["off"]
     out["gain_bare_call_tcp"] = _gain(on["bare_call_tcp_ms"], off["bare_call_tcp_ms"])
