@@ -32,7 +32,6 @@ from tests.api.conftest import FAST_TC, new_account
 from tests.api.processes import ROOT
 from tests.api.test_dialin import Running, dial, wait_for
 from tests.referee.helpers import RANDOM_BOT, needs_bwrap
-from tests.shortcut_paths import shortcut_setting  # noqa: F401 - the fixture: both paths
 
 GRPC_SHORTCUTS = (STREAM_SHORTCUT.name, SERVER_SHORTCUT.name)
 
@@ -60,7 +59,9 @@ def private_grpc_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "grpc._common", None)
 
 
-def test_a_match_over_real_sockets_on_both_paths(server, stub, running, shortcut_setting, request) -> None:  # noqa: ANN001, F811
+def test_a_match_over_real_sockets_on_both_paths(
+    server, stub, running, shortcut_setting, request
+) -> None:  # noqa: ANN001
     """Seat 0 dials in (its ConnectBot stream and the referee's relay stream: cygrpc_stream),
     seat 1 is a remote bot on the SDK's server over TCP (cygrpc_server). With the shortcuts
     off, the private modules cannot even be imported and the match is played the same."""
@@ -72,8 +73,13 @@ def test_a_match_over_real_sockets_on_both_paths(server, stub, running, shortcut
     running.append(bot)
     assert bot.bot.welcomed.wait(20), bot.error
     bot_id = bot.bot.welcome.bot.bot.id
-    wait_for(lambda: stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id)).status
-             == pb.VERSION_STATUS_ACTIVE, what="the qualification")
+    wait_for(
+        lambda: (
+            stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=bot_id)).status
+            == pb.VERSION_STATUS_ACTIVE
+        ),
+        what="the qualification",
+    )
     on = shortcut_setting == "on"
     assert isinstance(bot.bot._stream, DirectStream if on else PublicStream)  # noqa: SLF001
 
@@ -81,10 +87,14 @@ def test_a_match_over_real_sockets_on_both_paths(server, stub, running, shortcut
     assert isinstance(remote, BotServer) == on
     remote.start()
     try:
-        seats = [SeatSpec(name, dialin_client.source(owner.name, "toy", name)),
-                 SeatSpec("remote", f"127.0.0.1:{port}")]
+        seats = [
+            SeatSpec(name, dialin_client.source(owner.name, "toy", name)),
+            SeatSpec("remote", f"127.0.0.1:{port}"),
+        ]
         for seed in (1, 2):
-            record = run_match(MatchConfig(game="toy", seats=seats, seed=seed, time_control=FAST_TC, sandbox=False))
+            record = run_match(
+                MatchConfig(game="toy", seats=seats, seed=seed, time_control=FAST_TC, sandbox=False)
+            )
             assert record.forfeits == []
             assert {d.seat for d in record.decisions if not d.forced} == {0, 1}
     finally:
@@ -92,7 +102,9 @@ def test_a_match_over_real_sockets_on_both_paths(server, stub, running, shortcut
     assert bot.error is None
 
 
-def test_a_dialling_bot_cut_by_the_public_stream_reconnects(server, stub, running, monkeypatch) -> None:  # noqa: ANN001
+def test_a_dialling_bot_cut_by_the_public_stream_reconnects(
+    server, stub, running, monkeypatch
+) -> None:  # noqa: ANN001
     """The public stream's cancel (no text of ours: grpc's CANCELLED) ends the connection as the
     direct one's does, and the bot dials again."""
     monkeypatch.setenv(shortcuts.ENV, "off")
@@ -108,14 +120,18 @@ def test_a_dialling_bot_cut_by_the_public_stream_reconnects(server, stub, runnin
 
 
 @needs_bwrap
-def test_a_sandboxed_bot_takes_the_setting_with_it(shortcut_setting) -> None:  # noqa: F811
+def test_a_sandboxed_bot_takes_the_setting_with_it(shortcut_setting) -> None:
     """The sandbox's clean environment keeps ARENA_SHORTCUTS, so ``off`` is off in hosted bots
     too: the public server serves health Watch, the cygrpc one declines it."""
     assert bot_environment("unix:/x")[shortcuts.ENV] == shortcut_setting
     client = BotClient.launch(BotSource("hosted", str(RANDOM_BOT)), sandbox=True)
     try:
-        client.start_match(bot_pb2.MatchStart(protocol_version=1, match_id="m", game="toy", players=2), 10.0)
-        watch = health_pb2_grpc.HealthStub(client.channel).Watch(health_pb2.HealthCheckRequest(service=""), timeout=5)
+        client.start_match(
+            bot_pb2.MatchStart(protocol_version=1, match_id="m", game="toy", players=2), 10.0
+        )
+        watch = health_pb2_grpc.HealthStub(client.channel).Watch(
+            health_pb2.HealthCheckRequest(service=""), timeout=5
+        )
         if shortcut_setting == "on":
             with pytest.raises(grpc.RpcError) as declined:
                 next(iter(watch))
@@ -171,11 +187,19 @@ def test_the_tested_grpcio_runs_them_and_off_turns_them_off(monkeypatch) -> None
 
 def test_an_unknown_name_in_the_setting_is_one_line_at_cli_start() -> None:
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), shortcuts.ENV: "-cygrpc_streem"}
-    out = subprocess.run([sys.executable, "-m", "arena", "games"], env=env, capture_output=True, text=True,
-                         timeout=120, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "arena", "games"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert out.returncode == 1
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1, out.stderr
-    assert lines[0].startswith("Error: ARENA_SHORTCUTS: no shortcut is called 'cygrpc_streem'; known: ")
+    assert lines[0].startswith(
+        "Error: ARENA_SHORTCUTS: no shortcut is called 'cygrpc_streem'; known: "
+    )
     assert {"cygrpc_server", "cygrpc_stream"} <= set(lines[0].split("known: ")[1].split(", "))

@@ -18,7 +18,6 @@ from arena.sdk_server import BotServer
 from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.bot_client import BotClient, BotFault
 from referee.protocol import PROTOCOL_VERSION
-from tests.shortcut_paths import shortcut_setting  # noqa: F401 - the fixture: both paths
 
 THREADS: list[str] = []
 
@@ -32,7 +31,7 @@ def _act(observation: dict, options: list) -> str:
 
 
 @pytest.fixture()
-def bot(shortcut_setting):  # noqa: F811 - the imported fixture
+def bot(shortcut_setting):
     server, port = make_server(_act, "127.0.0.1:0", name="served")
     server.start()
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
@@ -42,10 +41,12 @@ def bot(shortcut_setting):  # noqa: F811 - the imported fixture
 
 
 def _request(observation: bytes = b"{}") -> bot_pb2.ActRequest:
-    return bot_pb2.ActRequest(observation_json=observation, options=[bot_pb2.Option(id="a"), bot_pb2.Option(id="b")])
+    return bot_pb2.ActRequest(
+        observation_json=observation, options=[bot_pb2.Option(id="a"), bot_pb2.Option(id="b")]
+    )
 
 
-def test_the_bot_service_answers_on_the_serving_thread(bot, shortcut_setting):  # noqa: F811
+def test_the_bot_service_answers_on_the_serving_thread(bot, shortcut_setting):
     server, channel, _ = bot
     assert isinstance(server, BotServer) == (shortcut_setting == "on")
     stub = bot_pb2_grpc.BotStub(channel)
@@ -91,17 +92,23 @@ def test_a_call_the_referee_gave_up_on_does_not_stop_the_next(bot):
     assert stub.Act(_request(), timeout=5).option_id == "b"
 
 
-def test_health_and_reflection_for_the_authors_tools(bot, shortcut_setting):  # noqa: F811
+def test_health_and_reflection_for_the_authors_tools(bot, shortcut_setting):
     _, channel, _ = bot
     health = health_pb2_grpc.HealthStub(channel)
-    assert health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5).status == health_pb2.HealthCheckResponse.SERVING
-    assert health.Check(health_pb2.HealthCheckRequest(service="tabletop.bot.v1.Bot"), timeout=5).status == (
-        health_pb2.HealthCheckResponse.SERVING)
+    assert (
+        health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5).status
+        == health_pb2.HealthCheckResponse.SERVING
+    )
+    assert health.Check(
+        health_pb2.HealthCheckRequest(service="tabletop.bot.v1.Bot"), timeout=5
+    ).status == (health_pb2.HealthCheckResponse.SERVING)
     with pytest.raises(grpc.RpcError) as unknown:
         health.Check(health_pb2.HealthCheckRequest(service="nope"), timeout=5)
     assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
     if shortcut_setting == "on":
-        with pytest.raises(grpc.RpcError) as watch:  # the health protocol lets a server decline Watch
+        with pytest.raises(
+            grpc.RpcError
+        ) as watch:  # the health protocol lets a server decline Watch
             next(iter(health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=5)))
         assert watch.value.code() == grpc.StatusCode.UNIMPLEMENTED
     else:  # grpc.server serves it
@@ -109,9 +116,15 @@ def test_health_and_reflection_for_the_authors_tools(bot, shortcut_setting):  # 
         assert next(iter(watching)).status == health_pb2.HealthCheckResponse.SERVING
         watching.cancel()
 
-    questions = [reflection_pb2.ServerReflectionRequest(list_services=""),
-                 reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.bot.v1.Bot")]
-    replies = list(reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(iter(questions), timeout=5))
+    questions = [
+        reflection_pb2.ServerReflectionRequest(list_services=""),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.bot.v1.Bot"),
+    ]
+    replies = list(
+        reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
+            iter(questions), timeout=5
+        )
+    )
     assert len(replies) == 2
     assert "tabletop.bot.v1.Bot" in {s.name for s in replies[0].list_services_response.service}
     assert replies[1].file_descriptor_response.file_descriptor_proto
@@ -134,13 +147,15 @@ def test_stop_cancels_a_running_call_and_ends_the_wait(bot):
     time.sleep(0.1)
     started = time.monotonic()
     assert server.stop(0).wait(5)
-    assert server.wait_for_termination(timeout=1) is False  # as grpc.Server's: False = not timed out
+    assert (
+        server.wait_for_termination(timeout=1) is False
+    )  # as grpc.Server's: False = not timed out
     assert time.monotonic() - started < 2
     with pytest.raises(grpc.RpcError):
         pending.result(timeout=5)
 
 
-def test_a_server_stopped_before_it_started_stops_at_once(shortcut_setting):  # noqa: F811
+def test_a_server_stopped_before_it_started_stops_at_once(shortcut_setting):
     server, _ = make_server(_act, "127.0.0.1:0")
     assert server.stop(0).wait(1)
     assert server.stop(None).wait(1)  # and again
