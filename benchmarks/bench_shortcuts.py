@@ -12,7 +12,8 @@ bot too), so both sides see the same machine noise. Figures, per setting:
   the CPU per call of this process and the bot's: ``cygrpc_server`` alone;
 * a dial-in call (:mod:`benchmarks.bench_dialin`: referee → relay stream → Arena server in its
   own process → the bot's ConnectBot stream and back) and its CPU: ``cygrpc_stream`` alone, on
-  both streams (the referee's relay stream and the bot's).
+  both streams (the referee's relay stream and the bot's). The Arena server is one process for
+  both settings (with this process's own ``ARENA_SHORTCUTS``): it uses no gRPC shortcut.
 
 A shortcut's *gain* is ``(off − on) / off`` of its figure: the share of the figure the private
 path saves. Under 5 % the shortcut is not worth its risk (issue #29).
@@ -74,14 +75,43 @@ def _gain(on: float, off: float) -> float:
     return round((off - on) / off, 3)
 
 
+def _match_with_cpu(game: str, decisions: int) -> tuple[float, float]:
+    """:func:`benchmarks.bench_referee.measure_match` (wall overhead per decision) and the CPU
+    per decision of the referee's process and the bots (their own CPU, as the referee's fair
+    clock reads it), less the bots' think time."""
+    from benchmarks.bench_referee import _think_ms, time_engine
+    from referee.match import MatchConfig, SeatSpec, run_match
+
+    loop_ms = think_ms = engine_ms = bot_cpu_ms = 0.0
+    made = matches = 0
+    cpu0 = time.process_time()
+    while made < decisions:
+        marks: dict[str, float] = {}
+
+        def on_event(event: dict, marks: dict[str, float] = marks) -> None:
+            if event["type"] == "ready":
+                marks["ready"] = time.perf_counter()
+            elif event["type"] == "decision":
+                marks["last"] = time.perf_counter()
+
+        seats = [SeatSpec(f"b{i}", str(BENCH_BOT)) for i in range(2)]
+        record = run_match(MatchConfig(game, seats, seed=1 + matches), on_event=on_event)
+        if record.forfeits:
+            raise RuntimeError(f"benchmark bot forfeited: {record.forfeits}")
+        loop_ms += (marks["last"] - marks["ready"]) * 1000
+        think_ms += sum(_think_ms(d.comment) for d in record.decisions)
+        bot_cpu_ms += sum(d.cpu_ms or 0.0 for d in record.decisions)
+        engine_ms += time_engine(record)
+        made += len(record.decisions)
+        matches += 1
+    referee_cpu_ms = (time.process_time() - cpu0) * 1000 - engine_ms  # time_engine ran here too
+    return (loop_ms - think_ms) / made, (referee_cpu_ms + bot_cpu_ms - think_ms) / made
+
+
 def measure_referee(decisions: int, rounds: int) -> dict[str, Any]:
-    """Referee overhead per decision and the bare call, hosted sandboxed bots, both settings."""
-    from benchmarks.bench_referee import (
-        BenchCounterState,
-        measure_bare_call,
-        measure_match,
-        sample_request,
-    )
+    """Referee overhead per decision (wall, and CPU of the referee and the bots) and the bare
+    call, hosted sandboxed bots, both settings."""
+    from benchmarks.bench_referee import BenchCounterState, measure_bare_call, sample_request
     from referee import registry
 
     per_round = max(200, decisions // rounds)
@@ -89,7 +119,7 @@ def measure_referee(decisions: int, rounds: int) -> dict[str, Any]:
     registry.register(BenchCounterState)
     request = sample_request("bench_counter")
     bare: dict[str, list[float]] = {s: [] for s in SETTINGS}
-    over: dict[str, list[float]] = {s: [] for s in SETTINGS}
+    over: dict[str, list[tuple[float, float]]] = {s: [] for s in SETTINGS}
     for s in SETTINGS:  # warm-up: caches, code paths, the sandbox's first start
         with setting(s):
             measure_bare_call(200, request)
@@ -97,27 +127,34 @@ def measure_referee(decisions: int, rounds: int) -> dict[str, Any]:
         for s in _order(r):
             with setting(s):
                 bare[s].append(measure_bare_call(per_round, request))
-                over[s].append(measure_match("bench_counter", per_round)["per_decision_ms"])
+                over[s].append(_match_with_cpu("bench_counter", per_round))
     out: dict[str, Any] = {}
     for s in SETTINGS:
-        b, o = statistics.median(bare[s]), statistics.median(over[s])
+        b = statistics.median(bare[s])
+        o = statistics.median(w for w, _ in over[s])
+        c = statistics.median(c for _, c in over[s])
         out[s] = {
             "bare_grpc_call_ms": round(b, 4),
             "referee_overhead_per_decision_ms": round(o, 4),
             "overhead_ratio": round(o / b, 3),
-            "rounds_overhead_ms": [round(x, 3) for x in over[s]],
+            "cpu_per_decision_ms": round(c, 4),
+            "rounds_overhead_ms": [round(w, 3) for w, _ in over[s]],
         }
-    out["gain_bare_call"] = _gain(out["on"]["bare_grpc_call_ms"], out["off"]["bare_grpc_call_ms"])
+    on, off = out["on"], out["off"]
+    out["gain_bare_call"] = _gain(on["bare_grpc_call_ms"], off["bare_grpc_call_ms"])
     out["gain_overhead_per_decision"] = _gain(
-        out["on"]["referee_overhead_per_decision_ms"],
-        out["off"]["referee_overhead_per_decision_ms"],
+        on["referee_overhead_per_decision_ms"], off["referee_overhead_per_decision_ms"]
     )
+    out["gain_cpu_per_decision"] = _gain(on["cpu_per_decision_ms"], off["cpu_per_decision_ms"])
     out["decisions_per_setting"] = per_round * rounds
     return out
 
 
-def _spawn(args: list[str], value: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), shortcuts.ENV: value}
+def _spawn(args: list[str], value: str | None) -> subprocess.Popen:
+    """A process of the benchmark, with ``ARENA_SHORTCUTS=value`` (None: this process's own)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if value is not None:
+        env[shortcuts.ENV] = value
     return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -148,7 +185,7 @@ def measure_dialin(calls: int, rounds: int, game: str = "solenia") -> dict[str, 
     try:
         address = f"127.0.0.1:{_free_port()}"
         server = _spawn(
-            [sys.executable, "-c", _SERVE, address.split(":")[1], str(tmp / "data")], "on"
+            [sys.executable, "-c", _SERVE, address.split(":")[1], str(tmp / "data")], None
         )
         procs.append(server)
         grpc.channel_ready_future(grpc.insecure_channel(address)).result(timeout=60)
