@@ -119,6 +119,7 @@ def measure_referee(decisions: int, rounds: int) -> dict[str, Any]:
     registry.register(BenchCounterState)
     request = sample_request("bench_counter")
     bare: dict[str, list[float]] = {s: [] for s in SETTINGS}
+    alternating: dict[str, list[float]] = {s: [] for s in SETTINGS}
     over: dict[str, list[tuple[float, float]]] = {s: [] for s in SETTINGS}
     for s in SETTINGS:  # warm-up: caches, code paths, the sandbox's first start
         with setting(s):
@@ -127,6 +128,7 @@ def measure_referee(decisions: int, rounds: int) -> dict[str, Any]:
         for s in _order(r):
             with setting(s):
                 bare[s].append(measure_bare_call(per_round, request))
+                alternating[s].append(measure_bare_call(per_round, request, bots=2))
                 over[s].append(_match_with_cpu("bench_counter", per_round))
     out: dict[str, Any] = {}
     for s in SETTINGS:
@@ -137,11 +139,15 @@ def measure_referee(decisions: int, rounds: int) -> dict[str, Any]:
             "bare_grpc_call_ms": round(b, 4),
             "referee_overhead_per_decision_ms": round(o, 4),
             "overhead_ratio": round(o / b, 3),
+            "bare_call_alternating_two_bots_ms": round(statistics.median(alternating[s]), 4),
             "cpu_per_decision_ms": round(c, 4),
             "rounds_overhead_ms": [round(w, 3) for w, _ in over[s]],
         }
     on, off = out["on"], out["off"]
     out["gain_bare_call"] = _gain(on["bare_grpc_call_ms"], off["bare_grpc_call_ms"])
+    out["gain_bare_call_alternating"] = _gain(
+        on["bare_call_alternating_two_bots_ms"], off["bare_call_alternating_two_bots_ms"]
+    )
     out["gain_overhead_per_decision"] = _gain(
         on["referee_overhead_per_decision_ms"], off["referee_overhead_per_decision_ms"]
     )
