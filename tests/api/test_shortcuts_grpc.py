@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import subprocess
 import sys
 
@@ -203,3 +204,31 @@ def test_an_unknown_name_in_the_setting_is_one_line_at_cli_start() -> None:
         "Error: ARENA_SHORTCUTS: no shortcut is called 'cygrpc_streem'; known: "
     )
     assert {"cygrpc_server", "cygrpc_stream"} <= set(lines[0].split("known: ")[1].split(", "))
+
+
+def test_the_benchmark_refuses_a_single_round() -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    out = CliRunner().invoke(cli, ["bench", "shortcuts-grpc", "--rounds", "1"])
+    assert out.exit_code == 2
+    assert "--rounds" in out.output
+
+
+@pytest.mark.slow
+def test_the_benchmark_measures_both_settings_in_one_run() -> None:
+    """``arena bench shortcuts-grpc`` in a short form: every figure for both settings, and the
+    caller's own setting back afterwards."""
+    from benchmarks.bench_shortcuts import bench
+    from referee.sandbox import bwrap_path
+
+    before = os.environ.get(shortcuts.ENV)
+    result = bench(decisions=200, rounds=2, sandboxed=bwrap_path() is not None)
+    assert os.environ.get(shortcuts.ENV) == before
+    rows = [result["dialin"]] + ([result["referee"]] if "referee" in result else [])
+    for row in rows:
+        for setting in ("on", "off"):
+            figures = [v for v in row[setting].values() if isinstance(v, float)]
+            assert figures and all(v > 0 for v in figures), row
+    assert {"gain_dialin_call", "gain_bare_call_tcp"} <= set(result["dialin"])
