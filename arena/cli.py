@@ -68,6 +68,25 @@ def database_failure(exc: BaseException) -> str | None:
 @click.version_option(package_name="tabletop-arena")
 def cli() -> None:
     """Tabletop Arena: AI bots play Black Angel, Star Scrappers: Orbital and Solenia; tournaments, ratings, replays."""
+    check_shortcuts()
+
+
+#: Modules that register shortcuts (docs/shortcuts.md), imported so ``ARENA_SHORTCUTS`` is
+#: checked against every name before any command runs.
+SHORTCUT_MODULES = ("referee.direct_stream", "arena.sdk_server")
+
+
+def check_shortcuts() -> None:
+    """A malformed ``ARENA_SHORTCUTS`` (an unknown name, a typo) is one line at start-up, not a
+    shortcut silently left on."""
+    from referee import shortcuts
+
+    for name in SHORTCUT_MODULES:
+        importlib.import_module(name)
+    try:
+        shortcuts.check_setting()
+    except shortcuts.ShortcutSettingError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _load_commands() -> None:

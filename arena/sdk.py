@@ -31,7 +31,7 @@ import grpc
 import orjson
 
 from arena.grpc_util import add_health_and_reflection
-from arena.sdk_server import BotServer
+from arena.sdk_server import BotServer, new_server
 from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.protocol import PROTOCOL_VERSION, version_mismatch
 from referee.tls import TlsError, server_credentials
@@ -97,9 +97,13 @@ class BotServicer(bot_pb2_grpc.BotServicer):
         self._end = end
         self._name = name
 
-    def StartMatch(self, request: bot_pb2.MatchStart, context: grpc.ServicerContext) -> bot_pb2.Ready:  # noqa: N802
+    def StartMatch(
+        self, request: bot_pb2.MatchStart, context: grpc.ServicerContext
+    ) -> bot_pb2.Ready:  # noqa: N802
         if request.protocol_version != PROTOCOL_VERSION:
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, version_mismatch(request.protocol_version))
+            context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, version_mismatch(request.protocol_version)
+            )
         if self._start is not None:
             self._start(
                 {
@@ -121,7 +125,13 @@ class BotServicer(bot_pb2_grpc.BotServicer):
         options = [Option(o.id, o.label) for o in request.options]
         try:
             if self._wants_turn:
-                turn = Turn(request.decision, request.time_left_ms, request.bank_left_ms, request.prompt, received)
+                turn = Turn(
+                    request.decision,
+                    request.time_left_ms,
+                    request.bank_left_ms,
+                    request.prompt,
+                    received,
+                )
                 answer = self._act(observation, options, turn)
             else:
                 answer = self._act(observation, options)
@@ -145,8 +155,11 @@ class BotServicer(bot_pb2_grpc.BotServicer):
                     "ranks": list(request.ranks),
                     "forfeit_reason": request.forfeit_reason,
                     "seat": request.seat,
-                    "fault": bot_pb2.FaultReason.Name(request.fault).removeprefix("FAULT_REASON_").lower()
-                    if request.fault else "",
+                    "fault": bot_pb2.FaultReason.Name(request.fault)
+                    .removeprefix("FAULT_REASON_")
+                    .lower()
+                    if request.fault
+                    else "",
                 }
             )
         return bot_pb2.Ack()
@@ -186,16 +199,17 @@ def make_server(
     name: str = "",
     tls_cert: str | None = None,
     tls_key: str | None = None,
-) -> tuple[BotServer, int]:
+) -> tuple[BotServer | grpc.Server, int]:
     """Build (but do not start) a gRPC server for ``act`` bound to ``address``.
 
     Returns the server and the bound port (0 for a Unix socket). Used by ``serve_bot`` and by
     tests and in-process bots that need the server object. The server answers on one thread of
     its own (:mod:`arena.sdk_server`: why, and what it serves); it has the ``grpc.Server``
-    methods a bot needs (``start``, ``stop``, ``wait_for_termination``). With ``tls_cert``/``tls_key`` (PEM
+    methods a bot needs (``start``, ``stop``, ``wait_for_termination``). With the
+    ``cygrpc_server`` shortcut off (docs/shortcuts.md) it is a plain ``grpc.Server``. With ``tls_cert``/``tls_key`` (PEM
     files) a TCP address is served over TLS only (see :func:`_bind`).
     """
-    server = BotServer()
+    server = new_server()
     bot_pb2_grpc.add_BotServicer_to_server(BotServicer(act, start, end, name), server)
     add_health_and_reflection(server, bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name)
     port = _bind(server, address, tls_cert, tls_key)
@@ -204,7 +218,9 @@ def make_server(
     return server, port
 
 
-def _bind(server: BotServer, address: str, tls_cert: str | None, tls_key: str | None) -> int:
+def _bind(
+    server: BotServer | grpc.Server, address: str, tls_cert: str | None, tls_key: str | None
+) -> int:
     """Bind ``address``: TLS when a certificate and key are given (a remote bot the referee
     dials as ``tls://host:port``), plaintext otherwise. A Unix socket (the referee's hosted
     bots) is never TLS: it never leaves the machine."""
@@ -232,16 +248,25 @@ def serve_bot(
     group.add_argument("--address", help="gRPC address, e.g. unix:/tmp/bot.sock or 127.0.0.1:50061")
     group.add_argument("--port", type=int, help="serve on 0.0.0.0:PORT (a remote bot)")
     parser.add_argument(
-        "--tls-cert", default=os.environ.get(TLS_CERT_ENV) or None,
+        "--tls-cert",
+        default=os.environ.get(TLS_CERT_ENV) or None,
         help=f"serve TLS with this certificate chain (PEM) [${TLS_CERT_ENV}]; the referee dials tls://host:port",
     )
-    parser.add_argument("--tls-key", default=os.environ.get(TLS_KEY_ENV) or None, help=f"its private key (PEM) [${TLS_KEY_ENV}]")
+    parser.add_argument(
+        "--tls-key",
+        default=os.environ.get(TLS_KEY_ENV) or None,
+        help=f"its private key (PEM) [${TLS_KEY_ENV}]",
+    )
     args = parser.parse_args(argv)
     if args.port is not None:
         address = f"0.0.0.0:{args.port}"
     else:
         address = args.address or os.environ.get(ADDRESS_ENV) or "127.0.0.1:50061"
-    bot_name = name if name is not None else os.path.basename(os.path.dirname(os.path.abspath(sys.argv[0])))
+    bot_name = (
+        name
+        if name is not None
+        else os.path.basename(os.path.dirname(os.path.abspath(sys.argv[0])))
+    )
     try:
         server, _ = make_server(act, address, start, end, bot_name, args.tls_cert, args.tls_key)
     except (OSError, RuntimeError, TlsError) as exc:

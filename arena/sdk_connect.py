@@ -9,7 +9,8 @@ The threads take turns reading the stream (leader/followers): the one that recei
 answers it itself while the next one reads, so a call is not handed from a reading thread to a
 pool thread — that hand-over cost about a fifth of a relayed decision. Nor does grpc hand the
 messages between threads of its own: the stream is a :class:`~referee.direct_stream.DirectStream`,
-polled by the reading thread, and an answer is sent by the thread that made it.
+polled by the reading thread, and an answer is sent by the thread that made it (while the
+``cygrpc_stream`` shortcut is on; off, grpc's public stream: docs/shortcuts.md).
 
 When the stream drops, :meth:`DialInBot.run` connects again after a short back-off, so the
 bot is served the next matches; the match that was cut is forfeited by the referee
@@ -34,7 +35,7 @@ from arena.sdk import ActFn, BotServicer, HookFn
 from arena.server.auth import auth_metadata
 from referee._proto import arena_pb2 as pb
 from referee._proto import bot_pb2
-from referee.direct_stream import DirectStream
+from referee.direct_stream import DirectStream, PublicStream, open_stream
 from referee.protocol import bot_error_text
 from referee.tls import env_ca, env_tls, open_channel
 
@@ -90,7 +91,7 @@ class DialInBot:
         self.welcome: pb.ConnectBotWelcome | None = None
         self.connections = 0
         self._stopped = threading.Event()
-        self._stream: DirectStream | None = None
+        self._stream: DirectStream | PublicStream | None = None
         self.workers = max(1, workers)
         self._lock = threading.Lock()
         self._at_cap = False
@@ -132,20 +133,35 @@ class DialInBot:
 
     def _serve_once(self) -> bool:
         """One connection, until it ends. True if the server had welcomed it."""
-        channel = open_channel(self.server, tls=self.tls, ca=self.ca, options=[
-            ("grpc.keepalive_time_ms", 20000), ("grpc.keepalive_timeout_ms", 10000),
-            ("grpc.http2.max_pings_without_data", 0), ("grpc.keepalive_permit_without_calls", 1),
-            # No BDP probing: a PING after every received call costs CPU on every decision and
-            # buys nothing for messages of a few KB (the keepalive pings above stay).
-            ("grpc.http2.bdp_probe", 0),
-        ])
-        stream = DirectStream(channel, CONNECT_PATH, auth_metadata(self.token))
-        stream.send(pb.ConnectBotRequest(hello=pb.ConnectBotHello(name=self.name, game=self.game)).SerializeToString())
+        channel = open_channel(
+            self.server,
+            tls=self.tls,
+            ca=self.ca,
+            options=[
+                ("grpc.keepalive_time_ms", 20000),
+                ("grpc.keepalive_timeout_ms", 10000),
+                ("grpc.http2.max_pings_without_data", 0),
+                ("grpc.keepalive_permit_without_calls", 1),
+                # No BDP probing: a PING after every received call costs CPU on every decision and
+                # buys nothing for messages of a few KB (the keepalive pings above stay).
+                ("grpc.http2.bdp_probe", 0),
+            ],
+        )
+        stream = open_stream(channel, CONNECT_PATH, auth_metadata(self.token))
+        stream.send(
+            pb.ConnectBotRequest(
+                hello=pb.ConnectBotHello(name=self.name, game=self.game)
+            ).SerializeToString()
+        )
         with self._lock:
             self._stream = stream
         turns = _Turns(stream)
-        threads = [threading.Thread(target=self._take_turns, args=(turns,), daemon=True,
-                                    name=f"dialin-bot-{i}") for i in range(self.workers)]
+        threads = [
+            threading.Thread(
+                target=self._take_turns, args=(turns,), daemon=True, name=f"dialin-bot-{i}"
+            )
+            for i in range(self.workers)
+        ]
         try:
             for thread in threads:
                 thread.start()
@@ -159,11 +175,18 @@ class DialInBot:
                 raise ConnectError(f"{code.name}: {exc.details()}") from None
             if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
                 self._at_cap = True
-                print(f"bot {self.name!r}: not accepted now ({exc.details()}); trying again in "
-                      f"{self.max_backoff_s:g} s", file=sys.stderr, flush=True)
+                print(
+                    f"bot {self.name!r}: not accepted now ({exc.details()}); trying again in "
+                    f"{self.max_backoff_s:g} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             elif code != grpc.StatusCode.CANCELLED:
-                print(f"bot {self.name!r}: connection lost ({code.name}: {exc.details()}); reconnecting",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"bot {self.name!r}: connection lost ({code.name}: {exc.details()}); reconnecting",
+                    file=sys.stderr,
+                    flush=True,
+                )
         finally:
             with self._lock:
                 self._stream = None
@@ -181,7 +204,10 @@ class DialInBot:
                     return
                 raw = turns.stream.receive()
                 if raw is None:
-                    ended_ok = turns.stream.status is not None and turns.stream.status[0] == grpc.StatusCode.OK
+                    ended_ok = (
+                        turns.stream.status is not None
+                        and turns.stream.status[0] == grpc.StatusCode.OK
+                    )
                     turns.end(None if ended_ok else turns.stream.error())
                     return
                 response = pb.ConnectBotResponse.FromString(raw)
@@ -191,13 +217,16 @@ class DialInBot:
                     self.welcome = response.welcome
                     self.connections += 1
                     self.welcomed.set()
-                    print(f"bot {self.name!r} connected to {self.server} for {self.game}",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"bot {self.name!r} connected to {self.server} for {self.game}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     continue
             if kind == "call":
                 self._answer(response.call, turns.stream)
 
-    def _answer(self, call: pb.ConnectBotCall, stream: DirectStream) -> None:
+    def _answer(self, call: pb.ConnectBotCall, stream: DirectStream | PublicStream) -> None:
         answer = pb.ConnectBotAnswer(call_id=call.call_id)
         try:
             answer.reply = self.reply(call)
@@ -208,14 +237,16 @@ class DialInBot:
     def reply(self, call: pb.ConnectBotCall) -> bytes:
         """The serialized answer to one call (here: the ``act`` function's)."""
         message_type, method = _DECODE[call.method]
-        return getattr(self.servicer, method)(message_type.FromString(call.request), None).SerializeToString()
+        return getattr(self.servicer, method)(
+            message_type.FromString(call.request), None
+        ).SerializeToString()
 
 
 class _Turns:
     """What a connection's threads share: the stream (read by one at a time), and how it
     ended."""
 
-    def __init__(self, stream: DirectStream) -> None:
+    def __init__(self, stream: DirectStream | PublicStream) -> None:
         self.stream = stream
         self.reading = threading.Lock()
         self.ended = threading.Event()
@@ -232,11 +263,14 @@ class ForwardingDialInBot(DialInBot):
     connect DIR``: any language, the folder's bot.py or bot.json): each call is passed on
     to ``local`` unchanged, within the referee's deadline."""
 
-    def __init__(self, local: grpc.Channel, server: str, token: str, name: str, game: str, **kw: object) -> None:
+    def __init__(
+        self, local: grpc.Channel, server: str, token: str, name: str, game: str, **kw: object
+    ) -> None:
         super().__init__(lambda _o, _l: "", server, token, name, game, **kw)  # type: ignore[arg-type]
         self._local = local
         self._methods = {
-            code: local.unary_unary(f"/tabletop.bot.v1.Bot/{method}") for code, (_t, method) in _DECODE.items()
+            code: local.unary_unary(f"/tabletop.bot.v1.Bot/{method}")
+            for code, (_t, method) in _DECODE.items()
         }
 
     def run(self) -> None:
@@ -261,6 +295,8 @@ class ForwardingDialInBot(DialInBot):
         except KeyError:
             raise ValueError(f"unknown method {call.method}") from None
         try:
-            return method(call.request, timeout=max(0.05, call.deadline_ms / 1000.0), wait_for_ready=True)
+            return method(
+                call.request, timeout=max(0.05, call.deadline_ms / 1000.0), wait_for_ready=True
+            )
         except grpc.RpcError as exc:
             raise RuntimeError(f"the local bot failed: {exc.code().name} {exc.details()}") from None

@@ -19,6 +19,13 @@ thread and their completions come back to the same queue. It serves
 anything else gets UNIMPLEMENTED (as ``Health/Watch`` may, per gRPC's health-checking protocol).
 Calls are answered one after another, in arrival order: a health check sent while ``act``
 thinks waits for it, as the referee's next call would.
+
+``cygrpc``, ``grpc._common.validate_port_binding_result`` and the private attributes read here
+(a generic handler's ``_method_handlers``, credentials' ``_credentials``) are grpc's insides, so
+this server is a *shortcut* (:mod:`referee.shortcuts`, docs/shortcuts.md): ``cygrpc_server``.
+:func:`new_server` builds it while the shortcut is on; when it is off (``ARENA_SHORTCUTS``, or a
+grpcio release it was not tested with) it builds the public ``grpc.server`` with a small pool
+instead, and the private modules are never imported.
 """
 
 from __future__ import annotations
@@ -32,12 +39,23 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from grpc._common import validate_port_binding_result
-from grpc._cython import cygrpc
 
+from referee import shortcuts
 from referee.protocol import bot_error_text
 
+SHORTCUT = shortcuts.register(
+    shortcuts.Shortcut(
+        name="cygrpc_server",
+        package="grpcio",
+        tested=("1.85",),
+        what="a bot server on grpc._cython.cygrpc (and grpc._common.validate_port_binding_result) "
+        "instead of grpc.server",
+    )
+)
+
 _EMPTY = 0  # no operation flags
+#: The public server's pool: a bot is asked one thing at a time, a health check may come meanwhile.
+PUBLIC_WORKERS = 4
 _POLL_S = 1.0  # how often an idle loop looks up (a stop always wakes it at once anyway)
 _REQUEST = object()
 _SHUTDOWN = object()
@@ -81,7 +99,7 @@ class _Context:
     """What this project's handlers (and grpc's health and reflection servicers) ask of the
     ``grpc.ServicerContext``."""
 
-    def __init__(self, call: cygrpc.Call, metadata: tuple) -> None:
+    def __init__(self, call: Any, metadata: tuple) -> None:
         self._call = call
         self._metadata = metadata
         self.code = grpc.StatusCode.OK
@@ -123,7 +141,7 @@ class _Queue(Iterator):
 class _Call:
     """One call in progress: its method, handler context and (for a stream) its replies."""
 
-    def __init__(self, call: cygrpc.Call, method: Method | None, metadata: tuple) -> None:
+    def __init__(self, call: Any, method: Method | None, metadata: tuple) -> None:
         self.call = call
         self.method = method
         self.context = _Context(call, metadata)
@@ -136,8 +154,11 @@ class BotServer:
     """A started server answers calls on its own (daemon) thread until :meth:`stop`."""
 
     def __init__(self, options: tuple = ()) -> None:
+        from grpc._cython import cygrpc  # private: imported only when the shortcut runs
+
+        self._cy = cygrpc
         self._queue = cygrpc.CompletionQueue()
-        self._server = cygrpc.Server(tuple(options), False)
+        self._server = self._cy.Server(tuple(options), False)
         self._server.register_completion_queue(self._queue)
         self._methods: dict[bytes, Method] = {}
         self._due = 0  # completions the queue still owes us
@@ -147,7 +168,9 @@ class BotServer:
         self._thread: threading.Thread | None = None
 
     # --- the grpc.Server methods this project uses -----------------------------------------
-    def add_registered_method_handlers(self, service: str, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
+    def add_registered_method_handlers(
+        self, service: str, handlers: dict[str, grpc.RpcMethodHandler]
+    ) -> None:
         self._methods.update(methods_of({f"/{service}/{name}": h for name, h in handlers.items()}))
 
     def add_generic_rpc_handlers(self, handlers: tuple) -> None:
@@ -156,16 +179,22 @@ class BotServer:
         for handler in handlers:
             table = getattr(handler, "_method_handlers", None)
             if not isinstance(table, dict):
-                raise TypeError(f"{type(handler).__name__}: only grpc.method_handlers_generic_handler "
-                                "handlers can be served here")
+                raise TypeError(
+                    f"{type(handler).__name__}: only grpc.method_handlers_generic_handler "
+                    "handlers can be served here"
+                )
             self._methods.update(methods_of(table))
 
     def add_insecure_port(self, address: str) -> int:
         """The bound port (as ``grpc.Server``'s: RuntimeError when the address cannot be bound)."""
+        from grpc._common import validate_port_binding_result
+
         return validate_port_binding_result(address, self._server.add_http2_port(address.encode()))
 
     def add_secure_port(self, address: str, credentials: grpc.ServerCredentials) -> int:
-        port = self._server.add_http2_port(address.encode(), credentials._credentials)
+        from grpc._common import validate_port_binding_result
+
+        port = self._server.add_http2_port(address.encode(), credentials._credentials)  # noqa: SLF001
         return validate_port_binding_result(address, port)
 
     def start(self) -> None:
@@ -193,13 +222,14 @@ class BotServer:
         return self._stopped
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
-        """Like ``grpc.Server.wait_for_termination``: True once stopped, False at ``timeout``.
-        Waits in short steps so Ctrl-C reaches the main thread."""
+        """As ``grpc.Server.wait_for_termination``: True if ``timeout`` ran out first, False
+        once stopped (so the public server can take this one's place). Waits in short steps so
+        Ctrl-C reaches the main thread."""
         end = None if timeout is None else time.monotonic() + timeout
         while not self._stopped.wait(0.25):
             if end is not None and time.monotonic() >= end:
-                return False
-        return True
+                return True
+        return False
 
     # --- the loop ----------------------------------------------------------------------------
     def _request_call(self) -> None:
@@ -217,7 +247,7 @@ class BotServer:
         try:
             while True:
                 event = self._queue.poll(time.time() + _POLL_S)
-                if event.completion_type == cygrpc.CompletionType.queue_timeout:
+                if event.completion_type == self._cy.CompletionType.queue_timeout:
                     continue
                 with self._lock:
                     self._due -= 1
@@ -241,14 +271,14 @@ class BotServer:
             self._request_call()
         method = self._methods.get(event.call_details.method)
         state = _Call(event.call, method, event.invocation_metadata)
-        self._start_batch(state, (cygrpc.ReceiveCloseOnServerOperation(_EMPTY),), "closed")
+        self._start_batch(state, (self._cy.ReceiveCloseOnServerOperation(_EMPTY),), "closed")
         if method is None:
             self._finish(state, None, grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
             return
         if method.kind == "stream":
             state.requests = _Queue()
             state.replies = method.handler(state.requests, state.context)
-        self._start_batch(state, (cygrpc.ReceiveMessageOperation(_EMPTY),), "message")
+        self._start_batch(state, (self._cy.ReceiveMessageOperation(_EMPTY),), "message")
 
     def _on_message(self, state: _Call, event: Any) -> None:
         data = event.batch_operations[0].message() if event.success else None
@@ -287,19 +317,65 @@ class BotServer:
         elif reply is None:  # the handler's stream ended
             self._finish(state, None, grpc.StatusCode.OK, "")
         else:
-            operations = (cygrpc.SendMessageOperation(method.response_serializer(reply), _EMPTY),)
+            operations = (self._cy.SendMessageOperation(method.response_serializer(reply), _EMPTY),)
             if not state.sent_metadata:
                 state.sent_metadata = True
-                operations = (cygrpc.SendInitialMetadataOperation(None, _EMPTY), *operations)
+                operations = (self._cy.SendInitialMetadataOperation(None, _EMPTY), *operations)
             self._start_batch(state, operations, "sent")
-            self._start_batch(state, (cygrpc.ReceiveMessageOperation(_EMPTY),), "message")
+            self._start_batch(state, (self._cy.ReceiveMessageOperation(_EMPTY),), "message")
 
     def _finish(self, state: _Call, reply: Any, code: grpc.StatusCode, details: str) -> None:
         operations = []
         if not state.sent_metadata:
             state.sent_metadata = True
-            operations.append(cygrpc.SendInitialMetadataOperation(None, _EMPTY))
+            operations.append(self._cy.SendInitialMetadataOperation(None, _EMPTY))
         if reply is not None:
-            operations.append(cygrpc.SendMessageOperation(state.method.response_serializer(reply), _EMPTY))
-        operations.append(cygrpc.SendStatusFromServerOperation(None, code.value[0], details.encode(), _EMPTY))
+            operations.append(
+                self._cy.SendMessageOperation(state.method.response_serializer(reply), _EMPTY)
+            )
+        operations.append(
+            self._cy.SendStatusFromServerOperation(None, code.value[0], details.encode(), _EMPTY)
+        )
         self._start_batch(state, tuple(operations), "sent")
+
+
+def new_server() -> BotServer | grpc.Server:
+    """The bot's server, not yet bound: a :class:`BotServer` while the ``cygrpc_server``
+    shortcut is on, else the public ``grpc.server`` (answering a failing handler with the same
+    status and text, see :class:`SameErrorText`)."""
+    if shortcuts.enabled(SHORTCUT.name):
+        return BotServer()
+    from concurrent import futures
+
+    return grpc.server(
+        futures.ThreadPoolExecutor(max_workers=PUBLIC_WORKERS), interceptors=(SameErrorText(),)
+    )
+
+
+class SameErrorText(grpc.ServerInterceptor):
+    """On the public server, a unary handler that raises is answered UNKNOWN with
+    :func:`~referee.protocol.bot_error_text` (``KeyError: 'x'``), as :class:`BotServer` and a
+    dial-in bot answer, rather than grpc's ``Exception calling application: 'x'`` (no type)."""
+
+    def intercept_service(
+        self, continuation: Callable, handler_call_details: grpc.HandlerCallDetails
+    ) -> Any:
+        handler = continuation(handler_call_details)
+        if handler is None or handler.request_streaming or handler.response_streaming:
+            return handler
+        inner = handler.unary_unary
+
+        def behaviour(request: Any, context: grpc.ServicerContext) -> Any:
+            try:
+                return inner(request, context)
+            except Exception as exc:
+                if context.code() is not None:  # the handler aborted: its own status stands
+                    raise
+                _LOG.exception("Exception calling application: %s", exc)
+                context.abort(grpc.StatusCode.UNKNOWN, bot_error_text(exc))
+
+        return grpc.unary_unary_rpc_method_handler(
+            behaviour,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )

@@ -9,24 +9,56 @@ the call has a completion queue of its own, polled by the thread that waits in
 :meth:`receive`. Sending starts the operation from the calling thread at once.
 
 Used by the referee's relay stream (``referee/relay_stream.py``) and a dialling bot's
-``ConnectBot`` stream (``arena/sdk_connect.py``). The private ``cygrpc`` API it rests on is
-exercised by the dial-in tests (tests/api/test_dialin*.py).
+``ConnectBot`` stream (``arena/sdk_connect.py``), both through :func:`open_stream`.
+
+``cygrpc`` and ``grpc._common`` are grpc's private API, so this is a *shortcut*
+(:mod:`referee.shortcuts`, docs/shortcuts.md): ``cygrpc_stream``. When it is off (by
+``ARENA_SHORTCUTS``, or because the installed grpcio is a release it was not tested with)
+:func:`open_stream` returns a :class:`PublicStream` instead: the same interface over grpc's
+public ``channel.stream_stream``, and the private modules are never imported. The dial-in tests
+run both (tests/api/test_shortcuts_grpc.py).
 """
 
 from __future__ import annotations
 
 import collections
 import itertools
+import queue
 import threading
+from typing import Any
 
 import grpc
-from grpc._common import CYGRPC_STATUS_CODE_TO_STATUS_CODE
-from grpc._cython import cygrpc
 
-#: Like ``wait_for_ready=True``: the stream waits for the channel to connect.
-_WAIT_FOR_READY = cygrpc.InitialMetadataFlags.wait_for_ready | cygrpc.InitialMetadataFlags.wait_for_ready_explicitly_set
+from referee import shortcuts
+
+SHORTCUT = shortcuts.register(
+    shortcuts.Shortcut(
+        name="cygrpc_stream",
+        package="grpcio",
+        tested=("1.85",),
+        what="grpc._cython.cygrpc segregated calls and grpc._common status codes for the dial-in streams",
+    )
+)
 _RECEIVED = "received"
 _STATUS = "status"
+
+
+def _cygrpc() -> Any:
+    """grpc's private Cython layer, imported only when the shortcut runs (a grpcio without it
+    still serves the public path)."""
+    from grpc._cython import cygrpc
+
+    return cygrpc
+
+
+def open_stream(
+    channel: grpc.Channel, path: str, metadata: tuple[tuple[str, str], ...]
+) -> DirectStream | PublicStream:
+    """A bidirectional stream of raw messages on ``channel``: a :class:`DirectStream` while the
+    ``cygrpc_stream`` shortcut is on, else a :class:`PublicStream` (same interface)."""
+    if shortcuts.enabled(SHORTCUT.name):
+        return DirectStream(channel, path, metadata)
+    return PublicStream(channel, path, metadata)
 
 
 class StreamError(grpc.RpcError):
@@ -47,7 +79,9 @@ class DirectStream:
     """One open stream. :meth:`send` and :meth:`cancel` may be called from any thread;
     :meth:`receive` by one thread at a time (it polls the call's queue)."""
 
-    def __init__(self, channel: grpc.Channel, path: str, metadata: tuple[tuple[str, str], ...]) -> None:
+    def __init__(
+        self, channel: grpc.Channel, path: str, metadata: tuple[tuple[str, str], ...]
+    ) -> None:
         #: Held by the thread that polls the call's queue.
         self.polling = threading.Lock()
         #: Guards :attr:`_due` together with the operations that add to it (see :meth:`_operate`).
@@ -62,13 +96,29 @@ class DirectStream:
         self._send_tags = itertools.count()
         #: (code, details) once the status has arrived.
         self.status: tuple[grpc.StatusCode, str] | None = None
+        cygrpc = self._cygrpc = _cygrpc()
+        from grpc._common import CYGRPC_STATUS_CODE_TO_STATUS_CODE
+
+        self._status_codes: dict[Any, grpc.StatusCode] = CYGRPC_STATUS_CODE_TO_STATUS_CODE
+        #: Like ``wait_for_ready=True``: the stream waits for the channel to connect.
+        wait_for_ready = (
+            cygrpc.InitialMetadataFlags.wait_for_ready
+            | cygrpc.InitialMetadataFlags.wait_for_ready_explicitly_set
+        )
         with self._state:
             self._call = channel._channel.segregated_call(  # noqa: SLF001 - see the module docstring
-                0, path.encode(), None, None, metadata, None, (
-                    ((cygrpc.SendInitialMetadataOperation(metadata, _WAIT_FOR_READY),), "opened"),
+                0,
+                path.encode(),
+                None,
+                None,
+                metadata,
+                None,
+                (
+                    ((cygrpc.SendInitialMetadataOperation(metadata, wait_for_ready),), "opened"),
                     ((cygrpc.ReceiveInitialMetadataOperation(0),), "headers"),
                     ((cygrpc.ReceiveStatusOnClientOperation(0),), _STATUS),
-                ))
+                ),
+            )
             self._due.update(("opened", "headers", _STATUS))
 
     def send(self, message: bytes, and_receive: bool = False) -> None:
@@ -84,9 +134,13 @@ class DirectStream:
 
     def _start_send(self, message: bytes, and_receive: bool = False) -> None:
         """(``_state`` held.) Start one SendMessage (with a ReceiveMessage)."""
+        cygrpc = self._cygrpc
         if and_receive:
             tag: tuple[str, int] = ("exchanged", next(self._send_tags))
-            operations = (cygrpc.SendMessageOperation(message, 0), cygrpc.ReceiveMessageOperation(0))
+            operations = (
+                cygrpc.SendMessageOperation(message, 0),
+                cygrpc.ReceiveMessageOperation(0),
+            )
         else:
             tag = ("sent", next(self._send_tags))
             operations = (cygrpc.SendMessageOperation(message, 0),)
@@ -98,12 +152,15 @@ class DirectStream:
     def receive(self) -> bytes | None:
         """The next message, or None once the stream has ended (see :attr:`status`). Blocks
         this thread until one of them happens."""
+        cygrpc = self._cygrpc
         with self.polling:
             while not self._inbox:
                 if self.status is not None and not self._receiving:
                     return None
                 with self._state:
-                    if not self._receiving and self._call.operate((cygrpc.ReceiveMessageOperation(0),), _RECEIVED):
+                    if not self._receiving and self._call.operate(
+                        (cygrpc.ReceiveMessageOperation(0),), _RECEIVED
+                    ):
                         self._due.add(_RECEIVED)
                         self._receiving = True
                 if not self._poll():
@@ -117,6 +174,7 @@ class DirectStream:
                 if self.status is None:
                     self.status = (grpc.StatusCode.UNAVAILABLE, "the stream is closed")
                 return False
+        cygrpc = self._cygrpc
         event = self._call.next_event()
         tag = event.tag
         for operation in event.batch_operations:
@@ -126,9 +184,14 @@ class DirectStream:
                 if message is not None:
                     self._inbox.append(message)
             elif kind == cygrpc.OperationType.receive_status_on_client:
-                code = CYGRPC_STATUS_CODE_TO_STATUS_CODE.get(operation.code(), grpc.StatusCode.UNKNOWN)
+                code = self._status_codes.get(operation.code(), grpc.StatusCode.UNKNOWN)
                 details = operation.details()
-                self.status = (code, details.decode("utf-8", "replace") if isinstance(details, bytes) else str(details or ""))
+                self.status = (
+                    code,
+                    details.decode("utf-8", "replace")
+                    if isinstance(details, bytes)
+                    else str(details or ""),
+                )
         with self._state:
             self._due.discard(tag)
             if tag == _RECEIVED:
@@ -146,9 +209,9 @@ class DirectStream:
         code, details = self.status or (grpc.StatusCode.UNAVAILABLE, "the stream is closed")
         return StreamError(code, details)
 
-    def cancel(self, details: str = "cancelled", code: cygrpc.StatusCode = cygrpc.StatusCode.cancelled) -> None:
+    def cancel(self, details: str = "cancelled") -> None:
         """End the stream from any thread; a thread in :meth:`receive` wakes up with None."""
-        self._call.cancel(code, details)
+        self._call.cancel(self._cygrpc.StatusCode.cancelled, details)
 
     def close(self) -> None:
         """Cancel the stream and release its queue (idempotent). Waits for a thread still in
@@ -157,3 +220,56 @@ class DirectStream:
         with self.polling:
             while self._poll():
                 pass
+
+
+class PublicStream:
+    """:class:`DirectStream`'s interface over grpc's public streaming call (the shortcut's way
+    back): outgoing messages go through a queue that grpc's request thread drains, incoming
+    ones are handed over from the channel's thread. Correct on any grpcio; slower by the two
+    thread switches per exchange the module docstring describes."""
+
+    def __init__(
+        self, channel: grpc.Channel, path: str, metadata: tuple[tuple[str, str], ...]
+    ) -> None:
+        #: Held by the thread that waits in :meth:`receive` (one reader at a time, as DirectStream).
+        self.polling = threading.Lock()
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        #: (code, details) once the stream has ended.
+        self.status: tuple[grpc.StatusCode, str] | None = None
+        # No serializers: messages cross as the bytes the caller made.
+        self._call = channel.stream_stream(path)(
+            iter(self._outbox.get, None), metadata=metadata, wait_for_ready=True
+        )
+
+    def send(self, message: bytes, and_receive: bool = False) -> None:  # noqa: ARG002 - DirectStream's signature
+        """Queue ``message`` for grpc's request thread (dropped once the stream has ended)."""
+        if self.status is None:
+            self._outbox.put(message)
+
+    def receive(self) -> bytes | None:
+        """The next message, or None once the stream has ended (see :attr:`status`)."""
+        with self.polling:
+            if self.status is not None:
+                return None
+            try:
+                return next(self._call)
+            except StopIteration:
+                self.status = (grpc.StatusCode.OK, "")
+            except grpc.RpcError as exc:
+                self.status = (exc.code(), exc.details() or "")
+            return None
+
+    def error(self) -> StreamError:
+        """The stream's end as an ``RpcError`` (call once :meth:`receive` returned None)."""
+        code, details = self.status or (grpc.StatusCode.UNAVAILABLE, "the stream is closed")
+        return StreamError(code, details)
+
+    def cancel(self, details: str = "cancelled") -> None:  # noqa: ARG002 - the public cancel takes no text
+        """End the stream from any thread; a thread in :meth:`receive` wakes up with None
+        (status CANCELLED)."""
+        self._call.cancel()
+
+    def close(self) -> None:
+        """Cancel the stream and end grpc's request thread (idempotent)."""
+        self._outbox.put(None)
+        self._call.cancel()

@@ -13,7 +13,8 @@ all (hung, or a network that black-holes packets) is caught by :class:`_Watchdog
 per process that cancels a stream whose call is :data:`GRACE_S` past its deadline; the caller
 then sees :class:`RelayTimeout` as well. The caller reads the stream itself: no reader thread, and
 no thread of grpc's either (:mod:`referee.direct_stream`), because every hand-over between threads
-costs about as much as the message.
+costs about as much as the message. With the ``cygrpc_stream`` shortcut off (docs/shortcuts.md)
+the stream is grpc's public one, with its threads.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import weakref
 import grpc
 
 from referee._proto import arena_pb2 as pb
-from referee.direct_stream import DirectStream
+from referee.direct_stream import open_stream
 
 PATH = "/tabletop.arena.v1.DialinRelay/Relay"
 #: How long past a call's deadline the referee waits for the relay's own TIMEOUT answer.
@@ -48,23 +49,29 @@ class RelayStream:
     """One seat's open stream to the relay. Not thread-safe: one call at a time (the
     referee's seat is sequential), except that :meth:`send` and :meth:`receive` may be split
     (EndMatch goes to every seat before any answer is awaited). A
-    :class:`~referee.direct_stream.DirectStream`: the thread that waits for an answer polls for
-    it itself."""
+    :class:`~referee.direct_stream.DirectStream` (the thread that waits for an answer polls for
+    it itself) or, with the shortcut off, a :class:`~referee.direct_stream.PublicStream`."""
 
     def __init__(self, channel: grpc.Channel, metadata: tuple[tuple[str, str], ...]) -> None:
         self._ids = itertools.count(1)
         #: Monotonic time after which the watchdog cancels the stream (None: no call waiting).
         self.expires: float | None = None
         self.cut_by_watchdog = False
-        self._stream = DirectStream(channel, PATH, metadata)
+        self._stream = open_stream(channel, PATH, metadata)
         _WATCHDOG.add(self)
 
     def send(self, method: int, request: bytes, timeout_s: float) -> int:
         """Send one call; returns its id for :meth:`receive`."""
         call_id = next(self._ids)
-        self._stream.send(pb.RelayCall(call_id=call_id, method=method, request=request,
-                                       deadline_ms=max(1, int(timeout_s * 1000))).SerializeToString(),
-                          and_receive=True)
+        self._stream.send(
+            pb.RelayCall(
+                call_id=call_id,
+                method=method,
+                request=request,
+                deadline_ms=max(1, int(timeout_s * 1000)),
+            ).SerializeToString(),
+            and_receive=True,
+        )
         self.expires = time.monotonic() + timeout_s + GRACE_S
         return call_id
 
@@ -77,7 +84,10 @@ class RelayStream:
                 if raw is None:
                     if self.cut_by_watchdog:
                         raise RelayTimeout("no answer from the dial-in relay in time")
-                    if self._stream.status is not None and self._stream.status[0] == grpc.StatusCode.OK:
+                    if (
+                        self._stream.status is not None
+                        and self._stream.status[0] == grpc.StatusCode.OK
+                    ):
                         raise _Ended()
                     raise self._stream.error()
                 answer = pb.RelayAnswer.FromString(raw)
@@ -134,7 +144,9 @@ class _Watchdog:
         with self._lock:
             self._streams.add(stream)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="relay-watchdog", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._run, name="relay-watchdog", daemon=True
+                )
                 self._thread.start()
 
     def discard(self, stream: RelayStream) -> None:

@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee import seccomp
+from referee import seccomp, shortcuts
 from referee.manifest import ManifestError, launch_command
 from referee.sandbox_view import NotASocket, ProcInfo, SandboxView, cpu_ticks_of
 from referee.sandbox_watch import MEMORY_WATCH, held_bytes
@@ -368,7 +368,9 @@ def prlimit_args(limits: SandboxLimits, with_nproc: bool) -> list[str]:
 
 
 def bot_environment(address: str) -> dict[str, str]:
-    """A clean environment: nothing of the referee's (tokens, database URLs) leaks in."""
+    """A clean environment: nothing of the referee's (tokens, database URLs) leaks in, except
+    ``ARENA_SHORTCUTS`` (docs/shortcuts.md): turned off, the hosted bot's SDK takes the public
+    path too, so ``off`` means off everywhere."""
     path = [str(PROJECT_ROOT)]
     user_site = site.getusersitepackages()
     if site.ENABLE_USER_SITE and os.path.isdir(user_site):
@@ -384,6 +386,7 @@ def bot_environment(address: str) -> dict[str, str]:
         "GRPC_ENABLE_FORK_SUPPORT": "0",
         "ARENA_BOT_ADDRESS": address,
         "ARENA_PROTOS": str(PROTOS_DIR),
+        **({shortcuts.ENV: setting} if (setting := os.environ.get(shortcuts.ENV)) else {}),
     }
 
 

@@ -44,3 +44,16 @@ def _no_warm_bots_between_tests():
     tasks = sys.modules.get("arena.tasks")
     if tasks is not None:
         tasks.close_worker_bot_pool()
+
+
+@pytest.fixture(params=["on", "off"], ids=["shortcuts-on", "shortcuts-off"])
+def shortcut_setting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Run the test on both paths of every shortcut (docs/shortcuts.md): ``ARENA_SHORTCUTS=on``
+    (the private-API paths, where the installed releases were tested) and ``off`` (the public
+    paths). Processes the test starts inherit it, a sandboxed bot too. Yields the setting."""
+    from referee import shortcuts
+
+    monkeypatch.setenv(shortcuts.ENV, request.param)
+    shortcuts.reset_cache()
+    yield request.param
+    shortcuts.reset_cache()

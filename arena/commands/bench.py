@@ -202,5 +202,21 @@ def bench_ladder_quality(sizes: tuple[int, ...], seeds: int, queue: int, max_per
         click.echo(f"{r['bots']:>5} {r['rule']:<16} {needed!s:>11} {r['final_tau']:>9}  {r['runs']}")
 
 
+@bench_group.command("shortcuts-grpc")
+@click.option("--decisions", default=1200, show_default=True, help="decisions (and dial-in calls) per setting")
+@click.option("--rounds", default=4, show_default=True, type=click.IntRange(2), help="alternating rounds")
+def bench_shortcuts_grpc(decisions: int, rounds: int) -> None:
+    """The gRPC shortcuts' figures with all shortcuts on and all off, in one run (docs/shortcuts.md).
+
+    Referee overhead (sandboxed bots, left out without bubblewrap), a bare call to a remote bot
+    and a dial-in call, each per setting, and each shortcut's gain.
+    """
+    import arena.sdk_server  # noqa: F401 - registers cygrpc_server
+    import referee.direct_stream  # noqa: F401 - registers cygrpc_stream
+    from referee.sandbox import bwrap_path
+
+    _run("bench_shortcuts", decisions=decisions, rounds=rounds, sandboxed=bwrap_path() is not None)
+
+
 def register(group: click.Group) -> None:
     group.add_command(bench_group)

@@ -1,5 +1,7 @@
 """The SDK's bot server (arena/sdk_server.py) over a real socket: every answer a ``grpc.server``
-gave the referee and a client's tools is still given, from the one serving thread."""
+gave the referee and a client's tools is still given, from the one serving thread. Each test
+runs on both paths of the ``cygrpc_server`` shortcut (docs/shortcuts.md): the cygrpc server and
+the public ``grpc.server`` that replaces it when the shortcut is off."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.sdk import make_server
+from arena.sdk_server import BotServer
 from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.bot_client import BotClient, BotFault
 from referee.protocol import PROTOCOL_VERSION
@@ -28,7 +31,7 @@ def _act(observation: dict, options: list) -> str:
 
 
 @pytest.fixture()
-def bot():
+def bot(shortcut_setting):
     server, port = make_server(_act, "127.0.0.1:0", name="served")
     server.start()
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
@@ -38,17 +41,23 @@ def bot():
 
 
 def _request(observation: bytes = b"{}") -> bot_pb2.ActRequest:
-    return bot_pb2.ActRequest(observation_json=observation, options=[bot_pb2.Option(id="a"), bot_pb2.Option(id="b")])
+    return bot_pb2.ActRequest(
+        observation_json=observation, options=[bot_pb2.Option(id="a"), bot_pb2.Option(id="b")]
+    )
 
 
-def test_the_bot_service_answers_on_the_serving_thread(bot):
-    _, channel, _ = bot
+def test_the_bot_service_answers_on_the_serving_thread(bot, shortcut_setting):
+    server, channel, _ = bot
+    assert isinstance(server, BotServer) == (shortcut_setting == "on")
     stub = bot_pb2_grpc.BotStub(channel)
     ready = stub.StartMatch(bot_pb2.MatchStart(protocol_version=PROTOCOL_VERSION), timeout=5)
     assert ready.bot_name == "served"
     THREADS.clear()
     assert [stub.Act(_request(), timeout=5).option_id for _ in range(3)] == ["b"] * 3
-    assert THREADS == ["bot-server"] * 3  # no hand-over to a pool thread
+    if shortcut_setting == "on":
+        assert THREADS == ["bot-server"] * 3  # no hand-over to a pool thread
+    else:
+        assert all(name != "bot-server" for name in THREADS)  # grpc.server's pool
     assert stub.EndMatch(bot_pb2.MatchEnd(match_id="m"), timeout=5) == bot_pb2.Ack()
 
 
@@ -83,22 +92,39 @@ def test_a_call_the_referee_gave_up_on_does_not_stop_the_next(bot):
     assert stub.Act(_request(), timeout=5).option_id == "b"
 
 
-def test_health_and_reflection_for_the_authors_tools(bot):
+def test_health_and_reflection_for_the_authors_tools(bot, shortcut_setting):
     _, channel, _ = bot
     health = health_pb2_grpc.HealthStub(channel)
-    assert health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5).status == health_pb2.HealthCheckResponse.SERVING
-    assert health.Check(health_pb2.HealthCheckRequest(service="tabletop.bot.v1.Bot"), timeout=5).status == (
-        health_pb2.HealthCheckResponse.SERVING)
+    assert (
+        health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5).status
+        == health_pb2.HealthCheckResponse.SERVING
+    )
+    assert health.Check(
+        health_pb2.HealthCheckRequest(service="tabletop.bot.v1.Bot"), timeout=5
+    ).status == (health_pb2.HealthCheckResponse.SERVING)
     with pytest.raises(grpc.RpcError) as unknown:
         health.Check(health_pb2.HealthCheckRequest(service="nope"), timeout=5)
     assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
-    with pytest.raises(grpc.RpcError) as watch:  # the health protocol lets a server decline Watch
-        next(iter(health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=5)))
-    assert watch.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    if shortcut_setting == "on":
+        with pytest.raises(
+            grpc.RpcError
+        ) as watch:  # the health protocol lets a server decline Watch
+            next(iter(health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=5)))
+        assert watch.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    else:  # grpc.server serves it
+        watching = health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=5)
+        assert next(iter(watching)).status == health_pb2.HealthCheckResponse.SERVING
+        watching.cancel()
 
-    questions = [reflection_pb2.ServerReflectionRequest(list_services=""),
-                 reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.bot.v1.Bot")]
-    replies = list(reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(iter(questions), timeout=5))
+    questions = [
+        reflection_pb2.ServerReflectionRequest(list_services=""),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="tabletop.bot.v1.Bot"),
+    ]
+    replies = list(
+        reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
+            iter(questions), timeout=5
+        )
+    )
     assert len(replies) == 2
     assert "tabletop.bot.v1.Bot" in {s.name for s in replies[0].list_services_response.service}
     assert replies[1].file_descriptor_response.file_descriptor_proto
@@ -121,13 +147,15 @@ def test_stop_cancels_a_running_call_and_ends_the_wait(bot):
     time.sleep(0.1)
     started = time.monotonic()
     assert server.stop(0).wait(5)
-    assert server.wait_for_termination(timeout=1)
+    assert (
+        server.wait_for_termination(timeout=1) is False
+    )  # as grpc.Server's: False = not timed out
     assert time.monotonic() - started < 2
     with pytest.raises(grpc.RpcError):
         pending.result(timeout=5)
 
 
-def test_a_server_stopped_before_it_started_stops_at_once():
+def test_a_server_stopped_before_it_started_stops_at_once(shortcut_setting):
     server, _ = make_server(_act, "127.0.0.1:0")
     assert server.stop(0).wait(1)
     assert server.stop(None).wait(1)  # and again
