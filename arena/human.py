@@ -124,7 +124,10 @@ def opponents(session: Any, game: str) -> list[Opponent]:
 
     out = [Opponent(name, f"{name} (house bot)", True) for name in house.house_sources(game)]
     for version in latest_versions(session, game):
-        if version.kind in (HUMAN_KIND, house.AUTOMATON_KIND) or version.bot.owner == house.HOUSE_OWNER:
+        if (
+            version.kind in (HUMAN_KIND, house.AUTOMATON_KIND)
+            or version.bot.owner == house.HOUSE_OWNER
+        ):
             continue
         out.append(Opponent(f"v{version.id}", f"{version.label} ({version.bot.owner})", False))
     return out
@@ -136,8 +139,9 @@ def _opponent_version(session: Any, game: str, key: str) -> int:
 
     sources = house.house_sources(game)
     if key in sources:
-        bot = session.scalar(select(Bot).where(Bot.owner == house.HOUSE_OWNER, Bot.name == key,
-                                               Bot.game == game))
+        bot = session.scalar(
+            select(Bot).where(Bot.owner == house.HOUSE_OWNER, Bot.name == key, Bot.game == game)
+        )
         created = bot is None
         version = register_version(session, game, sources[key], name=key, owner=house.HOUSE_OWNER)
         if created:  # registered for this game only: it joins no ladder on its own
@@ -151,8 +155,9 @@ def _opponent_version(session: Any, game: str, key: str) -> int:
 
 def human_version(session: Any, game: str) -> int:
     """The version id of the pseudo-bot that sits in a person's seat (created on first use)."""
-    bot = session.scalar(select(Bot).where(Bot.owner == house.HOUSE_OWNER, Bot.name == HUMAN_NAME,
-                                           Bot.game == game))
+    bot = session.scalar(
+        select(Bot).where(Bot.owner == house.HOUSE_OWNER, Bot.name == HUMAN_NAME, Bot.game == game)
+    )
     if bot is None:
         bot = Bot(owner=house.HOUSE_OWNER, name=HUMAN_NAME, game=game, active=False)
         session.add(bot)
@@ -163,9 +168,15 @@ def human_version(session: Any, game: str) -> int:
     if bot.versions:
         raise HumanGameError(f"bot {HUMAN_NAME!r} of {game} is not the human seat's pseudo-bot")
     source = f"{HUMAN_KIND}:{game}"
-    version = BotVersion(bot=bot, number=1, kind=HUMAN_KIND, source=source,
-                         digest=hashlib.sha256(source.encode()).hexdigest(),
-                         initial_mu=0.0, initial_sigma=0.0)
+    version = BotVersion(
+        bot=bot,
+        number=1,
+        kind=HUMAN_KIND,
+        source=source,
+        digest=hashlib.sha256(source.encode()).hexdigest(),
+        initial_mu=0.0,
+        initial_sigma=0.0,
+    )
     session.add(version)
     session.flush()
     return version.id
@@ -182,8 +193,15 @@ class Started:
     secret: str
 
 
-def start_game(url: str | None, game: str, players: int, variant: str | None, seat: int,
-               opponent_keys: list[str], client: str) -> Started:
+def start_game(
+    url: str | None,
+    game: str,
+    players: int,
+    variant: str | None,
+    seat: int,
+    opponent_keys: list[str],
+    client: str,
+) -> Started:
     """Create a human match and start playing it in this process. Raises :class:`HumanGameError`
     for a mistake in the request and :class:`HumanGamesFull` past a cap."""
     try:
@@ -194,37 +212,60 @@ def start_game(url: str | None, game: str, players: int, variant: str | None, se
     if not 0 <= seat < players:
         raise HumanGameError(f"your seat must be 1-{players}")
     if len(opponent_keys) != players - 1:
-        raise HumanGameError(f"a {players}-player game needs {players - 1} opponent(s), "
-                             f"not {len(opponent_keys)}")
+        raise HumanGameError(
+            f"a {players}-player game needs {players - 1} opponent(s), not {len(opponent_keys)}"
+        )
     if len(set(opponent_keys)) != len(opponent_keys):
         raise HumanGameError("choose a different bot for each opponent seat")
     sweep_dead(url)
     secret = secrets.token_urlsafe(32)
     total_cap, client_cap = caps()
     with session_scope(url) as s:
-        playing = s.scalar(select(func.count()).select_from(HumanSeat)
-                           .where(HumanSeat.status == "playing")) or 0
+        playing = (
+            s.scalar(
+                select(func.count()).select_from(HumanSeat).where(HumanSeat.status == "playing")
+            )
+            or 0
+        )
         if playing >= total_cap:
-            raise HumanGamesFull(f"{playing} games against people are running, the most at once; "
-                                 "try again when one ends")
-        mine = s.scalar(select(func.count()).select_from(HumanSeat)
-                        .where(HumanSeat.client == client, HumanSeat.status == "playing")) or 0
+            raise HumanGamesFull(
+                f"{playing} games against people are running, the most at once; "
+                "try again when one ends"
+            )
+        mine = (
+            s.scalar(
+                select(func.count())
+                .select_from(HumanSeat)
+                .where(HumanSeat.client == client, HumanSeat.status == "playing")
+            )
+            or 0
+        )
         if mine >= client_cap:
-            raise HumanGamesFull(f"you have {mine} games running, the most per player; "
-                                 "finish or leave one first")
+            raise HumanGamesFull(
+                f"you have {mine} games running, the most per player; finish or leave one first"
+            )
         ids = [_opponent_version(s, game, key) for key in opponent_keys]
         ids.insert(seat, human_version(s, game))
         from referee.rng import match_seed
 
-        match = recording.create_match(s, game, variant, ids, match_seed(), kind=HUMAN_KIND,
-                                       sandbox=_sandbox())
+        match = recording.create_match(
+            s, game, variant, ids, match_seed(), kind=HUMAN_KIND, sandbox=_sandbox()
+        )
         match.status = "running"
         match.worker = recording.worker_name()
         match.started_at = utcnow()
         match.attempts = 1
-        s.add(HumanSeat(match_id=match.id, seat=seat, secret_hash=hash_secret(secret),
-                        client=client, status="playing", prompt="",
-                        alive_until=time.time() + ALIVE_FOR_S))
+        s.add(
+            HumanSeat(
+                match_id=match.id,
+                seat=seat,
+                secret_hash=hash_secret(secret),
+                client=client,
+                status="playing",
+                prompt="",
+                alive_until=time.time() + ALIVE_FOR_S,
+            )
+        )
         match_id = match.id
     _runner().submit(url, match_id)
     return Started(match_id, seat, secret)
@@ -241,8 +282,9 @@ def sweep_dead(url: str | None) -> int:
     """Mark failed the human games whose playing process stopped renewing them (it died)."""
     now = time.time()
     with session_scope(url) as s:
-        dead = s.scalars(select(HumanSeat).where(HumanSeat.status == "playing",
-                                                 HumanSeat.alive_until < now)).all()
+        dead = s.scalars(
+            select(HumanSeat).where(HumanSeat.status == "playing", HumanSeat.alive_until < now)
+        ).all()
         for row in dead:
             row.status, row.observation, row.options, row.decision = "failed", None, None, None
             match = s.get(Match, row.match_id)
@@ -288,24 +330,43 @@ def seat_view(url: str | None, match_id: str, secret: str | None) -> SeatView | 
         match = s.get(Match, match_id)
         # answered, not yet taken by the seat server: nothing is waiting for the person now
         waiting = row.decision is not None and row.answer_decision != row.decision
-        names = [f"{seat.version.bot.name} v{seat.version.number}" if seat.seat != row.seat else "you"
-                 for seat in match.seats]
+        names = [
+            f"{seat.version.bot.name} v{seat.version.number}" if seat.seat != row.seat else "you"
+            for seat in match.seats
+        ]
         return SeatView(
-            match_id=match_id, game=match.game, variant=match.variant, players=match.players,
-            seat=row.seat, status=row.status, match_status=match.status, decision=row.decision if waiting else None,
+            match_id=match_id,
+            game=match.game,
+            variant=match.variant,
+            players=match.players,
+            seat=row.seat,
+            status=row.status,
+            match_status=match.status,
+            decision=row.decision if waiting else None,
             observation=orjson.loads(row.observation) if row.observation else None,
-            options=[tuple(o) for o in orjson.loads(row.options)] if waiting and row.options else [],
-            prompt=row.prompt or "", deadline=row.deadline, seat_names=names,
-            result=match.result, error=match.error,
+            options=[tuple(o) for o in orjson.loads(row.options)]
+            if waiting and row.options
+            else [],
+            prompt=row.prompt or "",
+            deadline=row.deadline,
+            seat_names=names,
+            result=match.result,
+            error=match.error,
         )
 
 
-def choose(url: str | None, match_id: str, secret: str | None, decision: int, option_id: str) -> None:
+def choose(
+    url: str | None, match_id: str, secret: str | None, decision: int, option_id: str
+) -> None:
     """The person's answer to ``decision``. Raises :class:`HumanGameError` when it cannot be
     taken (not this seat's secret, that decision is not waiting, not a legal option)."""
     with session_scope(url) as s:
         row = s.scalar(select(HumanSeat).where(HumanSeat.match_id == match_id))
-        if row is None or not secret or not secrets.compare_digest(row.secret_hash, hash_secret(secret)):
+        if (
+            row is None
+            or not secret
+            or not secrets.compare_digest(row.secret_hash, hash_secret(secret))
+        ):
             raise HumanGameError("this browser does not hold a seat in that game")
         if row.status != "playing" or row.decision != decision:
             raise HumanGameError("that decision is no longer waiting (the game moved on)")
@@ -339,10 +400,15 @@ class _SeatService(bot_pb2_grpc.BotServicer):
     call: the seat then forfeits on time, as a silent bot would)."""
 
     def __init__(self) -> None:
-        self.urls: dict[str, str | None] = {}  # match id -> its database, for the matches played here
+        #: match id -> its database, for the matches played here
+        self.urls: dict[str, str | None] = {}
 
-    def StartMatch(self, request: bot_pb2.MatchStart, context: grpc.ServicerContext) -> bot_pb2.Ready:  # noqa: N802
-        return bot_pb2.Ready(protocol_version=request.protocol_version, bot_name="a person in a browser")
+    def StartMatch(
+        self, request: bot_pb2.MatchStart, context: grpc.ServicerContext
+    ) -> bot_pb2.Ready:  # noqa: N802
+        return bot_pb2.Ready(
+            protocol_version=request.protocol_version, bot_name="a person in a browser"
+        )
 
     def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActReply:  # noqa: N802
         if request.match_id not in self.urls:
@@ -351,10 +417,19 @@ class _SeatService(bot_pb2_grpc.BotServicer):
         event = _event(request.match_id)
         options = orjson.dumps([[o.id, o.label] for o in request.options]).decode()
         with session_scope(url) as s:
-            s.execute(update(HumanSeat).where(HumanSeat.match_id == request.match_id).values(
-                decision=request.decision, observation=request.observation_json, options=options,
-                prompt=request.prompt[:500], deadline=time.time() + request.time_left_ms / 1000.0,
-                answer=None, answer_decision=None))
+            s.execute(
+                update(HumanSeat)
+                .where(HumanSeat.match_id == request.match_id)
+                .values(
+                    decision=request.decision,
+                    observation=request.observation_json,
+                    options=options,
+                    prompt=request.prompt[:500],
+                    deadline=time.time() + request.time_left_ms / 1000.0,
+                    answer=None,
+                    answer_decision=None,
+                )
+            )
         while context.is_active():
             event.wait(POLL_S)
             event.clear()
@@ -362,7 +437,7 @@ class _SeatService(bot_pb2_grpc.BotServicer):
                 row = s.scalar(select(HumanSeat).where(HumanSeat.match_id == request.match_id))
                 if row is not None and row.answer_decision == request.decision and row.answer:
                     answer = row.answer
-                    row.decision, row.options, row.answer, row.answer_decision = None, None, None, None
+                    row.decision = row.options = row.answer = row.answer_decision = None
                     return bot_pb2.ActReply(option_id=answer)
         context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the person did not choose in time")
 
@@ -375,8 +450,9 @@ class SeatServer:
 
     def __init__(self, threads: int) -> None:
         self.service = _SeatService()
-        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads,
-                                                             thread_name_prefix="human-seat"))
+        self.server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="human-seat")
+        )
         bot_pb2_grpc.add_BotServicer_to_server(self.service, self.server)
         self.port = self.server.add_insecure_port("127.0.0.1:0")
         self.server.start()
@@ -411,8 +487,11 @@ class _Runner:
             for match_id, url in held.items():
                 try:
                     with session_scope(url) as s:
-                        s.execute(update(HumanSeat).where(HumanSeat.match_id == match_id)
-                                  .values(alive_until=time.time() + ALIVE_FOR_S))
+                        s.execute(
+                            update(HumanSeat)
+                            .where(HumanSeat.match_id == match_id)
+                            .values(alive_until=time.time() + ALIVE_FOR_S)
+                        )
                 except Exception:  # noqa: BLE001 - a missed renewal only risks an early sweep
                     log.warning("could not renew human game %s", match_id, exc_info=True)
 
@@ -423,8 +502,11 @@ class _Runner:
             log.exception("human game %s failed", match_id)
             with session_scope(url) as s:
                 recording.fail(s, match_id, f"{type(exc).__name__}: {exc}")
-                s.execute(update(HumanSeat).where(HumanSeat.match_id == match_id)
-                          .values(status="failed", observation=None, options=None, decision=None))
+                s.execute(
+                    update(HumanSeat)
+                    .where(HumanSeat.match_id == match_id)
+                    .values(status="failed", observation=None, options=None, decision=None)
+                )
         finally:
             with self.lock:
                 self.held.pop(match_id, None)
@@ -461,9 +543,15 @@ def play(url: str | None, match_id: str, seat_address: str) -> None:
             if seat.seat == human.seat:
                 seats.append(SeatSpec("a person", seat_address))
             else:
-                seats.append(SeatSpec(f"{seat.version.bot.name} v{seat.version.number}", seat.version.source))
+                seats.append(
+                    SeatSpec(f"{seat.version.bot.name} v{seat.version.number}", seat.version.source)
+                )
         config = MatchConfig(
-            game=match.game, seats=seats, seed=match.seed, variant=match.variant, match_id=match_id,
+            game=match.game,
+            seats=seats,
+            seed=match.seed,
+            variant=match.variant,
+            match_id=match_id,
             sandbox=match.sandbox,
             seat_time_controls={human.seat: TimeControl(int(decision_seconds() * 1000), 0)},
         )
@@ -494,8 +582,9 @@ def store(url: str | None, match_id: str, record: dict[str, Any]) -> None:
     forfeits = record.get("forfeits") or []
     forfeited = recording.forfeited_seats(record)
     reasons = {int(f["seat"]): str(f.get("reason", "forfeit")) for f in forfeits}
-    ranks = ratings.effective_ranks(result["ranks"], forfeited,
-                                    (result.get("details") or {}).get("automaton_rank"))
+    ranks = ratings.effective_ranks(
+        result["ranks"], forfeited, (result.get("details") or {}).get("automaton_rank")
+    )
     automaton = ratings.automaton_table(result, len(result["ranks"]), forfeited)
     seat_ranks = automaton[0] if automaton is not None else ranks
     scores = result.get("scores") or []
@@ -508,5 +597,8 @@ def store(url: str | None, match_id: str, record: dict[str, Any]) -> None:
             seat.rank = seat_ranks[seat.seat]
             seat.score = float(scores[seat.seat]) if seat.seat < len(scores) else None
             seat.forfeit = reasons.get(seat.seat)
-        s.execute(update(HumanSeat).where(HumanSeat.match_id == match_id).values(
-            status="done", decision=None, options=None, observation=None, answer=None))
+        s.execute(
+            update(HumanSeat)
+            .where(HumanSeat.match_id == match_id)
+            .values(status="done", decision=None, options=None, observation=None, answer=None)
+        )

@@ -85,9 +85,15 @@ def new_game(error: str | None = None, status: int = 200) -> Any:
             players = 0
         if players not in configs:
             abort(404, description=f"{game} is not played by that many players.")
-        context.update(game=game_info(game), configs=configs, players=players,
-                       variants=configs[players], default_variant=registry.get_spec(game).default_variant,
-                       opponents=human.opponents(db(), game), decision_s=human.decision_seconds())
+        context.update(
+            game=game_info(game),
+            configs=configs,
+            players=players,
+            variants=configs[players],
+            default_variant=registry.get_spec(game).default_variant,
+            opponents=human.opponents(db(), game),
+            decision_s=human.decision_seconds(),
+        )
     return render_template("play_new.html", **context), status
 
 
@@ -102,20 +108,42 @@ def start() -> Any:
     except ValueError:
         players = 0
     chosen_seat = form.get("seat", "random")
-    seat = random.randrange(players) if chosen_seat == "random" and players > 0 else \
-        int(chosen_seat) - 1 if chosen_seat.isdigit() else -1
-    keys = [form.get(f"opponent{i}", "") for i in range(1, players)] if 0 < players <= MAX_SEATS else []
+    seat = (
+        random.randrange(players)
+        if chosen_seat == "random" and players > 0
+        else int(chosen_seat) - 1
+        if chosen_seat.isdigit()
+        else -1
+    )
+    keys = (
+        [form.get(f"opponent{i}", "") for i in range(1, players)]
+        if 0 < players <= MAX_SEATS
+        else []
+    )
     try:
-        started = human.start_game(_url(), game, players, form.get("variant") or None, seat, keys,
-                                   human.client_key(request.remote_addr or "unknown"))
+        started = human.start_game(
+            _url(),
+            game,
+            players,
+            form.get("variant") or None,
+            seat,
+            keys,
+            human.client_key(request.remote_addr or "unknown"),
+        )
     except human.HumanGamesFull as exc:
         return new_game(error=str(exc), status=429)
     except human.HumanGameError as exc:
         return new_game(error=str(exc), status=400)
     response = redirect(url_for("play.seat", match_id=started.match_id), code=303)
-    response.set_cookie(_cookie(started.match_id), started.secret, max_age=7 * 24 * 3600,
-                        path=url_for("play.seat", match_id=started.match_id), httponly=True,
-                        samesite="Strict", secure=request.is_secure)
+    response.set_cookie(
+        _cookie(started.match_id),
+        started.secret,
+        max_age=7 * 24 * 3600,
+        path=url_for("play.seat", match_id=started.match_id),
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure,
+    )
     return response
 
 
@@ -124,9 +152,12 @@ def _view(match_id: str) -> human.SeatView:
         abort(404, description="There is no such game.")
     view = human.seat_view(_url(), match_id, _secret(match_id))
     if view is None:
-        abort(403, description="This seat belongs to another browser: only the person playing it "
-                               "sees its hand. Watch the game on its live page instead: "
-                               f"/matches/{match_id}/live")
+        abort(
+            403,
+            description="This seat belongs to another browser: only the person playing it "
+            "sees its hand. Watch the game on its live page instead: "
+            f"/matches/{match_id}/live",
+        )
     return view
 
 
@@ -138,8 +169,10 @@ def _board_view(view: human.SeatView) -> dict[str, Any]:
     if isinstance(hand, list) and "hands" not in board:
         # Solenia's observation names each card ({"id", "value", "text"}); the spectator's
         # view (what the template draws) has the text only.
-        hand = [c["text"] if isinstance(c, dict) and view.game == "solenia" and "text" in c else c
-                for c in hand]
+        hand = [
+            c["text"] if isinstance(c, dict) and view.game == "solenia" and "text" in c else c
+            for c in hand
+        ]
         board["hands"] = [hand if i == view.seat else None for i in range(view.players)]
     return board
 
@@ -150,10 +183,19 @@ def seat(match_id: str) -> Any:
     """The person's seat: their observation, the board picture, the options as buttons."""
     view = _view(match_id)
     name = view.game if re.fullmatch(r"[a-z_]+", view.game) else "generic"
-    response = make_response(render_template(
-        "play.html", v=view, game=game_info(view.game), view=_board_view(view),
-        seats=[{"name": n} for n in view.seat_names], final_scores=None,
-        board_template=f"boards/{name}.html", error=request.args.get("error"), now=time.time()))
+    response = make_response(
+        render_template(
+            "play.html",
+            v=view,
+            game=game_info(view.game),
+            view=_board_view(view),
+            seats=[{"name": n} for n in view.seat_names],
+            final_scores=None,
+            board_template=f"boards/{name}.html",
+            error=request.args.get("error"),
+            now=time.time(),
+        )
+    )
     response.cache_control.no_store = True
     return response
 
@@ -162,8 +204,14 @@ def seat(match_id: str) -> Any:
 def state(match_id: str) -> Response:
     """What ``play.js`` polls: has anything changed for this seat?"""
     view = _view(match_id)
-    response = make_response({"status": view.status, "decision": view.decision,
-                              "match_status": view.match_status, "deadline": view.deadline})
+    response = make_response(
+        {
+            "status": view.status,
+            "decision": view.decision,
+            "match_status": view.match_status,
+            "deadline": view.deadline,
+        }
+    )
     response.cache_control.no_store = True
     return response
 

@@ -24,8 +24,10 @@ from arena.db.models import Base, utcnow
 
 class HumanSeat(Base):
     __tablename__ = "human_seats"
-    __table_args__ = (Index("ix_human_seats_client", "client", "status"),
-                      Index("ix_human_seats_status", "status"))
+    __table_args__ = (
+        Index("ix_human_seats_client", "client", "status"),
+        Index("ix_human_seats_status", "status"),
+    )
 
     match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)

@@ -51,10 +51,20 @@ def default_setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     dispose_all()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     web_port, api_port = _free_port(), _free_port()
-    commands = {"serve": ["--port", str(api_port), "--host", "127.0.0.1"], "web": ["--port", str(web_port)]}
-    procs = [subprocess.Popen([sys.executable, "-m", "arena", name, *args], env=env, cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("wb"))
-             for name, args in commands.items()]
+    commands = {
+        "serve": ["--port", str(api_port), "--host", "127.0.0.1"],
+        "web": ["--port", str(web_port)],
+    }
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "arena", name, *args],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=(tmp_path / f"{name}.log").open("wb"),
+        )
+        for name, args in commands.items()
+    ]
     site = f"http://127.0.0.1:{web_port}"
     try:
         deadline = time.monotonic() + 90
@@ -66,7 +76,9 @@ def default_setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 pass
             for name, proc in zip(commands, procs, strict=True):
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"{name} did not start: {(tmp_path / f'{name}.log').read_text()[-1500:]}")
+                    raise RuntimeError(
+                        f"{name} did not start: {(tmp_path / f'{name}.log').read_text()[-1500:]}"
+                    )
             time.sleep(0.2)
         yield site
     finally:
@@ -108,7 +120,11 @@ def _play_to_the_end(page, limit: int = 400, shot: str | None = None) -> int:  #
 
 
 def _screenshots(page, name: str) -> None:  # noqa: ANN001
-    shots = SHOTS if os.environ.get("ARENA_UPDATE_SCREENSHOTS") else Path(os.environ.get("ARENA_SHOT_DIR", "/tmp"))
+    shots = (
+        SHOTS
+        if os.environ.get("ARENA_UPDATE_SCREENSHOTS")
+        else Path(os.environ.get("ARENA_SHOT_DIR", "/tmp"))
+    )
     page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
     size = page.viewport_size
     page.set_viewport_size({"width": 390, "height": 844})
@@ -123,10 +139,19 @@ def _check_unrated(site: str, match_id: str, page) -> None:  # noqa: ANN001
         assert match.record["seats"][0]["kind"] == "human"
         assert match.record["seats"][0]["time_control"]["decision_ms"] == 600000
         assert all(seat.rank is not None and seat.mu_after is None for seat in match.seats)
-        assert s.scalar(select(func.count()).select_from(RatingHistory)
-                        .where(RatingHistory.match_id == match_id)) == 0
-        house = s.scalar(select(BotVersion.id).join(Bot).where(Bot.name == "house-random",
-                                                               Bot.game == match.game))
+        assert (
+            s.scalar(
+                select(func.count())
+                .select_from(RatingHistory)
+                .where(RatingHistory.match_id == match_id)
+            )
+            == 0
+        )
+        house = s.scalar(
+            select(BotVersion.id)
+            .join(Bot)
+            .where(Bot.name == "house-random", Bot.game == match.game)
+        )
         rating = s.get(Rating, (house, match.game))
         assert rating.games_played == 0  # the bot's TrueSkill never saw the game
         human = s.scalar(select(HumanSeat).where(HumanSeat.match_id == match_id))
@@ -140,7 +165,9 @@ def _check_unrated(site: str, match_id: str, page) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("game", ["solenia", "black_angel", "orbital"])
-def test_a_person_plays_a_whole_game_against_a_house_bot(page, default_setup: str, game: str) -> None:  # noqa: ANN001
+def test_a_person_plays_a_whole_game_against_a_house_bot(
+    page, default_setup: str, game: str
+) -> None:  # noqa: ANN001
     site = default_setup
     page.set_viewport_size({"width": 1280, "height": 900})
     match_id = _start(page, site, game)
@@ -166,8 +193,9 @@ def test_another_browser_gets_nothing_of_the_seat(page, browser, default_setup: 
         assert stranger.locator("#play-board, #your-turn").count() == 0
         assert stranger.request.get(f"{site}/play/{match_id}/state").status == 403
         # Nor can it answer for the seat.
-        answer = stranger.request.post(f"{site}/play/{match_id}/choose",
-                                       form={"decision": "0", "option": "x"})
+        answer = stranger.request.post(
+            f"{site}/play/{match_id}/choose", form={"decision": "0", "option": "x"}
+        )
         assert answer.status == 403
         # The public live page shows no hand while the game runs.
         stranger.goto(f"{site}/matches/{match_id}/live")
