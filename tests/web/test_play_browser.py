@@ -172,7 +172,7 @@ def test_a_person_plays_a_whole_game_against_a_house_bot(
     page.set_viewport_size({"width": 1280, "height": 900})
     match_id = _start(page, site, game)
     expect(page.locator("#your-turn, #waiting").first).to_be_visible()
-    clicks = _play_to_the_end(page, shot="play" if game == "solenia" else None)
+    clicks = _play_to_the_end(page, shot="play" if game == "solenia" else f"play-{game.replace('_', '-')}")
     assert clicks > 10
     expect(page.locator("#play-result")).to_contain_text("The game is over")
     _check_unrated(site, match_id, page)
