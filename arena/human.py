@@ -47,6 +47,7 @@ from typing import Any
 import grpc
 import orjson
 from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
 
 from arena import house, recording
 from arena.db import BotVersion, HumanSeat, Match, MatchSeat, session_scope, utcnow
@@ -65,8 +66,9 @@ PER_CLIENT_ENV = "ARENA_HUMAN_GAMES_PER_CLIENT"
 #: The process playing a game renews its row's ``alive_until`` this often, for this long.
 ALIVE_EVERY_S = 5.0
 ALIVE_FOR_S = 30.0
-#: How often a waiting seat looks at its row for an answer from another process.
-POLL_S = 0.5
+#: How often a waiting seat looks at its row for an answer from another process (an answer
+#: taken in this process wakes it at once).
+POLL_S = 1.0
 
 
 class HumanGameError(ValueError):
@@ -318,41 +320,43 @@ class SeatView:
     error: str | None = None
 
 
-def seat_view(url: str | None, match_id: str, secret: str | None) -> SeatView | None:
+def seat_view(session: Session, match_id: str, secret: str | None) -> SeatView | None:
     """The seat's page data, or None when ``secret`` is not this match's seat secret (another
-    browser: it gets nothing of the seat)."""
+    browser: it gets nothing of the seat).
+
+    Only reads, on the caller's ``session``: the website passes its read-only session, so a
+    page polled every second never takes SQLite's write lock."""
     if not secret:
         return None
-    with session_scope(url) as s:
-        row = s.scalar(select(HumanSeat).where(HumanSeat.match_id == match_id))
-        if row is None or not secrets.compare_digest(row.secret_hash, hash_secret(secret)):
-            return None
-        match = s.get(Match, match_id)
-        # answered, not yet taken by the seat server: nothing is waiting for the person now
-        waiting = row.decision is not None and row.answer_decision != row.decision
-        names = [
-            f"{seat.version.bot.name} v{seat.version.number}" if seat.seat != row.seat else "you"
-            for seat in match.seats
-        ]
-        return SeatView(
-            match_id=match_id,
-            game=match.game,
-            variant=match.variant,
-            players=match.players,
-            seat=row.seat,
-            status=row.status,
-            match_status=match.status,
-            decision=row.decision if waiting else None,
-            observation=orjson.loads(row.observation) if row.observation else None,
-            options=[tuple(o) for o in orjson.loads(row.options)]
-            if waiting and row.options
-            else [],
-            prompt=row.prompt or "",
-            deadline=row.deadline,
-            seat_names=names,
-            result=match.result,
-            error=match.error,
-        )
+    s = session
+    s.expire_all()  # a session polled in a loop must see the rows as they are now
+    row = s.scalar(select(HumanSeat).where(HumanSeat.match_id == match_id))
+    if row is None or not secrets.compare_digest(row.secret_hash, hash_secret(secret)):
+        return None
+    match = s.get(Match, match_id)
+    # answered, not yet taken by the seat server: nothing is waiting for the person now
+    waiting = row.decision is not None and row.answer_decision != row.decision
+    names = [
+        f"{seat.version.bot.name} v{seat.version.number}" if seat.seat != row.seat else "you"
+        for seat in match.seats
+    ]
+    return SeatView(
+        match_id=match_id,
+        game=match.game,
+        variant=match.variant,
+        players=match.players,
+        seat=row.seat,
+        status=row.status,
+        match_status=match.status,
+        decision=row.decision if waiting else None,
+        observation=orjson.loads(row.observation) if row.observation else None,
+        options=[tuple(o) for o in orjson.loads(row.options)] if waiting and row.options else [],
+        prompt=row.prompt or "",
+        deadline=row.deadline,
+        seat_names=names,
+        result=match.result,
+        error=match.error,
+    )
 
 
 def choose(

@@ -150,7 +150,7 @@ def start() -> Any:
 def _view(match_id: str) -> human.SeatView:
     if not _MATCH_ID.fullmatch(match_id):
         abort(404, description="There is no such game.")
-    view = human.seat_view(_url(), match_id, _secret(match_id))
+    view = human.seat_view(db(), match_id, _secret(match_id))
     if view is None:
         abort(
             403,
@@ -237,7 +237,7 @@ def choose(match_id: str) -> Any:
     end = time.monotonic() + CHOICE_WAIT_S
     while time.monotonic() < end:
         time.sleep(0.1)
-        view = human.seat_view(_url(), match_id, _secret(match_id))
+        view = human.seat_view(db(), match_id, _secret(match_id))
         if view is None or view.status != "playing" or view.decision is not None:
             break
     return redirect(url_for("play.seat", match_id=match_id), code=303)

@@ -48,7 +48,8 @@ def test_a_seat_left_alone_forfeits_on_its_own_clock_and_nothing_is_rated(
     started = human.start_game(url, "solenia", 2, None, 1, ["house-greedy"], "client-a")
     view = None
     for _ in range(100):  # the seat's first decision arrives with its observation and options
-        view = human.seat_view(url, started.match_id, started.secret)
+        with session_scope(url) as s:
+            view = human.seat_view(s, started.match_id, started.secret)
         if view.decision is not None:
             break
         time.sleep(0.1)
@@ -112,8 +113,9 @@ def test_mistakes_are_one_line_errors(url: str) -> None:
 def test_only_the_seat_secret_reads_the_seat(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(human.DECISION_ENV, "3")
     started = human.start_game(url, "black_angel", 2, None, 0, ["house-random"], "client-a")
-    assert human.seat_view(url, started.match_id, None) is None
-    assert human.seat_view(url, started.match_id, "x" * 43) is None
+    with session_scope(url) as s:
+        assert human.seat_view(s, started.match_id, None) is None
+        assert human.seat_view(s, started.match_id, "x" * 43) is None
     with pytest.raises(human.HumanGameError, match="does not hold a seat"):
         human.choose(url, started.match_id, "x" * 43, 0, "anything")
     app = create_app(url)
@@ -139,3 +141,23 @@ def test_only_the_seat_secret_reads_the_seat(url: str, monkeypatch: pytest.Monke
         assert (
             s.scalar(select(Bot).join(BotVersion).where(BotVersion.kind == "human")).active is False
         )
+
+
+def test_a_solo_game_against_the_engines_automaton(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Players 1: no bot at the table, the engine plays Hal; stored unrated, ranked against Hal."""
+    monkeypatch.setenv(human.DECISION_ENV, "0.5")
+    started = human.start_game(url, "black_angel", 1, "solo", 0, [], "client-a")
+    match = _wait_done(url, started.match_id, 120.0)
+    assert (match.status, match.kind, match.rating_seq, match.automaton_version_id) == (
+        "done",
+        "human",
+        None,
+        None,
+    )
+    assert match.result["details"]["automaton"] == "Hal"
+    with session_scope(url) as s:
+        (seat,) = s.get(Match, started.match_id).seats
+        assert seat.rank == 2 and seat.forfeit == "timeout"  # forfeited: behind Hal
+        assert s.scalar(select(func.count()).select_from(Rating)) == 0

@@ -160,8 +160,12 @@ def _check_unrated(site: str, match_id: str, page) -> None:  # noqa: ANN001
     page.goto(f"{site}/matches/{match_id}")
     expect(page.locator("#human-badge")).to_contain_text("never rated")
     board = page.request.get(f"{site}/api/games/{match.game}/leaderboard")
-    if board.ok:
-        assert "human" not in [row.get("bot") for row in board.json().get("rows", [])]
+    assert board.ok
+    rows = board.json()["rows"]
+    assert "human" not in [row["bot_name"] for row in rows]
+    assert all(
+        row["matches"] == row["wins"] == 0 for row in rows if row["bot_name"] == "house-random"
+    )
 
 
 @pytest.mark.parametrize("game", ["solenia", "black_angel", "orbital"])
@@ -172,7 +176,9 @@ def test_a_person_plays_a_whole_game_against_a_house_bot(
     page.set_viewport_size({"width": 1280, "height": 900})
     match_id = _start(page, site, game)
     expect(page.locator("#your-turn, #waiting").first).to_be_visible()
-    clicks = _play_to_the_end(page, shot="play" if game == "solenia" else f"play-{game.replace('_', '-')}")
+    clicks = _play_to_the_end(
+        page, shot="play" if game == "solenia" else f"play-{game.replace('_', '-')}"
+    )
     assert clicks > 10
     expect(page.locator("#play-result")).to_contain_text("The game is over")
     _check_unrated(site, match_id, page)
