@@ -30,6 +30,7 @@ from flask import (
 )
 
 from arena import human
+from arena.quoting import shorten
 from referee import registry
 from web.db import db
 from web.games import game_info
@@ -192,7 +193,7 @@ def seat(match_id: str) -> Any:
             seats=[{"name": n} for n in view.seat_names],
             final_scores=None,
             board_template=f"boards/{name}.html",
-            error=request.args.get("error"),
+            error=shorten(request.args.get("error") or "", 200) or None,
             now=time.time(),
         )
     )

@@ -161,3 +161,32 @@ def test_a_solo_game_against_the_engines_automaton(
         (seat,) = s.get(Match, started.match_id).seats
         assert seat.rank == 2 and seat.forfeit == "timeout"  # forfeited: behind Hal
         assert s.scalar(select(func.count()).select_from(Rating)) == 0
+
+
+def test_a_game_whose_process_died_is_marked_failed(url: str) -> None:
+    """A game lives in the process playing it; when that process stops renewing it, the next
+    start (or sweep) marks it failed with a reason the seat's page shows."""
+    from arena import recording
+
+    with session_scope(url) as s:
+        vid = human.human_version(s, "solenia")
+        match = recording.create_match(s, "solenia", "summer", [vid], 1, kind="human")
+        match.status = "running"
+        s.add(
+            HumanSeat(
+                match_id=match.id,
+                seat=0,
+                secret_hash=human.hash_secret("s"),
+                client="c",
+                status="playing",
+                prompt="",
+                alive_until=time.time() - 1,
+            )
+        )
+        match_id = match.id
+    assert human.sweep_dead(url) == 1
+    with session_scope(url) as s:
+        view = human.seat_view(s, match_id, "s")
+        assert (view.status, view.match_status) == ("failed", "failed")
+        assert "stopped" in view.error
+    assert human.sweep_dead(url) == 0
