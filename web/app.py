@@ -48,9 +48,9 @@ def create_app(database_url: str | None = None) -> Flask:
     from web.play import bp as play_bp
 
     app.register_blueprint(pages_bp)
+    app.register_blueprint(play_bp)  # /play: a person's seat (web/play.py)
     app.register_blueprint(local_replay_bp)
     app.register_blueprint(api_bp, url_prefix="/api")
-    app.register_blueprint(play_bp)  # /play: a person's seat (web/play.py)
     _register_filters(app)
     labels.register(app)
     # Everything alive now (modules, SQLAlchemy mappers, compiled templates' environment) lives

@@ -202,7 +202,7 @@ def test_another_browser_gets_nothing_of_the_seat(page, browser, default_setup: 
         answer = stranger.request.post(
             f"{site}/play/{match_id}/choose", form={"decision": "0", "option": "x"}
         )
-        assert answer.status == 403
+        assert answer.status in (400, 403)  # 400: refused by a CSRF check where one runs
         # The public live page shows no hand while the game runs.
         stranger.goto(f"{site}/matches/{match_id}/live")
         assert "Hand" not in stranger.locator("#live-board").inner_text()
