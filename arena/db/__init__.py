@@ -16,6 +16,7 @@ file); ``init_db()`` upgrades the schema with Alembic and is called automaticall
 # accounts: the API server's own tables (users, submissions), on the same Base so migrations
 # see them.
 from arena.db.accounts import ApiRequest, Registration, Submission, User
+from arena.db.human_seats import HumanSeat  # a person's seat in a browser game
 from arena.db.live_tables import LiveBoard, LiveEvent  # the live feed without Redis
 from arena.db.models import (
     Base,
@@ -32,7 +33,6 @@ from arena.db.models import (
     TournamentRound,
     utcnow,
 )
-from arena.db.human_seats import HumanSeat  # a person's seat in a browser game
 from arena.db.session import (
     database_url,
     default_sqlite_path,
