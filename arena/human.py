@@ -275,9 +275,9 @@ def start_game(
 
 def _sandbox() -> bool:
     """Bots play in bubblewrap unless ``ARENA_SANDBOX=0`` (as the server's own matches)."""
-    from arena.server.config import _sandbox_default
+    from arena.server.config import SANDBOX_ENV
 
-    return _sandbox_default()
+    return os.environ.get(SANDBOX_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def sweep_dead(url: str | None) -> int:
