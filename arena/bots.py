@@ -111,6 +111,7 @@ def latest_versions(session: Session, game: str, active_only: bool = True) -> li
     if active_only:
         query = query.where(Bot.active.is_(True))
     bots = session.scalars(query.order_by(Bot.id)).all()
-    # A solo automaton (arena.house) is rated but never takes a seat.
+    # A solo automaton (arena.house) is rated but never takes a seat; nor is a person's seat
+    # (arena.human) ever scheduled.
     return [b.playing_version for b in bots
-            if b.playing_version is not None and b.playing_version.kind != "automaton"]
+            if b.playing_version is not None and b.playing_version.kind not in ("automaton", "human")]

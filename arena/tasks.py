@@ -729,6 +729,8 @@ def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int
                 Match.tournament_id.in_(select(Tournament.id).where(Tournament.status == "running")),
             )
         ]
+        # A person's game is played only by the process holding the seat (arena.human).
+        scope.append(Match.kind != "human")
         if tournament_id is not None:
             scope.append(Match.tournament_id == tournament_id)
         if game is not None:

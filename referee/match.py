@@ -93,6 +93,10 @@ class MatchConfig:
     #: events reach every watcher, an entrant's own processes included, so a comment would be
     #: a channel between colluding seats while they play. The record always keeps it.
     live_comments: bool = False
+    #: A clock of its own for some seats ({seat: TimeControl}), others keep ``time_control``:
+    #: a person's seat (:mod:`arena.human`) thinks in minutes while the bot across the table
+    #: keeps the game's clock. Each seat is told its own clock at StartMatch and in the record.
+    seat_time_controls: dict[int, TimeControl] = field(default_factory=dict)
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -115,10 +119,12 @@ def public_lines(lines: list[str]) -> list[str]:
 class _Seat:
     """A seat's live state during the match: its bot (None once forfeited) and its clock."""
 
-    __slots__ = ("index", "name", "client", "benched", "bank_ms", "totals", "last_cpu")
+    __slots__ = ("index", "name", "client", "benched", "bank_ms", "totals", "last_cpu", "tc")
 
-    def __init__(self, index: int, name: str, bank_ms: int) -> None:
+    def __init__(self, index: int, name: str, bank_ms: int, tc: TimeControl | None = None) -> None:
         self.index = index
+        #: This seat's clock when it is not the match's (MatchConfig.seat_time_controls).
+        self.tc = tc
         self.name = name
         self.client: BotClient | None = None
         self.benched: BotClient | None = None  # the bot after its seat forfeited
@@ -144,8 +150,11 @@ def _validate(config: MatchConfig) -> tuple[type[GameState], str, TimeControl, l
     except ConfigError as exc:
         raise MatchSetupError(str(exc)) from None
     tc = config.time_control or game.spec.time_control
-    if tc.decision_ms <= 0 or tc.bank_ms < 0:
-        raise MatchSetupError("decision time must be positive and the bank not negative")
+    for clock in (tc, *config.seat_time_controls.values()):
+        if clock.decision_ms <= 0 or clock.bank_ms < 0:
+            raise MatchSetupError("decision time must be positive and the bank not negative")
+    if any(not 0 <= seat < len(config.seats) for seat in config.seat_time_controls):
+        raise MatchSetupError("a seat's own clock names a seat the match does not have")
     sources = []
     for seat in config.seats:
         try:
@@ -189,7 +198,10 @@ def run_match(
         for info, spec in zip(record.seats, config.seats, strict=True):
             info["source"] = spec.source
     record.opening_audiences = audiences(record.opening_events)
-    seats = [_Seat(i, s.name, tc.bank_ms) for i, s in enumerate(config.seats)]
+    own = config.seat_time_controls
+    for i, clock in own.items():
+        record.seats[i]["time_control"] = {"decision_ms": clock.decision_ms, "bank_ms": clock.bank_ms}
+    seats = [_Seat(i, s.name, own.get(i, tc).bank_ms, own.get(i)) for i, s in enumerate(config.seats)]
     runner = _Runner(config, state, record, seats, tc, on_event, on_view)
     try:
         runner.emit({"type": "start", "match_id": config.match_id, "game": config.game,
@@ -276,7 +288,7 @@ class _Runner:
                 seat=seat.index,
                 players=len(self.seats),
                 time_control=bot_pb2.TimeControl(
-                    decision_ms=self.tc.decision_ms, bank_ms=self.tc.bank_ms
+                    decision_ms=(seat.tc or self.tc).decision_ms, bank_ms=(seat.tc or self.tc).bank_ms
                 ),
                 seat_names=names,
                 observation_schema_version=observation_schema.schema_version(self.config.game),
@@ -331,13 +343,13 @@ class _Runner:
     def play(self) -> None:
         state = self.state
         decisions = self.record.decisions
-        decision_ms = self.tc.decision_ms
         match_id = self.config.match_id
         while (seat_index := state.to_move()) is not None:
             n = len(decisions)
             if self.replay_prefix(n):
                 continue
             seat = self.seats[seat_index]
+            decision_ms = (seat.tc or self.tc).decision_ms
             option_id, comment, wall_ms, cpu_ms, forced = None, "", 0.0, None, True
             options: list = []
             if seat.client is not None:
@@ -418,7 +430,7 @@ class _Runner:
         totals = seat.totals
         totals.decisions += 1
         totals.time_used_ms += wall_ms
-        over = (wall_ms if own_ms is None else own_ms) - self.tc.decision_ms
+        over = (wall_ms if own_ms is None else own_ms) - (seat.tc or self.tc).decision_ms
         if over > 0:
             seat.bank_ms -= over
         totals.bank_left_ms = max(0.0, seat.bank_ms)

@@ -46,8 +46,10 @@ def create_app(database_url: str | None = None) -> Flask:
     from web.challenge import bp as challenge_bp
     from web.local_replay import bp as local_replay_bp
     from web.pages import bp as pages_bp
+    from web.play import bp as play_bp
 
     app.register_blueprint(pages_bp)
+    app.register_blueprint(play_bp)  # /play: a person's seat (web/play.py)
     app.register_blueprint(local_replay_bp)
     app.register_blueprint(api_bp, url_prefix="/api")
     account.init_app(app, database_url)  # sign-in, sessions, CSRF, /me pages (web/account.py)

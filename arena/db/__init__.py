@@ -17,6 +17,7 @@ file); ``init_db()`` upgrades the schema with Alembic and is called automaticall
 # see them.
 from arena.db.accounts import ApiRequest, Registration, Submission, User
 from arena.db.challenges import Challenge  # challenges of one bot by another (arena.challenges)
+from arena.db.human_seats import HumanSeat  # a person's seat in a browser game
 from arena.db.live_tables import LiveBoard, LiveEvent  # the live feed without Redis
 from arena.db.models import (
     Base,
@@ -52,6 +53,7 @@ __all__ = [
     "User",
     "LiveBoard",
     "LiveEvent",
+    "HumanSeat",
     "Bot",
     "BotVersion",
     "Ladder",

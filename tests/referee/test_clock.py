@@ -46,3 +46,24 @@ def test_an_exhausted_bank_is_a_timeout_forfeit() -> None:
     assert cut_off.wall_ms >= 100 + bank_before - 1  # it was given its whole remaining time
     assert record.totals[0].bank_left_ms == 0
     assert record.result["ranks"] == [2, 1]
+
+
+def test_a_seat_with_a_clock_of_its_own() -> None:
+    """``MatchConfig.seat_time_controls`` (a person's seat, arena.human): the slow seat with a
+    long clock of its own plays the whole game while the same slow bot on the match's clock
+    forfeits on time; each seat's clock is in the record."""
+    tc = TimeControl(decision_ms=100, bank_ms=0)
+    own = {0: TimeControl(decision_ms=5000, bank_ms=0)}
+    record = play("toy", [SLOW, SLOW], tc=tc, seed=4, seat_time_controls=own)
+    assert [(f.seat, f.reason) for f in record.forfeits] == [(1, "timeout")]
+    assert all(not d.forced for d in record.decisions if d.seat == 0)
+    assert record.seats[0]["time_control"] == {"decision_ms": 5000, "bank_ms": 0}
+    assert "time_control" not in record.seats[1]
+    assert record.time_control == {"decision_ms": 100, "bank_ms": 0}
+
+
+def test_a_clock_for_a_seat_the_match_lacks_is_refused() -> None:
+    from referee.match import MatchSetupError
+
+    with pytest.raises(MatchSetupError, match="names a seat"):
+        play("toy", [SLOW, SLOW], seat_time_controls={2: TimeControl(100, 0)})

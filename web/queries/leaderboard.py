@@ -142,7 +142,7 @@ def leaderboard(
             (BotVersion.bot_id == Bot.id) & (BotVersion.number == latest.c.number),
         )
         .outerjoin(Rating, (Rating.bot_version_id == BotVersion.id) & (Rating.game == Bot.game))
-        .where(Bot.game == game)
+        .where(Bot.game == game, BotVersion.kind != "human")  # a person's seat is never rated
         .order_by((mu - 3 * sigma).desc(), Bot.name)
     )
     if limit is not None:

@@ -1,0 +1,191 @@
+"""A person's seat (arena.human) without a browser: a seat left alone forfeits on its own clock
+while the bot keeps the game's, the match is stored done and never rated, the caps hold, and
+nobody without the seat's secret reads the seat's observation (web/play.py answers 403)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from arena import bots, human
+from arena.db import HumanSeat, Match, Rating, RatingHistory, dispose_all, session_scope
+from arena.db.models import Bot, BotVersion
+from arena.db.session import DATABASE_ENV
+from web.app import create_app
+
+
+@pytest.fixture
+def url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    monkeypatch.setenv(DATABASE_ENV, db)
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path))
+    monkeypatch.setenv("ARENA_SANDBOX", "0")  # the sample bots; the browser test uses bubblewrap
+    monkeypatch.delenv("ARENA_BROKER_URL", raising=False)
+    dispose_all()
+    yield db
+    dispose_all()
+
+
+def _wait_done(url: str, match_id: str, limit_s: float = 60.0) -> Match:
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        with session_scope(url) as s:
+            match = s.get(Match, match_id)
+            if match.status in ("done", "failed"):
+                s.expunge(match)
+                return match
+        time.sleep(0.2)
+    raise AssertionError(f"match {match_id} did not end in {limit_s} s")
+
+
+def test_a_seat_left_alone_forfeits_on_its_own_clock_and_nothing_is_rated(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(human.DECISION_ENV, "1.5")
+    started = human.start_game(url, "solenia", 2, None, 1, ["house-greedy"], "client-a")
+    view = None
+    for _ in range(100):  # the seat's first decision arrives with its observation and options
+        with session_scope(url) as s:
+            view = human.seat_view(s, started.match_id, started.secret)
+        if view.decision is not None:
+            break
+        time.sleep(0.1)
+    assert view is not None and view.decision is not None and view.options and view.observation
+    assert view.observation["seat"] == 1 and "hand" in view.observation
+    assert 0 < view.deadline - time.time() <= 1.6
+    match = _wait_done(url, started.match_id)
+    assert (match.status, match.kind, match.rating_seq) == ("done", "human", None)
+    forfeit = match.record["forfeits"][0]
+    assert (forfeit["seat"], forfeit["reason"]) == (1, "timeout")
+    # The bot kept the game's clock; only the person's seat had its own.
+    assert match.record["time_control"] == {"decision_ms": 1000, "bank_ms": 20000}
+    assert match.record["seats"][1] == {
+        "name": "a person",
+        "kind": "human",
+        "time_control": {"decision_ms": 1500, "bank_ms": 0},
+    }
+    with session_scope(url) as s:
+        seats = s.scalars(select(Match).where(Match.id == started.match_id)).one().seats
+        assert [seat.forfeit for seat in seats] == [None, "timeout"]
+        assert all(seat.mu_before is None and seat.mu_after is None for seat in seats)
+        assert s.scalar(select(func.count()).select_from(RatingHistory)) == 0
+        assert all(r.games_played == 0 for r in s.scalars(select(Rating)))
+        row = s.scalar(select(HumanSeat).where(HumanSeat.match_id == started.match_id))
+        assert row.status == "done" and row.observation is None  # the record is public now
+        # The pseudo-bot of the person's seat is never on a ladder or in a tournament.
+        population = bots.latest_versions(s, "solenia", active_only=False)
+        assert population and all(v.kind != human.HUMAN_KIND for v in population)
+
+
+def test_caps_per_client_and_in_all(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(human.DECISION_ENV, "1")
+    monkeypatch.setenv(human.PER_CLIENT_ENV, "1")
+    monkeypatch.setenv(human.MAX_ENV, "2")
+    first = human.start_game(url, "solenia", 2, None, 0, ["house-random"], "client-a")
+    with pytest.raises(human.HumanGamesFull, match="per player"):
+        human.start_game(url, "solenia", 2, None, 0, ["house-random"], "client-a")
+    second = human.start_game(url, "solenia", 2, None, 0, ["house-random"], "client-b")
+    with pytest.raises(human.HumanGamesFull, match="at once"):
+        human.start_game(url, "solenia", 2, None, 0, ["house-random"], "client-c")
+    for started in (first, second):
+        _wait_done(url, started.match_id)
+    # Ended games no longer count.
+    third = human.start_game(url, "solenia", 2, None, 0, ["house-random"], "client-a")
+    _wait_done(url, third.match_id)
+
+
+def test_mistakes_are_one_line_errors(url: str) -> None:
+    cases = [
+        (("nogame", 2, None, 0, ["house-random"]), "unknown game"),
+        (("solenia", 9, None, 0, []), "not 9"),
+        (("solenia", 2, None, 5, ["house-random"]), "seat must be"),
+        (("solenia", 3, None, 0, ["house-random", "house-random"]), "different bot"),
+        (("solenia", 2, None, 0, ["v999"]), "not an active bot"),
+    ]
+    for args, words in cases:
+        with pytest.raises(human.HumanGameError, match=words):
+            human.start_game(url, *args, "client-a")
+
+
+def test_only_the_seat_secret_reads_the_seat(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(human.DECISION_ENV, "3")
+    started = human.start_game(url, "black_angel", 2, None, 0, ["house-random"], "client-a")
+    with session_scope(url) as s:
+        assert human.seat_view(s, started.match_id, None) is None
+        assert human.seat_view(s, started.match_id, "x" * 43) is None
+    with pytest.raises(human.HumanGameError, match="does not hold a seat"):
+        human.choose(url, started.match_id, "x" * 43, 0, "anything")
+    app = create_app(url)
+    owner, stranger = app.test_client(), app.test_client()
+    owner.set_cookie(
+        f"arena_seat_{started.match_id}", started.secret, path=f"/play/{started.match_id}"
+    )
+    for _ in range(100):
+        page = owner.get(f"/play/{started.match_id}")
+        if b'id="your-turn"' in page.data:
+            break
+        time.sleep(0.1)
+    assert page.status_code == 200 and b'id="your-turn"' in page.data
+    for path in ("", "/state"):
+        denied = stranger.get(f"/play/{started.match_id}{path}")
+        assert denied.status_code == 403
+        assert b"your-turn" not in denied.data and b"observation" not in denied.data
+    refused = stranger.post(f"/play/{started.match_id}/choose", data={"decision": "0"})
+    assert refused.status_code in (400, 403)  # 400: refused by a CSRF check where one runs
+    _wait_done(url, started.match_id)
+    with session_scope(url) as s:
+        assert (
+            s.scalar(select(Bot).join(BotVersion).where(BotVersion.kind == "human")).active is False
+        )
+
+
+def test_a_solo_game_against_the_engines_automaton(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Players 1: no bot at the table, the engine plays Hal; stored unrated, ranked against Hal."""
+    monkeypatch.setenv(human.DECISION_ENV, "0.5")
+    started = human.start_game(url, "black_angel", 1, "solo", 0, [], "client-a")
+    match = _wait_done(url, started.match_id, 120.0)
+    assert (match.status, match.kind, match.rating_seq, match.automaton_version_id) == (
+        "done",
+        "human",
+        None,
+        None,
+    )
+    assert match.result["details"]["automaton"] == "Hal"
+    with session_scope(url) as s:
+        (seat,) = s.get(Match, started.match_id).seats
+        assert seat.rank == 2 and seat.forfeit == "timeout"  # forfeited: behind Hal
+        assert s.scalar(select(func.count()).select_from(Rating)) == 0
+
+
+def test_a_game_whose_process_died_is_marked_failed(url: str) -> None:
+    """A game lives in the process playing it; when that process stops renewing it, the next
+    start (or sweep) marks it failed with a reason the seat's page shows."""
+    from arena import recording
+
+    with session_scope(url) as s:
+        vid = human.human_version(s, "solenia")
+        match = recording.create_match(s, "solenia", "summer", [vid], 1, kind="human")
+        match.status = "running"
+        s.add(
+            HumanSeat(
+                match_id=match.id,
+                seat=0,
+                secret_hash=human.hash_secret("s"),
+                client="c",
+                status="playing",
+                prompt="",
+                alive_until=time.time() - 1,
+            )
+        )
+        match_id = match.id
+    assert human.sweep_dead(url) == 1
+    with session_scope(url) as s:
+        view = human.seat_view(s, match_id, "s")
+        assert (view.status, view.match_status) == ("failed", "failed")
+        assert "stopped" in view.error
+    assert human.sweep_dead(url) == 0

@@ -1,0 +1,212 @@
+"""Issue 27, item 6: a seat for a person. On the README's embedded default — ``arena serve`` and
+``arena web`` as two processes on one fresh SQLite file, no Redis — Chromium starts a game of
+each of the three games against a house bot at ``/play``, clicks the first option of every
+decision until the result shows, and the match is stored done, marked human and unrated.
+Another browser gets nothing of the seat. Screenshots: ``docs/screenshots/play*.png``
+(``ARENA_UPDATE_SCREENSHOTS=1``)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import func, select
+
+from arena.db import HumanSeat, Match, Rating, RatingHistory, dispose_all, session_scope
+from arena.db.models import Bot, BotVersion
+from arena.db.session import DATABASE_ENV
+from arena.server.live import BROKER_ENV, DELAY_ENV
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "docs" / "screenshots"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def default_setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A fresh SQLite, no Redis, ``arena serve`` and ``arena web`` each in its own process;
+    yields the site's URL."""
+    tmp_path = tmp_path_factory.mktemp("play")
+    url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+    saved = {k: os.environ.get(k) for k in (BROKER_ENV, DELAY_ENV, DATABASE_ENV, "ARENA_HOME")}
+    os.environ.pop(BROKER_ENV, None)
+    os.environ.pop(DELAY_ENV, None)
+    os.environ[DATABASE_ENV] = url
+    os.environ["ARENA_HOME"] = str(tmp_path)
+    dispose_all()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    web_port, api_port = _free_port(), _free_port()
+    commands = {
+        "serve": ["--port", str(api_port), "--host", "127.0.0.1"],
+        "web": ["--port", str(web_port)],
+    }
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "arena", name, *args],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=(tmp_path / f"{name}.log").open("wb"),
+        )
+        for name, args in commands.items()
+    ]
+    site = f"http://127.0.0.1:{web_port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(site + "/play", timeout=5).read()
+                break
+            except OSError:
+                pass
+            for name, proc in zip(commands, procs, strict=True):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"{name} did not start: {(tmp_path / f'{name}.log').read_text()[-1500:]}"
+                    )
+            time.sleep(0.2)
+        yield site
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=20)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        dispose_all()
+
+
+def _start(page, site: str, game: str, players: int = 2) -> str:  # noqa: ANN001
+    """Start a game at /play as seat 1 against house-random; returns the match id."""
+    page.goto(f"{site}/play?game={game}&players={players}")
+    page.select_option("#p-seat", "1")
+    if players > 1:
+        page.select_option("#p-opp1", "house-random")
+    page.click("#p-start")
+    page.wait_for_url(f"{site}/play/*")
+    return page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def _play_to_the_end(page, limit: int = 400, shot: str | None = None) -> int:  # noqa: ANN001
+    """Click the first option of every decision until the result shows; returns the clicks."""
+    clicks = 0
+    while True:
+        page.wait_for_selector("#your-turn, #play-result", timeout=60000)
+        if page.locator("#play-result").count():
+            return clicks
+        if shot and clicks == 12:
+            _screenshots(page, shot)
+        page.locator("#your-turn button.option").first.click()
+        clicks += 1
+        assert clicks < limit, "the game did not end"
+
+
+def _screenshots(page, name: str) -> None:  # noqa: ANN001
+    shots = (
+        SHOTS
+        if os.environ.get("ARENA_UPDATE_SCREENSHOTS")
+        else Path(os.environ.get("ARENA_SHOT_DIR", "/tmp"))
+    )
+    page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    size = page.viewport_size
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(shots / f"{name}-phone.png"), full_page=True)
+    page.set_viewport_size(size)
+
+
+def _check_unrated(site: str, match_id: str, page) -> None:  # noqa: ANN001
+    with session_scope() as s:
+        match = s.get(Match, match_id)
+        assert (match.status, match.kind, match.rating_seq) == ("done", "human", None)
+        assert match.record["seats"][0]["kind"] == "human"
+        assert match.record["seats"][0]["time_control"]["decision_ms"] == 600000
+        assert all(seat.rank is not None and seat.mu_after is None for seat in match.seats)
+        assert (
+            s.scalar(
+                select(func.count())
+                .select_from(RatingHistory)
+                .where(RatingHistory.match_id == match_id)
+            )
+            == 0
+        )
+        house = s.scalar(
+            select(BotVersion.id)
+            .join(Bot)
+            .where(Bot.name == "house-random", Bot.game == match.game)
+        )
+        rating = s.get(Rating, (house, match.game))
+        assert rating.games_played == 0  # the bot's TrueSkill never saw the game
+        human = s.scalar(select(HumanSeat).where(HumanSeat.match_id == match_id))
+        assert human.status == "done" and human.observation is None
+    # Marked human on its public page, and never on the leaderboard.
+    page.goto(f"{site}/matches/{match_id}")
+    expect(page.locator("#human-badge")).to_contain_text("never rated")
+    board = page.request.get(f"{site}/api/games/{match.game}/leaderboard")
+    assert board.ok
+    rows = board.json()["rows"]
+    assert "human" not in [row["bot_name"] for row in rows]
+    assert all(
+        row["matches"] == row["wins"] == 0 for row in rows if row["bot_name"] == "house-random"
+    )
+
+
+@pytest.mark.parametrize("game", ["solenia", "black_angel", "orbital"])
+def test_a_person_plays_a_whole_game_against_a_house_bot(
+    page, default_setup: str, game: str
+) -> None:  # noqa: ANN001
+    site = default_setup
+    page.set_viewport_size({"width": 1280, "height": 900})
+    match_id = _start(page, site, game)
+    expect(page.locator("#your-turn, #waiting").first).to_be_visible()
+    clicks = _play_to_the_end(
+        page, shot="play" if game == "solenia" else f"play-{game.replace('_', '-')}"
+    )
+    assert clicks > 10
+    expect(page.locator("#play-result")).to_contain_text("The game is over")
+    _check_unrated(site, match_id, page)
+
+
+def test_another_browser_gets_nothing_of_the_seat(page, browser, default_setup: str) -> None:  # noqa: ANN001
+    site = default_setup
+    match_id = _start(page, site, "solenia")
+    page.wait_for_selector("#your-turn")
+    hand = page.locator("#play-board").inner_text()
+    assert "Hand" in hand
+    other = browser.new_context()
+    try:
+        stranger = other.new_page()
+        response = stranger.goto(f"{site}/play/{match_id}")
+        assert response.status == 403
+        assert "another browser" in stranger.content()
+        assert stranger.locator("#play-board, #your-turn").count() == 0
+        assert stranger.request.get(f"{site}/play/{match_id}/state").status == 403
+        # Nor can it answer for the seat.
+        answer = stranger.request.post(
+            f"{site}/play/{match_id}/choose", form={"decision": "0", "option": "x"}
+        )
+        assert answer.status in (400, 403)  # 400: refused by a CSRF check where one runs
+        # The public live page shows no hand while the game runs.
+        stranger.goto(f"{site}/matches/{match_id}/live")
+        assert "Hand" not in stranger.locator("#live-board").inner_text()
+    finally:
+        other.close()
+    # Leave the game: the seat forfeits when its clock runs out (here: resign by playing on).
+    _play_to_the_end(page)

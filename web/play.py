@@ -1,0 +1,245 @@
+"""Play a bot: a person's seat in the browser (``/play``), on :mod:`arena.human`.
+
+The site otherwise only reads; these views write through :mod:`arena.human` (the platform's
+own engine, not the page's read-only session). A game is started with a form (game, players,
+variant, your seat, the bot in each other seat), and the seat's secret goes into a cookie
+scoped to that game's pages (``HttpOnly``, ``SameSite=Strict``): only that browser sees the
+seat's observation and may answer for it; any other client gets a 403 that points to the
+public live page. Option buttons are plain form posts, so the page works without JavaScript;
+``play.js`` only reloads it when something changed (polling ``/play/<id>/state``) and counts
+the clock down. Human games are never rated (see :mod:`arena.human`).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from arena import human
+from arena.quoting import shorten
+from referee import registry
+from web import account
+from web.db import db
+from web.games import game_info
+
+bp = Blueprint("play", __name__)
+
+_MATCH_ID = re.compile(r"[0-9a-f]{32}")
+#: At most this many seats (the games' largest table is five).
+MAX_SEATS = 5
+#: After a click, wait up to this long for the bots' moves before showing the page again.
+CHOICE_WAIT_S = 2.0
+
+
+def _url() -> str:
+    """The database the site reads, which the human games write (``arena web --database``)."""
+    maker = current_app.extensions["arena_sessionmaker"]
+    return maker.kw["bind"].url.render_as_string(hide_password=False)
+
+
+def _cookie(match_id: str) -> str:
+    return f"arena_seat_{match_id}"
+
+
+def _secret(match_id: str) -> str | None:
+    return request.cookies.get(_cookie(match_id))
+
+
+def _same_origin() -> None:
+    """A form post must come from this site (the seat cookie is SameSite=Strict too)."""
+    origin = request.headers.get("Origin")
+    if origin and origin.rstrip("/") != request.host_url.rstrip("/"):
+        abort(403, description="a game can only be started or played from this site's own pages")
+
+
+def _configurations(game: str) -> dict[int, tuple[str, ...]]:
+    spec = registry.get_spec(game)
+    return {players: spec.variants_for(players) for players in spec.player_counts}
+
+
+@bp.get("/play")
+def new_game(error: str | None = None, status: int = 200) -> Any:
+    """Choose a game, the number of players, a variant, your seat and the bots to play."""
+    games = registry.game_names()
+    game = request.values.get("game") or ""
+    if game and game not in games:
+        abort(404, description="There is no such game.")
+    context: dict[str, Any] = {"games": [game_info(g) for g in games], "game": None, "error": error}
+    if game:
+        configs = _configurations(game)
+        try:
+            players = int(request.values.get("players") or min(p for p in configs if p > 1))
+        except ValueError:
+            players = 0
+        if players not in configs:
+            abort(404, description=f"{game} is not played by that many players.")
+        context.update(
+            game=game_info(game),
+            configs=configs,
+            players=players,
+            variants=configs[players],
+            default_variant=registry.get_spec(game).default_variant,
+            opponents=human.opponents(db(), game),
+            decision_s=human.decision_seconds(),
+        )
+    return render_template("play_new.html", **context), status
+
+
+@bp.post("/play")
+def start() -> Any:
+    """Start a game: the seat's secret goes into a cookie, then to the seat's page."""
+    _same_origin()
+    form = request.form
+    game = form.get("game", "")
+    try:
+        players = int(form.get("players", "0"))
+    except ValueError:
+        players = 0
+    chosen_seat = form.get("seat", "random")
+    seat = (
+        random.randrange(players)
+        if chosen_seat == "random" and players > 0
+        else int(chosen_seat) - 1
+        if chosen_seat.isdigit()
+        else -1
+    )
+    keys = (
+        [form.get(f"opponent{i}", "") for i in range(1, players)]
+        if 0 < players <= MAX_SEATS
+        else []
+    )
+    try:
+        started = human.start_game(
+            _url(),
+            game,
+            players,
+            form.get("variant") or None,
+            seat,
+            keys,
+            human.client_key(account.client_key()),
+        )
+    except human.HumanGamesFull as exc:
+        return new_game(error=str(exc), status=429)
+    except human.HumanGameError as exc:
+        return new_game(error=str(exc), status=400)
+    response = redirect(url_for("play.seat", match_id=started.match_id), code=303)
+    response.set_cookie(
+        _cookie(started.match_id),
+        started.secret,
+        max_age=7 * 24 * 3600,
+        path=url_for("play.seat", match_id=started.match_id),
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure,
+    )
+    return response
+
+
+def _view(match_id: str) -> human.SeatView:
+    if not _MATCH_ID.fullmatch(match_id):
+        abort(404, description="There is no such game.")
+    view = human.seat_view(db(), match_id, _secret(match_id))
+    if view is None:
+        abort(
+            403,
+            description="This seat belongs to another browser: only the person playing it "
+            "sees its hand. Watch the game on its live page instead: "
+            f"/matches/{match_id}/live",
+        )
+    return view
+
+
+def _board_view(view: human.SeatView) -> dict[str, Any]:
+    """The seat's observation shaped as the board templates read a view: the seat's own hand
+    (and Orbital's peek) where a spectator view keeps every seat's, the others' left out."""
+    board = dict(view.observation or {})
+    hand = board.get("hand")
+    if isinstance(hand, list) and "hands" not in board:
+        # Solenia's observation names each card ({"id", "value", "text"}); the spectator's
+        # view (what the template draws) has the text only.
+        hand = [
+            c["text"] if isinstance(c, dict) and view.game == "solenia" and "text" in c else c
+            for c in hand
+        ]
+        board["hands"] = [hand if i == view.seat else None for i in range(view.players)]
+    return board
+
+
+@bp.get("/play/<match_id>/")
+@bp.get("/play/<match_id>")
+def seat(match_id: str) -> Any:
+    """The person's seat: their observation, the board picture, the options as buttons."""
+    view = _view(match_id)
+    name = view.game if re.fullmatch(r"[a-z_]+", view.game) else "generic"
+    response = make_response(
+        render_template(
+            "play.html",
+            v=view,
+            game=game_info(view.game),
+            view=_board_view(view),
+            seats=[{"name": n} for n in view.seat_names],
+            final_scores=None,
+            board_template=f"boards/{name}.html",
+            error=shorten(request.args.get("error") or "", 200) or None,
+            now=time.time(),
+        )
+    )
+    response.cache_control.no_store = True
+    return response
+
+
+@bp.get("/play/<match_id>/state")
+def state(match_id: str) -> Response:
+    """What ``play.js`` polls: has anything changed for this seat?"""
+    view = _view(match_id)
+    response = make_response(
+        {
+            "status": view.status,
+            "decision": view.decision,
+            "match_status": view.match_status,
+            "deadline": view.deadline,
+        }
+    )
+    response.cache_control.no_store = True
+    return response
+
+
+@bp.post("/play/<match_id>/choose")
+def choose(match_id: str) -> Any:
+    """The person clicked an option (a form post: works without JavaScript)."""
+    _same_origin()
+    if not _MATCH_ID.fullmatch(match_id):
+        abort(404, description="There is no such game.")
+    try:
+        decision = int(request.form.get("decision", "-1"))
+    except ValueError:
+        decision = -1
+    try:
+        human.choose(_url(), match_id, _secret(match_id), decision, request.form.get("option", ""))
+    except human.HumanGameError as exc:
+        if _secret(match_id) is None:
+            abort(403, description=str(exc))
+        return redirect(url_for("play.seat", match_id=match_id, error=str(exc)), code=303)
+    # The bots usually answer at once: wait a moment for the next decision (or the end), so
+    # the page that follows shows it rather than "the others are moving".
+    end = time.monotonic() + CHOICE_WAIT_S
+    while time.monotonic() < end:
+        time.sleep(0.1)
+        view = human.seat_view(db(), match_id, _secret(match_id))
+        if view is None or view.status != "playing" or view.decision is not None:
+            break
+    return redirect(url_for("play.seat", match_id=match_id), code=303)
