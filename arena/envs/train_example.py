@@ -219,11 +219,12 @@ def train(
         )
 
     point("untrained", float("nan"))
-    data: list[list[tuple[Any, Any, int]]] = []
+    x = m = a = None  # all imitation data so far, one row per labelled state
     opt = Adam(net.params, s.lr)
     for r in range(s.rounds):
         seeds = list(range(next_seed, next_seed + s.games_per_round))
         next_seed += s.games_per_round
+        data: list[list[tuple[Any, Any, int]]] = []  # this round's games
         if r == 0:
             _teacher_games(s.game, s.players, seeds, data)
         else:  # DAgger: the learner plays (sampling), the teacher labels where it went
@@ -237,7 +238,14 @@ def train(
                 record=data,
             )
         games_played += len(seeds)
-        x, m, a = _stack(data)
+        # Stacked round by round, the per-state vectors dropped at once: the data's memory
+        # stays about twice its size at the peak (the copy that grows it), not three times.
+        new = _stack(data)
+        del data
+        x, m, a = (
+            new if x is None else (np.concatenate(p) for p in zip((x, m, a), new, strict=True))
+        )
+        del new
         if r == 0:  # the input standardisation, from the teacher's games, fixed from now on
             net.normalise_on(x)
         ones = np.ones(len(a), dtype=np.float32)

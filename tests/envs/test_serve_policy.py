@@ -199,3 +199,18 @@ def test_weights_of_another_encoding_are_refused_on_load(tmp_path: Path) -> None
     np.savez(tmp_path / "old.npz", **arrays)
     with pytest.raises(EncodingMismatch, match=r"another observation encoding .* retrain it"):
         MaskedMLP.load(tmp_path / "old.npz")
+
+
+def test_a_served_policy_that_ignores_the_mask_forfeits_with_a_clear_log(tmp_path: Path) -> None:
+    bot = tmp_path / "maskless"
+    bot.mkdir()
+    (bot / "bot.py").write_text(
+        "from arena.sdk import serve_policy\n\n"
+        'if __name__ == "__main__":\n'
+        '    serve_policy(lambda vec, mask: 70, "solenia")  # drop:water, never legal at the start\n'
+    )
+    seats = [SeatSpec("maskless", str(bot)), SeatSpec("random", str(RANDOM_BOT))]
+    record = run_match(MatchConfig(game=GAME, seats=seats, seed=5, sandbox=False, startup_ms=20000))
+    forfeit = record.forfeit_of(0)
+    assert forfeit is not None and forfeit.reason == "bot_error"
+    assert "the policy chose action 70 ('drop:water'), which the mask rules out" in forfeit.log_tail
