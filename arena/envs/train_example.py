@@ -361,26 +361,48 @@ def plot(curve: Curve, s: Settings, path: Path) -> None:
     plt.close(fig)
 
 
+def _at_least(least: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be {least} or more, not {value}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     d = Settings()
     p = argparse.ArgumentParser(
         prog="python -m arena.envs.train_example", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--game", default=d.game, choices=["solenia", "black_angel"])
-    for name in (
-        "hidden",
-        "rounds",
-        "games_per_round",
-        "epochs",
-        "batch",
-        "rl_iterations",
-        "rl_games",
-        "eval_games",
-        "seed",
+    for name, least, text in (
+        ("hidden", 1, "hidden units"),
+        ("rounds", 1, "DAgger rounds (round 0: the greedy bot plays)"),
+        ("games_per_round", 1, "games per DAgger round"),
+        ("epochs", 1, "passes over all imitation data after each round"),
+        ("batch", 1, "imitation minibatch size"),
+        ("rl_iterations", 0, "REINFORCE updates after imitation (0: none)"),
+        ("rl_games", 1, "games per REINFORCE update"),
+        ("eval_games", 1, "held-out games per point of the curve"),
+        ("seed", 0, "initial weights, sampling and the training games' seeds"),
     ):
-        p.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(d, name))
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--rl-lr", type=float, default=d.rl_lr)
+        p.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=_at_least(least),
+            default=getattr(d, name),
+            help=f"{text} (default {getattr(d, name)})",
+        )
+    p.add_argument(
+        "--lr", type=float, default=d.lr, help=f"imitation learning rate (Adam, default {d.lr})"
+    )
+    p.add_argument(
+        "--rl-lr", type=float, default=d.rl_lr, help=f"REINFORCE learning rate (default {d.rl_lr})"
+    )
     p.add_argument(
         "--out", type=Path, help="weights file (default sample_bots/learned_GAME/weights.npz)"
     )

@@ -162,15 +162,23 @@ def test_the_training_script_runs_a_few_iterations(tmp_path: Path) -> None:
     assert len(play(loaded, GAME, [7, 8])) == 2
 
 
-def test_the_command_line_refuses_a_game_it_does_not_train() -> None:
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--game", "orbital"], "invalid choice: 'orbital'"),
+        (["--rounds", "0"], "argument --rounds: must be 1 or more, not 0"),
+        (["--hidden", "many"], "argument --hidden: 'many' is not a whole number"),
+    ],
+)
+def test_the_command_line_refuses_bad_settings_in_one_line(args: list[str], says: str) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "arena.envs.train_example", "--game", "orbital"],
+        [sys.executable, "-m", "arena.envs.train_example", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=120,
     )
-    assert run.returncode == 2 and "invalid choice: 'orbital'" in run.stderr
+    assert run.returncode == 2 and says in run.stderr and "Traceback" not in run.stderr
 
 
 def test_the_learned_bot_beats_random_in_a_20_game_smoke_run() -> None:
