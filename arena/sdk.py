@@ -284,6 +284,21 @@ def serve_bot(
         raise
 
 
+def serve_policy(policy: Callable[[Any, Any], Any], game: str, observation: str = "vector", **serve: Any) -> None:
+    """Serve a policy trained on the toolkit environments' spaces (docs/environments.md).
+
+    ``policy(obs, action_mask)`` returns an index into ``game``'s action catalogue; ``obs`` is
+    the float32[2048] vector the environments encode (``observation="vector"``) or the
+    referee's observation dict (``"structured"``), ``action_mask`` the int8 mask of the legal
+    actions — built by the environments' own encoder and catalogue, so the policy sees on the
+    ladder exactly what it saw in training. Needs numpy (the ``envs`` extra): imported here,
+    not at the top, because the platform runs without it. ``serve`` goes to :func:`serve_bot`.
+    """
+    from arena.envs.serve import serve_policy as serve_envs_policy
+
+    serve_envs_policy(policy, game, observation, **serve)
+
+
 def connect_bot(
     act: ActFn,
     server: str,

@@ -60,6 +60,28 @@ def bench_engine(game: str, seconds: float, players: int | None, variant: str | 
     _print(bench(game, seconds=seconds, players=players, variant=variant))
 
 
+@bench_group.command("learned")
+@click.option("--game", default="solenia", show_default=True, type=click.Choice(["solenia", "black_angel"]))
+@click.option("--seeds", default=200, show_default=True, type=click.IntRange(1), help="games, seeds 0..N-1")
+@click.option("--referee-games", default=0, show_default=True, type=click.IntRange(0),
+              help="also play this many real referee matches (bot processes over gRPC)")
+@click.option("--weights", default=None, help="another weights file (default: the sample bot's)")
+def bench_learned(game: str, seeds: int, referee_games: int, weights: str | None) -> None:
+    """The example learned bot (sample_bots/learned_GAME) against the random bot.
+
+    Two players, seats alternating, one game per seed: its win share with a 95% interval, beside
+    a uniformly random policy on the same seeds. Needs the envs extra (numpy).
+    """
+    try:
+        from benchmarks.bench_learned import bench
+    except ImportError as exc:
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+    try:
+        _print(bench(game, seeds, referee_games, weights))
+    except (FileNotFoundError, ValueError) as exc:  # no weights, or weights of another encoding
+        raise click.ClickException(str(exc)) from None
+
+
 @bench_group.command("referee")
 @click.option("--decisions", default=2000, show_default=True)
 def bench_referee(decisions: int) -> None:
