@@ -17,8 +17,10 @@ COPY referee ./referee
 COPY web ./web
 COPY sample_bots ./sample_bots
 COPY benchmarks ./benchmarks
-# The build compiles protos/ into referee/_proto (setup.py hook).
-RUN pip install --no-cache-dir . \
+# The build compiles protos/ into referee/_proto (setup.py hook). numpy is there for hosted bots
+# (a trained policy served with arena.sdk.serve_policy, docs/environments.md): they run on this
+# Python, and numpy is the one library beyond the SDK a hosted bot may import.
+RUN pip install --no-cache-dir . "numpy>=1.24" \
     && python -c "import referee._proto.bot_pb2, referee.registry"
 
 # Sandboxed bots run as unprivileged uids; the shared data volume (uploaded bots, beat state).
