@@ -242,7 +242,7 @@ def test_resigning_forfeits_at_once_and_no_bot_counts_the_game(url: str) -> None
     data = client.get(f"/api/bots/{person}").get_json()
     assert data["human"] is True and data["versions"] == [] and data["by_opponent"] == []
     listing = client.get("/matches?bot=human")
-    assert "the seat of a person".encode() in listing.data
+    assert b"the seat of a person" in listing.data
 
 
 def test_resigning_while_the_bots_move_forfeits_at_the_next_decision(url: str) -> None:
