@@ -261,3 +261,36 @@ def test_the_page_follows_the_table_without_a_reload_and_resign_ends_the_game(
         (forfeit,) = match.record["forfeits"]
         assert (forfeit["seat"], forfeit["reason"]) == (0, "bot_error")
         assert forfeit["message"].endswith("the person resigned")
+
+
+def test_without_javascript_clicks_and_resign_are_plain_form_posts(
+    browser, default_setup: str
+) -> None:  # noqa: ANN001
+    """No script: an option is a form post (it waits a moment for the bots, bounded), Resign
+    too, and reloading shows the result."""
+    site = default_setup
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        match_id = _start(page, site, "black_angel")
+        for _ in range(3):
+            for _ in range(50):  # no script: reload until the seat's decision shows
+                if page.locator("#your-turn").count():
+                    break
+                time.sleep(0.2)
+                page.reload()
+            page.locator("#your-turn button.option").first.click()
+            page.wait_for_load_state()
+        page.click("#leave summary")
+        page.click("#resign")
+        page.wait_for_selector("#resigned, #play-result")
+        for _ in range(100):
+            if page.locator("#play-result").count():
+                break
+            time.sleep(0.3)
+            page.reload()
+        expect(page.locator("#play-forfeit")).to_contain_text("You resigned")
+    finally:
+        context.close()
+    with session_scope() as s:
+        assert s.get(Match, match_id).record["forfeits"][0]["reason"] == "bot_error"

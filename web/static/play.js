@@ -10,9 +10,9 @@
   if (!main) return;
   var timer = null;
   var tableTimer = null;
-  var clockTimer = null;
   var shown = null;
   var busy = false;
+  var clicked = null; // the button pressed, where a browser has no SubmitEvent.submitter
 
   function seat() { return document.getElementById("seat"); }
 
@@ -89,7 +89,8 @@
     event.preventDefault();
     busy = true;
     var data = new FormData(form);
-    if (event.submitter && event.submitter.name) data.append(event.submitter.name, event.submitter.value);
+    var button = event.submitter || clicked;
+    if (button && button.name) data.append(button.name, button.value);
     Array.prototype.forEach.call(form.querySelectorAll("button"), function (b) { b.disabled = true; });
     fetch(form.action, {
       method: "POST",
@@ -102,6 +103,11 @@
       .catch(function () { window.location.reload(); });
   });
 
-  clockTimer = setInterval(tick, 1000);
+  main.addEventListener("click", function (event) {
+    var b = event.target instanceof Element ? event.target.closest("button") : null;
+    if (b) clicked = b;
+  });
+
+  setInterval(tick, 1000);
   start();
 })();
