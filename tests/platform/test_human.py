@@ -254,9 +254,7 @@ def test_resigning_while_the_bots_move_forfeits_at_the_next_decision(url: str) -
     assert match.record["forfeits"][0]["message"].endswith(human.RESIGNED)
 
 
-def test_waiting_clicks_hold_at_most_two_threads(
-    url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_waiting_clicks_hold_at_most_two_threads(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A plain form post waits for the bots only as the first of its seat and one of the
     process's CHOICE_WAITERS: however many posts arrive, the others return at once."""
     import threading
