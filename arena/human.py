@@ -10,6 +10,11 @@ How a person's seat is played — the choice and why:
   of its own (``MatchConfig.seat_time_controls``: :data:`DECISION_ENV`, 600 s a decision and
   no bank by default, while the bots keep the game's clock). A person who leaves runs out of
   time and forfeits like a silent bot: the fallback plays the seat on and the match ends.
+  A person who resigns (:func:`resign`) forfeits at once: the seat's row says ``resigned``
+  and the seat server answers the referee's call with an error (``ABORTED``:
+  :data:`RESIGNED`), which the referee records as the fault ``bot_error`` with that message —
+  an existing reason of the one vocabulary (``referee.faults``) rather than a new one, which
+  would change both protocols' ``FaultReason`` enums for a seat no bot ever holds.
 * The hand-over is a database row (``human_seats``): the seat server writes the decision
   waiting for the person (its number, the seat's own observation, the legal options, the
   deadline); the website shows it to the one browser holding the seat's secret and writes the
@@ -69,6 +74,10 @@ ALIVE_FOR_S = 30.0
 #: How often a waiting seat looks at its row for an answer from another process (an answer
 #: taken in this process wakes it at once).
 POLL_S = 1.0
+#: What the seat server answers the referee for a person who resigned (the forfeit's message).
+RESIGNED = "the person resigned"
+#: A seat's row while the person plays it; ``resigned`` until the fallback has played it out.
+LIVE_STATUSES = ("playing", "resigned")
 
 
 class HumanGameError(ValueError):
@@ -226,7 +235,9 @@ def start_game(
     with session_scope(url) as s:
         playing = (
             s.scalar(
-                select(func.count()).select_from(HumanSeat).where(HumanSeat.status == "playing")
+                select(func.count())
+                .select_from(HumanSeat)
+                .where(HumanSeat.status.in_(LIVE_STATUSES))
             )
             or 0
         )
@@ -239,7 +250,7 @@ def start_game(
             s.scalar(
                 select(func.count())
                 .select_from(HumanSeat)
-                .where(HumanSeat.client == client, HumanSeat.status == "playing")
+                .where(HumanSeat.client == client, HumanSeat.status.in_(LIVE_STATUSES))
             )
             or 0
         )
@@ -286,7 +297,9 @@ def sweep_dead(url: str | None) -> int:
     now = time.time()
     with session_scope(url) as s:
         dead = s.scalars(
-            select(HumanSeat).where(HumanSeat.status == "playing", HumanSeat.alive_until < now)
+            select(HumanSeat).where(
+                HumanSeat.status.in_(LIVE_STATUSES), HumanSeat.alive_until < now
+            )
         ).all()
         for row in dead:
             row.status, row.observation, row.options, row.decision = "failed", None, None, None
@@ -309,7 +322,7 @@ class SeatView:
     variant: str
     players: int
     seat: int
-    status: str  # playing | done | failed
+    status: str  # playing | resigned | done | failed
     match_status: str
     decision: int | None
     observation: dict[str, Any] | None
@@ -319,6 +332,8 @@ class SeatView:
     seat_names: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     error: str | None = None
+    #: The seat's forfeit when the game is over ({"reason", "message"}), else None.
+    forfeit: dict[str, Any] | None = None
 
 
 def seat_view(session: Session, match_id: str, secret: str | None) -> SeatView | None:
@@ -336,7 +351,9 @@ def seat_view(session: Session, match_id: str, secret: str | None) -> SeatView |
         return None
     match = s.get(Match, match_id)
     # answered, not yet taken by the seat server: nothing is waiting for the person now
-    waiting = row.decision is not None and row.answer_decision != row.decision
+    waiting = (
+        row.status == "playing" and row.decision is not None and row.answer_decision != row.decision
+    )
     names = [
         f"{seat.version.bot.name} v{seat.version.number}" if seat.seat != row.seat else "you"
         for seat in match.seats
@@ -357,7 +374,23 @@ def seat_view(session: Session, match_id: str, secret: str | None) -> SeatView |
         seat_names=names,
         result=match.result,
         error=match.error,
+        forfeit=next(
+            (f for f in match.forfeits or [] if isinstance(f, dict) and f.get("seat") == row.seat),
+            None,
+        ),
     )
+
+
+def _own_row(s: Session, match_id: str, secret: str | None) -> HumanSeat:
+    """The seat's row for the holder of its ``secret``, else a :class:`HumanGameError`."""
+    row = s.scalar(select(HumanSeat).where(HumanSeat.match_id == match_id))
+    if (
+        row is None
+        or not secret
+        or not secrets.compare_digest(row.secret_hash, hash_secret(secret))
+    ):
+        raise HumanGameError("this browser does not hold a seat in that game")
+    return row
 
 
 def choose(
@@ -366,18 +399,26 @@ def choose(
     """The person's answer to ``decision``. Raises :class:`HumanGameError` when it cannot be
     taken (not this seat's secret, that decision is not waiting, not a legal option)."""
     with session_scope(url) as s:
-        row = s.scalar(select(HumanSeat).where(HumanSeat.match_id == match_id))
-        if (
-            row is None
-            or not secret
-            or not secrets.compare_digest(row.secret_hash, hash_secret(secret))
-        ):
-            raise HumanGameError("this browser does not hold a seat in that game")
+        row = _own_row(s, match_id, secret)
         if row.status != "playing" or row.decision != decision:
             raise HumanGameError("that decision is no longer waiting (the game moved on)")
         if not any(o[0] == option_id for o in orjson.loads(row.options or "[]")):
             raise HumanGameError(f"{option_id[:80]!r} is not one of the options")
         row.answer, row.answer_decision = option_id, decision
+    _wake(match_id)
+
+
+def resign(url: str | None, match_id: str, secret: str | None) -> None:
+    """The person leaves the game: the seat forfeits at its next (or waiting) decision, at once —
+    the fallback plays it to the end, so the bots finish and the record becomes public.
+    Raises :class:`HumanGameError` when this browser does not hold the seat or the game is over."""
+    with session_scope(url) as s:
+        row = _own_row(s, match_id, secret)
+        if row.status == "resigned":
+            return  # a second click (or a second tab): already done
+        if row.status != "playing":
+            raise HumanGameError("the game is over already")
+        row.status, row.options, row.answer, row.answer_decision = "resigned", None, None, None
     _wake(match_id)
 
 
@@ -422,6 +463,11 @@ class _SeatService(bot_pb2_grpc.BotServicer):
         event = _event(request.match_id)
         options = orjson.dumps([[o.id, o.label] for o in request.options]).decode()
         with session_scope(url) as s:
+            if (
+                s.scalar(select(HumanSeat.status).where(HumanSeat.match_id == request.match_id))
+                == "resigned"
+            ):
+                context.abort(grpc.StatusCode.ABORTED, RESIGNED)
             s.execute(
                 update(HumanSeat)
                 .where(HumanSeat.match_id == request.match_id)
@@ -440,11 +486,16 @@ class _SeatService(bot_pb2_grpc.BotServicer):
             event.clear()
             with session_scope(url) as s:
                 row = s.scalar(select(HumanSeat).where(HumanSeat.match_id == request.match_id))
+                if row is not None and row.status == "resigned":
+                    row.decision = row.options = None
+                    break
                 if row is not None and row.answer_decision == request.decision and row.answer:
                     answer = row.answer
                     row.decision = row.options = row.answer = row.answer_decision = None
                     return bot_pb2.ActReply(option_id=answer)
-        context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the person did not choose in time")
+        else:
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the person did not choose in time")
+        context.abort(grpc.StatusCode.ABORTED, RESIGNED)
 
     def EndMatch(self, request: bot_pb2.MatchEnd, context: grpc.ServicerContext) -> bot_pb2.Ack:  # noqa: N802
         return bot_pb2.Ack()

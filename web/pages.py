@@ -18,6 +18,8 @@ from sqlalchemy import select
 
 from arena.db import Bot
 from arena.fork import command_for
+from arena.house import HOUSE_OWNER
+from arena.human import HUMAN_NAME
 from arena.quoting import shorten
 from web import account
 from web import glossary as glossary_terms
@@ -125,6 +127,13 @@ def _bot_arg(session, game: str | None) -> int | None:  # noqa: ANN001
     if game:
         query = query.where(Bot.game == game)
     found = session.execute(query.limit(6)).all()
+    # The person's seat (arena.human's pseudo-bot ``human`` of ``house``) is no bot to look up.
+    people = [row for row in found if (row[1], raw) == (HOUSE_OWNER, HUMAN_NAME)]
+    found = [row for row in found if row not in people]
+    if not found and people:
+        raise match_q.FilterError(
+            f"“{HUMAN_NAME}” is the seat of a person playing in the browser, not a bot"
+        )
     if not found:
         raise match_q.FilterError(f"no bot is called “{shorten(raw)}”")
     if len(found) > 1:

@@ -5,15 +5,24 @@ own engine, not the page's read-only session). A game is started with a form (ga
 variant, your seat, the bot in each other seat), and the seat's secret goes into a cookie
 scoped to that game's pages (``HttpOnly``, ``SameSite=Strict``): only that browser sees the
 seat's observation and may answer for it; any other client gets a 403 that points to the
-public live page. Option buttons are plain form posts, so the page works without JavaScript;
-``play.js`` only reloads it when something changed (polling ``/play/<id>/state``) and counts
-the clock down. Human games are never rated (see :mod:`arena.human`).
+public live page. Option buttons (and **Resign**) are plain form posts, so the page works without
+JavaScript; ``play.js`` sends them with ``fetch`` instead and swaps the new page in without a
+reload, shows the public table (the live page's fragment) while the bots move, swaps in the
+next decision when ``/play/<id>/state`` says it came, and counts the clock down. Human games are
+never rated (see :mod:`arena.human`).
+
+The site serves with a few threads (``web.command``: 8), so a click never holds one for long:
+a click sent by ``play.js`` returns at once (the page polls), and a plain form post waits up to
+:data:`CHOICE_WAIT_S` for the bots' moves only if no other click of that seat is waiting and
+fewer than :data:`CHOICE_WAITERS` clicks wait in this process — otherwise it returns at once
+too. However many posts one client sends, at most :data:`CHOICE_WAITERS` threads wait.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import threading
 import time
 from typing import Any
 
@@ -41,8 +50,18 @@ bp = Blueprint("play", __name__)
 _MATCH_ID = re.compile(r"[0-9a-f]{32}")
 #: At most this many seats (the games' largest table is five).
 MAX_SEATS = 5
-#: After a click, wait up to this long for the bots' moves before showing the page again.
+#: After a plain form post (no JavaScript), wait up to this long for the bots' moves before
+#: showing the page again, so it shows the next decision rather than "the others are moving".
 CHOICE_WAIT_S = 2.0
+#: At most this many clicks wait so in this process at once (one per seat); the others return
+#: at once. The site serves with 8 threads: waiting clicks can never take most of them.
+CHOICE_WAITERS = 2
+#: The header ``play.js`` sends with a click: it polls, so the click need not wait.
+POLLING_HEADER = "X-Play-Polling"
+
+_waiters = threading.BoundedSemaphore(CHOICE_WAITERS)
+_waiting_seats: set[str] = set()
+_waiting_lock = threading.Lock()
 
 
 def _url() -> str:
@@ -196,6 +215,7 @@ def seat(match_id: str) -> Any:
             board_template=f"boards/{name}.html",
             error=shorten(request.args.get("error") or "", 200) or None,
             now=time.time(),
+            resigned=human.RESIGNED,
         )
     )
     response.cache_control.no_store = True
@@ -234,12 +254,43 @@ def choose(match_id: str) -> Any:
         if _secret(match_id) is None:
             abort(403, description=str(exc))
         return redirect(url_for("play.seat", match_id=match_id, error=str(exc)), code=303)
-    # The bots usually answer at once: wait a moment for the next decision (or the end), so
-    # the page that follows shows it rather than "the others are moving".
-    end = time.monotonic() + CHOICE_WAIT_S
-    while time.monotonic() < end:
-        time.sleep(0.1)
-        view = human.seat_view(db(), match_id, _secret(match_id))
-        if view is None or view.status != "playing" or view.decision is not None:
-            break
+    if request.headers.get(POLLING_HEADER) != "1":
+        _wait_for_bots(match_id)
+    return redirect(url_for("play.seat", match_id=match_id), code=303)
+
+
+def _wait_for_bots(match_id: str) -> None:
+    """The bots usually answer at once: wait a moment for the next decision (or the end), so the
+    page that follows a plain form post shows it — bounded (see the module's docstring)."""
+    with _waiting_lock:
+        if match_id in _waiting_seats:
+            return
+        if not _waiters.acquire(blocking=False):
+            return
+        _waiting_seats.add(match_id)
+    try:
+        end = time.monotonic() + CHOICE_WAIT_S
+        while time.monotonic() < end:
+            time.sleep(0.1)
+            view = human.seat_view(db(), match_id, _secret(match_id))
+            if view is None or view.status != "playing" or view.decision is not None:
+                break
+    finally:
+        with _waiting_lock:
+            _waiting_seats.discard(match_id)
+        _waiters.release()
+
+
+@bp.post("/play/<match_id>/resign")
+def resign(match_id: str) -> Any:
+    """The person leaves: the seat forfeits at once and the referee's fallback plays it out."""
+    _same_origin()
+    if not _MATCH_ID.fullmatch(match_id):
+        abort(404, description="There is no such game.")
+    try:
+        human.resign(_url(), match_id, _secret(match_id))
+    except human.HumanGameError as exc:
+        if _secret(match_id) is None:
+            abort(403, description=str(exc))
+        return redirect(url_for("play.seat", match_id=match_id, error=str(exc)), code=303)
     return redirect(url_for("play.seat", match_id=match_id), code=303)

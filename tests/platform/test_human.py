@@ -189,3 +189,121 @@ def test_a_game_whose_process_died_is_marked_failed(url: str) -> None:
         assert (view.status, view.match_status) == ("failed", "failed")
         assert "stopped" in view.error
     assert human.sweep_dead(url) == 0
+
+
+def _first_decision(url: str, started: human.Started) -> human.SeatView:
+    for _ in range(200):
+        with session_scope(url) as s:
+            view = human.seat_view(s, started.match_id, started.secret)
+        if view.decision is not None:
+            return view
+        time.sleep(0.1)
+    raise AssertionError("no decision came to the person's seat")
+
+
+def test_resigning_forfeits_at_once_and_no_bot_counts_the_game(url: str) -> None:
+    """Resign: the seat forfeits now (not after its 10-minute clock), the fallback plays it out,
+    the record is public; the game counts in no bot's tables, and the person's seat is no bot."""
+    started = human.start_game(url, "solenia", 2, None, 1, ["house-greedy"], "client-a")
+    _first_decision(url, started)
+    with pytest.raises(human.HumanGameError, match="does not hold a seat"):
+        human.resign(url, started.match_id, "x" * 43)
+    begun = time.monotonic()
+    human.resign(url, started.match_id, started.secret)
+    human.resign(url, started.match_id, started.secret)  # a second click changes nothing
+    match = _wait_done(url, started.match_id, 60.0)
+    assert time.monotonic() - begun < 30  # the default clock is 600 s a decision
+    assert (match.status, match.kind, match.rating_seq) == ("done", "human", None)
+    (forfeit,) = match.record["forfeits"]
+    assert (forfeit["seat"], forfeit["reason"]) == (1, "bot_error")
+    assert forfeit["message"].endswith(human.RESIGNED)
+    with session_scope(url) as s:
+        view = human.seat_view(s, started.match_id, started.secret)
+        assert view.status == "done" and view.forfeit["reason"] == "bot_error"
+        assert [seat.forfeit for seat in s.get(Match, started.match_id).seats] == [
+            None,
+            "bot_error",
+        ]
+        greedy = s.scalar(select(Bot.id).where(Bot.name == "house-greedy"))
+        person = s.scalar(select(Bot.id).join(BotVersion).where(BotVersion.kind == "human"))
+    with pytest.raises(human.HumanGameError, match="over already"):
+        human.resign(url, started.match_id, started.secret)
+    # The bot's page lists the game (marked human) but counts it in no table.
+    client = create_app(url).test_client()
+    page = client.get(f"/bots/{greedy}")
+    assert page.status_code == 200 and started.match_id[:8].encode() in page.data
+    assert b"No finished matches." in page.data and b"No opponents met yet." in page.data
+    data = client.get(f"/api/bots/{greedy}").get_json()
+    assert data["by_seat"] == [] and data["by_opponent"] == [] and data["human"] is False
+    # The person's seat is no bot: its page says what it is, without versions or tables.
+    page = client.get(f"/bots/{person}")
+    assert page.status_code == 200 and b"a person playing in the browser" in page.data
+    assert b"Results by opponent" not in page.data and b"Rating history" not in page.data
+    data = client.get(f"/api/bots/{person}").get_json()
+    assert data["human"] is True and data["versions"] == [] and data["by_opponent"] == []
+    listing = client.get("/matches?bot=human")
+    assert b"the seat of a person" in listing.data
+
+
+def test_resigning_while_the_bots_move_forfeits_at_the_next_decision(url: str) -> None:
+    """A resign that comes before the seat's first decision: the seat forfeits when asked."""
+    started = human.start_game(url, "orbital", 2, None, 1, ["house-random"], "client-a")
+    human.resign(url, started.match_id, started.secret)
+    match = _wait_done(url, started.match_id, 60.0)
+    assert match.record["forfeits"][0]["reason"] == "bot_error"
+    assert match.record["forfeits"][0]["message"].endswith(human.RESIGNED)
+
+
+def test_waiting_clicks_hold_at_most_two_threads(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain form post waits for the bots only as the first of its seat and one of the
+    process's CHOICE_WAITERS: however many posts arrive, the others return at once."""
+    import threading
+
+    from arena import recording
+    from web import play
+
+    monkeypatch.setattr(play, "CHOICE_WAIT_S", 1.5)
+    ids = []
+    with session_scope(url) as s:
+        vid = human.human_version(s, "solenia")
+        for n in range(4):  # a seat whose bots "move" for ever: a click would wait it out
+            match = recording.create_match(s, "solenia", "summer", [vid], n, kind="human")
+            match.status = "running"
+            s.add(
+                HumanSeat(
+                    match_id=match.id,
+                    seat=0,
+                    secret_hash=human.hash_secret("s"),
+                    client="c",
+                    status="playing",
+                    prompt="",
+                    alive_until=time.time() + 60,
+                )
+            )
+            ids.append(match.id)
+    app = create_app(url)
+    waited: list[float] = []
+    lock = threading.Lock()
+
+    def click(match_id: str) -> None:
+        with app.test_request_context(
+            f"/play/{match_id}/choose", headers={"Cookie": f"arena_seat_{match_id}=s"}
+        ):
+            begun = time.monotonic()
+            play._wait_for_bots(match_id)
+            with lock:
+                waited.append(time.monotonic() - begun)
+
+    # 3 clicks on one seat and one on each of 3 others: 2 wait, 4 return at once.
+    threads = [threading.Thread(target=click, args=(m,)) for m in [ids[0]] * 3 + ids[1:]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(waited) == 6
+    assert sum(w > 1.0 for w in waited) == 2, waited
+    assert sum(w < 0.5 for w in waited) == 4, waited
+    # The slots are free again afterwards.
+    begun = time.monotonic()
+    click(ids[3])
+    assert time.monotonic() - begun > 1.0

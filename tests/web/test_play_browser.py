@@ -2,7 +2,8 @@
 ``arena web`` as two processes on one fresh SQLite file, no Redis — Chromium starts a game of
 each of the three games against a house bot at ``/play``, clicks the first option of every
 decision until the result shows, and the match is stored done, marked human and unrated.
-Another browser gets nothing of the seat. Screenshots: ``docs/screenshots/play*.png``
+Another browser gets nothing of the seat; the page follows the game without a reload, and
+Resign ends the seat at once. Screenshots: ``docs/screenshots/play*.png``
 (``ARENA_UPDATE_SCREENSHOTS=1``)."""
 
 from __future__ import annotations
@@ -94,12 +95,12 @@ def default_setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         dispose_all()
 
 
-def _start(page, site: str, game: str, players: int = 2) -> str:  # noqa: ANN001
-    """Start a game at /play as seat 1 against house-random; returns the match id."""
+def _start(page, site: str, game: str, players: int = 2, bot: str = "house-random") -> str:  # noqa: ANN001
+    """Start a game at /play as seat 1 against ``bot``; returns the match id."""
     page.goto(f"{site}/play?game={game}&players={players}")
     page.select_option("#p-seat", "1")
     if players > 1:
-        page.select_option("#p-opp1", "house-random")
+        page.select_option("#p-opp1", bot)
     page.click("#p-start")
     page.wait_for_url(f"{site}/play/*")
     return page.url.rstrip("/").rsplit("/", 1)[1]
@@ -114,7 +115,9 @@ def _play_to_the_end(page, limit: int = 400, shot: str | None = None) -> int:  #
             return clicks
         if shot and clicks == 12:
             _screenshots(page, shot)
+        turn = page.locator("#your-turn").element_handle()
         page.locator("#your-turn button.option").first.click()
+        turn.wait_for_element_state("hidden")  # play.js swapped the next page in
         clicks += 1
         assert clicks < limit, "the game did not end"
 
@@ -210,3 +213,84 @@ def test_another_browser_gets_nothing_of_the_seat(page, browser, default_setup: 
         other.close()
     # Leave the game: the seat forfeits when its clock runs out (here: resign by playing on).
     _play_to_the_end(page)
+
+
+def test_the_page_follows_the_table_without_a_reload_and_resign_ends_the_game(
+    page, default_setup: str
+) -> None:  # noqa: ANN001
+    """After a click the page shows the public table while the bots move (the state endpoint
+    is held back here to keep it there), then the next decision, all without a reload; Resign
+    ends the seat at once and the result shows, the seat forfeited ``bot_error``: resigned."""
+    site = default_setup
+    page.set_viewport_size({"width": 1280, "height": 900})
+    match_id = _start(page, site, "solenia", bot="house-ismcts")
+    page.wait_for_selector("#your-turn")
+    page.evaluate("window.__samePage = true")
+    state = f"{site}/play/{match_id}/state"
+    page.route(
+        state,
+        lambda route: route.fulfill(
+            json={"status": "playing", "decision": None, "match_status": "running"}
+        ),
+    )
+    # Click until the bots have the move (a seat may have several decisions in a row).
+    for _ in range(40):
+        turn = page.locator("#your-turn").element_handle()
+        page.locator("#your-turn button.option").first.click()
+        turn.wait_for_element_state("hidden")
+        page.wait_for_selector("#your-turn, #waiting")
+        if page.locator("#waiting").count():
+            break
+    expect(page.locator("#waiting")).to_be_visible()
+    expect(page.locator("#play-public #live-status")).to_be_visible(timeout=20000)
+    # The public table: any spectator's view, so no seat's hand (the seat's own is below it).
+    assert "Hand" not in page.locator("#play-public").inner_text()
+    _screenshots(page, "play-waiting")
+    page.unroute(state)
+    expect(page.locator("#your-turn")).to_be_visible(timeout=20000)
+    expect(page.locator("#play-table")).to_have_count(0)  # gone with a decision waiting
+    assert page.evaluate("window.__samePage") is True
+    page.click("#leave summary")
+    page.click("#resign")
+    expect(page.locator("#play-result")).to_be_visible(timeout=60000)
+    expect(page.locator("#play-forfeit")).to_contain_text("You resigned")
+    assert page.evaluate("window.__samePage") is True
+    with session_scope() as s:
+        match = s.get(Match, match_id)
+        assert (match.status, match.kind, match.rating_seq) == ("done", "human", None)
+        (forfeit,) = match.record["forfeits"]
+        assert (forfeit["seat"], forfeit["reason"]) == (0, "bot_error")
+        assert forfeit["message"].endswith("the person resigned")
+
+
+def test_without_javascript_clicks_and_resign_are_plain_form_posts(
+    browser, default_setup: str
+) -> None:  # noqa: ANN001
+    """No script: an option is a form post (it waits a moment for the bots, bounded), Resign
+    too, and reloading shows the result."""
+    site = default_setup
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        match_id = _start(page, site, "black_angel")
+        for _ in range(3):
+            for _ in range(50):  # no script: reload until the seat's decision shows
+                if page.locator("#your-turn").count():
+                    break
+                time.sleep(0.2)
+                page.reload()
+            page.locator("#your-turn button.option").first.click()
+            page.wait_for_load_state()
+        page.click("#leave summary")
+        page.click("#resign")
+        page.wait_for_selector("#resigned, #play-result")
+        for _ in range(100):
+            if page.locator("#play-result").count():
+                break
+            time.sleep(0.3)
+            page.reload()
+        expect(page.locator("#play-forfeit")).to_contain_text("You resigned")
+    finally:
+        context.close()
+    with session_scope() as s:
+        assert s.get(Match, match_id).record["forfeits"][0]["reason"] == "bot_error"

@@ -1,5 +1,11 @@
 """One bot: its versions and ratings, rating history, results by seat and by opponent.
 
+Games against a person (matches of kind ``human``, played at ``/play``) are never rated, so
+they count in none of these tables: a bot's results by seat and by opponent are those of its
+rated and unrated bot-against-bot matches only; the bot's match list still shows its human games,
+marked ``human``. The person's seat itself (the pseudo-bot ``human``, a version of kind
+``human``) is no bot: its page says what it is and has no versions, ratings or tables.
+
 Every aggregate here is bounded by the bot's own seats (found through the index on
 ``match_seats.bot_version_id``), so the page stays fast however many matches the site holds.
 """
@@ -14,6 +20,7 @@ from sqlalchemy.orm import Session, aliased
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
 from arena.db.models import SprtTest, opponent_spread
+from arena.human import HUMAN_KIND
 from web.queries.matches import SEAT_RESULTS
 
 
@@ -112,6 +119,8 @@ class BotPage:
     opponents_met: int = 0
     #: Every SPRT of its versions, newest first.
     sprt: list[SprtInfo] = field(default_factory=list)
+    #: The pseudo-bot of a person's seat (``arena.human``), not a bot: no versions or tables.
+    human: bool = False
 
 
 # The page's statements, built once: composing a SELECT of this size costs ~0.5-2 ms of CPU
@@ -156,7 +165,9 @@ _BY_SEAT = (
         *SEAT_RESULTS,
     )
     .join(Match, Match.id == MatchSeat.match_id)
-    .where(MatchSeat.bot_version_id.in_(_IDS), MatchSeat.rank.is_not(None))
+    .where(
+        MatchSeat.bot_version_id.in_(_IDS), MatchSeat.rank.is_not(None), Match.kind != HUMAN_KIND
+    )
     .group_by(Match.players, MatchSeat.seat)
     .order_by(Match.players, MatchSeat.seat)
 )
@@ -175,8 +186,15 @@ _BY_OPPONENT = (
     .join(_other, and_(_other.match_id == _me.match_id, _other.seat != _me.seat))
     .join(BotVersion, BotVersion.id == _other.bot_version_id)
     .join(Bot, Bot.id == BotVersion.bot_id)
-    # A rank is only set once the match is done, so no join with (and scan of) matches.
-    .where(_me.bot_version_id.in_(_IDS), _me.rank.is_not(None), _other.rank.is_not(None))
+    # A rank is only set once the match is done, so no scan of matches: the join by primary
+    # key only leaves out the games against a person (never rated, not counted here).
+    .join(Match, Match.id == _me.match_id)
+    .where(
+        _me.bot_version_id.in_(_IDS),
+        _me.rank.is_not(None),
+        _other.rank.is_not(None),
+        Match.kind != HUMAN_KIND,
+    )
     .group_by(Bot.id, Bot.name, Bot.owner)
     .order_by(func.count().desc(), Bot.name)
     .limit(bindparam("limit"))
@@ -187,6 +205,9 @@ def bot_page(session: Session, bot_id: int) -> BotPage | None:
     found = session.execute(_BOT_VERSIONS, {"bot": bot_id}).all()
     if not found:
         return None
+    if any(row[8] == HUMAN_KIND for row in found):
+        bid, name, owner, game, active, created = found[0][:6]
+        return BotPage(bid, name, owner, game, active, created, [], None, human=True)
     versions = []
     for row in found:
         if row[6] is None:  # the bot has no version (outer join)
