@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import sys
 import time
 
 from benchmarks.bench_tournament import _matches_per_minute, _pick_game, _redis_url
@@ -33,13 +34,19 @@ MEASURED = (
 
 
 def bench(
-    rounds: int = 3, bots: int = 4, robin_rounds: int = 12, measured: tuple[str, ...] = MEASURED
+    rounds: int = 3,
+    bots: int = 4,
+    robin_rounds: int = 12,
+    measured: tuple[str, ...] = MEASURED,
+    together: tuple[tuple[str, ...], ...] = (),
 ) -> dict:
+    """``together``: groups of shortcuts also turned off at once (what dropping them all costs)."""
     broker = _redis_url()
     if broker is None:
         raise RuntimeError("needs Redis (ARENA_BENCH_REDIS, default redis://127.0.0.1:6379/12)")
     game = _pick_game()
     settings = ["on", "off", *(f"-{name}" for name in measured)]
+    settings += [",".join(f"-{name}" for name in group) for group in together]
     runs: dict[str, list[dict]] = {s: [] for s in settings}
     old = os.environ.get("ARENA_SHORTCUTS")
     load = os.getloadavg()
@@ -51,6 +58,11 @@ def bench(
                 os.environ["ARENA_SHORTCUTS"] = setting
                 _, costs = _matches_per_minute(game, 1, broker, bots, robin_rounds)
                 runs[setting].append(costs)
+                print(
+                    f"round {r + 1}/{rounds} {setting}: platform {costs['platform_ms']} ms",
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         if old is None:
             os.environ.pop("ARENA_SHORTCUTS", None)
@@ -96,12 +108,22 @@ def bench(
             "gain_share_of_figure": round((alone[1] - on[1]) / on[1], 3),
             "ratio_off_vs_on": round(alone[1] / on[1], 3),
         }
+    for group in together:
+        setting = ",".join(f"-{name}" for name in group)
+        alone = figure(setting)
+        result[f"without_{'+'.join(group)}"] = {
+            "platform_ms": alone,
+            "cpu_runs": [c["platform_ms"][1] for c in runs[setting]],
+            "cpu_parts": parts(setting),
+            "gain_cpu_ms": round(alone[1] - on[1], 3),
+            "gain_share_of_figure": round((alone[1] - on[1]) / on[1], 3),
+            "ratio_off_vs_on": round(alone[1] / on[1], 3),
+        }
     return result
 
 
 if __name__ == "__main__":
     import json
-    import sys
 
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     print(json.dumps(bench(rounds=rounds), indent=1))
