@@ -9,10 +9,6 @@ modules that use it may have been imported.
 
 Each one's public path is the dependency's own behaviour, and runs whenever the shortcut is off
 (``ARENA_SHORTCUTS``) or the installed release is not one it was tested with (the version gate).
-
-Three more were measured and removed, each gaining under 5 % of the platform cost per match
-(docs/shortcuts.md): kombu's Redis channel keeping one redis-py client, kombu's unacked
-bookkeeping as Lua scripts, and scripts sent on redis-py connections of our own.
 """
 
 from __future__ import annotations
@@ -20,7 +16,10 @@ from __future__ import annotations
 from referee.shortcuts import Shortcut, enabled, register
 
 __all__ = [
+    "KOMBU_CLIENT_REUSE",
     "KOMBU_RESTORE",
+    "KOMBU_UNACKED_SCRIPTS",
+    "REDIS_DIRECT_SCRIPTS",
     "SQL_DRIVER_CURSOR",
     "TRUESKILL_TWO_SEAT",
     "enabled",
@@ -47,6 +46,40 @@ SQL_DRIVER_CURSOR = register(
         tested=("2.1",),
         what="per-match statements as SQL text on the DB-API cursor beneath SQLAlchemy, with "
         "SQLAlchemy's value conversions and psycopg's parameter style copied",
+    )
+).name
+
+#: kombu's Redis channel keeps one redis-py client. Off: kombu's ``Channel.conn_or_acquire``
+#: builds one per delivery and per acknowledgement.
+KOMBU_CLIENT_REUSE = register(
+    Shortcut(
+        "kombu_client_reuse",
+        package="kombu",
+        tested=("5.7",),
+        what="replaces kombu.transport.redis.Channel.conn_or_acquire",
+    )
+).name
+
+#: A delivery's and an ack's bookkeeping as one Lua script each. Off: kombu's own
+#: ``QoS.append``/``QoS.ack`` (MULTI/EXEC pipelines of two commands each).
+KOMBU_UNACKED_SCRIPTS = register(
+    Shortcut(
+        "kombu_unacked_scripts",
+        package="kombu",
+        tested=("5.7",),
+        what="replaces kombu.transport.redis.QoS.append and QoS.ack with scripts writing kombu's "
+        "unacked keys",
+    )
+).name
+
+#: EVALSHA sent and read on a connection of our own (redis-py's Connection internals). Off:
+#: redis-py's ``register_script`` Script objects, called through a client.
+REDIS_DIRECT_SCRIPTS = register(
+    Shortcut(
+        "redis_direct_scripts",
+        package="redis",
+        tested=("8.2",),
+        what="EVALSHA packed, sent and read on a redis-py Connection outside its pool",
     )
 ).name
 

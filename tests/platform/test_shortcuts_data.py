@@ -3,9 +3,8 @@ each has its public path, which gives the same rows and ratings; off, the privat
 run at all; on a release it was not tested with it turns itself off with one log line.
 
 The behaviour tests of each path are the existing ones, run on both (``shortcut_paths``:
-test_storage, test_database_urls, test_celery_redis; test_resilience runs the kombu fix off
-too; test_ratings compares the two-seat update with the package's); this module checks what
-they cannot: that the two paths write *equal* rows."""
+test_storage, test_kombu_unacked, test_celery_redis, test_resilience, test_live_batching,
+test_ratings); this module checks what they cannot: that the two paths write *equal* rows."""
 
 from __future__ import annotations
 
@@ -23,12 +22,15 @@ from sqlalchemy import select, text
 from arena import bots, ratings, recording, shortcuts, tournaments
 from arena.db import Match, dispose_all, get_engine, session_scope
 from referee import shortcuts as switch
-from tests.platform.conftest import PG_HOST, _pg_admin
+from tests.platform.conftest import PG_HOST, REDIS_URL, _pg_admin, redis_available
 from tests.shortcut_paths import apply_setting
 
 GAME = "toy"
 MINE = (
     shortcuts.KOMBU_RESTORE,
+    shortcuts.KOMBU_CLIENT_REUSE,
+    shortcuts.KOMBU_UNACKED_SCRIPTS,
+    shortcuts.REDIS_DIRECT_SCRIPTS,
     shortcuts.SQL_DRIVER_CURSOR,
     shortcuts.TRUESKILL_TWO_SEAT,
 )
@@ -192,26 +194,35 @@ def test_both_paths_write_equal_rows(
 def test_off_runs_none_of_the_private_code(
     sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: None
 ) -> None:
-    """``ARENA_SHORTCUTS=off``: the written-out TrueSkill update and the driver's cursor are never
-    called (each one here raises if it is), and kombu's own restore is back in place."""
+    """``ARENA_SHORTCUTS=off``: the written-out TrueSkill update, the driver's cursor, the direct
+    script sends and the kombu replacements are never called (each one here raises if it is)."""
     from kombu.transport import redis as kombu_redis
 
-    from arena import celery_app
+    from arena import celery_app, redis_script
     from arena.db import driver_sql
 
     def boom(*_: object, **__: object) -> None:
         raise AssertionError("a shortcut ran although ARENA_SHORTCUTS=off")
 
-    apply_setting("on")
-    kombus = kombu_redis.QoS.__dict__["restore_unacked"]
-    assert kombus is not celery_app._KOMBU_ORIGINALS[(kombu_redis.QoS, "restore_unacked")]
     monkeypatch.setattr(ratings, "_rate_two", boom)
     monkeypatch.setattr(driver_sql.DriverSQL, "__init__", boom)
+    monkeypatch.setattr(redis_script, "run_script", boom)
+    monkeypatch.setattr(redis_script, "new_connection", boom)
     apply_setting("off")
-    restore = kombu_redis.QoS.__dict__["restore_unacked"]
-    assert restore is celery_app._KOMBU_ORIGINALS[(kombu_redis.QoS, "restore_unacked")]
+    for (owner, name), original in celery_app._KOMBU_ORIGINALS.items():
+        assert owner.__dict__[name] is original, name  # kombu's own methods are back
+    assert kombu_redis.QoS.__dict__["append"] is celery_app._KOMBU_ORIGINALS.get(
+        (kombu_redis.QoS, "append"), kombu_redis.QoS.__dict__["append"]
+    )
     assert ratings.rate(GAME, [ratings.Skill(25, 8), ratings.Skill(27, 6)], [1, 2])
     _play_and_record(sqlite_url, tmp_path, monkeypatch)
+    if redis_available():
+        from arena.server.live import RedisBus
+
+        bus = RedisBus(REDIS_URL)
+        match_id = uuid.uuid4().hex
+        bus.publish_batch(match_id, [{"n": 0}, {"n": 1}], {"board": 1})
+        assert bus.snapshot(match_id) == ([{"n": 0}, {"n": 1}], {"board": 1})
 
 
 def test_ratings_are_equal_on_both_paths(setting: None) -> None:
