@@ -26,8 +26,6 @@
   docs/shortcuts.md; :func:`install_kombu_shortcuts`):
 * :func:`_patch_kombu_unacked_scripts`: kombu books a delivered message, and its
   acknowledgement, in one Redis command each instead of a MULTI/EXEC pipeline.
-* :func:`_patch_kombu_client_reuse`: kombu's Redis channel keeps one redis-py client instead of
-  building one per acknowledgement and per delivery (CPU between two matches).
 * Broker failures: :func:`_patch_kombu_restore` works around kombu's crash when a worker loses
   Redis while holding unacknowledged (e.g. countdown) messages, and ``arena worker`` exits
   non-zero whenever Celery stops on an unrecoverable error.
@@ -179,36 +177,6 @@ def _patch_kombu_restore() -> None:
     kombu_redis.QoS.restore_unacked = restore_unacked
 
 
-def _patch_kombu_client_reuse() -> None:
-    """One redis-py client per kombu channel instead of one per operation.
-
-    kombu's Redis channel builds a new ``redis.Redis`` object (``conn_or_acquire``) each time it
-    books a delivered message in the ``unacked`` hash and each time it acknowledges one: twice
-    per match, ~65 µs of CPU each on these machines, plus the object's teardown. Such a client is
-    only a handle on the channel's connection pool (thread-safe: a connection is checked out per
-    command or pipeline), so the channel keeps one for as long as it keeps that pool; a new pool
-    (after a reconnection) gets a new client, as before. The same round trips go to Redis.
-    """
-    from contextlib import contextmanager
-
-    from kombu.transport import redis as kombu_redis
-
-    _kombu_original(kombu_redis.Channel, "conn_or_acquire")
-
-    @contextmanager
-    def conn_or_acquire(self, client=None):  # noqa: ANN001, ANN202 - kombu's signature
-        if client:
-            yield client
-            return
-        pool = self.pool
-        kept = self.__dict__.get("_arena_client")
-        if kept is None or kept[0] is not pool:
-            kept = self.__dict__["_arena_client"] = (pool, self._create_client())
-        yield kept[1]
-
-    kombu_redis.Channel.conn_or_acquire = conn_or_acquire
-
-
 # kombu's bookkeeping of a delivered message in one command each (QoS.append, QoS.ack): the
 # same keys and values as its MULTI/EXEC pipelines, as atomic. KEYS: the unacked index (a
 # sorted set), the unacked hash. ARGV: the delivery tag, then for a delivery its time and the
@@ -298,7 +266,6 @@ def install_kombu_shortcuts() -> None:
     kombu shortcut off, kombu is left exactly as it is (nothing of it is even imported here)."""
     wanted = {
         _patch_kombu_restore: shortcuts.enabled(shortcuts.KOMBU_RESTORE),
-        _patch_kombu_client_reuse: shortcuts.enabled(shortcuts.KOMBU_CLIENT_REUSE),
         _patch_kombu_unacked_scripts: shortcuts.enabled(shortcuts.KOMBU_UNACKED_SCRIPTS),
     }
     for (owner, name), original in _KOMBU_ORIGINALS.items():  # kombu's own first

@@ -25,7 +25,6 @@ from benchmarks.bench_tournament import _matches_per_minute, _pick_game, _redis_
 #: The shortcuts whose gain is measured: each one's effect is on the per-match path
 #: (kombu_restore_fix only acts when a worker loses Redis).
 MEASURED = (
-    "kombu_client_reuse",
     "kombu_unacked_scripts",
     "redis_direct_scripts",
     "sql_driver_cursor",

@@ -28,7 +28,6 @@ from tests.shortcut_paths import apply_setting
 GAME = "toy"
 MINE = (
     shortcuts.KOMBU_RESTORE,
-    shortcuts.KOMBU_CLIENT_REUSE,
     shortcuts.KOMBU_UNACKED_SCRIPTS,
     shortcuts.REDIS_DIRECT_SCRIPTS,
     shortcuts.SQL_DRIVER_CURSOR,
