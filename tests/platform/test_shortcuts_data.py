@@ -9,6 +9,7 @@ test_ratings); this module checks what they cannot: that the two paths write *eq
 from __future__ import annotations
 
 import logging
+import os
 import random
 import sqlite3
 import uuid
@@ -38,8 +39,6 @@ MINE = (
 @pytest.fixture
 def setting() -> Iterator[None]:
     """Tests here change ``ARENA_SHORTCUTS``; it is put back (and kombu with it) afterwards."""
-    import os
-
     old = os.environ.get(switch.ENV)
     yield
     apply_setting(old)
@@ -249,11 +248,13 @@ def test_a_release_it_was_not_tested_with_turns_it_off_with_one_log_line(
 ) -> None:
     apply_setting("on")
     assert switch.enabled(name)  # the installed releases are the tested ones
-    monkeypatch.setattr(switch, "installed_version", lambda package: "999.0.0")
-    switch.reset_cache()
-    with caplog.at_level(logging.WARNING, logger="referee.shortcuts"):
-        assert not switch.enabled(name)
-        assert not switch.enabled(name)
+    # A context of its own: undone before ``setting`` puts the real decisions back.
+    with monkeypatch.context() as m:
+        m.setattr(switch, "installed_version", lambda package: "999.0.0")
+        switch.reset_cache()
+        with caplog.at_level(logging.WARNING, logger="referee.shortcuts"):
+            assert not switch.enabled(name)
+            assert not switch.enabled(name)
     lines = [r.getMessage() for r in caplog.records if name in r.getMessage()]
     assert len(lines) == 1 and "999.0.0" in lines[0] and "public path" in lines[0], lines
 
@@ -265,12 +266,23 @@ def test_untested_releases_put_every_public_path_in_place(
     from arena import celery_app
     from arena.db.sql import CoreSQL, statements
 
-    monkeypatch.setattr(switch, "installed_version", lambda package: "0.0.1")
-    apply_setting("on")
-    for (owner, name), original in celery_app._KOMBU_ORIGINALS.items():
-        assert owner.__dict__[name] is original, name
-    with get_engine(sqlite_url).connect() as conn:
-        assert isinstance(statements(conn), CoreSQL)
+    with monkeypatch.context() as m:  # undone before ``setting`` puts the real decisions back
+        m.setattr(switch, "installed_version", lambda package: "0.0.1")
+        apply_setting("on")
+        for (owner, name), original in celery_app._KOMBU_ORIGINALS.items():
+            assert owner.__dict__[name] is original, name
+        with get_engine(sqlite_url).connect() as conn:
+            assert isinstance(statements(conn), CoreSQL)
+        assert not switch.enabled(shortcuts.TRUESKILL_TWO_SEAT)
+
+
+@pytest.mark.skipif(bool(os.environ.get(switch.ENV)), reason="ARENA_SHORTCUTS is set for this run")
+def test_after_these_tests_every_shortcut_is_on_again() -> None:
+    """The version-gate tests leave no decision of theirs behind for the tests after them."""
+    from kombu.transport import redis as kombu_redis
+
+    assert all(switch.enabled(name) for name in MINE)
+    assert kombu_redis.QoS.__dict__["append"].__module__ == "arena.celery_app"
 
 
 def test_the_setting_knows_every_name(setting: None) -> None:
