@@ -1,4 +1,8 @@
 """Tabletop Arena: the platform around the referee (storage, ratings, scheduling, API, CLI)."""
 
 import referee  # noqa: F401 - chooses gRPC's I/O before anything here imports grpc
+
+# Registers the broker, database and rating shortcuts, so ARENA_SHORTCUTS knows their names in
+# every process that imports the platform (the CLI checks the setting at start-up).
+from arena import shortcuts as _shortcuts  # noqa: F401 - registers them
 from referee.errors import SettingError  # noqa: F401 - the platform's name for it too

@@ -22,13 +22,15 @@
   (``queue_order_strategy = "priority"``, control queue listed first): a free worker takes a
   sweep before any queued match, so recovery never waits behind a long match queue. Every
   worker must consume both queues (``arena worker`` does).
-* :func:`_patch_kombu_unacked_scripts`: kombu books a delivered message, and its
-  acknowledgement, in one Redis command each instead of a MULTI/EXEC pipeline.
-* :func:`_patch_kombu_client_reuse`: kombu's Redis channel keeps one redis-py client instead of
-  building one per acknowledgement and per delivery (CPU between two matches).
-* Broker failures: :func:`_patch_kombu_restore` works around kombu's crash when a worker loses
-  Redis while holding unacknowledged (e.g. countdown) messages, and ``arena worker`` exits
-  non-zero whenever Celery stops on an unrecoverable error.
+* Two patches of kombu, each a shortcut behind ``ARENA_SHORTCUTS`` with a version gate
+  (:mod:`arena.shortcuts`, docs/shortcuts.md; :func:`install_kombu_shortcuts` puts them in
+  place, or kombu's own methods back):
+  :func:`_patch_kombu_unacked_scripts` (``kombu_unacked_scripts``): kombu books a delivered
+  message, and its acknowledgement, in one Redis command each instead of a MULTI/EXEC pipeline;
+  :func:`_patch_kombu_restore` (``kombu_restore_fix``, a bug work-around): kombu no longer
+  crashes when a worker loses Redis while holding unacknowledged (e.g. countdown) messages.
+* Broker failures: ``arena worker`` exits non-zero whenever Celery stops on an unrecoverable
+  error (so its supervisor restarts it).
 * ``ARENA_EXTRA_GAMES`` (``module:Class,…``) registers extra engines in every process that
   loads this app — the tests use it to give real worker processes the toy game.
 """
@@ -43,6 +45,8 @@ from pathlib import Path
 
 from celery import Celery
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
+
+from arena import shortcuts
 
 BROKER_ENV = "ARENA_BROKER_URL"
 #: The file a worker touches every few seconds while it is connected to the broker: its health
@@ -127,13 +131,21 @@ def make_app() -> Celery:
 def _patch_kombu_restore() -> None:
     """Keep a worker alive when Redis dies while it holds unacknowledged messages.
 
-    kombu 5.x (reproduced with 5.7.0; the same failure as celery/kombu#970 and
-    celery/celery#8845): after a lost connection Celery's consumer first *collects* the
-    connection (which detaches the transport from it, ``transport.client = None``) and then
-    closes it; closing the channel restores the unacknowledged messages (countdown/ETA tasks
-    held by the worker), which needs a new Redis client built from ``transport.client`` →
-    ``AttributeError: 'NoneType' object has no attribute 'hostname'``. That is not a connection
-    error, so it escapes ``ignore_errors`` and Celery stops with "Unrecoverable error".
+    kombu 5.x (reproduced with 5.7.0): after a lost connection Celery's consumer first
+    *collects* the connection (which detaches the transport from it, ``transport.client =
+    None``) and then closes it; closing the channel restores the unacknowledged messages
+    (countdown/ETA tasks held by the worker), which needs a new Redis client built from
+    ``transport.client`` → ``AttributeError: 'NoneType' object has no attribute 'hostname'``.
+    That is not a connection error, so it escapes ``ignore_errors`` and Celery stops with
+    "Unrecoverable error".
+
+    Upstream: https://github.com/celery/kombu/issues/970 (the same traceback, restore_unacked →
+    conn_or_acquire → the connection's hostname; closed for kombu 4.2) and
+    https://github.com/celery/kombu/issues/582 (the same AttributeError from a channel closed
+    after its connection was detached). Still there in kombu 5.7.0:
+    tests/platform/test_resilience.py reproduces it with the work-around off. The shortcut
+    ``kombu_restore_fix`` (:mod:`arena.shortcuts`); off, kombu's own method runs, with that
+    bug: the worker stops and its supervisor has to restart it.
 
     The work-around skips the restore when the channel has no connection left, or when Redis
     cannot be reached (it is down: nothing can be written to it anyway), and logs it. Nothing is
@@ -146,9 +158,7 @@ def _patch_kombu_restore() -> None:
     import redis
     from kombu.transport import redis as kombu_redis
 
-    original = kombu_redis.QoS.restore_unacked
-    if getattr(original, "_arena_patched", False):
-        return
+    original = _kombu_original(kombu_redis.QoS, "restore_unacked")
     log = logging.getLogger("arena.celery_app")
 
     def restore_unacked(self, client=None):  # noqa: ANN001, ANN202 - kombu's signature
@@ -166,41 +176,7 @@ def _patch_kombu_restore() -> None:
             self._delivered.clear()
             return None
 
-    restore_unacked._arena_patched = True  # type: ignore[attr-defined]
     kombu_redis.QoS.restore_unacked = restore_unacked
-
-
-def _patch_kombu_client_reuse() -> None:
-    """One redis-py client per kombu channel instead of one per operation.
-
-    kombu's Redis channel builds a new ``redis.Redis`` object (``conn_or_acquire``) each time it
-    books a delivered message in the ``unacked`` hash and each time it acknowledges one: twice
-    per match, ~65 µs of CPU each on these machines, plus the object's teardown. Such a client is
-    only a handle on the channel's connection pool (thread-safe: a connection is checked out per
-    command or pipeline), so the channel keeps one for as long as it keeps that pool; a new pool
-    (after a reconnection) gets a new client, as before. The same round trips go to Redis.
-    """
-    from contextlib import contextmanager
-
-    from kombu.transport import redis as kombu_redis
-
-    original = kombu_redis.Channel.conn_or_acquire
-    if getattr(original, "_arena_patched", False):
-        return
-
-    @contextmanager
-    def conn_or_acquire(self, client=None):  # noqa: ANN001, ANN202 - kombu's signature
-        if client:
-            yield client
-            return
-        pool = self.pool
-        kept = self.__dict__.get("_arena_client")
-        if kept is None or kept[0] is not pool:
-            kept = self.__dict__["_arena_client"] = (pool, self._create_client())
-        yield kept[1]
-
-    conn_or_acquire._arena_patched = True  # type: ignore[attr-defined]
-    kombu_redis.Channel.conn_or_acquire = conn_or_acquire
 
 
 # kombu's bookkeeping of a delivered message in one command each (QoS.append, QoS.ack): the
@@ -228,7 +204,9 @@ def _patch_kombu_unacked_scripts() -> None:
     redis-py packs, sends and parses four commands in Python for each. A server-side script (EVALSHA; EVAL again after a Redis restart
     forgot it) does the same writes, as atomically, in one command. The stored entries are
     kombu's own (its ``restore_unacked`` and visibility-timeout restore read them unchanged).
-    Measured between two matches in a worker (A/B, three pairs): 1.09-1.16 → 0.98-1.08 ms of CPU.
+    Measured between two matches in a worker (A/B, three pairs): 1.09-1.16 → 0.98-1.08 ms of CPU;
+    with the direct sends (``redis_direct_scripts``) it saves ~11 % of the platform cost per
+    match (docs/shortcuts.md). Off (``kombu_unacked_scripts``), kombu's own methods run.
     """
     from time import time
 
@@ -238,12 +216,16 @@ def _patch_kombu_unacked_scripts() -> None:
 
     from arena import redis_script
 
-    original = kombu_redis.QoS.append
-    if getattr(original, "_arena_patched", False):
-        return
+    _kombu_original(kombu_redis.QoS, "append")
+    _kombu_original(kombu_redis.QoS, "ack")
     append_script, ack_script = redis_script.Script(_UNACKED_APPEND), redis_script.Script(_UNACKED_ACK)
+    direct = redis_script.direct()
 
     def _run(self, script, args):  # noqa: ANN001, ANN202 - on the channel's own connection
+        keys = (self.unacked_index_key, self.unacked_key)
+        if not direct:  # redis-py's own Script object, through the channel's client
+            with self.channel.conn_or_acquire() as client:
+                return redis_script.call(client, script, keys, args)
         # The script is sent and read directly (arena.redis_script) on a connection of this
         # channel's own, with the settings of its pool (a new one with a new pool, after a
         # reconnection): through the redis-py client each call also checked a connection out of
@@ -256,8 +238,7 @@ def _patch_kombu_unacked_scripts() -> None:
             kept = self.__dict__["_arena_conn"] = (pool, redis_script.new_connection(pool),
                                                    threading.Lock())
         with kept[2]:
-            return redis_script.run_script(kept[1], script, (self.unacked_index_key, self.unacked_key),
-                                           args)
+            return redis_script.run_script(kept[1], script, keys, args)
 
     def append(self, message, delivery_tag):  # noqa: ANN001, ANN202 - kombu's signature
         delivery = message.delivery_info
@@ -269,15 +250,37 @@ def _patch_kombu_unacked_scripts() -> None:
         _run(self, ack_script, (delivery_tag,))
         virtual.QoS.ack(self, delivery_tag)
 
-    append._arena_patched = True  # type: ignore[attr-defined]
     kombu_redis.QoS.append = append
     kombu_redis.QoS.ack = ack
 
 
+#: kombu's own methods, kept the first time one is replaced (so they can be put back).
+_KOMBU_ORIGINALS: dict[tuple[type, str], object] = {}
+
+
+def _kombu_original(owner: type, name: str) -> object:
+    """kombu's own ``owner.name``, remembered before a shortcut replaces it."""
+    return _KOMBU_ORIGINALS.setdefault((owner, name), owner.__dict__[name])
+
+
+def install_kombu_shortcuts() -> None:
+    """Replace kombu's methods for the kombu shortcuts that are on, and put kombu's own back
+    for those that are off (``ARENA_SHORTCUTS`` and the version gates, :mod:`arena.shortcuts`).
+    Run when this module is imported; tests that change the setting run it again. With every
+    kombu shortcut off, kombu is left exactly as it is (nothing of it is even imported here)."""
+    wanted = {
+        _patch_kombu_restore: shortcuts.enabled(shortcuts.KOMBU_RESTORE),
+        _patch_kombu_unacked_scripts: shortcuts.enabled(shortcuts.KOMBU_UNACKED_SCRIPTS),
+    }
+    for (owner, name), original in _KOMBU_ORIGINALS.items():  # kombu's own first
+        setattr(owner, name, original)
+    for patch, on in wanted.items():
+        if on:
+            patch()
+
+
 register_extra_games()
-_patch_kombu_restore()
-_patch_kombu_client_reuse()
-_patch_kombu_unacked_scripts()
+install_kombu_shortcuts()
 app = make_app()
 
 

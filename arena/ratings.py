@@ -61,6 +61,8 @@ from functools import cache
 
 import trueskill
 
+from arena import shortcuts
+
 MU0 = 25.0
 SIGMA0 = MU0 / 3
 #: Below this sigma a version is no longer provisional (about 1/3 of the starting uncertainty).
@@ -220,7 +222,7 @@ def rate(game: str, skills: Sequence[Skill], ranks: Sequence[int]) -> list[Skill
     """
     if len(skills) != len(ranks) or len(skills) < 2:
         raise ValueError("a rated match needs at least two seats, one rank per seat")
-    if len(skills) == 2:
+    if len(skills) == 2 and shortcuts.enabled(shortcuts.TRUESKILL_TWO_SEAT):
         try:
             out = _rate_two(game, skills[0], skills[1], ranks[0], ranks[1])
         except (ArithmeticError, ValueError):  # whatever it is, the package's own path decides
@@ -266,6 +268,10 @@ def _rate_two(game: str, one: Skill, two: Skill, rank_one: int, rank_two: int) -
     environment's own ``v``/``w`` functions, so it raises ``FloatingPointError`` exactly where
     the package does; :func:`rate` then takes the package's path, as for any other exception.
     tests/platform/test_ratings.py compares both on many random and extreme inputs with ``==``.
+
+    A shortcut (``trueskill_two_seat``, :mod:`arena.shortcuts`, docs/shortcuts.md): it copies the
+    package's insides, so it runs only on the trueskill release it was tested with; otherwise, or
+    with it turned off, :func:`rate` uses ``trueskill.TrueSkill.rate`` for two seats too.
     """
     env = environment(game)
     if one.sigma == 0 or two.sigma == 0:

@@ -39,7 +39,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from arena import ratings
-from arena.db.driver_sql import DriverSQL
 from arena.db.models import (
     Bot,
     BotVersion,
@@ -49,6 +48,7 @@ from arena.db.models import (
     RatingLock,
     utcnow,
 )
+from arena.db.sql import Statements, statements
 
 #: Seconds a claim lasts without renewal; the player renews every LEASE_SECONDS / 3.
 LEASE_SECONDS = float(os.environ.get("ARENA_LEASE_SECONDS", "20"))
@@ -136,8 +136,8 @@ def claim(
 def claim_on(conn: Connection, match_id: str, worker: str, lease: float = LEASE_SECONDS) -> Claim:
     """:func:`claim` on a Core connection, inside the caller's transaction (the caller commits):
     a worker starting a match needs no ORM session, whose bookkeeping cost more CPU than the
-    statements, which run on the driver's cursor (:mod:`arena.db.driver_sql`)."""
-    db = DriverSQL(conn)
+    statements, which run on the driver's cursor (:mod:`arena.db.sql`, a shortcut)."""
+    db = statements(conn)
     now = time.time()
     until = now + lease
     taken = db.execute(_SQL_CLAIM, {
@@ -222,8 +222,9 @@ def forfeited_seats(record: dict[str, Any]) -> list[int]:
 
 _T_RATING, _T_MATCH = Rating.__table__, Match.__table__
 
-# The per-match statements of record_result, run on the driver's cursor (arena.db.driver_sql:
-# SQLAlchemy's execution layer cost more CPU than SQLite took to run them).
+# The per-match statements of record_result, run on the driver's cursor (arena.db.sql: with the
+# shortcut sql_driver_cursor on; SQLAlchemy's execution layer cost more CPU than SQLite took to
+# run them), else through SQLAlchemy as text() constructs.
 _SQL_DRAW_SEQ = "UPDATE rating_locks SET last_seq = last_seq + 1 WHERE game = :game RETURNING last_seq"
 _SQL_UNDRAW_SEQ = "UPDATE rating_locks SET last_seq = last_seq - 1 WHERE game = :game"
 _SQL_LOCK_SEQ = "SELECT last_seq FROM rating_locks WHERE game = :game"  # SQLite < 3.35 only
@@ -308,7 +309,8 @@ def record_result_on(
     Returns True when this call counted the result, False when the match had already been
     recorded (a re-delivered task or a duplicate player): nothing is changed then.
 
-    A few statements on the driver's cursor (:mod:`arena.db.driver_sql`; executemany for the
+    A few statements on the driver's cursor (:mod:`arena.db.sql`, a shortcut whose public path
+    runs them through SQLAlchemy; executemany for the
     seats and ratings, one multi-row insert for the history) rather than ORM objects or Core
     statements: the same rows and values, in a fraction of the per-match CPU time. Where the
     database has ``UPDATE … RETURNING`` (PostgreSQL, SQLite ≥ 3.35), taking the rating lock
@@ -320,7 +322,7 @@ def record_result_on(
     """
     started = time.perf_counter()
     orm = _JoinedSession(conn, session)
-    db = DriverSQL(conn)
+    db = statements(conn)
     if game is None:
         game = db.first(_SQL_MATCH_GAME, {"mid": match_id})[0]
     returning = conn.dialect.update_returning
@@ -549,14 +551,14 @@ class _Row:
     player_counts: dict
 
 
-def _advance_tournament(db: DriverSQL, tournament_id: int | None, stamp: object) -> None:
+def _advance_tournament(db: Statements, tournament_id: int | None, stamp: object) -> None:
     """One more match of the tournament finished; the same statement closes the tournament when
-    it was the last (``stamp``: its ``finished_at`` as :meth:`DriverSQL.when` gives it)."""
+    it was the last (``stamp``: its ``finished_at`` as :meth:`Statements.when` gives it)."""
     if tournament_id is not None:
         db.execute(_SQL_TOURNAMENT_DONE_ONE, {"tid": tournament_id, "now": stamp})
 
 
 def _count_finished(session: Session, match: Match) -> None:
     """Advance the tournament's progress; close it when nothing is left to play."""
-    db = DriverSQL(session.connection())
+    db = statements(session.connection())
     _advance_tournament(db, match.tournament_id, db.when(utcnow()))

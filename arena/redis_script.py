@@ -10,6 +10,11 @@ checks: about as much CPU as the command's own round trip (a live batch ~130 µs
 ``Script`` does with ``SCRIPT LOAD``), packed by the connection as the client packs it, with
 the connection's own retry policy on a lost connection (the client's: reconnect and send
 again). The caller owns the connection (one per thread, or per channel behind a lock).
+
+That is a shortcut into redis-py's insides (its ``Connection``'s packing, sending and reading,
+outside its pool): ``redis_direct_scripts`` in :mod:`arena.shortcuts`, docs/shortcuts.md. When
+it is off (:func:`direct` is False) callers use :func:`call` instead: redis-py's own ``Script``
+object (``register_script``), through a client — the same EVALSHA, and the same reload.
 """
 
 from __future__ import annotations
@@ -19,14 +24,33 @@ from collections.abc import Sequence
 from typing import Any
 
 
+def direct() -> bool:
+    """Whether scripts go on connections of one's own (:func:`new_connection`,
+    :func:`run_script`) rather than through redis-py's ``Script`` objects (:func:`call`)."""
+    from arena import shortcuts
+
+    return shortcuts.enabled(shortcuts.REDIS_DIRECT_SCRIPTS)
+
+
 class Script:
     """A Lua script and its SHA-1 (its id in Redis' script cache)."""
 
-    __slots__ = ("source", "sha")
+    __slots__ = ("source", "sha", "_public")
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.sha = hashlib.sha1(source.encode()).hexdigest()  # noqa: S324 - Redis' script id
+        self._public: Any = None
+
+
+def call(client: Any, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+    """The public path: ``script`` through redis-py's own ``Script`` object (made once, by the
+    first client's ``register_script``) on ``client``; EVALSHA, and SCRIPT LOAD then EVALSHA
+    again when Redis does not know it."""
+    public = script._public
+    if public is None:
+        public = script._public = client.register_script(script.source)
+    return public(keys=list(keys), args=list(args), client=client)
 
 
 def new_connection(pool):  # noqa: ANN001, ANN201 - redis ConnectionPool -> its connection class

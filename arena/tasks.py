@@ -57,7 +57,7 @@ from arena.db import (
     session_scope,
     utcnow,
 )
-from arena.db.driver_sql import DriverSQL
+from arena.db.sql import statements
 from arena.ladder_population import PopulationCache
 from arena.server import live
 from referee.engine import ConfigError, TimeControl
@@ -158,7 +158,7 @@ _leases = _LeaseKeeper()
 
 
 # The match and its seats in one query: a row per seat, the match's columns on each (run on the
-# driver's cursor, arena.db.driver_sql: this runs once per match on every worker).
+# driver's cursor when the shortcut is on, arena.db.sql: this runs once per match on every worker).
 _SQL_CONFIG = (
     "SELECT m.game, m.seed, m.variant, m.decision_ms, m.bank_ms, m.sandbox,"
     " (SELECT t.live_comments FROM tournaments t WHERE t.id = m.tournament_id), b.name, v.number,"
@@ -176,7 +176,7 @@ _SQL_CONFIG_MATCH = (
 def _config_from(conn, match_id: str):  # noqa: ANN001, ANN202 - Connection -> MatchConfig
     from referee.match import MatchConfig, SeatSpec
 
-    db = DriverSQL(conn)
+    db = statements(conn)
     rows = db.all(_SQL_CONFIG, {"mid": match_id})
     m = rows[0] if rows else db.first(_SQL_CONFIG_MATCH, {"mid": match_id})
     if m is None:

@@ -209,6 +209,9 @@ class RedisBus:
         directly (:func:`arena.redis_script.run_script`): through redis-py's client the same
         command cost ~1.7× the CPU (a connection checked out of its pool and back, its command
         wrapper, metrics hooks and argument checks, per batch)."""
+        if not redis_script.direct():  # the public path: redis-py's Script, through the client
+            redis_script.call(self._redis, _PUBLISH_BATCH_SCRIPT, keys, args)
+            return
         own = self._own
         conn = getattr(own, "conn", None)
         if conn is None or own.pid != os.getpid():  # first use in this thread, or a forked child

@@ -1,6 +1,7 @@
 """kombu's bookkeeping of unacknowledged messages, done by one script per delivery and per ack
 (arena.celery_app._patch_kombu_unacked_scripts), stays kombu's: the same entries, removed on
-ack, and restored by kombu's own restore as a message delivered again. Real Redis."""
+ack, and restored by kombu's own restore as a message delivered again. Real Redis. Each test runs
+with the shortcuts on and off (kombu's own methods: the same entries)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from kombu import Connection
 from kombu.message import Message
 from kombu.simple import SimpleQueue
 
-import arena.celery_app  # noqa: F401 - applies the patches
+from arena import celery_app
 from tests.platform.conftest import REDIS_URL, redis_available
+from tests.shortcut_paths import shortcut_paths  # noqa: F401 - the fixture
 
-pytestmark = pytest.mark.skipif(not redis_available(), reason=f"no Redis at {REDIS_URL}")
+pytestmark = [pytest.mark.skipif(not redis_available(), reason=f"no Redis at {REDIS_URL}"),
+              pytest.mark.usefixtures("shortcut_paths")]
 
 
 def _entry(client: redis.Redis, tag: str) -> tuple[float | None, list | None]:
@@ -41,10 +44,11 @@ def _delivered(payload: dict) -> Iterator[tuple[Connection, SimpleQueue, Message
         client.delete(queue, f"_kombu.binding.{queue}")
 
 
-def test_a_delivery_is_booked_as_kombu_books_it_and_removed_on_ack() -> None:
+def test_a_delivery_is_booked_as_kombu_books_it_and_removed_on_ack(shortcut_paths: str) -> None:  # noqa: F811
     from kombu.transport import redis as kombu_redis
 
-    assert getattr(kombu_redis.QoS.append, "_arena_patched", False)
+    own = celery_app._KOMBU_ORIGINALS.get((kombu_redis.QoS, "append"), kombu_redis.QoS.append)
+    assert (kombu_redis.QoS.append is not own) == (shortcut_paths == "on")
     with _delivered({"match": 1}) as (_, _q, message, client):
         tag = message.delivery_tag
         score, stored = _entry(client, tag)
