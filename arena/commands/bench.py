@@ -202,5 +202,27 @@ def bench_ladder_quality(sizes: tuple[int, ...], seeds: int, queue: int, max_per
         click.echo(f"{r['bots']:>5} {r['rule']:<16} {needed!s:>11} {r['final_tau']:>9}  {r['runs']}")
 
 
+@bench_group.command("ismcts-vs-openspiel")
+@click.option("--game", "games", multiple=True, type=click.Choice(["black_angel", "solenia", "orbital"]),
+              help="a game (repeatable; default: all three)")
+@click.option("--games", "count", default=50, show_default=True, type=click.IntRange(1), help="games per game")
+@click.option("--cpu-ms", default=50.0, show_default=True, type=click.FloatRange(1),
+              help="CPU milliseconds of this process per decision, each bot")
+@click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0, 65535))
+def bench_ismcts_vs_openspiel(games: tuple[str, ...], count: int, cpu_ms: float, first_seed: int) -> None:
+    """sample_bots/ismcts against OpenSpiel's MCTS over determinised states, 2 players, equal CPU.
+
+    Seats alternate; prints our win share (a tie counts half) with its Wilson 95% interval.
+    Needs the envs extra (open_spiel).
+    """
+    try:
+        from benchmarks.bench_ismcts_openspiel import bench
+    except ImportError as exc:
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+    result = bench(games or ("black_angel", "solenia", "orbital"), count, cpu_ms / 1000.0, first_seed,
+                   progress=lambda line: click.echo(line, err=True))
+    _print(result)
+
+
 def register(group: click.Group) -> None:
     group.add_command(bench_group)
