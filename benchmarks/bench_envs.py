@@ -33,15 +33,32 @@ from referee import registry
 GAMES = ("black_angel", "solenia", "orbital")
 
 
-def _timed(loop: Callable[[int], int], seconds: float) -> dict[str, Any]:
-    """Run ``loop(seed)`` (one game, returns its decisions) for seeds 0.. until ``seconds`` CPU."""
-    decisions = games = 0
-    start = time.process_time()
-    while (spent := time.process_time() - start) < seconds:
-        decisions += loop(games)
-        games += 1
-    return {"decisions": decisions, "games": games, "cpu_s": round(spent, 2),
-            "per_s": round(decisions / spent) if spent else 0}
+def _timed(loops: dict[str, Callable[[int], int]], seconds: float) -> dict[str, dict[str, Any]]:
+    """Run every loop on seeds 0, 1, … until each has used ``seconds`` of CPU time, in rounds
+    of one game per loop (the same seeds for all, and any change in the machine's load shared
+    alike, so the ratios hold even when the absolute figures wander)."""
+    spent = dict.fromkeys(loops, 0.0)
+    decisions = dict.fromkeys(loops, 0)
+    games = dict.fromkeys(loops, 0)
+    seed = 0
+    while min(spent.values()) < seconds:
+        for name, loop in loops.items():
+            if spent[name] >= seconds:
+                continue
+            t0 = time.process_time()
+            decisions[name] += loop(seed)
+            spent[name] += time.process_time() - t0
+            games[name] += 1
+        seed += 1
+    return {
+        name: {
+            "decisions": decisions[name],
+            "games": games[name],
+            "cpu_s": round(spent[name], 2),
+            "per_s": round(decisions[name] / spent[name]) if spent[name] else 0,
+        }
+        for name in loops
+    }
 
 
 def _engine(game: str, observe: bool) -> Callable[[int], int]:
@@ -135,10 +152,16 @@ def _openspiel(game: str) -> Callable[[int], int]:
     return play
 
 
-def bench_game(game: str, seconds: float = 3.0, toolkits: tuple[str, ...] = ("pettingzoo", "gymnasium", "openspiel"),
-               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    loops: dict[str, Callable[[int], int]] = {"engine": _engine(game, False),
-                                              "engine+observation": _engine(game, True)}
+def bench_game(
+    game: str,
+    seconds: float = 3.0,
+    toolkits: tuple[str, ...] = ("pettingzoo", "gymnasium", "openspiel"),
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    loops: dict[str, Callable[[int], int]] = {
+        "engine": _engine(game, False),
+        "engine+observation": _engine(game, True),
+    }
     if "pettingzoo" in toolkits:
         loops["pettingzoo"] = _pettingzoo(game, "vector")
         loops["pettingzoo-mask"] = _pettingzoo(game, "mask")
@@ -148,11 +171,10 @@ def bench_game(game: str, seconds: float = 3.0, toolkits: tuple[str, ...] = ("pe
         loops["openspiel"] = _openspiel(game)
     for loop in loops.values():  # warm-up: imports, catalogues, the encoder's path table
         loop(10_000)
-    rows = {}
-    for name, loop in loops.items():
-        rows[name] = _timed(loop, seconds)
-        if progress is not None:
-            progress(f"{game} {name}: {rows[name]['per_s']} decisions per CPU s")
+    rows = _timed(loops, seconds)
+    if progress is not None:
+        for name, row in rows.items():
+            progress(f"{game} {name}: {row['per_s']} decisions per CPU s ({row['games']} games)")
     engine = rows["engine"]["per_s"]
     seen = rows["engine+observation"]["per_s"]
     out: dict[str, Any] = {"game": game, **{f"{k}_per_cpu_s": v["per_s"] for k, v in rows.items()}}
@@ -164,7 +186,10 @@ def bench_game(game: str, seconds: float = 3.0, toolkits: tuple[str, ...] = ("pe
     return out
 
 
-def bench(games: tuple[str, ...] = GAMES, seconds: float = 3.0,
-          toolkits: tuple[str, ...] = ("pettingzoo", "gymnasium", "openspiel"),
-          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def bench(
+    games: tuple[str, ...] = GAMES,
+    seconds: float = 3.0,
+    toolkits: tuple[str, ...] = ("pettingzoo", "gymnasium", "openspiel"),
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     return {game: bench_game(game, seconds, toolkits, progress) for game in games}

@@ -61,12 +61,23 @@ def play_one(game: str, seed: int, our_seat: int, budget: float) -> dict[str, An
         t0 = clock()
         if side == 0:
             obs = orjson.loads(orjson.dumps(state.engine.observation(player)))
-            res = decide(game, obs, [cat.ids[a] for a in legal], t0 + budget,
-                         seed * 10_000 + decisions, clock=clock)
+            res = decide(
+                game,
+                obs,
+                [cat.ids[a] for a in legal],
+                t0 + budget,
+                seed * 10_000 + decisions,
+                clock=clock,
+            )
             action = cat.index[res.option_id]
         else:
-            action = osp.mcts_move(state, simulations=SIMULATIONS, seed=seed * 10_000 + decisions,
-                                   budget=budget, clock=clock)
+            action = osp.mcts_move(
+                state,
+                simulations=SIMULATIONS,
+                seed=seed * 10_000 + decisions,
+                budget=budget,
+                clock=clock,
+            )
         spent[side] += clock() - t0
         searched[side] += 1
         state.apply_action(action)
@@ -74,12 +85,22 @@ def play_one(game: str, seed: int, our_seat: int, budget: float) -> dict[str, An
     returns = state.returns()
     mine, theirs = returns[our_seat], returns[1 - our_seat]
     score = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-    return {"score": score, "spent": spent, "searched": searched, "decisions": decisions,
-            "scores": list(state.engine.result().scores)}
+    return {
+        "score": score,
+        "spent": spent,
+        "searched": searched,
+        "decisions": decisions,
+        "scores": list(state.engine.result().scores),
+    }
 
 
-def match(game: str, games: int, budget: float, first_seed: int = 0,
-          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def match(
+    game: str,
+    games: int,
+    budget: float,
+    first_seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """``games`` games of ``game``, seats alternated; our score share with its Wilson interval."""
     total = 0.0
     wins = ties = 0
@@ -96,9 +117,11 @@ def match(game: str, games: int, budget: float, first_seed: int = 0,
             spent[i] += out["spent"][i]
             searched[i] += out["searched"][i]
         if progress is not None:
-            progress(f"{game} seed {seed}: ours in seat {seat} scores {out['score']} "
-                     f"({out['scores'][seat]:.0f} to {out['scores'][1 - seat]:.0f}); "
-                     f"running share {total / (seed - first_seed + 1):.3f}")
+            progress(
+                f"{game} seed {seed}: ours in seat {seat} scores {out['score']} "
+                f"({out['scores'][seat]:.0f} to {out['scores'][1 - seat]:.0f}); "
+                f"running share {total / (seed - first_seed + 1):.3f}"
+            )
     share = total / games
     low, high = wilson(share, games)
     return {
@@ -117,9 +140,13 @@ def match(game: str, games: int, budget: float, first_seed: int = 0,
     }
 
 
-def bench(games: tuple[str, ...] = ("black_angel", "solenia", "orbital"), count: int = 50,
-          budget: float = 0.1, first_seed: int = 0,
-          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def bench(
+    games: tuple[str, ...] = ("black_angel", "solenia", "orbital"),
+    count: int = 50,
+    budget: float = 0.1,
+    first_seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     for game in games:
         registry.get_spec(game)  # an unknown game fails before any game is played
     return {game: match(game, count, budget, first_seed, progress) for game in games}

@@ -202,6 +202,33 @@ def bench_ladder_quality(sizes: tuple[int, ...], seeds: int, queue: int, max_per
         click.echo(f"{r['bots']:>5} {r['rule']:<16} {needed!s:>11} {r['final_tau']:>9}  {r['runs']}")
 
 
+@bench_group.command("envs")
+@click.option("--game", "games", multiple=True, type=click.Choice(["black_angel", "solenia", "orbital"]),
+              help="a game (repeatable; default: all three)")
+@click.option("--seconds", default=3.0, show_default=True, type=click.FloatRange(0.1),
+              help="CPU seconds of random games per loop")
+@click.option("--toolkit", "toolkits", multiple=True, type=click.Choice(["pettingzoo", "gymnasium", "openspiel"]),
+              help="a wrapper (repeatable; default: all three)")
+def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...]) -> None:
+    """Toolkit wrappers' steps per CPU second beside the bare engine's decisions, same run.
+
+    Random 2-player games; the ratios to read are pettingzoo / engine+observation (the vector
+    needs the engine's observation) and pettingzoo-mask / engine. Needs the envs extra.
+    """
+    try:
+        from benchmarks.bench_envs import GAMES, bench
+    except ImportError as exc:
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+    try:
+        result = bench(games or GAMES, seconds, toolkits or ("pettingzoo", "gymnasium", "openspiel"),
+                       progress=lambda line: click.echo(line, err=True))
+    except ImportError as exc:  # arena.envs.MissingExtra: one line naming the extra
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+    for game, row in result.items():
+        click.echo(f"\n{game}")
+        _print({k: v for k, v in row.items() if k != "game"})
+
+
 @bench_group.command("ismcts-vs-openspiel")
 @click.option("--game", "games", multiple=True, type=click.Choice(["black_angel", "solenia", "orbital"]),
               help="a game (repeatable; default: all three)")

@@ -190,7 +190,7 @@ class TabletopObserver:
         if state.engine is None:
             self.tensor.fill(0)
         else:
-            self.tensor[:] = encode(state.engine.observation(player))
+            self.tensor[:] = encode(core.compact_observation(state.engine, player))
 
     def string_from(self, state: TabletopState, player: int) -> str:
         if state.engine is None:

@@ -94,6 +94,8 @@ def public_view(st: OrbitalState) -> dict[str, Any]:
         "discard": discard_json(st),
         "hand_sizes": [len(h) for h in st.hands],
         "known_hands": [[card_json(c) for c in k] for k in st.known],
+        "maybe_hands": [[card_json(c) for c in k] for k in st.maybe],
+        "maybe_gone": list(st.gone),
         "peek_size": len(st.peek),
         "mc": list(st.mc), "vp": list(st.vp), "crew": list(st.crew),
     }
@@ -113,6 +115,8 @@ def raw_block(st: OrbitalState) -> dict[str, Any]:
     raw["mods"] = [[list(m) for m in s] for s in st.mods]
     raw["hand_sizes"] = [len(h) for h in st.hands]
     raw["known_hands"] = [list(k) for k in st.known]
+    raw["maybe_hands"] = [list(k) for k in st.maybe]
+    raw["maybe_gone"] = list(st.gone)
     raw["deck_size"] = len(st.deck)
     raw["discard_size"] = len(st.discard)
     raw["discard"] = discard_layout(st)
