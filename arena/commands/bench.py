@@ -240,5 +240,54 @@ def bench_shortcuts_grpc(decisions: int, rounds: int) -> None:
     _run("bench_shortcuts", decisions=decisions, rounds=rounds, sandboxed=bwrap_path() is not None)
 
 
+@bench_group.command("envs")
+@click.option("--game", "games", multiple=True, type=click.Choice(["black_angel", "solenia", "orbital"]),
+              help="a game (repeatable; default: all three)")
+@click.option("--seconds", default=3.0, show_default=True, type=click.FloatRange(0.1),
+              help="CPU seconds of random games per loop")
+@click.option("--toolkit", "toolkits", multiple=True, type=click.Choice(["pettingzoo", "gymnasium", "openspiel"]),
+              help="a wrapper (repeatable; default: all three)")
+def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...]) -> None:
+    """Toolkit wrappers' steps per CPU second beside the bare engine's decisions, same run.
+
+    Random 2-player games; the ratios to read are pettingzoo / engine+observation (the vector
+    needs the engine's observation) and pettingzoo-mask / engine. Needs the envs extra.
+    """
+    try:
+        from benchmarks.bench_envs import GAMES, bench
+    except ImportError as exc:
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+    try:
+        result = bench(games or GAMES, seconds, toolkits or ("pettingzoo", "gymnasium", "openspiel"),
+                       progress=lambda line: click.echo(line, err=True))
+    except ImportError as exc:  # arena.envs.MissingExtra: one line naming the extra
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+    for game, row in result.items():
+        click.echo(f"\n{game}")
+        _print({k: v for k, v in row.items() if k != "game"})
+
+
+@bench_group.command("ismcts-vs-openspiel")
+@click.option("--game", "games", multiple=True, type=click.Choice(["black_angel", "solenia", "orbital"]),
+              help="a game (repeatable; default: all three)")
+@click.option("--games", "count", default=50, show_default=True, type=click.IntRange(1), help="games per game")
+@click.option("--cpu-ms", default=50.0, show_default=True, type=click.FloatRange(1),
+              help="CPU milliseconds of this process per decision, each bot")
+@click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0, 65535))
+def bench_ismcts_vs_openspiel(games: tuple[str, ...], count: int, cpu_ms: float, first_seed: int) -> None:
+    """sample_bots/ismcts against OpenSpiel's MCTS over determinised states, 2 players, equal CPU.
+
+    Seats alternate; prints our win share (a tie counts half) with its Wilson 95% interval.
+    Needs the envs extra (open_spiel).
+    """
+    try:
+        from benchmarks.bench_ismcts_openspiel import bench
+    except ImportError as exc:
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+    result = bench(games or ("black_angel", "solenia", "orbital"), count, cpu_ms / 1000.0, first_seed,
+                   progress=lambda line: click.echo(line, err=True))
+    _print(result)
+
+
 def register(group: click.Group) -> None:
     group.add_command(bench_group)

@@ -8,7 +8,9 @@ the text board for ``render_mode="ansi"``; keeping them here keeps the wrappers 
 
 from __future__ import annotations
 
+import importlib
 import json
+from functools import cache
 from typing import Any
 
 import orjson
@@ -41,6 +43,19 @@ def fresh_observation(state: GameState, seat: int) -> dict[str, Any]:
     """``state.observation(seat)`` as a new object tree: an engine may share parts of it between
     calls, and a toolkit user keeps (and may modify) every observation handed out."""
     return orjson.loads(orjson.dumps(state.observation(seat)))
+
+
+def compact_observation(state: GameState, seat: int) -> dict[str, Any]:
+    """The keys of ``state.observation(seat)`` that determine all of it (``seat``, ``raw`` and the
+    private cards: :data:`arena.envs.encoding.SUFFICIENT`), equal to the observation's, built by
+    the engine's own ``views.compact`` without the readable rest (card texts, names, totals) —
+    several times cheaper, and all the vector encodes. Shared: read it, do not keep it."""
+    return _compact(state.spec.name)(state, seat)
+
+
+@cache
+def _compact(game: str) -> Any:
+    return importlib.import_module(f"referee.{game}.views").compact
 
 
 def legal_actions(cat: Catalogue, state: GameState) -> list[int]:

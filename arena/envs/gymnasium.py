@@ -54,6 +54,7 @@ class TabletopEnv(gym.Env):
         self._rng = random.Random()
         self.state: Any = None
         self._ended = True  # until reset(); also after an illegal action
+        self._ids: list[str] = []  # the legal ids _obs listed last (the learner's turn)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
@@ -85,17 +86,25 @@ class TabletopEnv(gym.Env):
             self.state.apply(self._opponent(self.state, seat, self._rng))
 
     def _obs(self) -> dict[str, Any]:
+        """The vector (of the engine's compact observation: arena/envs/encoding.py) and the mask;
+        the legal ids are listed once and kept for ``_info``."""
         mask = np.zeros(len(self.catalogue), dtype=np.int8)
-        if self.state.to_move() == self.seat:
-            mask[core.legal_actions(self.catalogue, self.state)] = 1
-        return {"observation": encode(self.state.observation(self.seat)), "action_mask": mask}
+        self._ids = self.state.option_ids() if self.state.to_move() == self.seat else []
+        if self._ids:
+            index = self.catalogue.index
+            try:
+                mask[[index[o] for o in self._ids]] = 1
+            except KeyError:
+                core.legal_actions(self.catalogue, self.state)  # raises UnknownOption naming the id
+                raise
+        return {"observation": encode(core.compact_observation(self.state, self.seat)), "action_mask": mask}
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"observation": core.fresh_observation(self.state, self.seat)}
         if self.state.is_over():
             info["result"] = self.state.result().to_json()
         else:
-            info["option_ids"] = self.state.option_ids()
+            info["option_ids"] = list(self._ids)
         return info
 
     def action_masks(self) -> Any:

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -188,7 +190,7 @@ class TabletopObserver:
         if state.engine is None:
             self.tensor.fill(0)
         else:
-            self.tensor[:] = encode(state.engine.observation(player))
+            self.tensor[:] = encode(core.compact_observation(state.engine, player))
 
     def string_from(self, state: TabletopState, player: int) -> str:
         if state.engine is None:
@@ -250,13 +252,19 @@ class EngineRolloutEvaluator:
         return [(a, 1.0 / len(legal)) for a in legal]
 
 
-def mcts_move(state: Any, simulations: int = 50, determinisations: int = 4, seed: int = 0) -> int:
+def mcts_move(state: Any, simulations: int = 50, determinisations: int = 4, seed: int = 0,
+              budget: float | None = None, clock: Callable[[], float] = time.process_time) -> int:
     """A move for the player to move, by OpenSpiel's Python MCTS over determinised states.
 
     Why determinisation: MCTS needs a state whose hidden parts are known; each of
     ``determinisations`` runs of ``open_spiel.python.algorithms.mcts.MCTSBot`` searches a state
     re-sampled with :meth:`TabletopState.resample_from_infostate` (engine rollouts:
     :class:`EngineRolloutEvaluator`), and the action most visited at the roots, summed, is played.
+
+    ``budget``: seconds of ``clock`` (CPU time of the process by default) instead of a count:
+    determinisations of ``simulations`` simulations each (the first only 5, to measure their
+    cost) follow one another until the budget is spent, each cut to what the remaining time fits
+    — so a match against another bot can give both the same CPU per decision.
     """
     from open_spiel.python.algorithms import mcts
 
@@ -264,16 +272,26 @@ def mcts_move(state: Any, simulations: int = 50, determinisations: int = 4, seed
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
+    start = clock()
+    deadline = None if budget is None else start + budget
     rng = random.Random(seed)
     visits: dict[int, int] = {}
     game = state.get_game()
-    for k in range(determinisations):
+    done = 0
+    k = 0
+    while (k < determinisations) if deadline is None else (k == 0 or clock() < deadline):
+        sims = simulations
+        if deadline is not None:  # a short first search measures the cost of a simulation
+            per_sim = (clock() - start) / done if done else 0.0
+            sims = min(simulations, 5) if not done else max(1, min(simulations, int((deadline - clock()) / per_sim)))
         world = state.resample_from_infostate(player, rng.random)
-        bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=simulations,
+        bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=sims,
                            evaluator=EngineRolloutEvaluator(1, random.Random(seed * 31 + k)),
-                           random_state=np.random.RandomState(seed + k), solve=False)
+                           random_state=np.random.RandomState((seed + k) % 2**32), solve=False)
         root = bot.mcts_search(world)
         for child in root.children:
             visits[child.action] = visits.get(child.action, 0) + child.explore_count
+        done += sims
+        k += 1
     allowed = set(legal)
     return max((a for a in visits if a in allowed), key=lambda a: (visits[a], -a))

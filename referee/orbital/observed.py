@@ -39,27 +39,41 @@ def state_from_observation(obs: dict[str, Any], seed: int = 0) -> OrbitalState:
     st.dpub = [c for c in layout if c >= 0]
     # cards everyone saw go into a hand (older observations: none)
     st.known = [list(k) for k in raw.get("known_hands", [[] for _ in raw["hand_sizes"]])]
+    # cards that may have left a hand in a secret discard since (older observations: none)
+    st.maybe = [list(k) for k in raw.get("maybe_hands", [[] for _ in raw["hand_sizes"]])]
+    st.gone = list(raw.get("maybe_gone", [0] * len(raw["hand_sizes"])))
     known = set(own) | set(own_peek) | set(st.market) | set(st.dpub)
     for k in st.known:
         known.update(k)
     for s in st.mods:
         known.update(m[0] for m in s if m[0] != CORE)
-    pool = [c for c in range(MODULE_COUNT if st.peaceful else CARD_COUNT) if c not in known]
+    stay: dict[int, list[int]] = {}
+    extra: list[int] = []
+    seen = set(known)
+    for a, n in enumerate(raw["hand_sizes"]):
+        if a != seat and st.maybe[a]:
+            stay[a], out = rules.deal_maybe(st.maybe[a], st.gone[a], seen, n - len(st.known[a]), rng)
+            seen.update(stay[a])
+            seen.update(out)
+            extra += out
+    pool = [c for c in range(MODULE_COUNT if st.peaceful else CARD_COUNT) if c not in seen]
     rng.shuffle(pool)
     st.hands = []
     for a, n in enumerate(raw["hand_sizes"]):
         if a == seat:
             st.hands.append(own)
         else:
-            n -= len(st.known[a])
-            st.hands.append(st.known[a] + pool[:n])
+            k = st.known[a] + stay.get(a, [])
+            n -= len(k)
+            st.hands.append(k + pool[:n])
             pool = pool[n:]
     if own_peek:
         st.peek = own_peek
     else:
         st.peek = pool[: raw["peek_size"]]
         pool = pool[raw["peek_size"]:]
-    st.discard, st.deck = rules.fill_discard(layout, set(st.dpub), pool)
+    # maybe cards that left went face down onto the pile: its secret places first
+    st.discard, st.deck = rules.fill_discard(layout, set(st.dpub), extra + pool)
     st.rng = Rng(rng.next64())
     st.opening = ()
     st._fresh_caches()

@@ -8,7 +8,7 @@ append event lines. The state module strings them into decisions.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.engine import seen_by
 from referee.orbital import station as geo
@@ -505,6 +505,41 @@ def forget(st: OrbitalState, a: int, card: int) -> None:
     known = st.known[a]
     if card in known:
         known.remove(card)
+    elif card in st.maybe[a]:  # it was still there after all: it did not leave in secret
+        st.maybe[a].remove(card)
+        st.gone[a] = min(st.gone[a], len(st.maybe[a]))
+
+
+def secret_discard(st: OrbitalState, a: int) -> None:
+    """``a`` discarded one card face down (over the hand limit, Quiet Year): nobody else knows
+    which, so each card known in that hand may have been it. They become *maybe* cards: at most
+    ``gone[a]`` of ``maybe[a]`` have left the hand (one more per secret discard), the rest are
+    surely still there. Forgetting them instead would let a sampler deal a card everyone saw go
+    into this hand to another hand or the deck, which no real game can show."""
+    st.maybe[a] += st.known[a]
+    st.known[a] = []
+    st.gone[a] = min(st.gone[a] + 1, len(st.maybe[a]))
+
+
+def deal_maybe(maybe: list[int], gone: int, visible: set[int], room: int,
+               rng: Any) -> tuple[list[int], list[int]]:
+    """Split one hand's *maybe* cards (:func:`secret_discard`) into those a sample keeps in the
+    hand and those it lets have left: ``visible`` cards (face up elsewhere, in the sampling
+    seat's own hand) surely left, and each counts against ``gone``; of the rest at most the
+    remaining ``gone`` leave, and at least as many as ``room`` (free places in the hand) forces.
+    Each secret discard took a maybe card with the chance the maybe cards had among the hand's
+    ``room`` + 1 cards (the discard was one of them), a fair guess when nothing else is known."""
+    cands = [c for c in maybe if c not in visible]
+    gone = min(max(0, gone - (len(maybe) - len(cands))), len(cands))
+    if not cands:
+        return [], []
+    rng.shuffle(cands)
+    left = 0
+    for _ in range(gone):
+        if rng.below(room + 1) < len(cands) - left:
+            left += 1
+    left = min(max(left, len(cands) - room), len(cands))
+    return cands[left:], cands[:left]
 
 
 def build(st: OrbitalState, a: int, card: int, parent: int, d: int, cost: int, events: list[str]) -> None:

@@ -86,7 +86,10 @@ GLOSSARY: dict[str, str] = {
     "opp_vp": "평화 버전: the two colour-track opponents' VP",
     "hands": "손 (핸드): each actor's cards; a bot player's 핸드 스택 (top = last)",
     "known": "the cards of each hand that everyone saw go in (카드 구입, Insider Contact's pick, Robot Arm "
-             "taking a face-up discard) and that are surely still there (a secret discard from the hand forgets them)",
+             "taking a face-up discard) and that are surely still there (a secret discard moves them to maybe)",
+    "maybe": "the cards of each hand that everyone saw go in, then perhaps left in a secret discard "
+             "(over the hand limit, Quiet Year): all but at most gone[a] of them are still there",
+    "gone": "per hand, at most how many of its maybe cards have left (one per secret discard since)",
     "track": "평화 버전 트랙: each opponent's module count per colour",
     "mods": "오비탈: each actor's modules [card, x, y, heading, parent, 손상, 승무원, used] (station.py)",
     "opening": "what set-up did (게임 준비), as event lines",
@@ -262,6 +265,8 @@ class OrbitalState(GameState):
         st.opp_vp = [0, 0] if st.peaceful else []
         st.hands = [[] for _ in range(n)]
         st.known = [[] for _ in range(n)]
+        st.maybe = [[] for _ in range(n)]
+        st.gone = [0] * n
         st.track = [[1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]] if st.peaceful else []
         st.mods = [[geo.new_core()] for _ in range(n)]
         st.discard = []
@@ -710,7 +715,7 @@ class OrbitalState(GameState):
             hand = self.hands[b]
             card = hand.pop() if b >= self.players else hand.pop(self.rng.below(len(hand)))
             self.discard.append(card)
-            self.known[b] = []  # a secret discard: nobody else knows which card left
+            rules.secret_discard(self, b)
             events.append(f"{rules.name(self, b)} discards a card")
             if b < self.players:
                 events.append(seen_by(b, f"P{b + 1} discards {CARD_NAME[card]}"))
@@ -856,7 +861,7 @@ class OrbitalState(GameState):
         a = self.queue[0]
         self.hands[a].remove(card)
         self.discard.append(card)
-        self.known[a] = []  # a secret discard: nobody else knows which card left
+        rules.secret_discard(self, a)
         events.append(f"P{a + 1} discards a card over the hand limit")
         events.append(seen_by(a, f"P{a + 1} discards {CARD_NAME[card]}"))
         if len(self.hands[a]) <= rules.hand_limit(self, a):
@@ -912,6 +917,8 @@ class OrbitalState(GameState):
             d[k] = src[k][:]
         c.hands = [h[:] for h in self.hands]
         c.known = [k[:] for k in self.known]
+        c.maybe = [k[:] for k in self.maybe]
+        c.gone = self.gone[:]
         c.track = [t[:] for t in self.track]
         c.mods = [[m[:] for m in s] for s in self.mods]
         c.rng = Rng(self.rng.state)
@@ -930,6 +937,8 @@ class OrbitalState(GameState):
             data[k] = list(src[k])
         data["hands"] = [list(h) for h in self.hands]
         data["known"] = [list(k) for k in self.known]
+        data["maybe"] = [list(k) for k in self.maybe]
+        data["gone"] = list(self.gone)
         data["track"] = [list(t) for t in self.track]
         data["mods"] = [[list(m) for m in s] for s in self.mods]
         data["rng"] = self.rng.state
@@ -947,6 +956,8 @@ class OrbitalState(GameState):
         st.hands = [list(h) for h in data["hands"]]
         # a record written before ``known`` existed: nothing publicly known in any hand
         st.known = [list(k) for k in data.get("known", [[] for _ in st.hands])]
+        st.maybe = [list(k) for k in data.get("maybe", [[] for _ in st.hands])]
+        st.gone = list(data.get("gone", [0] * len(st.hands)))
         st.track = [list(t) for t in data["track"]]
         st.mods = [[list(m) for m in s] for s in data["mods"]]
         st.rng = Rng(int(data["rng"]))
@@ -967,10 +978,15 @@ class OrbitalState(GameState):
         for a in hidden:
             known = c.known[a]
             pool += [x for x in c.hands[a] if x not in known] if known else c.hands[a]
+        stay, extra = self._deal_maybe(c, seat, hidden, rng)
+        if stay or extra:
+            dealt = {x for s in stay.values() for x in s} | set(extra)
+            pool = [x for x in pool if x not in dealt]
         rng.shuffle(pool)
         for a in hidden:
-            # cards everyone saw go into the hand stay there; only the rest is re-dealt
-            k = c.known[a]
+            # cards everyone saw go into the hand stay there (and the maybe cards kept); only
+            # the rest is re-dealt
+            k = c.known[a] + stay.get(a, [])
             n = len(c.hands[a]) - len(k)
             c.hands[a] = k + pool[:n]
             pool = pool[n:]
@@ -978,10 +994,35 @@ class OrbitalState(GameState):
             n = len(c.peek)
             c.peek = pool[:n]
             pool = pool[n:]
-        c.discard, pool = rules.fill_discard(c.discard, shown, pool)
+        # maybe cards that left went face down onto the pile: its secret places first
+        c.discard, pool = rules.fill_discard(c.discard, shown, extra + pool)
         c.deck = pool
         c.rng = Rng(rng.next64())
         return c
+
+    @staticmethod
+    def _deal_maybe(c: OrbitalState, seat: int, hidden: list[int],
+                    rng: Rng) -> tuple[dict[int, list[int]], list[int]]:
+        """Per hidden hand, the maybe cards a sample keeps there; and those it lets have left."""
+        if not any(c.maybe[a] for a in hidden):
+            return {}, []
+        visible = set(c.market) | set(c.dpub) | set(c.hands[seat])
+        if c.phase == P_OBS and c.cur == seat:
+            visible.update(c.peek)
+        for k in c.known:
+            visible.update(k)
+        for s in c.mods:
+            visible.update(m[0] for m in s)
+        stay: dict[int, list[int]] = {}
+        extra: list[int] = []
+        for a in hidden:
+            if c.maybe[a]:
+                room = len(c.hands[a]) - len(c.known[a])
+                stay[a], out = rules.deal_maybe(c.maybe[a], c.gone[a], visible, room, rng)
+                visible.update(stay[a])
+                visible.update(out)
+                extra += out
+        return stay, extra
 
     # ------------------------------------------------------------------ the end
     def tiebreak(self, a: int) -> tuple[int, int, int]:

@@ -94,12 +94,20 @@ def public_view(st: OrbitalState) -> dict[str, Any]:
         "discard": discard_json(st),
         "hand_sizes": [len(h) for h in st.hands],
         "known_hands": [[card_json(c) for c in k] for k in st.known],
+        "maybe_hands": [[card_json(c) for c in k] for k in st.maybe],
+        "maybe_gone": list(st.gone),
         "peek_size": len(st.peek),
         "mc": list(st.mc), "vp": list(st.vp), "crew": list(st.crew),
     }
     if st.peaceful:
         view["opponent_tracks"] = [dict(zip(COLOURS, t, strict=True)) for t in st.track]
         view["opponent_vp"] = list(st.opp_vp)
+    view["raw"] = raw_block(st)
+    return view
+
+
+def raw_block(st: OrbitalState) -> dict[str, Any]:
+    """The public state in engine encoding (an observation's ``raw``)."""
     raw: dict[str, Any] = {k: getattr(st, k) for k in RAW_SCALARS}
     for k in RAW_FLAT:
         raw[k] = list(getattr(st, k))
@@ -107,22 +115,34 @@ def public_view(st: OrbitalState) -> dict[str, Any]:
     raw["mods"] = [[list(m) for m in s] for s in st.mods]
     raw["hand_sizes"] = [len(h) for h in st.hands]
     raw["known_hands"] = [list(k) for k in st.known]
+    raw["maybe_hands"] = [list(k) for k in st.maybe]
+    raw["maybe_gone"] = list(st.gone)
     raw["deck_size"] = len(st.deck)
     raw["discard_size"] = len(st.discard)
     raw["discard"] = discard_layout(st)
     raw["peek_size"] = len(st.peek)
-    view["raw"] = raw
-    return view
+    return raw
+
+
+def _hand_and_peek(st: OrbitalState, seat: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    from referee.orbital.state import P_OBS
+
+    peek = [card_json(c) for c in st.peek] if st.phase == P_OBS and st.cur == seat else []
+    return [card_json(c) for c in st.hands[seat]], peek
 
 
 def observation(st: OrbitalState, seat: int) -> dict[str, Any]:
-    from referee.orbital.state import P_OBS
-
     view = public_view(st)
     view["seat"] = seat
-    view["hand"] = [card_json(c) for c in st.hands[seat]]
-    view["peek"] = [card_json(c) for c in st.peek] if st.phase == P_OBS and st.cur == seat else []
+    view["hand"], view["peek"] = _hand_and_peek(st, seat)
     return view
+
+
+def compact(st: OrbitalState, seat: int) -> dict[str, Any]:
+    """The keys of ``observation(st, seat)`` that determine the rest (``from_observation`` reads
+    only these), equal to the observation's, at a fraction of its cost (arena/envs/encoding.py)."""
+    hand, peek = _hand_and_peek(st, seat)
+    return {"seat": seat, "raw": raw_block(st), "hand": hand, "peek": peek}
 
 
 def spectator_view(st: OrbitalState) -> dict[str, Any]:

@@ -137,12 +137,29 @@ def raw_public(st: SoleniaState) -> dict[str, Any]:
 def observation(st: SoleniaState, seat: int) -> dict[str, Any]:
     view = public_view(st)
     view["seat"] = seat
-    view["hand"] = [{"id": c, "value": CARD_VALUE[c], "text": card_text(c)} for c in st.hand[seat]]
+    view["hand"] = _hand(st, seat)
     if st.phase == P_CELL and st.cur == seat:
         view["pending"]["card"] = card_text(st.sel_card)
         view["pending"]["card_id"] = st.sel_card
-    view["raw"]["sel_card"] = st.sel_card if st.phase != P_CELL or st.cur == seat else -1
+    view["raw"]["sel_card"] = _sel_card(st, seat)
     return view
+
+
+def _hand(st: SoleniaState, seat: int) -> list[dict[str, Any]]:
+    return [{"id": c, "value": CARD_VALUE[c], "text": card_text(c)} for c in st.hand[seat]]
+
+
+def _sel_card(st: SoleniaState, seat: int) -> int:
+    """The card being played, as ``seat`` may know it (a card played face down is -1)."""
+    return st.sel_card if st.phase != P_CELL or st.cur == seat else -1
+
+
+def compact(st: SoleniaState, seat: int) -> dict[str, Any]:
+    """The keys of ``observation(st, seat)`` that determine the rest (``from_observation`` reads
+    only these), equal to the observation's, at a fraction of its cost (arena/envs/encoding.py)."""
+    raw = raw_public(st)
+    raw["sel_card"] = _sel_card(st, seat)
+    return {"seat": seat, "raw": raw, "hand": _hand(st, seat)}
 
 def spectator_view(st: SoleniaState) -> dict[str, Any]:
     view = public_view(st)

@@ -12,8 +12,9 @@ pytest.importorskip("pettingzoo", reason='the envs extra is not installed: pip i
 import numpy as np  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
+from arena.envs import core  # noqa: E402
 from arena.envs.core import configurations  # noqa: E402
-from arena.envs.pettingzoo import env  # noqa: E402
+from arena.envs.pettingzoo import StaleInfo, env  # noqa: E402
 from arena.sdk import sample_state  # noqa: E402
 from referee.engine import ConfigError  # noqa: E402
 
@@ -24,11 +25,65 @@ SHORT = [("black_angel", 2, "base"), ("black_angel", 1, "solo"), ("solenia", 2, 
 ALL = [(g, p, v) for g in ("black_angel", "solenia", "orbital") for p, v in configurations(g)]
 
 
-def _check(game: str, players: int, variant: str) -> None:
+def _check(game: str, players: int, variant: str, observation: str = "vector") -> None:
     with contextlib.redirect_stdout(io.StringIO()):
-        api_test(env(game, players, variant, render_mode="ansi"), num_cycles=300)
-        seed_test(lambda render_mode=None: env(game, players, variant, render_mode=render_mode),
-                  num_cycles=30)
+        api_test(env(game, players, variant, render_mode="ansi", observation=observation), num_cycles=300)
+        seed_test(lambda render_mode=None: env(game, players, variant, render_mode=render_mode,
+                                               observation=observation), num_cycles=30)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("game", ["black_angel", "solenia", "orbital"])
+def test_the_mask_only_mode_passes_the_checks_and_masks_alike(game: str) -> None:
+    _check(game, 2, core.check_config(game, 2, None), observation="mask")
+    a, b = env(game, 2), env(game, 2, observation="mask")
+    a.reset(seed=8)
+    b.reset(seed=8)
+    rng = np.random.default_rng(8)
+    for _ in range(60):
+        if a.terminations[a.agent_selection]:
+            break
+        oa, ob = a.observe(a.agent_selection), b.observe(b.agent_selection)
+        assert set(ob) == {"action_mask"} and b.observation_space(b.agent_selection).contains(ob)
+        assert np.array_equal(oa["action_mask"], ob["action_mask"])
+        action = int(rng.choice(np.flatnonzero(oa["action_mask"])))
+        a.step(action)
+        b.step(action)
+    with pytest.raises(ValueError, match="observation must be one of"):
+        env(game, 2, observation="pixels")
+
+
+def test_infos_are_built_when_read_and_a_stale_read_is_an_error() -> None:
+    e = env("orbital", 3)
+    e.reset(seed=2)
+    mover = e.agent_selection
+    seat = e.possible_agents.index(mover)
+    info = e.infos[mover]
+    assert "observation" in info and "option_ids" in info  # before anything was built
+    assert info["observation"] == e.state.observation(seat)
+    assert info["option_ids"] == e.state.option_ids()
+    other = e.infos[e.possible_agents[(seat + 1) % 3]]
+    assert "option_ids" not in other and set(dict(other)) == {"observation"}
+    assert other == {"observation": e.state.observation((seat + 1) % 3)}
+    info["observation"]["mc"] = "mine"  # a copy: changing it changes nothing in the game
+    assert e.state.observation(seat)["mc"] != "mine"
+    stale = e.infos[e.possible_agents[(seat + 2) % 3]]
+    e.step(int(np.flatnonzero(e.observe(mover)["action_mask"])[0]))
+    with pytest.raises(StaleInfo, match="earlier step"):
+        stale["observation"]
+    assert info["observation"]["mc"] == "mine"  # read in time, an info keeps what it showed
+
+
+def test_assigning_a_state_drops_the_cached_views() -> None:
+    e, f = env("solenia", 2), env("solenia", 2)
+    e.reset(seed=1)
+    f.reset(seed=2)
+    agent = e.agent_selection
+    before = e.observe(agent)["observation"]
+    e.state = f.state
+    after = e.observe(agent)["observation"]
+    assert not np.array_equal(before, after)
+    assert np.array_equal(after, f.observe(agent)["observation"])
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")

@@ -59,11 +59,21 @@ class OrbitalTracker:
 
         self.who = {rules.name(st, a): a for a in range(st.actors)}
         self.known: list[list[int]] = [[] for _ in range(st.actors)]
+        # after a secret discard the known cards may have left: at most gone[a] of maybe[a] did
+        self.maybe: list[list[int]] = [[] for _ in range(st.actors)]
+        self.gone = [0] * st.actors
+        self.reshuffled = False  # once the pile became the deck, a card that left may be anywhere
+        self._resync: dict | None = None
 
     def follow(self, lines: list[str], before: dict, after: dict) -> None:
         market0, pile0, built0 = _public_ids(before)
         market1, pile1, built1 = _public_ids(after)
         shown = (pile1 - pile0) | (built1 - built0)  # cards that left a hand face up
+        if "the discard pile is shuffled into a new deck" in lines:
+            # an event played face up may have gone into the new deck at once, so the view
+            # after the step no longer shows which copy was played: take the pile's state from
+            # the public view (ids are on every face-up card; only which copy is ambiguous)
+            self._resync = after
         for line in lines:
             if audience_of(line) is not None:
                 continue  # a line some seats may not read
@@ -76,12 +86,29 @@ class OrbitalTracker:
                 if top is not None:  # the face-up top card of the pile
                     self.known[self.who[m[1]]].append(top["id"])
             elif m := _BUILD.match(line) or _PLAY.match(line):
-                mine = self.known[self.who[m[1]]] if m[1] in self.who else []
-                for c in [c for c in mine if c in shown and _name(c) == m[2]]:
-                    mine.remove(c)
+                if m[1] not in self.who:
+                    continue
+                a = self.who[m[1]]
+                left = [c for c in self.known[a] if c in shown and _name(c) == m[2]]
+                if left:
+                    self.known[a].remove(left[0])
+                elif maybe := [c for c in self.maybe[a] if c in shown and _name(c) == m[2]]:
+                    self.maybe[a].remove(maybe[0])  # it had not left in secret after all
+                    self.gone[a] = min(self.gone[a], len(self.maybe[a]))
             elif m := _SECRET.match(line):
                 if m[1] in self.who:
-                    self.known[self.who[m[1]]] = []
+                    a = self.who[m[1]]
+                    self.maybe[a] += self.known[a]
+                    self.known[a] = []
+                    self.gone[a] = min(self.gone[a] + 1, len(self.maybe[a]))
+            elif line == "the discard pile is shuffled into a new deck":
+                self.reshuffled = True
+        if self._resync is not None:
+            raw = self._resync["raw"]
+            self.known = [list(k) for k in raw["known_hands"]]
+            self.maybe = [list(k) for k in raw["maybe_hands"]]
+            self.gone = list(raw["maybe_gone"])
+            self._resync = None
 
 
 def _name(card: int) -> str:
@@ -97,7 +124,7 @@ def _orbital_configs() -> list[tuple[int, str]]:
 @pytest.mark.parametrize(("players", "variant"), _orbital_configs())
 def test_orbital_samples_keep_publicly_bought_cards(players, variant):
     cls = registry.get_game("orbital")
-    checked_points = known_seen = 0
+    checked_points = known_seen = maybe_seen = 0
     for seed in range(2):
         r = random.Random(f"orbital:{players}:{variant}:{seed}")
         st = cls.new(players, seed, variant)
@@ -110,14 +137,23 @@ def test_orbital_samples_keep_publicly_bought_cards(players, variant):
                 for a in range(st.actors):
                     assert sorted(c["id"] for c in obs["known_hands"][a]) == sorted(tracker.known[a])
                     assert [c["id"] for c in obs["known_hands"][a]] == obs["raw"]["known_hands"][a]
+                    assert sorted(obs["raw"]["maybe_hands"][a]) == sorted(tracker.maybe[a])
+                    assert obs["raw"]["maybe_gone"][a] == obs["maybe_gone"][a] == tracker.gone[a]
                 others = [a for a in range(st.actors) if a != seat]
                 known_seen += sum(len(obs["raw"]["known_hands"][a]) for a in others)
+                maybe_seen += sum(len(tracker.maybe[a]) for a in others)
                 for k in range(SAMPLES):
                     sampled = sample_state("orbital", obs, seed=k)
                     dealt = sampled.determinise(seat, k * 7919 + 1)
                     for s in (sampled, dealt):
                         for a in others:
                             assert set(tracker.known[a]) <= set(s.hands[a]), (a, s.hands[a])
+                            # all but at most gone[a] of the maybe cards are still in the hand ...
+                            kept = [c for c in tracker.maybe[a] if c in s.hands[a]]
+                            assert len(kept) >= len(tracker.maybe[a]) - tracker.gone[a], (a, s.hands[a])
+                            if not tracker.reshuffled:  # ... and the others face down on the pile
+                                for c in set(tracker.maybe[a]) - set(kept) - set(obs["raw"]["market"]):
+                                    assert c in s.discard or c in s.hands[seat], (c, a)
                     assert _wire(sampled.observation(seat)) == obs
                     assert _wire(dealt.observation(seat)) == obs
                 checked_points += 1
@@ -126,6 +162,7 @@ def test_orbital_samples_keep_publicly_bought_cards(players, variant):
             tracker.follow(lines, before, _wire(st.public_view()))
     assert checked_points >= 10
     assert known_seen > 0, "no publicly known card in another hand at any checked point"
+    assert maybe_seen > 0, "no card that may have left another hand in secret at any checked point"
 
 
 # ---------------------------------------------------------------------------- Black Angel

@@ -1,0 +1,195 @@
+"""Toolkit wrappers' steps per CPU second beside the bare engine's decisions per CPU second.
+
+Every loop plays 2-player games of the game's default variant with uniformly random legal
+choices, seeds 0, 1, 2, … until it has used ``seconds`` of CPU time of this process
+(``process_time``: other load on the machine slows the run, not the figures much). What each
+loop does per decision:
+
+* ``engine``: ``state.option_ids()`` and ``state.apply(choice)`` — the bare engine, nothing a
+  seat would need to decide;
+* ``engine+observation``: the same plus ``state.observation(seat)`` for the seat to move — the
+  engine work any agent needs to *see* the game (the referee builds it for every decision), so
+  the honest baseline for a wrapper that hands out an observation;
+* ``pettingzoo``: ``agent_iter()``, ``last()`` (the float32 vector and the mask), a random legal
+  index from the mask, ``step()``; ``pettingzoo-mask``: the same with ``observation="mask"``
+  (no vector; the infos still offer the structured observation when read);
+* ``gymnasium``: ``step()`` of the single-agent environment against ``random`` opponents (each
+  step also plays the other seat's decisions, counted as decisions here) with the vector;
+* ``openspiel``: ``legal_actions()`` and ``apply_action()`` of the registered Python game (which
+  keeps every seat's perfect-recall digest: an observation per seat per move).
+
+The ratios are what to read: ``pettingzoo / engine+observation`` and ``pettingzoo-mask / engine``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from referee import registry
+
+GAMES = ("black_angel", "solenia", "orbital")
+
+
+def _timed(loops: dict[str, Callable[[int], int]], seconds: float) -> dict[str, dict[str, Any]]:
+    """Run every loop on seeds 0, 1, … until each has used ``seconds`` of CPU time, in rounds
+    of one game per loop (the same seeds for all, and any change in the machine's load shared
+    alike, so the ratios hold even when the absolute figures wander)."""
+    spent = dict.fromkeys(loops, 0.0)
+    decisions = dict.fromkeys(loops, 0)
+    games = dict.fromkeys(loops, 0)
+    seed = 0
+    while min(spent.values()) < seconds:
+        for name, loop in loops.items():
+            if spent[name] >= seconds:
+                continue
+            t0 = time.process_time()
+            decisions[name] += loop(seed)
+            spent[name] += time.process_time() - t0
+            games[name] += 1
+        seed += 1
+    return {
+        name: {
+            "decisions": decisions[name],
+            "games": games[name],
+            "cpu_s": round(spent[name], 2),
+            "per_s": round(decisions[name] / spent[name]) if spent[name] else 0,
+        }
+        for name in loops
+    }
+
+
+def _engine(game: str, observe: bool) -> Callable[[int], int]:
+    def play(seed: int) -> int:
+        state = registry.new_game(game, 2, seed, None)
+        rng = random.Random(seed)
+        n = 0
+        while (seat := state.to_move()) is not None:
+            ids = state.option_ids()
+            if observe:
+                state.observation(seat)
+            state.apply(ids[rng.randrange(len(ids))])
+            n += 1
+        return n
+
+    return play
+
+
+def _pettingzoo(game: str, mode: str) -> Callable[[int], int]:
+    import numpy as np
+
+    from arena.envs.pettingzoo import env
+
+    e = env(game, 2, observation=mode)
+
+    def play(seed: int) -> int:
+        e.reset(seed=seed)
+        rng = random.Random(seed)
+        n = 0
+        for _agent in e.agent_iter():
+            obs, _reward, terminated, truncated, _info = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"].view(bool))  # 7x faster than on int8
+            e.step(int(legal[rng.randrange(len(legal))]))
+            n += 1
+        return n
+
+    return play
+
+
+def _gymnasium(game: str) -> Callable[[int], int]:
+    import numpy as np
+
+    from arena.envs.gymnasium import env
+
+    e = env(game, opponents="random", players=2)
+    moves = [0]
+    opponent = e._opponent  # counted, so the figure is decisions (the learner's and the bots')
+
+    def counted(state: Any, seat: int, rng: random.Random) -> str:
+        moves[0] += 1
+        return opponent(state, seat, rng)
+
+    e._opponent = counted
+
+    def play(seed: int) -> int:
+        moves[0] = 0
+        obs, _ = e.reset(seed=seed)
+        rng = random.Random(seed)
+        n = 0
+        done = False
+        while not done:
+            legal = np.flatnonzero(obs["action_mask"].view(bool))  # 7x faster than on int8
+            obs, _r, done, _t, _i = e.step(int(legal[rng.randrange(len(legal))]))
+            n += 1
+        return n + moves[0]
+
+    return play
+
+
+def _openspiel(game: str) -> Callable[[int], int]:
+    import pyspiel
+
+    import arena.envs.openspiel  # noqa: F401  (registers the games)
+
+    g = pyspiel.load_game(f"tabletop_{game}", {"players": 2, "variant": ""})
+
+    def play(seed: int) -> int:
+        state = g.new_initial_state()
+        state.apply_action(seed)
+        rng = random.Random(seed)
+        n = 0
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+            n += 1
+        return n
+
+    return play
+
+
+def bench_game(
+    game: str,
+    seconds: float = 3.0,
+    toolkits: tuple[str, ...] = ("pettingzoo", "gymnasium", "openspiel"),
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    loops: dict[str, Callable[[int], int]] = {
+        "engine": _engine(game, False),
+        "engine+observation": _engine(game, True),
+    }
+    if "pettingzoo" in toolkits:
+        loops["pettingzoo"] = _pettingzoo(game, "vector")
+        loops["pettingzoo-mask"] = _pettingzoo(game, "mask")
+    if "gymnasium" in toolkits:
+        loops["gymnasium"] = _gymnasium(game)
+    if "openspiel" in toolkits:
+        loops["openspiel"] = _openspiel(game)
+    for loop in loops.values():  # warm-up: imports, catalogues, the encoder's path table
+        loop(10_000)
+    rows = _timed(loops, seconds)
+    if progress is not None:
+        for name, row in rows.items():
+            progress(f"{game} {name}: {row['per_s']} decisions per CPU s ({row['games']} games)")
+    engine = rows["engine"]["per_s"]
+    seen = rows["engine+observation"]["per_s"]
+    out: dict[str, Any] = {"game": game, **{f"{k}_per_cpu_s": v["per_s"] for k, v in rows.items()}}
+    for name in rows:
+        if name.startswith("engine"):
+            continue
+        out[f"{name}_vs_engine"] = round(rows[name]["per_s"] / engine, 2)
+        out[f"{name}_vs_engine+observation"] = round(rows[name]["per_s"] / seen, 2)
+    return out
+
+
+def bench(
+    games: tuple[str, ...] = GAMES,
+    seconds: float = 3.0,
+    toolkits: tuple[str, ...] = ("pettingzoo", "gymnasium", "openspiel"),
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    return {game: bench_game(game, seconds, toolkits, progress) for game in games}

@@ -1,0 +1,47 @@
+"""``arena bench envs`` and ``arena bench ismcts-vs-openspiel``: short runs print their figures."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("pyspiel", reason='the envs extra is not installed: pip install -e ".[envs]"')
+
+from arena.commands.bench import bench_group  # noqa: E402
+from benchmarks.bench_ismcts_openspiel import play_one, wilson  # noqa: E402
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson(0.5, 100)
+    assert round(low, 3) == 0.404 and round(high, 3) == 0.596
+    low, high = wilson(1.0, 50)
+    assert round(low, 3) == 0.929 and high == 1.0
+    assert wilson(0.3, 0) == (0.0, 1.0)
+
+
+def test_bench_envs_prints_every_loop_and_the_ratios() -> None:
+    out = CliRunner().invoke(
+        bench_group, ["envs", "--game", "solenia", "--toolkit", "pettingzoo", "--seconds", "0.2"]
+    )
+    assert out.exit_code == 0, out.output
+    for key in (
+        "engine_per_cpu_s",
+        "engine+observation_per_cpu_s",
+        "pettingzoo_per_cpu_s",
+        "pettingzoo-mask_per_cpu_s",
+        "pettingzoo_vs_engine+observation",
+        "pettingzoo-mask_vs_engine",
+    ):
+        assert key in out.output
+    assert "gymnasium" not in out.output
+
+
+def test_one_game_against_openspiel_gives_both_sides_the_budget() -> None:
+    out = play_one("solenia", seed=3, our_seat=1, budget=0.005)
+    assert out["score"] in (0.0, 0.5, 1.0) and out["decisions"] > 20
+    for side in (0, 1):
+        assert out["searched"][side] > 5
+        # each side stays near the budget (a last search step may run over a little)
+        assert out["spent"][side] / out["searched"][side] < 0.005 * 4
+    bad = CliRunner().invoke(bench_group, ["ismcts-vs-openspiel", "--game", "chess"])
+    assert bad.exit_code != 0 and "chess" in bad.output
