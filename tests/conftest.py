@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
@@ -47,13 +48,17 @@ def _no_warm_bots_between_tests():
 
 
 @pytest.fixture(params=["on", "off"], ids=["shortcuts-on", "shortcuts-off"])
-def shortcut_setting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+def shortcut_setting(request: pytest.FixtureRequest):
     """Run the test on both paths of every shortcut (docs/shortcuts.md): ``ARENA_SHORTCUTS=on``
     (the private-API paths, where the installed releases were tested) and ``off`` (the public
-    paths). Processes the test starts inherit it, a sandboxed bot too. Yields the setting."""
-    from referee import shortcuts
+    paths). The setting is in ``os.environ`` for the whole test, so the processes it starts (a
+    worker, the CLI, a sandboxed bot) inherit it; this process follows it at once
+    (tests/shortcut_paths.py). Yields the setting."""
+    from tests.shortcut_paths import apply_setting
 
-    monkeypatch.setenv(shortcuts.ENV, request.param)
-    shortcuts.reset_cache()
-    yield request.param
-    shortcuts.reset_cache()
+    old = os.environ.get("ARENA_SHORTCUTS")
+    apply_setting(request.param)
+    try:
+        yield request.param
+    finally:
+        apply_setting(old)

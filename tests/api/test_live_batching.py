@@ -12,7 +12,6 @@ import pytest
 
 from arena.server.live import RedisBus, match_feed
 from tests.api.processes import REDIS_URL, redis_available
-from tests.shortcut_paths import shortcut_paths  # noqa: F401 - the fixture (public paths too)
 
 
 class _CountingBus:
@@ -72,7 +71,7 @@ def test_a_match_that_did_not_finish_sends_no_end_marker() -> None:
 
 @pytest.mark.redis
 @pytest.mark.skipif(not redis_available(), reason="needs Redis")
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_through_redis_the_batch_lands_as_backlog_board_and_end() -> None:
     bus = RedisBus(REDIS_URL)
     match_id = uuid.uuid4().hex
@@ -88,7 +87,7 @@ def test_through_redis_the_batch_lands_as_backlog_board_and_end() -> None:
 
 
 @pytest.mark.skipif(not redis_available(), reason="needs Redis")
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_through_redis_a_batch_still_lands_after_redis_forgot_the_script() -> None:
     # A batch is one server-side script (RedisBus.publish_batch); a restarted Redis has
     # forgotten it, and the next batch must load it again rather than be lost.

@@ -18,7 +18,6 @@ from sqlalchemy import func, select
 from arena import ratings
 from arena.db import Match, Rating, RatingHistory, Tournament, dispose_all, session_scope
 from tests.platform.conftest import RANDOM_BOT, ROOT, Workers, free_port, platform_env
-from tests.shortcut_paths import shortcut_paths  # noqa: F401 - the fixture (public paths too)
 
 pytestmark = pytest.mark.redis
 
@@ -82,7 +81,7 @@ def _check_every_match_exactly_once(db: str, players: int = 2) -> list[Match]:
 
 
 @pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_round_robin_on_redis_with_two_workers(
     redis_db: str, tmp_path: Path, database: str, request: pytest.FixtureRequest
 ) -> None:
@@ -107,7 +106,7 @@ def test_round_robin_on_redis_with_two_workers(
     assert len({m.worker.split(":")[1] for m in matches}) == 2
 
 
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_sigkill_a_worker_mid_match(redis_db: str, tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     env = platform_env(db, redis_db)
@@ -143,7 +142,7 @@ def test_sigkill_a_worker_mid_match(redis_db: str, tmp_path: Path) -> None:
     assert replayed.attempts >= 2 and replayed.worker.split(":")[1] == str(survivor.pid)
 
 
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_redis_restart_during_a_tournament(tmp_path: Path) -> None:
     """Our own redis-server (never the system one), without persistence: a restart loses every
     queued message; the sweeper re-sends them from the database and the tournament completes."""

@@ -13,7 +13,6 @@ from sqlalchemy import select
 from arena.cli import cli
 from arena.db import Match, dispose_all, get_engine, session_scope
 from tests.platform.conftest import RANDOM_BOT
-from tests.shortcut_paths import shortcut_paths  # noqa: F401 - the fixture (public paths too)
 
 SANDBOX = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
 FAST = ["--decision-ms", "1000", "--bank-ms", "3000"]
@@ -48,12 +47,12 @@ def _tournament_recorded(url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("scheme", list(POSTGRES_FORMS))
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_postgresql_urls_record_matches(scheme: str, pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     url = scheme + "://" + pg_url.split("://", 1)[1]
     assert _tournament_recorded(url, monkeypatch) == POSTGRES_FORMS[scheme]
 
 
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_sqlite_url_records_matches(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     assert _tournament_recorded(f"sqlite:///{tmp_path / 'a.sqlite3'}", monkeypatch) == "pysqlite"

@@ -18,10 +18,9 @@ from kombu.simple import SimpleQueue
 
 from arena import celery_app
 from tests.platform.conftest import REDIS_URL, redis_available
-from tests.shortcut_paths import shortcut_paths  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.skipif(not redis_available(), reason=f"no Redis at {REDIS_URL}"),
-              pytest.mark.usefixtures("shortcut_paths")]
+              pytest.mark.usefixtures("shortcut_setting")]
 
 
 def _entry(client: redis.Redis, tag: str) -> tuple[float | None, list | None]:
@@ -44,11 +43,11 @@ def _delivered(payload: dict) -> Iterator[tuple[Connection, SimpleQueue, Message
         client.delete(queue, f"_kombu.binding.{queue}")
 
 
-def test_a_delivery_is_booked_as_kombu_books_it_and_removed_on_ack(shortcut_paths: str) -> None:  # noqa: F811
+def test_a_delivery_is_booked_as_kombu_books_it_and_removed_on_ack(shortcut_setting: str) -> None:
     from kombu.transport import redis as kombu_redis
 
     own = celery_app._KOMBU_ORIGINALS.get((kombu_redis.QoS, "append"), kombu_redis.QoS.append)
-    assert (kombu_redis.QoS.append is not own) == (shortcut_paths == "on")
+    assert (kombu_redis.QoS.append is not own) == (shortcut_setting == "on")
     with _delivered({"match": 1}) as (_, _q, message, client):
         tag = message.delivery_tag
         score, stored = _entry(client, tag)

@@ -2,7 +2,7 @@
 each has its public path, which gives the same rows and ratings; off, the private code is not
 run at all; on a release it was not tested with it turns itself off with one log line.
 
-The behaviour tests of each path are the existing ones, run on both (``shortcut_paths``:
+The behaviour tests of each path are the existing ones, run on both (``shortcut_setting``:
 test_storage, test_kombu_unacked, test_celery_redis, test_resilience, test_live_batching,
 test_ratings); this module checks what they cannot: that the two paths write *equal* rows."""
 

@@ -28,7 +28,6 @@ from arena.db import (
 from referee.engine import ConfigError
 from referee.rng import SEED_BITS, match_seed
 from tests.platform.conftest import RANDOM_BOT
-from tests.shortcut_paths import shortcut_paths  # noqa: F401 - the fixture (public paths too)
 
 GAME = "toy"
 
@@ -141,7 +140,7 @@ def test_bad_bot_sources_are_refused_clearly(db_url: str, tmp_path: Path) -> Non
         bots.register_version(s, "no_such_game", RANDOM_BOT)
 
 
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_recording_is_idempotent_and_rebuild_is_exact(db_url: str, tmp_path: Path) -> None:
     ids = _register_n(tmp_path, 5)
     rng = random.Random(4)
@@ -180,7 +179,7 @@ def test_recording_is_idempotent_and_rebuild_is_exact(db_url: str, tmp_path: Pat
         assert sum(r.seat_counts["3"].values()) == r.games_played
 
 
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_a_recorded_match_reads_back_through_the_orm_as_sqlalchemy_wrote_it(db_url: str, tmp_path: Path) -> None:
     """record_result and the claim write on the driver's cursor (arena.db.driver_sql), converting
     values as SQLAlchemy's column types would: what the ORM reads back must be the same types
@@ -214,7 +213,7 @@ def test_a_recorded_match_reads_back_through_the_orm_as_sqlalchemy_wrote_it(db_u
         assert history[0].created_at == m.finished_at
 
 
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_recording_without_update_returning_counts_each_match_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -241,7 +240,7 @@ def test_recording_without_update_returning_counts_each_match_once(
         assert s.scalar(select(func.count()).select_from(RatingHistory)) == 2 * len(matches)
 
 
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_concurrent_results_never_corrupt_a_rating(db_url: str, tmp_path: Path) -> None:
     """Eight threads record different matches of one game at once (separate connections)."""
     ids = _register_n(tmp_path, 4)
@@ -275,7 +274,7 @@ def test_concurrent_results_never_corrupt_a_rating(db_url: str, tmp_path: Path) 
         assert sum(r.games_played for r in s.scalars(select(Rating))) == 80
 
 
-@pytest.mark.usefixtures("shortcut_paths")
+@pytest.mark.usefixtures("shortcut_setting")
 def test_claims_and_leases(db_url: str, tmp_path: Path) -> None:
     ids = _register_n(tmp_path, 2)
     with session_scope() as s:
