@@ -4,9 +4,11 @@ tests against it before the README's test command (which must stay the last, who
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -66,3 +68,20 @@ def test_ci_runs_the_minimum_versions_first_and_the_readme_command_last() -> Non
     # after the README's command, only the minimum run's verdict: its failure fails CI
     after = script[readme:].splitlines()[1:]
     assert [line.strip() for line in after if line.strip()][-2:] == ['exit "$min_rc"', "fi"]
+
+
+def _load_proto_package(tmp_path: Path, version: str) -> None:
+    """referee/_proto/__init__.py, run beside a bot_pb2.py made by protobuf ``version``."""
+    folder = tmp_path / version
+    folder.mkdir()
+    init = folder / "__init__.py"
+    init.write_text((ROOT / "referee" / "_proto" / "__init__.py").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "bot_pb2.py").write_text(f"# -*- coding: utf-8 -*-\n# Protobuf Python Version: {version}\n")
+    spec = importlib.util.spec_from_file_location(f"proto_copy_{version.replace('.', '_')}", init)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+
+def test_code_generated_for_a_newer_protobuf_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ImportError, match=r"generated for protobuf 99\.0\.0 but protobuf .*arena\.build_protos"):
+        _load_proto_package(tmp_path, "99.0.0")
+    _load_proto_package(tmp_path, "4.25.0")  # the oldest protobuf allowed: any runtime runs it
