@@ -68,5 +68,6 @@ def quiet_core_logs() -> None:
     certificate it does not trust. ``arena`` then printed that line above its own one-line error,
     which already says what failed and what to check (``arena.client.unreachable_hint``), and a
     TLS server printed one per plaintext probe. The failure itself still reaches the caller as
-    the call's status. ``GRPC_VERBOSITY=INFO`` (or ``DEBUG``) brings the lines back."""
+    the call's status. ``GRPC_VERBOSITY=INFO`` (or ``DEBUG``) brings the lines back. Older
+    grpcio (1.60) logs that handshake line as an ERROR, which stays."""
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
