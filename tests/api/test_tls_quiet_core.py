@@ -25,7 +25,7 @@ from tests.api.processes import ROOT, free_port
 pytestmark = needs_openssl
 
 CORE_LINE = "ssl_transport_security"
-#: grpcio up to the 1.6x releases (1.60, the oldest allowed) logs the failed handshake at ERROR
+#: Older grpcio releases (1.60, the oldest allowed, among them) log the failed handshake at ERROR
 #: severity (``E1204 … Handshake failed with fatal error``), which GRPC_VERBOSITY=ERROR keeps:
 #: that one core line is all those releases print above ours. Newer ones log it as INFO.
 CORE_ERROR = re.compile(r"^E\d{4} [^\n]*ssl_transport_security[^\n]*Handshake failed[^\n]*\n", re.M)
