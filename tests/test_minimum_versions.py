@@ -42,6 +42,7 @@ def _pinned() -> dict[str, str]:
 
 def _same(a: str, b: str) -> bool:
     """``3.0`` and ``3.0.0`` name the same release."""
+
     def parts(v: str) -> list[int]:
         nums = [int(p) for p in v.split(".")]
         while nums and nums[-1] == 0:
@@ -54,7 +55,9 @@ def _same(a: str, b: str) -> bool:
 def test_every_declared_minimum_is_pinned_in_the_constraints_file() -> None:
     declared, pinned = _declared(), _pinned()
     missing = sorted(set(declared) - set(pinned))
-    assert not missing, f"{CONSTRAINTS.name} lacks {missing}: pin each at its pyproject.toml minimum"
+    assert not missing, (
+        f"{CONSTRAINTS.name} lacks {missing}: pin each at its pyproject.toml minimum"
+    )
     wrong = {n: (declared[n], pinned[n]) for n in declared if not _same(declared[n], pinned[n])}
     assert not wrong, f"pyproject.toml minimum vs {CONSTRAINTS.name} pin differ: {wrong}"
 
@@ -62,7 +65,7 @@ def test_every_declared_minimum_is_pinned_in_the_constraints_file() -> None:
 def test_ci_runs_the_minimum_versions_first_and_the_readme_command_last() -> None:
     script = CI_RUN.read_text(encoding="utf-8")
     minimum = script.index('PIP_CONSTRAINT="$PWD/.ci/constraints-minimum.txt"')
-    tests = script.index('|| min_rc=$?')
+    tests = script.index("|| min_rc=$?")
     readme = script.index('bash -c "$TEST_CMD"')
     assert minimum < tests < readme, "the minimum-version run goes before the README's command"
     # after the README's command, only the minimum run's verdict: its failure fails CI
@@ -75,13 +78,19 @@ def _load_proto_package(tmp_path: Path, version: str) -> None:
     folder = tmp_path / version
     folder.mkdir()
     init = folder / "__init__.py"
-    init.write_text((ROOT / "referee" / "_proto" / "__init__.py").read_text(encoding="utf-8"), encoding="utf-8")
-    (folder / "bot_pb2.py").write_text(f"# -*- coding: utf-8 -*-\n# Protobuf Python Version: {version}\n")
+    init.write_text(
+        (ROOT / "referee" / "_proto" / "__init__.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (folder / "bot_pb2.py").write_text(
+        f"# -*- coding: utf-8 -*-\n# Protobuf Python Version: {version}\n"
+    )
     spec = importlib.util.spec_from_file_location(f"proto_copy_{version.replace('.', '_')}", init)
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
 def test_code_generated_for_a_newer_protobuf_is_one_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ImportError, match=r"generated for protobuf 99\.0\.0 but protobuf .*arena\.build_protos"):
+    with pytest.raises(
+        ImportError, match=r"generated for protobuf 99\.0\.0 but protobuf .*arena\.build_protos"
+    ):
         _load_proto_package(tmp_path, "99.0.0")
     _load_proto_package(tmp_path, "4.25.0")  # the oldest protobuf allowed: any runtime runs it

@@ -45,9 +45,13 @@ def _run(*args: str, server) -> object:  # noqa: ANN001
     return CliRunner().invoke(cli, [*args, "--server", server.address])
 
 
-def test_the_printed_id_is_found_by_watch_matches_getmatch_and_the_website(server, stub, home: Path) -> None:  # noqa: ANN001
+def test_the_printed_id_is_found_by_watch_matches_getmatch_and_the_website(
+    server, stub, home: Path
+) -> None:  # noqa: ANN001
     assert _run("register", "qual-ids", server=server).exit_code == 0
-    submitted = _run("submit", str(RANDOM_BOT), "--game", "toy", "--name", "qual-one", server=server)
+    submitted = _run(
+        "submit", str(RANDOM_BOT), "--game", "toy", "--name", "qual-one", server=server
+    )
     assert submitted.exit_code == 0, submitted.output
     match_id = re.search(r"qualification match ([0-9a-f]{32})\n", submitted.output).group(1)
     with session_scope(server.servicer.url) as s:
@@ -61,12 +65,17 @@ def test_the_printed_id_is_found_by_watch_matches_getmatch_and_the_website(serve
     listed = _run("matches", "--bot", "qual-one", server=server)
     assert listed.exit_code == 0, listed.output
     assert re.search(rf"^{match_id}  toy +done .*qual-one v1", listed.output, re.M), listed.output
-    assert match_id not in _run("matches", "--bot", "qual-one", "--status", "failed", server=server).output
+    assert (
+        match_id
+        not in _run("matches", "--bot", "qual-one", "--status", "failed", server=server).output
+    )
 
     got = stub.GetMatch(pb.GetMatchRequest(match_id=match_id[:12]))
     assert got.summary.id == match_id and got.summary.status == "done"
     assert got.summary.seats[0].bot == "qual-one" and got.summary.seats[0].version == 1
-    assert got.summary.seats[0].bot_id > 0 and got.summary.seats[1].bot_id == 0  # the server's random bot
+    assert (
+        got.summary.seats[0].bot_id > 0 and got.summary.seats[1].bot_id == 0
+    )  # the server's random bot
     assert json.loads(got.record_json)["match_id"] == match_id
 
     app = create_app(server.servicer.url)
@@ -87,18 +96,28 @@ def test_the_printed_id_is_found_by_watch_matches_getmatch_and_the_website(serve
 
 def test_a_refused_versions_match_is_found_and_its_log_is_its_owners(server, stub) -> None:  # noqa: ANN001
     owner, other = new_account(stub, "qual-owner"), new_account(stub, "qual-other")
-    reply = stub.SubmitBot(pb.SubmitBotRequest(name="qual-crash", game="toy", archive=tar_bot({"bot.py": CRASHING_BOT}),
-                                               wait=True), metadata=owner.meta)
+    reply = stub.SubmitBot(
+        pb.SubmitBotRequest(
+            name="qual-crash", game="toy", archive=tar_bot({"bot.py": CRASHING_BOT}), wait=True
+        ),
+        metadata=owner.meta,
+    )
     assert reply.version.status == pb.VERSION_STATUS_REFUSED
     match_id = reply.version.refusal.match_id
     assert re.fullmatch(r"[0-9a-f]{32}", match_id)
 
     mine = stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=owner.meta)
     assert mine.summary.seats[0].forfeit_reason == "crash"
-    assert "qualification crash on purpose" in json.loads(mine.record_json)["forfeits"][0]["log_tail"]
+    assert (
+        "qualification crash on purpose" in json.loads(mine.record_json)["forfeits"][0]["log_tail"]
+    )
     for metadata in (other.meta, ()):
-        theirs = json.loads(stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata).record_json)
-        assert theirs["forfeits"][0]["reason"] == "crash" and "log_tail" not in theirs["forfeits"][0]
+        theirs = json.loads(
+            stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata).record_json
+        )
+        assert (
+            theirs["forfeits"][0]["reason"] == "crash" and "log_tail" not in theirs["forfeits"][0]
+        )
 
     events = list(stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id[:9]), timeout=30))
     assert [e.kind for e in events] == [pb.MATCH_EVENT_KIND_RECORD]
@@ -106,5 +125,12 @@ def test_a_refused_versions_match_is_found_and_its_log_is_its_owners(server, stu
 
     listed = stub.ListMatches(pb.ListMatchesRequest(bot_id=reply.bot.bot.id))
     assert [m.id for m in listed.matches] == [match_id]
-    html = create_app(server.servicer.url).test_client().get(f"/matches/{match_id}").get_data(as_text=True)
-    assert "crash" in html and "qualification crash on purpose" not in html  # the site shows no logs
+    html = (
+        create_app(server.servicer.url)
+        .test_client()
+        .get(f"/matches/{match_id}")
+        .get_data(as_text=True)
+    )
+    assert (
+        "crash" in html and "qualification crash on purpose" not in html
+    )  # the site shows no logs
