@@ -49,9 +49,25 @@ def grpcio_version() -> tuple[int, int] | None:
 
 
 def choose_io() -> None:
-    """Set ``GRPC_EXPERIMENTS`` for this process (and its children) unless already set."""
+    """Set ``GRPC_EXPERIMENTS`` for this process (and its children) unless already set, and
+    :func:`quiet_core_logs`."""
+    quiet_core_logs()
     if "GRPC_EXPERIMENTS" in os.environ:
         return
     version = grpcio_version()
     if version is not None and version <= MEASURED_UP_TO:
         os.environ["GRPC_EXPERIMENTS"] = EXPERIMENTS
+
+
+def quiet_core_logs() -> None:
+    """gRPC's C core logs errors only (``GRPC_VERBOSITY=ERROR``) unless the operator chose.
+
+    Why: with ``GRPC_VERBOSITY`` unset, recent grpcio releases print the core's INFO lines on
+    stderr, such as ``I1204 … ssl_transport_security.cc:2563] Handshake failed with error
+    SSL_ERROR_SSL: … WRONG_VERSION_NUMBER`` whenever a TLS client meets a plaintext port or a
+    certificate it does not trust. ``arena`` then printed that line above its own one-line error,
+    which already says what failed and what to check (``arena.client.unreachable_hint``), and a
+    TLS server printed one per plaintext probe. The failure itself still reaches the caller as
+    the call's status. ``GRPC_VERBOSITY=INFO`` (or ``DEBUG``) brings the lines back. Older
+    grpcio (1.60) logs that handshake line as an ERROR, which stays."""
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")

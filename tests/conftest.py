@@ -23,6 +23,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A test that drives Chromium is a browser test whether or not its module says so, so that
+    # ``-m "not browser"`` (the CI run against the minimum versions, .ci/run) leaves it out.
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()) and "browser" not in item.keywords:
+            item.add_marker(pytest.mark.browser)
     if config.getoption("full"):
         return
     skip = pytest.mark.skip(reason="long form: run with --full")

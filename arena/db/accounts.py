@@ -48,7 +48,9 @@ class User(Base):
 class Submission(Base):
     __tablename__ = "bot_submissions"
     __table_args__ = (UniqueConstraint("bot_id", "number", name="uq_bot_submissions_bot_number"),
-                      Index("ix_bot_submissions_client_status", "client", "status"))
+                      Index("ix_bot_submissions_client_status", "client", "status"),
+                      # a qualification match found by its id or a prefix of it (0015)
+                      Index("ix_bot_submissions_match_id", "match_id"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.db import qualification_matches
 from arena.db.models import Match
 
 #: Characters of a match id (uuid4().hex); a prefix with any other matches nothing.
@@ -22,12 +23,18 @@ MAX_ID = 32
 
 
 def ids_with_prefix(session: Session, prefix: str, limit: int = 6) -> list[str]:
-    """The id ``prefix`` itself if a match has it, else up to ``limit`` ids starting with it."""
+    """The id ``prefix`` itself if a match has it, else up to ``limit`` ids starting with it.
+
+    Qualification matches (:mod:`arena.db.qualification_matches`, kept in their submissions)
+    count too: their ids are what ``arena submit`` prints."""
     if not prefix or len(prefix) > MAX_ID:
         return []
     if session.scalar(select(Match.id).where(Match.id == prefix)) is not None:
         return [prefix]
     if not set(prefix) <= HEX:
         return []
+    qualification = qualification_matches.ids_with_prefix(session, prefix, limit)
+    if qualification == [prefix]:
+        return qualification
     after = session.scalars(select(Match.id).where(Match.id >= prefix).order_by(Match.id).limit(limit))
-    return [mid for mid in after if mid.startswith(prefix)]
+    return sorted({mid for mid in after if mid.startswith(prefix)} | set(qualification))[:limit]

@@ -25,6 +25,7 @@ from arena.db import (
     RatingHistory,
     RatingLock,
     get_engine,
+    qualification_matches,
     session_scope,
 )
 from arena.db.accounts import ROLE_ORGANISER, User
@@ -35,6 +36,7 @@ from arena.server import convert
 from arena.server.errors import invalid, not_found
 from arena.server.submissions import check_game, get_bot
 from referee._proto import arena_pb2 as pb
+from referee.faults import proto_number
 from referee.record import without_logs
 
 MAX_LEADERBOARD = 1000
@@ -256,8 +258,23 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
         # A row-value comparison, so the database walks the (created_at, id) index from there.
         query = query.where(tuple_(Match.created_at, Match.id) < tuple_(literal(when), literal(last_id)))
     rows = session.execute(query.order_by(Match.created_at.desc(), Match.id.desc()).limit(size + 1)).all()
-    more = len(rows) > size
-    rows = rows[:size]
+    # One bot's list also shows its qualification matches (not rows of ``matches``: see
+    # arena.db.qualification_matches), merged in by (created_at, id) like the rest.
+    qualification = [] if not request.bot_id or request.tournament_id else [
+        q for q in qualification_matches.of_bot(session, request.bot_id)
+        if (not status or q.status == status) and (not request.game or q.game == request.game)
+        and (not request.page_token or (q.created_at, q.id) < (when, last_id))
+    ]
+    if qualification:
+        merged = sorted([*rows, *qualification], key=lambda r: (r.created_at, r.id), reverse=True)
+        by_id = {q.id: q for q in qualification}
+        more = len(merged) > size
+        page = merged[:size]
+    else:
+        by_id = {}
+        more = len(rows) > size
+        page = rows[:size]
+    rows = [r for r in page if r.id not in by_id]
     seats_of: dict[str, list[pb.MatchSeat]] = {r.id: [] for r in rows}
     if rows:
         seat_rows = session.execute(
@@ -275,19 +292,36 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
             )
     reply = pb.ListMatchesReply(
         matches=[
-            pb.MatchSummary(
+            qualification_summary(by_id[r.id]) if r.id in by_id else pb.MatchSummary(
                 id=r.id, game=r.game, variant=r.variant, status=r.status, tournament_id=r.tournament_id or 0,
                 seats=convert.with_forfeit_reasons(seats_of[r.id], r.forfeits),
                 created_at=convert.timestamp(r.created_at), finished_at=convert.timestamp(r.finished_at),
                 match_status=convert.enum_of(pb.MatchStatus, "MATCH_STATUS_", r.status),
                 create_time=convert.time_of(r.created_at), finish_time=convert.time_of(r.finished_at),
             )
-            for r in rows
+            for r in page
         ]
     )
     if more:
-        reply.next_page_token = convert.page_token(rows[-1].created_at, rows[-1].id)
+        reply.next_page_token = convert.page_token(page[-1].created_at, page[-1].id)
     return reply
+
+
+def qualification_summary(q: qualification_matches.QualificationMatch) -> pb.MatchSummary:
+    """A qualification match as a summary: the candidate's seat names its bot and version;
+    the random bots' seats carry bot_id 0 (they are the server's, no bot of the database)."""
+    seats = [
+        pb.MatchSeat(seat=s.seat, bot_id=s.bot_id or 0, bot=s.name, version=s.version or 0,
+                     score=s.score or 0.0, rank=s.rank or 0, forfeit_reason=s.forfeit or "",
+                     fault=proto_number(s.forfeit or ""))
+        for s in q.seats
+    ]
+    return pb.MatchSummary(
+        id=q.id, game=q.game, variant=q.variant, status=q.status, tournament_id=0, seats=seats,
+        created_at=convert.timestamp(q.created_at), finished_at=convert.timestamp(q.finished_at),
+        match_status=convert.enum_of(pb.MatchStatus, "MATCH_STATUS_", q.status),
+        create_time=convert.time_of(q.created_at), finish_time=convert.time_of(q.finished_at),
+    )
 
 
 def resolve_match_id(session: Session, match_id: str) -> str:
@@ -305,10 +339,11 @@ def resolve_match_id(session: Session, match_id: str) -> str:
     return found[0]
 
 
-def get_match(session: Session, match_id: str, viewer: User | None = None) -> tuple[Match, pb.Match]:
+def get_match(session: Session, match_id: str, viewer: User | None = None) -> tuple[Match | None, pb.Match]:
     """The match and its record. Bots' crash logs and stderr tails (``forfeits[].log_tail``)
     are kept only for ``viewer``'s own bots, or all of them for an organiser; anyone else
-    (no token) gets the fault reasons without them. ``match_id`` may be a unique prefix."""
+    (no token) gets the fault reasons without them. ``match_id`` may be a unique prefix.
+    A qualification match has no ``Match`` row: (None, its summary and record)."""
     match_id = resolve_match_id(session, match_id)
     match = session.scalar(
         select(Match)
@@ -316,8 +351,25 @@ def get_match(session: Session, match_id: str, viewer: User | None = None) -> tu
         .options(selectinload(Match.seats).selectinload(MatchSeat.version).selectinload(BotVersion.bot))
     )
     if match is None:
-        raise not_found(f"no match with id {match_id!r}")
+        qualification = get_qualification_match(session, match_id, viewer)
+        if qualification is None:
+            raise not_found(f"no match with id {match_id!r}")
+        return None, qualification
     return match, pb.Match(summary=convert.match_summary(match), record_json=record_json(match, log_seats(match, viewer)))
+
+
+def get_qualification_match(session: Session, match_id: str, viewer: User | None = None) -> pb.Match | None:
+    """The qualification match ``match_id`` (a full id) as GetMatch answers it, or None. Its
+    candidate's crash log and stderr tail are kept for the bot's owner and organisers only."""
+    q = qualification_matches.find(session, match_id)
+    if q is None:
+        return None
+    if q.record is None:
+        data = {"match_id": q.id, "status": "failed", "error": q.error or ""}
+    else:
+        mine = viewer is not None and (viewer.role == ROLE_ORGANISER or viewer.name == q.bot_owner)
+        data = without_logs(q.record, frozenset({0}) if mine else frozenset())
+    return pb.Match(summary=qualification_summary(q), record_json=json.dumps(data, ensure_ascii=False))
 
 
 def log_seats(match: Match, viewer: User | None) -> frozenset[int]:

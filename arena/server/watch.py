@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from arena.db import Match, session_scope
+from arena.db import Match, qualification_matches, session_scope
 from arena.server import results
 from arena.server.accounts import find_user
 from arena.server.auth import token_from_metadata
@@ -33,7 +33,11 @@ RECORD_WAIT_S = 30.0
 
 def _status(url: str | None, match_id: str) -> str | None:
     with session_scope(url) as s:
-        return s.scalar(Match.__table__.select().with_only_columns(Match.status).where(Match.id == match_id))
+        status = s.scalar(Match.__table__.select().with_only_columns(Match.status).where(Match.id == match_id))
+        if status is None:  # a qualification match: its id is known once it is over
+            qualification = qualification_matches.find(s, match_id)
+            status = qualification.status if qualification is not None else None
+        return status
 
 
 def _record_event(url: str | None, match_id: str) -> pb.MatchEvent:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, case, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament
+from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament, qualification_matches
 from arena.quoting import shorten
 from referee.faults import canonical
 from referee.record import without_logs
@@ -308,10 +308,11 @@ def _seat_briefs(session: Session, ids: list[str]) -> list[tuple[str, SeatBrief]
 @dataclass(frozen=True)
 class SeatDetail:
     seat: int
-    bot_id: int
+    #: None (and ``version`` None): a random bot of a qualification match, no bot of the site
+    bot_id: int | None
     bot_name: str
     owner: str
-    version: int
+    version: int | None
     rank: int | None
     score: float | None
     forfeit: str | None
@@ -326,7 +327,7 @@ class SeatDetail:
 
     @property
     def name(self) -> str:
-        return f"{self.bot_name} v{self.version}"
+        return self.bot_name if self.version is None else f"{self.bot_name} v{self.version}"
 
 
 @dataclass
@@ -356,7 +357,8 @@ class MatchPage:
 def match_page(session: Session, match_id: str) -> MatchPage | None:
     m = session.get(Match, match_id)
     if m is None:
-        return None
+        qualification = qualification_matches.find(session, match_id)
+        return None if qualification is None else qualification_page(qualification)
     # The public page: bots' crash logs and stderr tails are never shown here (their owners
     # read them signed in, web/my_pages.py, or through the API); the fault reason and message are.
     record = without_logs(m.record) if isinstance(m.record, dict) else None
@@ -434,3 +436,56 @@ def count_matches(session: Session, game: str | None = None, status: str | None 
     if status:
         query = query.where(Match.status == status)
     return int(session.scalar(query) or 0)
+
+
+def qualification_page(q: qualification_matches.QualificationMatch) -> MatchPage:
+    """A qualification match (kept in its submission, not in ``matches``) as a match page: the
+    id ``arena submit`` prints opens it like any other. Random bots' seats have no bot page
+    (``bot_id`` None); logs are left out as for every match on the site."""
+    record = without_logs(q.record) if q.record is not None else None
+    totals = {t.get("seat"): t for t in (record or {}).get("totals") or [] if isinstance(t, dict)}
+    seats = [
+        SeatDetail(
+            seat=s.seat,
+            bot_id=s.bot_id,
+            bot_name=s.name,
+            owner=s.owner,
+            version=s.version,
+            rank=s.rank,
+            score=s.score,
+            forfeit=canonical(s.forfeit) or s.forfeit,
+            forfeit_message=s.forfeit_message,
+            mu_before=None,
+            sigma_before=None,
+            mu_after=None,
+            sigma_after=None,
+            decisions=int(totals.get(s.seat, {}).get("decisions", 0)),
+            time_used_ms=totals.get(s.seat, {}).get("time_used_ms"),
+            bank_left_ms=totals.get(s.seat, {}).get("bank_left_ms"),
+        )
+        for s in q.seats
+    ]
+    result = (record or {}).get("result") or {}
+    tc = (record or {}).get("time_control") or {}
+    return MatchPage(
+        id=q.id,
+        game=q.game,
+        variant=q.variant,
+        players=q.players,
+        seed=(record or {}).get("seed"),
+        kind=qualification_matches.KIND,
+        status=q.status,
+        created_at=q.created_at,
+        started_at=None,
+        finished_at=q.finished_at,
+        tournament_id=None,
+        tournament_name=None,
+        round=0,
+        table=0,
+        decision_ms=tc.get("decision_ms"),
+        bank_ms=tc.get("bank_ms"),
+        error=q.error,
+        seats=seats,
+        record=record,
+        result_details=dict(result.get("details") or {}) if isinstance(result, dict) else {},
+    )
