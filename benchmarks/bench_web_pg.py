@@ -351,3 +351,86 @@ def _templates(cur: Any, games: tuple[str, str],
     cur.executemany(
         "INSERT INTO bench_templates VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", rows
     )
+
+
+#: The accounts' known API tokens: ``TOKEN_PREFIX + name`` (the benchmark signs in with them).
+TOKEN_PREFIX = "arena-bench-token-"
+#: A ``bench_dataset`` row with this kind marks a database that has the accounts and challenges
+#: (a database kept from before they existed gets them once, on its next run).
+ACCOUNTS_MARK = "web+accounts-v1"
+#: The author whose bots get many challenges (and whose private pages are measured): the owner
+#: of bot 1.
+FOCUS_OWNER = "owner1"
+
+
+def bench_token(owner: str) -> str:
+    """The API token of the benchmark's account ``owner`` (its hash is in ``users``)."""
+    return TOKEN_PREFIX + owner
+
+
+def add_accounts(url: str, progress: Progress) -> bool:
+    """Give the (loaded) benchmark database its accounts and challenges unless it has them:
+    a user per bot owner (token :func:`bench_token`), and challenges made of existing two-player
+    ladder matches (challenger: seat 0's bot, by its owner's account; opponent: seat 1's) —
+    one such match in 64 over all bots, plus every one in which a bot of :data:`FOCUS_OWNER`
+    sits in seat 0, so the author's bots list a full Challenges table. The matches keep their
+    kind and rating: what is measured is the bot page's query over ``challenges``. Marked in
+    ``bench_dataset`` (kind :data:`ACCOUNTS_MARK`); True when added now."""
+    from arena.db import get_engine
+
+    engine = get_engine(url)  # migrates the schema first (users, challenges)
+    raw = engine.raw_connection()
+    try:
+        conn = raw.dbapi_connection
+        conn.autocommit = True
+        cur = conn.cursor()
+        cur.execute(
+            "CREATE TABLE IF NOT EXISTS bench_dataset (kind text, bots int, matches int, "
+            "loaded_s float8)"
+        )
+        cur.execute("SELECT 1 FROM bench_dataset WHERE kind = %s", (ACCOUNTS_MARK,))
+        if cur.fetchone() is not None:
+            return False
+        started = time.perf_counter()
+        conn.autocommit = False  # all or nothing: a half-added run is redone by the next one
+        cur.execute(
+            """INSERT INTO users (name, role, token_hash, created_at)
+               SELECT o.owner, 'user',
+                      encode(sha256(convert_to(%(prefix)s || o.owner, 'UTF8')), 'hex'), %(t0)s
+               FROM (SELECT DISTINCT owner FROM bots) o
+               WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.name = o.owner)""",
+            {"prefix": TOKEN_PREFIX, "t0": T0},
+        )
+        users = cur.rowcount
+        cur.execute(
+            """INSERT INTO challenges (user_id, challenger_bot_id, opponent_bot_id, match_id,
+                                       rated, created_at)
+               SELECT u.id, v0.bot_id, v1.bot_id, m.id, m.rated,
+                      m.created_at - interval '1 second'
+               FROM matches m
+               JOIN match_seats s0 ON s0.match_id = m.id AND s0.seat = 0
+               JOIN match_seats s1 ON s1.match_id = m.id AND s1.seat = 1
+               JOIN bot_versions v0 ON v0.id = s0.bot_version_id
+               JOIN bot_versions v1 ON v1.id = s1.bot_version_id
+               JOIN bots b ON b.id = v0.bot_id
+               JOIN users u ON u.name = b.owner
+               WHERE m.players = 2 AND m.kind = 'ladder' AND m.status = 'done'
+                 AND (substr(m.id, 1, 2) < '04' OR b.owner = %(focus)s)
+                 AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.match_id = m.id)
+               ORDER BY m.created_at""",
+            {"focus": FOCUS_OWNER},
+        )
+        challenges = cur.rowcount
+        cur.execute(
+            "INSERT INTO bench_dataset VALUES (%s, 0, %s, %s)",
+            (ACCOUNTS_MARK, challenges, time.perf_counter() - started),
+        )
+        conn.commit()
+        conn.autocommit = True
+        for table in ("users", "challenges"):
+            cur.execute(f"VACUUM (ANALYZE) {table}")
+        progress(f"  accounts and challenges: {users:,} users, {challenges:,} challenges, "
+                 f"{time.perf_counter() - started:.1f} s")
+        return True
+    finally:
+        raw.close()
