@@ -9,9 +9,17 @@ runs (``$ARENA_BENCH_DIR``, default the temp folder), through the WSGI test clie
 Measures p50/p95 of every page — home, each game's leaderboard, the match history (first page,
 a deep keyset page, a bot's matches, a game, forfeits, a bot's wins), the match page and a
 replay step (a different, never-cached match every request), the bot page, the tournament list
-and pages (a finished and the running one), the live page and its board fragment — and their
-``/api/`` twins, next to a trivial Flask route in the same run and process, so the figures can
-be read as "n times a do-nothing request" on any machine. Beside wall-clock time it reports
+and pages (a finished and the running one), the live page and its board fragment, the /play
+form (bare, and with a game chosen: every active bot of the game listed as an opponent) — and
+their ``/api/`` twins, next to a trivial Flask route in the same run and process, so the figures
+can be read as "n times a do-nothing request" on any machine. Signed in (each visitor a client
+of its own with its session cookie, signed in once through the form and POST /signin with the
+CSRF token, as a browser does): the bot page as another author (with the Challenge form listing
+their bots of the game) and as the owner, and the owner's /me, /me/bots/<id> and
+/me/bots/<id>/matches/<match> for their bot with the most matches. The dataset has an account
+per bot owner (known tokens: :func:`benchmarks.bench_web_pg.bench_token`) and a few thousand
+challenges, so a bot page's Challenges table is read at scale (``bot_page_with_challenges``:
+bots with a full table). Beside wall-clock time it reports
 the CPU the process spent per request (server threads and client; PostgreSQL's own CPU is
 not in it), which a loaded machine inflates far less. Matches are real games of the toy engine
 (tests/toy_game.py, registered here): 60 distinct seeded playouts a game, each stored under
@@ -376,13 +384,21 @@ class HttpClient:
 
     def _send(self, method: str, path: str, body: bytes | None = None,
               headers: dict[str, str] | None = None) -> _HttpResponse:
+        import http.client
         from http.cookies import SimpleCookie
 
         headers = dict(headers or {})
         if self._cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self._cookies.items())
-        self._conn.request(method, path, body=body, headers=headers)
-        response = self._conn.getresponse()
+        try:
+            self._conn.request(method, path, body=body, headers=headers)
+            response = self._conn.getresponse()
+        except (ConnectionError, http.client.RemoteDisconnected):
+            # waitress closes a connection idle for 120 s (a signed-in visitor waits while the
+            # other pages are measured): a new connection, the same cookies
+            self._conn.close()
+            self._conn.request(method, path, body=body, headers=headers)
+            response = self._conn.getresponse()
         for raw in response.headers.get_all("Set-Cookie") or []:
             for name, morsel in SimpleCookie(raw).items():
                 self._cookies[name] = morsel.value
@@ -687,6 +703,7 @@ def _pages(app: Any, new_client: Callable[[], Any], url: str, generated: float |
     for name, paths in pages.items():
         result[name] = _measure(client, paths)
     for name, (who, paths) in signed_in.items():
+        who.get(paths[0])  # untimed: reconnects a connection the server closed while idle
         result[name] = _measure(who, paths)
     # the win-count aggregate behind the leaderboard: built once per process and game, then
     # brought up to date with the matches rated since (here: the last 10 of the game)

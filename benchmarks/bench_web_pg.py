@@ -6,10 +6,12 @@ Python makes only what must be real — 10,000 bots and 120 replayable records o
 match page replays a real game), their seats, the rating history, the ratings (mu/sigma as a
 running sum over each bot's matches, with the opponent, seat and player-count ledgers the bot
 page shows), tournaments with entrants whose matches seat only those entrants, a running
-tournament with running and pending matches, and the ladders. Secondary indexes are dropped
-for the load and rebuilt afterwards (one sorted build each, instead of millions of random
-inserts), foreign-key triggers are off in the loading session (the rows are consistent by
-construction), and ``VACUUM ANALYZE`` leaves the tables as autovacuum would.
+tournament with running and pending matches, and the ladders; then (:func:`add_accounts`, also
+run once on a database kept from before they existed) an account per bot owner and challenges.
+Secondary indexes are dropped for the load and rebuilt afterwards (one sorted build each,
+instead of millions of random inserts), foreign-key triggers are off in the loading session
+(the rows are consistent by construction), and ``VACUUM ANALYZE`` leaves the tables as
+autovacuum would.
 
 The shape: bots alternate between the two games; a ladder match seats 2–4 distinct random bots
 of its game; one match in five belongs to a tournament of 500 matches among 16 entrants; one in
