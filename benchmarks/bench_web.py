@@ -194,8 +194,13 @@ def _generate(url: str, n_bots: int, n_matches: int) -> None:
         conn.execute(
             insert(User),
             [
-                {"id": i, "name": name, "role": "user", "created_at": t0,
-                 "token_hash": hash_token(bench_token(name))}
+                {
+                    "id": i,
+                    "name": name,
+                    "role": "user",
+                    "created_at": t0,
+                    "token_hash": hash_token(bench_token(name)),
+                }
                 for name, i in user_id.items()
             ],
         )
@@ -236,9 +241,14 @@ def _generate(url: str, n_bots: int, n_matches: int) -> None:
         owner = bots[ids[0] - 1]["owner"]
         if players == 2 and tid is None and (mid[:2] < "04" or owner == FOCUS_OWNER):
             challenges.append(
-                {"user_id": user_id[owner], "challenger_bot_id": ids[0],
-                 "opponent_bot_id": ids[1], "match_id": mid, "rated": True,
-                 "created_at": at - timedelta(seconds=1)}
+                {
+                    "user_id": user_id[owner],
+                    "challenger_bot_id": ids[0],
+                    "opponent_bot_id": ids[1],
+                    "match_id": mid,
+                    "rated": True,
+                    "created_at": at - timedelta(seconds=1),
+                }
             )
         # about one match in a hundred has a forfeit (the last seat timed out)
         forfeit_seat = players - 1 if rnd.random() < 0.01 else None
@@ -382,8 +392,13 @@ class HttpClient:
         self._conn = http.client.HTTPConnection(host, port, timeout=60)
         self._cookies: dict[str, str] = {}
 
-    def _send(self, method: str, path: str, body: bytes | None = None,
-              headers: dict[str, str] | None = None) -> _HttpResponse:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> _HttpResponse:
         import http.client
         from http.cookies import SimpleCookie
 
@@ -410,8 +425,12 @@ class HttpClient:
     def post(self, path: str, data: dict[str, str]) -> _HttpResponse:
         from urllib.parse import urlencode
 
-        return self._send("POST", path, urlencode(data).encode(),
-                          {"Content-Type": "application/x-www-form-urlencoded"})
+        return self._send(
+            "POST",
+            path,
+            urlencode(data).encode(),
+            {"Content-Type": "application/x-www-form-urlencoded"},
+        )
 
     def close(self) -> None:
         self._conn.close()
@@ -448,8 +467,12 @@ def _stderr(line: str) -> None:
 
 
 def bench(
-    samples: int = SAMPLES, bots: int = BOTS, matches: int = MATCHES, folder: str | None = None,
-    database: str = "postgres", progress: Callable[[str], None] | None = None,
+    samples: int = SAMPLES,
+    bots: int = BOTS,
+    matches: int = MATCHES,
+    folder: str | None = None,
+    database: str = "postgres",
+    progress: Callable[[str], None] | None = None,
     keep: str | None = None,
 ) -> dict[str, Any]:
     """Run the measurement (smaller ``bots``/``matches`` only to check that it works).
@@ -484,8 +507,9 @@ def bench(
     return _run(url, generated, samples, matches, http=False)
 
 
-def kept_dataset(name: str, bots: int, matches: int,
-                 progress: Callable[[str], None] | None = None) -> tuple[str, float, bool]:
+def kept_dataset(
+    name: str, bots: int, matches: int, progress: Callable[[str], None] | None = None
+) -> tuple[str, float, bool]:
     """``(url, load seconds, loaded now?)`` of the kept PostgreSQL database ``name`` holding
     this benchmark's dataset, loading it first unless an earlier run did. The schema is
     migrated either way (``get_engine``), so new indexes reach an old dataset, and a dataset
@@ -499,8 +523,10 @@ def kept_dataset(name: str, bots: int, matches: int,
 
     with kept_database(name, "web", bots, matches) as (url, loaded):
         if loaded is not None:
-            progress(f"reusing {name} ({bots:,} bots, {matches:,} matches, loaded in "
-                     f"{loaded:.0f} s); migrating it …")
+            progress(
+                f"reusing {name} ({bots:,} bots, {matches:,} matches, loaded in "
+                f"{loaded:.0f} s); migrating it …"
+            )
             get_engine(url)
             if add_accounts(url, progress):
                 progress(f"added the accounts and challenges to {name} (once)")
@@ -517,7 +543,9 @@ def kept_dataset(name: str, bots: int, matches: int,
         return url, generated, True
 
 
-def _run(url: str, generated: float | None, samples: int, matches: int, http: bool) -> dict[str, Any]:
+def _run(
+    url: str, generated: float | None, samples: int, matches: int, http: bool
+) -> dict[str, Any]:
     from web.app import create_app
 
     app = create_app(url)
@@ -543,16 +571,23 @@ def _sign_in(client: Any, owner: str) -> None:
     found = re.search(r'name="csrf_token" value="([^"]+)"', form)
     if found is None:
         raise RuntimeError("/signin has no CSRF token field")
-    done = client.post("/signin", data={"token": bench_token(owner), "next": "/me",
-                                        "csrf_token": found.group(1)})
+    done = client.post(
+        "/signin", data={"token": bench_token(owner), "next": "/me", "csrf_token": found.group(1)}
+    )
     if done.status_code != 303:
         raise RuntimeError(f"signing in as {owner} answered {done.status_code}")
     if owner not in client.get("/me").data.decode():
         raise RuntimeError(f"signed in as {owner}, but /me does not name them")
 
 
-def _pages(app: Any, new_client: Callable[[], Any], url: str, generated: float | None,
-           samples: int, matches: int) -> dict[str, Any]:
+def _pages(
+    app: Any,
+    new_client: Callable[[], Any],
+    url: str,
+    generated: float | None,
+    samples: int,
+    matches: int,
+) -> dict[str, Any]:
     from sqlalchemy import func, select
 
     from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Tournament, get_engine
@@ -573,10 +608,12 @@ def _pages(app: Any, new_client: Callable[[], Any], url: str, generated: float |
         live_ids = list(conn.execute(select(Match.id).where(Match.status == "running")).scalars())
         # the signed-in pages: FOCUS_OWNER's bots (the owner's view, the private pages) and
         # other authors' active bots (AUTHOR's view, with the Challenge form)
-        owned = list(conn.execute(
-            select(Bot.id).where(Bot.owner == FOCUS_OWNER).order_by(Bot.id)).scalars())
-        others = list(conn.execute(
-            select(Bot.id).where(Bot.owner != AUTHOR, Bot.active.is_(True))).scalars())
+        owned = list(
+            conn.execute(select(Bot.id).where(Bot.owner == FOCUS_OWNER).order_by(Bot.id)).scalars()
+        )
+        others = list(
+            conn.execute(select(Bot.id).where(Bot.owner != AUTHOR, Bot.active.is_(True))).scalars()
+        )
         # the owner's bot with the most matches, and its matches (newest first)
         busiest = conn.execute(
             select(BotVersion.bot_id)
@@ -585,19 +622,24 @@ def _pages(app: Any, new_client: Callable[[], Any], url: str, generated: float |
             .order_by(Rating.games_played.desc(), BotVersion.bot_id)
             .limit(1)
         ).scalar()
-        busiest_matches = list(conn.execute(
-            select(MatchSeat.match_id)
-            .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
-            .where(BotVersion.bot_id == busiest)
-        ).scalars())
+        busiest_matches = list(
+            conn.execute(
+                select(MatchSeat.match_id)
+                .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+                .where(BotVersion.bot_id == busiest)
+            ).scalars()
+        )
         challenged = conn.execute(
-            select(func.count()).select_from(Challenge)
+            select(func.count())
+            .select_from(Challenge)
             .where(Challenge.challenger_bot_id == busiest)
         ).scalar()
         n_challenges = conn.execute(select(func.count()).select_from(Challenge)).scalar()
     if not owned or busiest is None or not busiest_matches or not others:
-        raise RuntimeError(f"the dataset has no rated bot of {FOCUS_OWNER} or none of "
-                           "another author: the signed-in pages cannot be measured")
+        raise RuntimeError(
+            f"the dataset has no rated bot of {FOCUS_OWNER} or none of "
+            "another author: the signed-in pages cannot be measured"
+        )
     author, owner = new_client(), new_client()
     _sign_in(author, AUTHOR)
     _sign_in(owner, FOCUS_OWNER)
@@ -620,8 +662,12 @@ def _pages(app: Any, new_client: Callable[[], Any], url: str, generated: float |
         f"/play?game={GAMES[0]}",
     ):
         client.get(path)
-    for path in (f"/bots/{owned[0]}", "/me", f"/me/bots/{busiest}",
-                 f"/me/bots/{busiest}/matches/{busiest_matches[0]}"):
+    for path in (
+        f"/bots/{owned[0]}",
+        "/me",
+        f"/me/bots/{busiest}",
+        f"/me/bots/{busiest}/matches/{busiest_matches[0]}",
+    ):
         owner.get(path)
     author.get(f"/bots/{others[0]}")
 
@@ -634,35 +680,39 @@ def _pages(app: Any, new_client: Callable[[], Any], url: str, generated: float |
     }
     for g in GAMES:
         pages[f"leaderboard_{g}"] = [f"/games/{g}"] * samples
-    pages.update({
-        "history_first_page": ["/matches"] * samples,
-        "history_deep_page": [f"/matches?before={deep_cursor}"] * samples,
-        "history_by_bot": each(lambda: f"/matches?bot={rnd.choice(bot_ids)}"),
-        "history_by_game": each(lambda: f"/matches?game={rnd.choice(GAMES)}"),
-        "history_done_forfeits": ["/matches?status=done&outcome=forfeit"] * samples,
-        "history_by_game_and_outcome": each(
-            lambda: f"/matches?game=toy&bot={rnd.choice(bot_ids[1::2])}&outcome=win"
-        ),
-        "match_page": each(lambda: f"/matches/{rnd.choice(match_ids)}"),
-        "match_replay_step": each(
-            lambda: f"/matches/{rnd.choice(match_ids)}/steps/{rnd.randint(1, 8)}"
-        ),
-        "bot_page": each(lambda: f"/bots/{rnd.choice(bot_ids)}"),
-        "tournaments": ["/tournaments"] * samples,
-        # the author's bots have a full Challenges table (the latest 20 of ~40 each at 1M)
-        "bot_page_with_challenges": each(lambda: f"/bots/{rnd.choice(owned)}"),
-        "play_form": ["/play"] * samples,
-        # a game chosen: the form lists every active bot of the game as an opponent
-        "play_form_game": each(lambda: f"/play?game={rnd.choice(GAMES)}"),
-    })
+    pages.update(
+        {
+            "history_first_page": ["/matches"] * samples,
+            "history_deep_page": [f"/matches?before={deep_cursor}"] * samples,
+            "history_by_bot": each(lambda: f"/matches?bot={rnd.choice(bot_ids)}"),
+            "history_by_game": each(lambda: f"/matches?game={rnd.choice(GAMES)}"),
+            "history_done_forfeits": ["/matches?status=done&outcome=forfeit"] * samples,
+            "history_by_game_and_outcome": each(
+                lambda: f"/matches?game=toy&bot={rnd.choice(bot_ids[1::2])}&outcome=win"
+            ),
+            "match_page": each(lambda: f"/matches/{rnd.choice(match_ids)}"),
+            "match_replay_step": each(
+                lambda: f"/matches/{rnd.choice(match_ids)}/steps/{rnd.randint(1, 8)}"
+            ),
+            "bot_page": each(lambda: f"/bots/{rnd.choice(bot_ids)}"),
+            "tournaments": ["/tournaments"] * samples,
+            # the author's bots have a full Challenges table (the latest 20 of ~40 each at 1M)
+            "bot_page_with_challenges": each(lambda: f"/bots/{rnd.choice(owned)}"),
+            "play_form": ["/play"] * samples,
+            # a game chosen: the form lists every active bot of the game as an opponent
+            "play_form_game": each(lambda: f"/play?game={rnd.choice(GAMES)}"),
+        }
+    )
     signed_in: dict[str, tuple[Any, list[str]]] = {
         # another author: the Challenge form with their bots of the page's game
         "bot_page_signed_in_author": (author, each(lambda: f"/bots/{rnd.choice(others)}")),
         "bot_page_signed_in_owner": (owner, each(lambda: f"/bots/{rnd.choice(owned)}")),
         "me": (owner, ["/me"] * samples),
         "me_bot": (owner, [f"/me/bots/{busiest}"] * samples),
-        "me_bot_match": (owner, each(
-            lambda: f"/me/bots/{busiest}/matches/{rnd.choice(busiest_matches)}")),
+        "me_bot_match": (
+            owner,
+            each(lambda: f"/me/bots/{busiest}/matches/{rnd.choice(busiest_matches)}"),
+        ),
     }
     if done_tournaments:
         pages["tournament_page"] = each(lambda: f"/tournaments/{rnd.choice(done_tournaments)}")
@@ -675,16 +725,18 @@ def _pages(app: Any, new_client: Callable[[], Any], url: str, generated: float |
         pages["live_board"] = each(lambda: f"/matches/{rnd.choice(live_ids)}/live/board")
     for g in GAMES:
         pages[f"api_leaderboard_{g}"] = [f"/api/games/{g}/leaderboard"] * samples
-    pages.update({
-        "api_matches_first_page": ["/api/matches"] * samples,
-        "api_matches_deep_page": [f"/api/matches?before={deep_cursor}"] * samples,
-        "api_matches_by_bot": each(lambda: f"/api/matches?bot={rnd.choice(bot_ids)}"),
-        "api_match": each(lambda: f"/api/matches/{rnd.choice(match_ids)}"),
-        "api_match_replay": each(lambda: f"/api/matches/{rnd.choice(match_ids)}/replay"),
-        "api_bot": each(lambda: f"/api/bots/{rnd.choice(bot_ids)}"),
-        "api_tournaments": ["/api/tournaments"] * samples,
-        "api_ladders": ["/api/ladders"] * samples,
-    })
+    pages.update(
+        {
+            "api_matches_first_page": ["/api/matches"] * samples,
+            "api_matches_deep_page": [f"/api/matches?before={deep_cursor}"] * samples,
+            "api_matches_by_bot": each(lambda: f"/api/matches?bot={rnd.choice(bot_ids)}"),
+            "api_match": each(lambda: f"/api/matches/{rnd.choice(match_ids)}"),
+            "api_match_replay": each(lambda: f"/api/matches/{rnd.choice(match_ids)}/replay"),
+            "api_bot": each(lambda: f"/api/bots/{rnd.choice(bot_ids)}"),
+            "api_tournaments": ["/api/tournaments"] * samples,
+            "api_ladders": ["/api/ladders"] * samples,
+        }
+    )
     if done_tournaments:
         pages["api_tournament"] = each(lambda: f"/api/tournaments/{rnd.choice(done_tournaments)}")
     result: dict[str, Any] = {
