@@ -126,7 +126,7 @@ def opponents(session: Any, game: str) -> list[Opponent]:
     (the newest not held back by an SPRT; none whose playing version is an automaton or a
     person's seat), by bot id. Two queries however many bots the game has: the form lists them
     all, and reading each bot's versions through the ORM took a query a bot (4,500 a game in
-    ``arena bench web``: ~1 s a page)."""
+    ``arena bench web``: 10-14 s a page on a busy machine)."""
     out = [Opponent(name, f"{name} (house bot)", True) for name in house.house_sources(game)]
     active = (Bot.game == game, Bot.active.is_(True), Bot.owner != house.HOUSE_OWNER)
     playing: dict[int, tuple[int, int, str]] = {}
