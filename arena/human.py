@@ -125,8 +125,8 @@ def opponents(session: Any, game: str) -> list[Opponent]:
     """The house bots of ``game`` (registered on first use) and every active bot's playing version
     (the newest not held back by an SPRT; none whose playing version is an automaton or a
     person's seat), by bot id. Two queries however many bots the game has: the form lists them
-    all, and reading each bot's versions through the ORM took a query a bot (4,500 a game in
-    ``arena bench web``: 10-14 s a page on a busy machine)."""
+    all, and reading them through the ORM took two queries a bot (its versions, their bot):
+    with ``arena bench web``'s 4,000-5,000 bots a game, 10-14 s a page on a busy machine)."""
     out = [Opponent(name, f"{name} (house bot)", True) for name in house.house_sources(game)]
     active = (Bot.game == game, Bot.active.is_(True), Bot.owner != house.HOUSE_OWNER)
     playing: dict[int, tuple[int, int, str]] = {}
