@@ -9,9 +9,17 @@ runs (``$ARENA_BENCH_DIR``, default the temp folder), through the WSGI test clie
 Measures p50/p95 of every page — home, each game's leaderboard, the match history (first page,
 a deep keyset page, a bot's matches, a game, forfeits, a bot's wins), the match page and a
 replay step (a different, never-cached match every request), the bot page, the tournament list
-and pages (a finished and the running one), the live page and its board fragment — and their
-``/api/`` twins, next to a trivial Flask route in the same run and process, so the figures can
-be read as "n times a do-nothing request" on any machine. Beside wall-clock time it reports
+and pages (a finished and the running one), the live page and its board fragment, the /play
+form (bare, and with a game chosen: every active bot of the game listed as an opponent) — and
+their ``/api/`` twins, next to a trivial Flask route in the same run and process, so the figures
+can be read as "n times a do-nothing request" on any machine. Signed in (each visitor a client
+of its own with its session cookie, signed in once through the form and POST /signin with the
+CSRF token, as a browser does): the bot page as another author (with the Challenge form listing
+their bots of the game) and as the owner, and the owner's /me, /me/bots/<id> and
+/me/bots/<id>/matches/<match> for their bot with the most matches. The dataset has an account
+per bot owner (known tokens: :func:`benchmarks.bench_web_pg.bench_token`) and a few thousand
+challenges, so a bot page's Challenges table is read at scale (``bot_page_with_challenges``:
+bots with a full table). Beside wall-clock time it reports
 the CPU the process spent per request (server threads and client; PostgreSQL's own CPU is
 not in it), which a loaded machine inflates far less. Matches are real games of the toy engine
 (tests/toy_game.py, registered here): 60 distinct seeded playouts a game, each stored under
@@ -37,8 +45,10 @@ BOTS = 10_000
 MATCHES = 1_000_000
 TOURNAMENTS = 20
 SAMPLES = 200
-SCHEMA_TAG = "v3"
+SCHEMA_TAG = "v4"
 GAMES = ("toy", "toy_dice")
+#: The author (not the owner of the bots whose pages it opens) signed in for the Challenge form.
+AUTHOR = "owner2"
 
 
 def _register_toy() -> None:
@@ -110,11 +120,15 @@ def _generate(url: str, n_bots: int, n_matches: int) -> None:
     from arena.db import (
         Bot,
         BotVersion,
+        Challenge,
         Rating,
         RatingLock,
         Tournament,
         get_engine,
     )
+    from arena.db.accounts import User
+    from arena.server.auth import hash_token
+    from benchmarks.bench_web_pg import FOCUS_OWNER, bench_token
 
     rnd = random.Random(7)
     engine = get_engine(url)
@@ -170,10 +184,26 @@ def _generate(url: str, n_bots: int, n_matches: int) -> None:
     ]
     seq = {g: 0 for g in GAMES}
     matches, seats, history = [], [], []
+    owners = sorted({b["owner"] for b in bots})
+    user_id = {name: i for i, name in enumerate(owners, start=1)}
+    challenges = []
     with engine.begin() as conn:
         conn.execute(insert(Bot), bots)
         conn.execute(insert(BotVersion), versions)
         conn.execute(insert(Tournament), tournaments)
+        conn.execute(
+            insert(User),
+            [
+                {
+                    "id": i,
+                    "name": name,
+                    "role": "user",
+                    "created_at": t0,
+                    "token_hash": hash_token(bench_token(name)),
+                }
+                for name, i in user_id.items()
+            ],
+        )
     for i in range(n_matches):
         game = GAMES[i % 2]
         rec = dict(templates[game][(i // 2) % 60])
@@ -207,6 +237,19 @@ def _generate(url: str, n_bots: int, n_matches: int) -> None:
                 "sandbox": True,
             }
         )
+        # challenges as bench_web_pg.add_accounts makes them: two-player ladder matches
+        owner = bots[ids[0] - 1]["owner"]
+        if players == 2 and tid is None and (mid[:2] < "04" or owner == FOCUS_OWNER):
+            challenges.append(
+                {
+                    "user_id": user_id[owner],
+                    "challenger_bot_id": ids[0],
+                    "opponent_bot_id": ids[1],
+                    "match_id": mid,
+                    "rated": True,
+                    "created_at": at - timedelta(seconds=1),
+                }
+            )
         # about one match in a hundred has a forfeit (the last seat timed out)
         forfeit_seat = players - 1 if rnd.random() < 0.01 else None
         for s, b in enumerate(ids):
@@ -265,6 +308,8 @@ def _generate(url: str, n_bots: int, n_matches: int) -> None:
             ],
         )
         conn.execute(insert(RatingLock), [{"game": g, "last_seq": seq[g]} for g in GAMES])
+        if challenges:
+            conn.execute(insert(Challenge), challenges)
     from benchmarks.bench_db import analyze
 
     analyze(engine)
@@ -338,25 +383,63 @@ class _HttpResponse:
 
 
 class HttpClient:
-    """A keep-alive HTTP/1.1 client with the test client's ``get`` (status_code, data)."""
+    """A keep-alive HTTP/1.1 client with the test client's ``get``/``post`` (status_code,
+    data) and its cookie jar (a signed-in author's session), following no redirects."""
 
     def __init__(self, host: str, port: int) -> None:
         import http.client
 
         self._conn = http.client.HTTPConnection(host, port, timeout=60)
+        self._cookies: dict[str, str] = {}
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> _HttpResponse:
+        import http.client
+        from http.cookies import SimpleCookie
+
+        headers = dict(headers or {})
+        if self._cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self._cookies.items())
+        try:
+            self._conn.request(method, path, body=body, headers=headers)
+            response = self._conn.getresponse()
+        except (ConnectionError, http.client.RemoteDisconnected):
+            # waitress closes a connection idle for 120 s (a signed-in visitor waits while the
+            # other pages are measured): a new connection, the same cookies
+            self._conn.close()
+            self._conn.request(method, path, body=body, headers=headers)
+            response = self._conn.getresponse()
+        for raw in response.headers.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(raw).items():
+                self._cookies[name] = morsel.value
+        return _HttpResponse(response.status, response.read())
 
     def get(self, path: str) -> _HttpResponse:
-        self._conn.request("GET", path)
-        response = self._conn.getresponse()
-        return _HttpResponse(response.status, response.read())
+        return self._send("GET", path)
+
+    def post(self, path: str, data: dict[str, str]) -> _HttpResponse:
+        from urllib.parse import urlencode
+
+        return self._send(
+            "POST",
+            path,
+            urlencode(data).encode(),
+            {"Content-Type": "application/x-www-form-urlencoded"},
+        )
 
     def close(self) -> None:
         self._conn.close()
 
 
 @contextmanager
-def _waitress(app: Any) -> Iterator[HttpClient]:
-    """``app`` served by waitress as ``arena web`` serves it (8 threads), on a free port."""
+def _waitress(app: Any) -> Iterator[Callable[[], HttpClient]]:
+    """``app`` served by waitress as ``arena web`` serves it (8 threads), on a free port; what
+    it yields makes a client (each its own connection and cookies: one per visitor)."""
     import threading
 
     from waitress.server import create_server
@@ -364,11 +447,17 @@ def _waitress(app: Any) -> Iterator[HttpClient]:
     server = create_server(app, host="127.0.0.1", port=0, threads=8, ident="tabletop-arena")
     thread = threading.Thread(target=server.run, name="bench-waitress", daemon=True)
     thread.start()
-    client = HttpClient("127.0.0.1", server.effective_port)
+    clients: list[HttpClient] = []
+
+    def client() -> HttpClient:
+        clients.append(HttpClient("127.0.0.1", server.effective_port))
+        return clients[-1]
+
     try:
         yield client
     finally:
-        client.close()
+        for c in clients:
+            c.close()
         server.close()
         thread.join(timeout=10)
 
@@ -378,8 +467,12 @@ def _stderr(line: str) -> None:
 
 
 def bench(
-    samples: int = SAMPLES, bots: int = BOTS, matches: int = MATCHES, folder: str | None = None,
-    database: str = "postgres", progress: Callable[[str], None] | None = None,
+    samples: int = SAMPLES,
+    bots: int = BOTS,
+    matches: int = MATCHES,
+    folder: str | None = None,
+    database: str = "postgres",
+    progress: Callable[[str], None] | None = None,
     keep: str | None = None,
 ) -> dict[str, Any]:
     """Run the measurement (smaller ``bots``/``matches`` only to check that it works).
@@ -398,12 +491,13 @@ def bench(
         result["database"] = f"postgresql {keep} ({'loaded now' if fresh else 'reused'}, kept)"
         return result
     if database == "postgres" and postgres_available():
-        from benchmarks.bench_web_pg import generate
+        from benchmarks.bench_web_pg import add_accounts, generate
 
         with postgres_database() as url:
             started = time.perf_counter()
             progress(f"loading {bots:,} bots and {matches:,} matches into PostgreSQL …")
             generate(url, bots, matches, GAMES, _records, progress)
+            add_accounts(url, progress)
             generated = time.perf_counter() - started
             progress(f"loaded in {generated:.0f} s; measuring the pages …")
             result = _run(url, generated, samples, matches, http=True)
@@ -413,22 +507,29 @@ def bench(
     return _run(url, generated, samples, matches, http=False)
 
 
-def kept_dataset(name: str, bots: int, matches: int,
-                 progress: Callable[[str], None] | None = None) -> tuple[str, float, bool]:
+def kept_dataset(
+    name: str, bots: int, matches: int, progress: Callable[[str], None] | None = None
+) -> tuple[str, float, bool]:
     """``(url, load seconds, loaded now?)`` of the kept PostgreSQL database ``name`` holding
     this benchmark's dataset, loading it first unless an earlier run did. The schema is
-    migrated either way (``get_engine``), so new indexes reach an old dataset."""
+    migrated either way (``get_engine``), so new indexes reach an old dataset, and a dataset
+    loaded before the accounts and challenges existed gets them once
+    (:func:`benchmarks.bench_web_pg.add_accounts`, marked in ``bench_dataset``)."""
     progress = progress or _stderr
     _register_toy()
     from arena.db import dispose_all, get_engine
     from benchmarks.bench_db import kept_database, mark_loaded
-    from benchmarks.bench_web_pg import generate
+    from benchmarks.bench_web_pg import add_accounts, generate
 
     with kept_database(name, "web", bots, matches) as (url, loaded):
         if loaded is not None:
-            progress(f"reusing {name} ({bots:,} bots, {matches:,} matches, loaded in "
-                     f"{loaded:.0f} s); migrating it …")
+            progress(
+                f"reusing {name} ({bots:,} bots, {matches:,} matches, loaded in "
+                f"{loaded:.0f} s); migrating it …"
+            )
             get_engine(url)
+            if add_accounts(url, progress):
+                progress(f"added the accounts and challenges to {name} (once)")
             dispose_all()
             return url, loaded, False
         started = time.perf_counter()
@@ -436,33 +537,65 @@ def kept_dataset(name: str, bots: int, matches: int,
         generate(url, bots, matches, GAMES, _records, progress)
         generated = time.perf_counter() - started
         mark_loaded(url, "web", bots, matches, generated)
+        add_accounts(url, progress)  # after mark_loaded, which empties bench_dataset
         dispose_all()
         progress(f"loaded in {generated:.0f} s (kept as {name}); measuring …")
         return url, generated, True
 
 
-def _run(url: str, generated: float | None, samples: int, matches: int, http: bool) -> dict[str, Any]:
+def _run(
+    url: str, generated: float | None, samples: int, matches: int, http: bool
+) -> dict[str, Any]:
     from web.app import create_app
 
     app = create_app(url)
     app.add_url_rule("/__bench_trivial", "bench_trivial", lambda: "ok")
     if http:
-        with _waitress(app) as client:
-            result = _pages(app, client, url, generated, samples, matches)
+        with _waitress(app) as new_client:
+            result = _pages(app, new_client, url, generated, samples, matches)
         result["server"] = "waitress, 8 threads, real HTTP (keep-alive)"
         return result
-    result = _pages(app, app.test_client(), url, generated, samples, matches)
+    result = _pages(app, app.test_client, url, generated, samples, matches)
     result["server"] = "WSGI test client (no sockets)"
     return result
 
 
-def _pages(app: Any, client: Any, url: str, generated: float | None, samples: int,
-           matches: int) -> dict[str, Any]:
-    from sqlalchemy import select
+def _sign_in(client: Any, owner: str) -> None:
+    """Sign ``client`` in as the benchmark's account ``owner``, as a browser does: the form
+    (which starts a session holding the CSRF token), then POST /signin with the token."""
+    import re
 
-    from arena.db import Bot, Match, Tournament, get_engine
+    from benchmarks.bench_web_pg import bench_token
+
+    form = client.get("/signin").data.decode()
+    found = re.search(r'name="csrf_token" value="([^"]+)"', form)
+    if found is None:
+        raise RuntimeError("/signin has no CSRF token field")
+    done = client.post(
+        "/signin", data={"token": bench_token(owner), "next": "/me", "csrf_token": found.group(1)}
+    )
+    if done.status_code != 303:
+        raise RuntimeError(f"signing in as {owner} answered {done.status_code}")
+    if owner not in client.get("/me").data.decode():
+        raise RuntimeError(f"signed in as {owner}, but /me does not name them")
+
+
+def _pages(
+    app: Any,
+    new_client: Callable[[], Any],
+    url: str,
+    generated: float | None,
+    samples: int,
+    matches: int,
+) -> dict[str, Any]:
+    from sqlalchemy import func, select
+
+    from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Tournament, get_engine
+    from arena.db.challenges import Challenge
+    from benchmarks.bench_web_pg import FOCUS_OWNER
 
     rnd = random.Random(11)
+    client = new_client()
     with get_engine(url).connect() as conn:
         match_ids = list(conn.execute(select(Match.id).where(Match.status == "done")).scalars())
         bot_ids = list(conn.execute(select(Bot.id)).scalars())
@@ -473,6 +606,43 @@ def _pages(app: Any, client: Any, url: str, generated: float | None, samples: in
             conn.execute(select(Tournament.id).where(Tournament.status == "running")).scalars()
         )
         live_ids = list(conn.execute(select(Match.id).where(Match.status == "running")).scalars())
+        # the signed-in pages: FOCUS_OWNER's bots (the owner's view, the private pages) and
+        # other authors' active bots (AUTHOR's view, with the Challenge form)
+        owned = list(
+            conn.execute(select(Bot.id).where(Bot.owner == FOCUS_OWNER).order_by(Bot.id)).scalars()
+        )
+        others = list(
+            conn.execute(select(Bot.id).where(Bot.owner != AUTHOR, Bot.active.is_(True))).scalars()
+        )
+        # the owner's bot with the most matches, and its matches (newest first)
+        busiest = conn.execute(
+            select(BotVersion.bot_id)
+            .join(Rating, Rating.bot_version_id == BotVersion.id)
+            .where(BotVersion.bot_id.in_(owned))
+            .order_by(Rating.games_played.desc(), BotVersion.bot_id)
+            .limit(1)
+        ).scalar()
+        busiest_matches = list(
+            conn.execute(
+                select(MatchSeat.match_id)
+                .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+                .where(BotVersion.bot_id == busiest)
+            ).scalars()
+        )
+        challenged = conn.execute(
+            select(func.count())
+            .select_from(Challenge)
+            .where(Challenge.challenger_bot_id == busiest)
+        ).scalar()
+        n_challenges = conn.execute(select(func.count()).select_from(Challenge)).scalar()
+    if not owned or busiest is None or not busiest_matches or not others:
+        raise RuntimeError(
+            f"the dataset has no rated bot of {FOCUS_OWNER} or none of "
+            "another author: the signed-in pages cannot be measured"
+        )
+    author, owner = new_client(), new_client()
+    _sign_in(author, AUTHOR)
+    _sign_in(owner, FOCUS_OWNER)
     deep = client.get("/api/matches?limit=200").get_json()
     for _ in range(min(100, matches // 400)):  # 100 pages (20,000 matches) down at full size
         deep = client.get(deep["older"]).get_json()
@@ -488,8 +658,18 @@ def _pages(app: Any, client: Any, url: str, generated: float | None, samples: in
         f"/matches/{match_ids[0]}",
         f"/bots/{bot_ids[0]}",
         "/tournaments",
+        "/play",
+        f"/play?game={GAMES[0]}",
     ):
         client.get(path)
+    for path in (
+        f"/bots/{owned[0]}",
+        "/me",
+        f"/me/bots/{busiest}",
+        f"/me/bots/{busiest}/matches/{busiest_matches[0]}",
+    ):
+        owner.get(path)
+    author.get(f"/bots/{others[0]}")
 
     def each(make: Callable[[], str]) -> list[str]:
         return [make() for _ in range(samples)]
@@ -500,22 +680,40 @@ def _pages(app: Any, client: Any, url: str, generated: float | None, samples: in
     }
     for g in GAMES:
         pages[f"leaderboard_{g}"] = [f"/games/{g}"] * samples
-    pages.update({
-        "history_first_page": ["/matches"] * samples,
-        "history_deep_page": [f"/matches?before={deep_cursor}"] * samples,
-        "history_by_bot": each(lambda: f"/matches?bot={rnd.choice(bot_ids)}"),
-        "history_by_game": each(lambda: f"/matches?game={rnd.choice(GAMES)}"),
-        "history_done_forfeits": ["/matches?status=done&outcome=forfeit"] * samples,
-        "history_by_game_and_outcome": each(
-            lambda: f"/matches?game=toy&bot={rnd.choice(bot_ids[1::2])}&outcome=win"
+    pages.update(
+        {
+            "history_first_page": ["/matches"] * samples,
+            "history_deep_page": [f"/matches?before={deep_cursor}"] * samples,
+            "history_by_bot": each(lambda: f"/matches?bot={rnd.choice(bot_ids)}"),
+            "history_by_game": each(lambda: f"/matches?game={rnd.choice(GAMES)}"),
+            "history_done_forfeits": ["/matches?status=done&outcome=forfeit"] * samples,
+            "history_by_game_and_outcome": each(
+                lambda: f"/matches?game=toy&bot={rnd.choice(bot_ids[1::2])}&outcome=win"
+            ),
+            "match_page": each(lambda: f"/matches/{rnd.choice(match_ids)}"),
+            "match_replay_step": each(
+                lambda: f"/matches/{rnd.choice(match_ids)}/steps/{rnd.randint(1, 8)}"
+            ),
+            "bot_page": each(lambda: f"/bots/{rnd.choice(bot_ids)}"),
+            "tournaments": ["/tournaments"] * samples,
+            # the author's bots have a full Challenges table (the latest 20 of ~40 each at 1M)
+            "bot_page_with_challenges": each(lambda: f"/bots/{rnd.choice(owned)}"),
+            "play_form": ["/play"] * samples,
+            # a game chosen: the form lists every active bot of the game as an opponent
+            "play_form_game": each(lambda: f"/play?game={rnd.choice(GAMES)}"),
+        }
+    )
+    signed_in: dict[str, tuple[Any, list[str]]] = {
+        # another author: the Challenge form with their bots of the page's game
+        "bot_page_signed_in_author": (author, each(lambda: f"/bots/{rnd.choice(others)}")),
+        "bot_page_signed_in_owner": (owner, each(lambda: f"/bots/{rnd.choice(owned)}")),
+        "me": (owner, ["/me"] * samples),
+        "me_bot": (owner, [f"/me/bots/{busiest}"] * samples),
+        "me_bot_match": (
+            owner,
+            each(lambda: f"/me/bots/{busiest}/matches/{rnd.choice(busiest_matches)}"),
         ),
-        "match_page": each(lambda: f"/matches/{rnd.choice(match_ids)}"),
-        "match_replay_step": each(
-            lambda: f"/matches/{rnd.choice(match_ids)}/steps/{rnd.randint(1, 8)}"
-        ),
-        "bot_page": each(lambda: f"/bots/{rnd.choice(bot_ids)}"),
-        "tournaments": ["/tournaments"] * samples,
-    })
+    }
     if done_tournaments:
         pages["tournament_page"] = each(lambda: f"/tournaments/{rnd.choice(done_tournaments)}")
     if running_tournaments:
@@ -527,16 +725,18 @@ def _pages(app: Any, client: Any, url: str, generated: float | None, samples: in
         pages["live_board"] = each(lambda: f"/matches/{rnd.choice(live_ids)}/live/board")
     for g in GAMES:
         pages[f"api_leaderboard_{g}"] = [f"/api/games/{g}/leaderboard"] * samples
-    pages.update({
-        "api_matches_first_page": ["/api/matches"] * samples,
-        "api_matches_deep_page": [f"/api/matches?before={deep_cursor}"] * samples,
-        "api_matches_by_bot": each(lambda: f"/api/matches?bot={rnd.choice(bot_ids)}"),
-        "api_match": each(lambda: f"/api/matches/{rnd.choice(match_ids)}"),
-        "api_match_replay": each(lambda: f"/api/matches/{rnd.choice(match_ids)}/replay"),
-        "api_bot": each(lambda: f"/api/bots/{rnd.choice(bot_ids)}"),
-        "api_tournaments": ["/api/tournaments"] * samples,
-        "api_ladders": ["/api/ladders"] * samples,
-    })
+    pages.update(
+        {
+            "api_matches_first_page": ["/api/matches"] * samples,
+            "api_matches_deep_page": [f"/api/matches?before={deep_cursor}"] * samples,
+            "api_matches_by_bot": each(lambda: f"/api/matches?bot={rnd.choice(bot_ids)}"),
+            "api_match": each(lambda: f"/api/matches/{rnd.choice(match_ids)}"),
+            "api_match_replay": each(lambda: f"/api/matches/{rnd.choice(match_ids)}/replay"),
+            "api_bot": each(lambda: f"/api/bots/{rnd.choice(bot_ids)}"),
+            "api_tournaments": ["/api/tournaments"] * samples,
+            "api_ladders": ["/api/ladders"] * samples,
+        }
+    )
     if done_tournaments:
         pages["api_tournament"] = each(lambda: f"/api/tournaments/{rnd.choice(done_tournaments)}")
     result: dict[str, Any] = {
@@ -546,9 +746,17 @@ def _pages(app: Any, client: Any, url: str, generated: float | None, samples: in
         "matches": matches,
         "database": url,
         "generated_in_s": round(generated, 1) if generated is not None else "reused",
+        "challenges": n_challenges,
+        "signed_in_as": f"{FOCUS_OWNER} (owner), {AUTHOR} (another author)",
+        "me_bot_id": busiest,
+        "me_bot_matches": len(busiest_matches),
+        "me_bot_challenges": challenged,
     }
     for name, paths in pages.items():
         result[name] = _measure(client, paths)
+    for name, (who, paths) in signed_in.items():
+        who.get(paths[0])  # untimed: reconnects a connection the server closed while idle
+        result[name] = _measure(who, paths)
     # the win-count aggregate behind the leaderboard: built once per process and game, then
     # brought up to date with the matches rated since (here: the last 10 of the game)
     from web.db import db

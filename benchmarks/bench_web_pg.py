@@ -6,10 +6,12 @@ Python makes only what must be real — 10,000 bots and 120 replayable records o
 match page replays a real game), their seats, the rating history, the ratings (mu/sigma as a
 running sum over each bot's matches, with the opponent, seat and player-count ledgers the bot
 page shows), tournaments with entrants whose matches seat only those entrants, a running
-tournament with running and pending matches, and the ladders. Secondary indexes are dropped
-for the load and rebuilt afterwards (one sorted build each, instead of millions of random
-inserts), foreign-key triggers are off in the loading session (the rows are consistent by
-construction), and ``VACUUM ANALYZE`` leaves the tables as autovacuum would.
+tournament with running and pending matches, and the ladders; then (:func:`add_accounts`, also
+run once on a database kept from before they existed) an account per bot owner and challenges.
+Secondary indexes are dropped for the load and rebuilt afterwards (one sorted build each,
+instead of millions of random inserts), foreign-key triggers are off in the loading session
+(the rows are consistent by construction), and ``VACUUM ANALYZE`` leaves the tables as
+autovacuum would.
 
 The shape: bots alternate between the two games; a ladder match seats 2–4 distinct random bots
 of its game; one match in five belongs to a tournament of 500 matches among 16 entrants; one in
@@ -42,9 +44,14 @@ PLACEHOLDER = "@@MATCH_ID@@"
 Progress = Callable[[str], None]
 
 
-def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
-             records: Callable[[str, str, int], list[dict[str, Any]]],
-             progress: Progress) -> None:
+def generate(
+    url: str,
+    n_bots: int,
+    n_matches: int,
+    games: tuple[str, str],
+    records: Callable[[str, str, int], list[dict[str, Any]]],
+    progress: Progress,
+) -> None:
     """Fill the empty (migrated) database at ``url``; ``progress`` gets one line per step."""
     from arena.db import get_engine
 
@@ -62,8 +69,10 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
             t = time.perf_counter()
             cur.execute(sql, params)
             rows = f"{cur.rowcount:,} rows, " if cur.rowcount and cur.rowcount > 0 else ""
-            progress(f"  {label}: {rows}{time.perf_counter() - t:.1f} s "
-                     f"(total {time.perf_counter() - started:.0f} s)")
+            progress(
+                f"  {label}: {rows}{time.perf_counter() - t:.1f} s "
+                f"(total {time.perf_counter() - started:.0f} s)"
+            )
 
         def sliced(label: str, sql: str, params: dict[str, Any], total: int) -> None:
             """``sql`` over ``SLICES`` slices of ``bench_plan.i`` (``%(part)s``), on
@@ -87,9 +96,11 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
                         c.execute(sql, {**params, "part": part, "parts": SLICES})
                         with lock:
                             done[0] += max(c.rowcount, 0)
-                            progress(f"  {label}: {done[0]:,} of {total:,} rows, "
-                                     f"{time.perf_counter() - t:.0f} s "
-                                     f"(total {time.perf_counter() - started:.0f} s)")
+                            progress(
+                                f"  {label}: {done[0]:,} of {total:,} rows, "
+                                f"{time.perf_counter() - t:.0f} s "
+                                f"(total {time.perf_counter() - started:.0f} s)"
+                            )
                 finally:
                     other.close()
 
@@ -107,26 +118,44 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
         indexes = _drop_secondary_indexes(cur, ("matches", "match_seats", "rating_history"))
         _templates(cur, games, records)
         p = {
-            "n_bots": n_bots, "n": n_matches, "g0": games[0], "g1": games[1], "t0": T0,
-            "tm": tm, "te": TOURNAMENT_ENTRANTS, "every": TOURNAMENT_EVERY,
-            "k": TEMPLATES, "left": RUNNING_LEFT, "now": RUNNING_NOW,
+            "n_bots": n_bots,
+            "n": n_matches,
+            "g0": games[0],
+            "g1": games[1],
+            "t0": T0,
+            "tm": tm,
+            "te": TOURNAMENT_ENTRANTS,
+            "every": TOURNAMENT_EVERY,
+            "k": TEMPLATES,
+            "left": RUNNING_LEFT,
+            "now": RUNNING_NOW,
             # tournament matches in all, and the newest (running) tournament
-            "total_t": total_t, "max_tid": 1 + (total_t - 1) // tm,
+            "total_t": total_t,
+            "max_tid": 1 + (total_t - 1) // tm,
         }
-        step("bots", """
+        step(
+            "bots",
+            """
             INSERT INTO bots (id, owner, name, game, active, created_at)
             SELECT b, 'owner' || (b %% 97),
                    'bot-' || CASE WHEN b < 10000 THEN lpad(b::text, 4, '0') ELSE b::text END,
                    CASE WHEN b %% 2 = 0 THEN %(g0)s ELSE %(g1)s END, b %% 10 <> 0,
                    %(t0)s::timestamp - make_interval(days => 30) + make_interval(secs => b * 60)
-            FROM generate_series(1, %(n_bots)s) b""", p)
-        step("bot versions", """
+            FROM generate_series(1, %(n_bots)s) b""",
+            p,
+        )
+        step(
+            "bot versions",
+            """
             INSERT INTO bot_versions (id, bot_id, number, kind, source, digest, initial_mu,
                                       initial_sigma, held, created_at)
             SELECT id, id, 1, 'hosted', '/bots/' || id, lpad(to_hex(id), 64, '0'), 25.0,
-                   25.0 / 3, false, created_at FROM bots""")
+                   25.0 / 3, false, created_at FROM bots""",
+        )
         # a game's bots, numbered 0..count-1 (bot id = 2·idx + 2 for games[0], 2·idx + 1 else)
-        step("plan", """
+        step(
+            "plan",
+            """
             CREATE UNLOGGED TABLE bench_plan AS
             WITH g AS (
                 SELECT 0 AS gi, %(g0)s::text AS game, %(n_bots)s / 2 AS nb
@@ -154,8 +183,12 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
             SELECT p.*, t.players,
                    CASE WHEN p.status = 'done' THEN row_number() OVER (
                        PARTITION BY p.game, p.status = 'done' ORDER BY p.i) END AS seq
-            FROM planned p JOIN bench_templates t ON t.game = p.game AND t.k = p.k""", p)
-        sliced("matches", """
+            FROM planned p JOIN bench_templates t ON t.game = p.game AND t.k = p.k""",
+            p,
+        )
+        sliced(
+            "matches",
+            """
             INSERT INTO matches (id, game, variant, players, seed, kind, tournament_id, round,
                 "table", status, sandbox, attempts, created_at, queued_at, started_at,
                 finished_at, result, forfeits, record, rating_seq, decision_ms, bank_ms)
@@ -175,10 +208,15 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
                    b.seq, 2000, 5000
             FROM bench_plan b JOIN bench_templates t ON t.game = b.game AND t.k = b.k
             WHERE b.i %% %(parts)s = %(part)s
-            ORDER BY b.id  -- in primary-key order: fewer random index page writes""", p, n_matches)
+            ORDER BY b.id  -- in primary-key order: fewer random index page writes""",
+            p,
+            n_matches,
+        )
         # Seats: distinct bots by a stride walk over the game's bots (ladder) or over the
         # tournament's 16 entrants; 3·stride < pool size keeps 4 seats distinct.
-        step("seats (staging)", """
+        step(
+            "seats (staging)",
+            """
             CREATE UNLOGGED TABLE bench_seats AS
             WITH pools AS (
                 SELECT b.*, t.ranks, t.scores,
@@ -200,10 +238,14 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
                    CASE WHEN status = 'done' THEN scores[seat + 1] END AS score,
                    CASE WHEN status = 'done' AND r3 < 0.01 AND seat = players - 1
                         THEN 'timeout' END AS forfeit
-            FROM picks""", p)
+            FROM picks""",
+            p,
+        )
         # float8 throughout: numeric (what a bare 25.0 is) makes the window sums several
         # times slower
-        step("seats: ratings (running sums)", """
+        step(
+            "seats: ratings (running sums)",
+            """
             CREATE UNLOGGED TABLE bench_rated AS
             SELECT s.*, k AS played,
                    o.mu0 + sum(delta) OVER w AS mu_after,
@@ -216,8 +258,11 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
                   FROM bench_seats WHERE status = 'done') s
             JOIN (SELECT id, 25.0::float8 + (random() - 0.5) * 8 AS mu0 FROM bots) o
               ON o.id = s.bot
-            WINDOW w AS (PARTITION BY bot ORDER BY seq ROWS UNBOUNDED PRECEDING)""")
-        step("match seats", """
+            WINDOW w AS (PARTITION BY bot ORDER BY seq ROWS UNBOUNDED PRECEDING)""",
+        )
+        step(
+            "match seats",
+            """
             INSERT INTO match_seats (match_id, seat, bot_version_id, rank, score, forfeit,
                                      mu_before, sigma_before, mu_after, sigma_after)
             SELECT match_id, seat, bot, rank, score, forfeit, mu_before, sigma_before,
@@ -226,13 +271,19 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
             SELECT match_id, seat, bot, NULL, NULL, NULL, NULL, NULL, NULL, NULL
             FROM bench_seats WHERE status <> 'done'
             ORDER BY 1, 2  -- in primary-key order: appends to the index, no random page writes
-            """)
-        step("rating history", """
+            """,
+        )
+        step(
+            "rating history",
+            """
             INSERT INTO rating_history (bot_version_id, game, match_id, seq, mu, sigma, created_at)
             SELECT bot, game, match_id, seq, mu_after, sigma_after,
                    created_at + interval '5 seconds'
-            FROM bench_rated ORDER BY seq, game, seat""")
-        step("ratings", """
+            FROM bench_rated ORDER BY seq, game, seat""",
+        )
+        step(
+            "ratings",
+            """
             WITH last AS (
                 SELECT DISTINCT ON (bot) bot, game, mu_after, sigma_after, played,
                        created_at + interval '5 seconds' AS at
@@ -264,11 +315,17 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
                    coalesce(opp.distinct_n, 0), coalesce(opp.counts, '{}'::json),
                    coalesce(seats.counts, '{}'::json), coalesce(pc.counts, '{}'::json), l.at
             FROM last l LEFT JOIN opp USING (bot) LEFT JOIN seats USING (bot)
-            LEFT JOIN pc USING (bot)""")
-        step("rating locks", """
+            LEFT JOIN pc USING (bot)""",
+        )
+        step(
+            "rating locks",
+            """
             INSERT INTO rating_locks (game, last_seq)
-            SELECT game, coalesce(max(seq), 0) FROM bench_plan GROUP BY game""")
-        step("tournaments", """
+            SELECT game, coalesce(max(seq), 0) FROM bench_plan GROUP BY game""",
+        )
+        step(
+            "tournaments",
+            """
             INSERT INTO tournaments (id, name, game, variant, players, rounds, seed, status,
                 matches_total, matches_done, created_at, started_at, finished_at)
             SELECT tid, 'Cup ' || tid, min(game), 'base', 4, 1, tid,
@@ -277,24 +334,39 @@ def generate(url: str, n_bots: int, n_matches: int, games: tuple[str, str],
                    min(created_at) - interval '1 minute', min(created_at),
                    CASE WHEN bool_and(status = 'done')
                         THEN max(created_at) + interval '5 seconds' END
-            FROM bench_plan WHERE tid IS NOT NULL GROUP BY tid""")
-        step("tournament entries", """
+            FROM bench_plan WHERE tid IS NOT NULL GROUP BY tid""",
+        )
+        step(
+            "tournament entries",
+            """
             INSERT INTO tournament_entries (tournament_id, bot_version_id, position)
             SELECT tid, bot, row_number() OVER (PARTITION BY tid ORDER BY bot) - 1
             FROM (SELECT DISTINCT b.tid, s.bot FROM bench_seats s
-                  JOIN bench_plan b ON b.id = s.match_id WHERE b.tid IS NOT NULL) e""")
-        step("ladders", """
+                  JOIN bench_plan b ON b.id = s.match_id WHERE b.tid IS NOT NULL) e""",
+        )
+        step(
+            "ladders",
+            """
             INSERT INTO ladders (game, variant, enabled, queue_target, sandbox, player_counts,
                                  updated_at)
             SELECT game, min(variant), true, 4, true, '{}'::json, max(created_at)
-            FROM matches WHERE kind = 'ladder' GROUP BY game""")
+            FROM matches WHERE kind = 'ladder' GROUP BY game""",
+        )
         for table in ("bench_rated", "bench_seats", "bench_plan", "bench_templates"):
             cur.execute(f"DROP TABLE {table}")
         for name, definition in indexes:
             step(f"index {name}", definition)
         cur.execute("SET session_replication_role = DEFAULT")
-        for table in ("matches", "match_seats", "rating_history", "ratings", "bots",
-                      "bot_versions", "tournaments", "tournament_entries"):
+        for table in (
+            "matches",
+            "match_seats",
+            "rating_history",
+            "ratings",
+            "bots",
+            "bot_versions",
+            "tournaments",
+            "tournament_entries",
+        ):
             step(f"vacuum analyze {table}", f"VACUUM (ANALYZE) {table}")
     finally:
         raw.close()
@@ -328,8 +400,9 @@ def _drop_secondary_indexes(cur: Any, tables: tuple[str, ...]) -> list[tuple[str
     return found
 
 
-def _templates(cur: Any, games: tuple[str, str],
-               records: Callable[[str, str, int], list[dict[str, Any]]]) -> None:
+def _templates(
+    cur: Any, games: tuple[str, str], records: Callable[[str, str, int], list[dict[str, Any]]]
+) -> None:
     """Real playouts, as a small table: the record split around its match id, ranks, scores."""
     cur.execute(
         """CREATE UNLOGGED TABLE bench_templates (
@@ -343,11 +416,114 @@ def _templates(cur: Any, games: tuple[str, str],
             result = rec["result"]
             text = json.dumps({**rec, "match_id": PLACEHOLDER}, ensure_ascii=False)
             head, tail = text.split(PLACEHOLDER)
-            forfeit = [{"seat": rec["players"] - 1, "reason": "timeout",
-                        "message": "no decision within the time bank", "decision": None}]
-            rows.append((game, k, rec["variant"], rec["players"], rec["seed"], json.dumps(result),
-                         json.dumps(forfeit), list(result["ranks"]),
-                         [float(s) for s in result["scores"]], head, tail))
+            forfeit = [
+                {
+                    "seat": rec["players"] - 1,
+                    "reason": "timeout",
+                    "message": "no decision within the time bank",
+                    "decision": None,
+                }
+            ]
+            rows.append(
+                (
+                    game,
+                    k,
+                    rec["variant"],
+                    rec["players"],
+                    rec["seed"],
+                    json.dumps(result),
+                    json.dumps(forfeit),
+                    list(result["ranks"]),
+                    [float(s) for s in result["scores"]],
+                    head,
+                    tail,
+                )
+            )
     cur.executemany(
         "INSERT INTO bench_templates VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", rows
     )
+
+
+#: The accounts' known API tokens: ``TOKEN_PREFIX + name`` (the benchmark signs in with them).
+TOKEN_PREFIX = "arena-bench-token-"
+#: A ``bench_dataset`` row with this kind marks a database that has the accounts and challenges
+#: (a database kept from before they existed gets them once, on its next run).
+ACCOUNTS_MARK = "web+accounts-v1"
+#: The author whose bots get many challenges (and whose private pages are measured): the owner
+#: of bot 1.
+FOCUS_OWNER = "owner1"
+
+
+def bench_token(owner: str) -> str:
+    """The API token of the benchmark's account ``owner`` (its hash is in ``users``)."""
+    return TOKEN_PREFIX + owner
+
+
+def add_accounts(url: str, progress: Progress) -> bool:
+    """Give the (loaded) benchmark database its accounts and challenges unless it has them:
+    a user per bot owner (token :func:`bench_token`), and challenges made of existing two-player
+    ladder matches (challenger: seat 0's bot, by its owner's account; opponent: seat 1's) —
+    one such match in 64 over all bots, plus every one in which a bot of :data:`FOCUS_OWNER`
+    sits in seat 0, so the author's bots list a full Challenges table. The matches keep their
+    kind and rating: what is measured is the bot page's query over ``challenges``. Marked in
+    ``bench_dataset`` (kind :data:`ACCOUNTS_MARK`); True when added now."""
+    from arena.db import get_engine
+
+    engine = get_engine(url)  # migrates the schema first (users, challenges)
+    raw = engine.raw_connection()
+    try:
+        conn = raw.dbapi_connection
+        conn.autocommit = True
+        cur = conn.cursor()
+        cur.execute(
+            "CREATE TABLE IF NOT EXISTS bench_dataset (kind text, bots int, matches int, "
+            "loaded_s float8)"
+        )
+        cur.execute("SELECT 1 FROM bench_dataset WHERE kind = %s", (ACCOUNTS_MARK,))
+        if cur.fetchone() is not None:
+            return False
+        started = time.perf_counter()
+        conn.autocommit = False  # all or nothing: a half-added run is redone by the next one
+        cur.execute(
+            """INSERT INTO users (name, role, token_hash, created_at)
+               SELECT o.owner, 'user',
+                      encode(sha256(convert_to(%(prefix)s || o.owner, 'UTF8')), 'hex'), %(t0)s
+               FROM (SELECT DISTINCT owner FROM bots) o
+               WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.name = o.owner)""",
+            {"prefix": TOKEN_PREFIX, "t0": T0},
+        )
+        users = cur.rowcount
+        cur.execute(
+            """INSERT INTO challenges (user_id, challenger_bot_id, opponent_bot_id, match_id,
+                                       rated, created_at)
+               SELECT u.id, v0.bot_id, v1.bot_id, m.id, m.rated,
+                      m.created_at - interval '1 second'
+               FROM matches m
+               JOIN match_seats s0 ON s0.match_id = m.id AND s0.seat = 0
+               JOIN match_seats s1 ON s1.match_id = m.id AND s1.seat = 1
+               JOIN bot_versions v0 ON v0.id = s0.bot_version_id
+               JOIN bot_versions v1 ON v1.id = s1.bot_version_id
+               JOIN bots b ON b.id = v0.bot_id
+               JOIN users u ON u.name = b.owner
+               WHERE m.players = 2 AND m.kind = 'ladder' AND m.status = 'done'
+                 AND (substr(m.id, 1, 2) < '04' OR b.owner = %(focus)s)
+                 AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.match_id = m.id)
+               ORDER BY m.created_at""",
+            {"focus": FOCUS_OWNER},
+        )
+        challenges = cur.rowcount
+        cur.execute(
+            "INSERT INTO bench_dataset VALUES (%s, 0, %s, %s)",
+            (ACCOUNTS_MARK, challenges, time.perf_counter() - started),
+        )
+        conn.commit()
+        conn.autocommit = True
+        for table in ("users", "challenges"):
+            cur.execute(f"VACUUM (ANALYZE) {table}")
+        progress(
+            f"  accounts and challenges: {users:,} users, {challenges:,} challenges, "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+        return True
+    finally:
+        raw.close()

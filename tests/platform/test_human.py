@@ -307,3 +307,81 @@ def test_waiting_clicks_hold_at_most_two_threads(url: str, monkeypatch: pytest.M
     begun = time.monotonic()
     click(ids[3])
     assert time.monotonic() - begun > 1.0
+
+
+def test_opponents_are_each_active_bots_playing_version_in_a_fixed_number_of_queries(
+    url: str,
+) -> None:
+    """The /play form's list: the newest version not held back (a held newer one is skipped),
+    no inactive bot, no house-owned bot, no bot whose playing version is an automaton — the
+    same list :func:`arena.bots.latest_versions` gives — in the same few queries whatever the
+    number of bots (it once took a query a bot)."""
+    from sqlalchemy import event
+
+    from arena import house
+    from arena.db import get_engine
+
+    game = "solenia"
+    with session_scope(url) as s:
+
+        def bot(i: int, owner: str = "alice", active: bool = True) -> Bot:
+            b = Bot(name=f"b{i}", owner=owner, game=game, active=active)
+            s.add(b)
+            s.flush()
+            return b
+
+        def version(b: Bot, number: int, kind: str = "hosted", held: bool = False) -> None:
+            s.add(
+                BotVersion(
+                    bot_id=b.id,
+                    number=number,
+                    kind=kind,
+                    source=f"/x/{b.id}/{number}",
+                    digest=f"{b.id}-{number}",
+                    held=held,
+                    initial_mu=25.0,
+                    initial_sigma=25 / 3,
+                )
+            )
+
+        for i in range(30):
+            version(bot(i), 1)
+        plain, held, inactive, housed, auto = (
+            bot(100),
+            bot(101),
+            bot(102, active=False),
+            bot(103, owner=house.HOUSE_OWNER),
+            bot(104),
+        )
+        version(plain, 1)
+        version(plain, 2)
+        version(held, 1)
+        version(held, 2, held=True)
+        version(inactive, 1)
+        version(housed, 1)
+        version(auto, 1, kind=house.AUTOMATON_KIND)
+        s.flush()
+        statements: list[str] = []
+        listen = lambda *a: statements.append(a[2])  # noqa: E731
+        event.listen(get_engine(url), "before_cursor_execute", listen)
+        try:
+            found = human.opponents(s, game)
+        finally:
+            event.remove(get_engine(url), "before_cursor_execute", listen)
+        expected = [
+            f"v{v.id}"
+            for v in bots.latest_versions(s, game)
+            if v.kind != human.HUMAN_KIND and v.bot.owner != house.HOUSE_OWNER
+        ]
+        labels = {o.key: o.label for o in found}
+        plain_v2 = s.scalar(
+            select(BotVersion.id).where(BotVersion.bot_id == plain.id, BotVersion.number == 2)
+        )
+        held_v1 = s.scalar(
+            select(BotVersion.id).where(BotVersion.bot_id == held.id, BotVersion.number == 1)
+        )
+    assert [o.key for o in found if not o.house] == expected and len(expected) == 32
+    assert (
+        labels[f"v{plain_v2}"] == "b100 v2 (alice)" and labels[f"v{held_v1}"] == "b101 v1 (alice)"
+    )
+    assert len(statements) <= 2

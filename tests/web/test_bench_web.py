@@ -35,6 +35,15 @@ def _check_pages(result: dict, postgres: bool) -> None:
         "api_tournaments",
         "api_ladders",
         "api_tournament",
+        # the pages of accounts, challenges and the human seat
+        "bot_page_with_challenges",
+        "play_form",
+        "play_form_game",
+        "bot_page_signed_in_author",
+        "bot_page_signed_in_owner",
+        "me",
+        "me_bot",
+        "me_bot_match",
     ]
     if postgres:  # only the PostgreSQL data has a running tournament with live matches
         pages += ["tournament_running", "live_page", "live_board"]
@@ -45,6 +54,7 @@ def _check_pages(result: dict, postgres: bool) -> None:
         v["p95_ms"] for k, v in result.items() if isinstance(v, dict) and k != "trivial_route"
     )
     assert isinstance(result["goal_p95_under_50ms"], bool)
+    assert result["me_bot_matches"] > 0  # the private match page had matches to open
 
 
 def test_bench_web_runs_over_http_on_a_small_postgres_database() -> None:
@@ -87,25 +97,89 @@ def test_generated_postgres_data_is_consistent() -> None:
             one = lambda sql: conn.execute(text(sql)).scalar()  # noqa: E731
             assert one("SELECT count(*) FROM matches") == 1200
             assert one("SELECT count(*) FROM matches WHERE record->>'match_id' <> id") == 0
-            assert one("""SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id
-                          JOIN bots b ON b.id = s.bot_version_id WHERE b.game <> m.game""") == 0
-            assert one("""SELECT count(*) FROM (SELECT match_id FROM match_seats GROUP BY match_id
-                          HAVING count(DISTINCT bot_version_id) <> count(*)) d""") == 0
-            assert one("""SELECT count(*) FROM matches m WHERE players <>
-                          (SELECT count(*) FROM match_seats s WHERE s.match_id = m.id)""") == 0
-            assert one("""SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id
+            assert (
+                one("""SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id
+                          JOIN bots b ON b.id = s.bot_version_id WHERE b.game <> m.game""")
+                == 0
+            )
+            assert (
+                one("""SELECT count(*) FROM (SELECT match_id FROM match_seats GROUP BY match_id
+                          HAVING count(DISTINCT bot_version_id) <> count(*)) d""")
+                == 0
+            )
+            assert (
+                one("""SELECT count(*) FROM matches m WHERE players <>
+                          (SELECT count(*) FROM match_seats s WHERE s.match_id = m.id)""")
+                == 0
+            )
+            assert (
+                one("""SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id
                           WHERE m.tournament_id IS NOT NULL AND NOT EXISTS (
                             SELECT 1 FROM tournament_entries e WHERE e.tournament_id =
-                            m.tournament_id AND e.bot_version_id = s.bot_version_id)""") == 0
+                            m.tournament_id AND e.bot_version_id = s.bot_version_id)""")
+                == 0
+            )
             ranked = one("SELECT count(*) FROM match_seats WHERE rank IS NOT NULL")
             assert ranked == one("SELECT count(*) FROM rating_history")
             assert ranked == one("SELECT sum(games_played) FROM ratings")
             assert one("SELECT count(*) FROM matches WHERE status = 'running'") > 0
-            assert one("SELECT count(*) FROM matches WHERE status = 'done' AND rating_seq IS NULL") == 0
+            assert (
+                one("SELECT count(*) FROM matches WHERE status = 'done' AND rating_seq IS NULL")
+                == 0
+            )
             assert one("SELECT sum(last_seq) FROM rating_locks") == one(
-                "SELECT count(*) FROM matches WHERE status = 'done'")
-            assert one("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_matches_created'") == 1
+                "SELECT count(*) FROM matches WHERE status = 'done'"
+            )
+            assert (
+                one("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_matches_created'") == 1
+            )
     assert any(line.strip().startswith("matches: 1,200 of 1,200 rows") for line in lines)
+
+
+def test_accounts_and_challenges_are_added_once_and_sign_in() -> None:
+    """The accounts' tokens hash as the platform's do (the benchmark signs in with them), each
+    challenge is a two-player ladder match whose seat 0 challenged seat 1 by its owner's
+    account, and a second call adds nothing (the mark in ``bench_dataset``)."""
+    from sqlalchemy import text
+
+    from arena.db import get_engine
+    from arena.server.auth import hash_token
+    from benchmarks.bench_db import postgres_available, postgres_database
+    from benchmarks.bench_web import GAMES, _records, _register_toy
+    from benchmarks.bench_web_pg import FOCUS_OWNER, add_accounts, bench_token, generate
+
+    if not postgres_available():
+        pytest.skip("no PostgreSQL")
+    _register_toy()
+    lines: list[str] = []
+    with postgres_database() as url:
+        generate(url, 40, 1200, GAMES, _records, lines.append)
+        assert add_accounts(url, lines.append)
+        with get_engine(url).connect() as conn:
+            one = lambda sql, **kw: conn.execute(text(sql), kw).scalar()  # noqa: E731
+            assert one("SELECT count(*) FROM users") == one(
+                "SELECT count(DISTINCT owner) FROM bots"
+            )
+            assert one("SELECT token_hash FROM users WHERE name = :n", n=FOCUS_OWNER) == hash_token(
+                bench_token(FOCUS_OWNER)
+            )
+            total = one("SELECT count(*) FROM challenges")
+            assert total > 0
+            assert (
+                one("""SELECT count(*) FROM challenges c JOIN matches m ON m.id = c.match_id
+                          JOIN match_seats s0 ON s0.match_id = m.id AND s0.seat = 0
+                          JOIN match_seats s1 ON s1.match_id = m.id AND s1.seat = 1
+                          JOIN users u ON u.id = c.user_id
+                          JOIN bots b ON b.id = c.challenger_bot_id
+                          WHERE m.players = 2 AND m.kind = 'ladder'
+                            AND s0.bot_version_id = c.challenger_bot_id
+                            AND s1.bot_version_id = c.opponent_bot_id
+                            AND u.name = b.owner""")
+                == total
+            )
+        assert not add_accounts(url, lines.append)
+        with get_engine(url).connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM challenges")).scalar() == total
 
 
 def test_bench_web_keeps_its_postgres_database_and_measures_it_again() -> None:

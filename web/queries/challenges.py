@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import or_, select
+from sqlalchemy import select, union_all
 from sqlalchemy.orm import Session
 
 from arena.db import Bot, BotVersion, Challenge, Match, MatchSeat
@@ -30,13 +30,31 @@ class ChallengeRow:
 
 def of_bot(session: Session, bot_id: int, limit: int = 20) -> list[ChallengeRow]:
     """The bot's latest challenges, either side, newest first, with each match's outcome for
-    this bot (a better rank than the opponent's: won)."""
+    this bot (a better rank than the opponent's: won).
+
+    The ``limit`` newest are chosen from the challenges alone — the newest ``limit`` of each
+    side, read backwards from its ``(bot, created_at)`` index — and only they are joined with
+    their matches: joining first read every challenge the bot ever had and a random page of the
+    match table for each (36 of 38 pages from disk for a bot with 33 challenges at 1,000,000
+    matches), a cost that grows with the bot's challenges."""
+    newest = (Challenge.created_at.desc(), Challenge.id.desc())
+    sides = [
+        select(Challenge.id, Challenge.created_at)
+        .where(column == bot_id)
+        .order_by(*newest)
+        .limit(limit)
+        .subquery()
+        for column in (Challenge.challenger_bot_id, Challenge.opponent_bot_id)
+    ]
+    either = union_all(*(select(side.c.id, side.c.created_at) for side in sides)).subquery()
+    latest = (
+        select(either.c.id).order_by(either.c.created_at.desc(), either.c.id.desc()).limit(limit)
+    )
     rows = session.execute(
         select(Challenge, Match.status, Match.rated)
         .join(Match, Match.id == Challenge.match_id)
-        .where(or_(Challenge.challenger_bot_id == bot_id, Challenge.opponent_bot_id == bot_id))
-        .order_by(Challenge.created_at.desc(), Challenge.id.desc())
-        .limit(limit)
+        .where(Challenge.id.in_(latest.scalar_subquery()))
+        .order_by(*newest)
     ).all()
     if not rows:
         return []
