@@ -62,34 +62,38 @@ class _LazyInfo(dict):
     ``repr``, ``dict(...)``) sees the full dict.
     """
 
-    __slots__ = ("_env", "_seat", "_stamp", "_mover", "_pending")
+    __slots__ = ("_env", "_seat", "_stamp")
 
-    def __init__(self, env: TabletopAEC, seat: int, mover: bool) -> None:
-        super().__init__()
-        self._env, self._seat, self._stamp, self._mover = env, seat, env._stamp, mover
-        self._pending = True
+    def __init__(self, env: TabletopAEC, seat: int) -> None:
+        # No ``super().__init__()`` and three slots, one per step and seat: this constructor
+        # runs for every seat after every move, so it is kept to the bare assignments.
+        # ``_stamp`` is the env's step stamp until filled, then ``None``.
+        self._env = env
+        self._seat = seat
+        self._stamp = env._stamp
 
     def _fill(self) -> None:
-        if not self._pending:
+        if self._stamp is None:
             return
         env = self._env
         if env._stamp != self._stamp:
             raise StaleInfo("this info belongs to an earlier step: its observation is built when "
                             "first read, so read infos[agent] before the next step() or reset()")
-        self._pending = False
+        self._stamp = None
         dict.__setitem__(self, "observation", env._fresh_observation(self._seat))
-        if self._mover:
+        if self._seat == env._to_move:  # the same step, so the same seat to move
             dict.__setitem__(self, "option_ids", list(env._legal().values()))
 
     def __missing__(self, key: Any) -> Any:
-        if self._pending:
+        if self._stamp is not None:
             self._fill()
             if dict.__contains__(self, key):
                 return dict.__getitem__(self, key)
         raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        if self._pending and (key == "observation" or (key == "option_ids" and self._mover)):
+        if self._stamp is not None and (
+                key == "observation" or (key == "option_ids" and self._seat == self._env._to_move)):
             return True
         return dict.__contains__(self, key)
 
@@ -176,7 +180,9 @@ class TabletopAEC(AECEnv):
         self._to_move: int | None = None
         self._legal_at = -1
         self._legal_map: dict[int, str] = {}
-        self._legal_numbers: Any = None
+        self._mask: Any = None  # int8 mask of the seat to move, handed out as copies
+        self._no_mask = np.zeros(n, dtype=np.int8)  # every other seat's (copied too)
+        self._seat_agents = list(enumerate(self.possible_agents))
         self._obs_at: dict[int, tuple[int, dict[str, Any]]] = {}
         self._vec_at: dict[int, tuple[int, Any]] = {}
 
@@ -214,32 +220,49 @@ class TabletopAEC(AECEnv):
         self._after_move()
 
     def _after_move(self) -> None:
-        seat = self._to_move = self.state.to_move()
+        """Whose turn, fresh (lazy) infos, and at the end rewards and terminations.
+
+        Why nothing else per move: rewards are zero until the end, so the reward dicts are
+        written (and accumulated) only then; the per-step work is one info object per seat."""
+        seat = self._to_move = self._state.to_move()
         infos = self.infos
-        for i, agent in enumerate(self.possible_agents):
-            if agent in infos:
-                infos[agent] = _LazyInfo(self, i, i == seat)
+        if len(infos) == len(self._seat_agents):  # every agent in play: the common case
+            for i, agent in self._seat_agents:
+                infos[agent] = _LazyInfo(self, i)
+        else:
+            for i, agent in self._seat_agents:
+                if agent in infos:
+                    infos[agent] = _LazyInfo(self, i)
         if seat is None:
-            result = self.state.result().to_json()
-            for agent, reward in zip(self.possible_agents, core.terminal_rewards(self.state), strict=True):
+            result = self._state.result().to_json()
+            for agent, reward in zip(self.possible_agents, core.terminal_rewards(self._state), strict=True):
                 self.rewards[agent] = reward
                 self.terminations[agent] = True
                 dict.__setitem__(infos[agent], "result", result)
+            self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[seat]
 
     def _legal(self) -> dict[int, str]:
-        """Action number -> option id of the legal options now (listed once per step)."""
+        """Action number -> option id of the legal options now, and their mask (``_mask``):
+        listed once per step, the mask filled in the same loop (a bytearray, then one numpy
+        view: cheaper than a numpy index array and a fancy assignment for a few options)."""
         if self._legal_at != self._stamp:
-            ids = self.state.option_ids() if self._to_move is not None else []
+            ids = self._state.option_ids() if self._to_move is not None else []
             index = self.catalogue.index
+            legal: dict[int, str] = {}
+            bits = bytearray(len(index))
             try:
-                self._legal_map = {index[o]: o for o in ids}
+                for o in ids:
+                    i = index[o]
+                    legal[i] = o
+                    bits[i] = 1
             except KeyError:
                 for o in ids:
                     self.catalogue.action_of(o)  # raises UnknownOption naming the id
                 raise
-            self._legal_numbers = np.fromiter(self._legal_map, np.intp, len(self._legal_map))
+            self._legal_map = legal
+            self._mask = np.frombuffer(bits, np.int8)
             self._legal_at = self._stamp
         return self._legal_map
 
@@ -253,19 +276,21 @@ class TabletopAEC(AECEnv):
         except TypeError:  # not an integer: option_of says so
             option_id = None
         if option_id is None:
-            option_id = core.option_of(self.catalogue, self.state, action)  # converts, or says why not
-        self._cumulative_rewards[agent] = 0.0
-        self.state.apply(option_id)
+            option_id = core.option_of(self.catalogue, self._state, action)  # converts, or says why not
+        # ``_cumulative_rewards[agent]`` stays 0.0 until the end (rewards are terminal only), so
+        # it needs no reset here; ``_after_move`` accumulates the terminal rewards.
+        self._state.apply(option_id)
         self._stamp += 1
         self._after_move()
-        self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seats[agent]
-        mask = np.zeros(len(self.catalogue), dtype=np.int8)
         if seat == self._to_move:
-            self._legal()
-            mask[self._legal_numbers] = 1
+            if self._legal_at != self._stamp:
+                self._legal()
+            mask = self._mask.copy()
+        else:
+            mask = self._no_mask.copy()
         if not self._vector:
             return {"action_mask": mask}
         got = self._vec_at.get(seat)
