@@ -77,8 +77,10 @@ class _LazyInfo(dict):
             return
         env = self._env
         if env._stamp != self._stamp:
-            raise StaleInfo("this info belongs to an earlier step: its observation is built when "
-                            "first read, so read infos[agent] before the next step() or reset()")
+            raise StaleInfo(
+                "this info belongs to an earlier step: its observation is built when "
+                "first read, so read infos[agent] before the next step() or reset()"
+            )
         self._stamp = None
         dict.__setitem__(self, "observation", env._fresh_observation(self._seat))
         if self._seat == env._to_move:  # the same step, so the same seat to move
@@ -93,7 +95,8 @@ class _LazyInfo(dict):
 
     def __contains__(self, key: object) -> bool:
         if self._stamp is not None and (
-                key == "observation" or (key == "option_ids" and self._seat == self._env._to_move)):
+            key == "observation" or (key == "option_ids" and self._seat == self._env._to_move)
+        ):
             return True
         return dict.__contains__(self, key)
 
@@ -149,14 +152,22 @@ class TabletopAEC(AECEnv):
 
     metadata = {"render_modes": ["ansi"], "name": "tabletop_v0", "is_parallelizable": False}
 
-    def __init__(self, game: str, players: int = 2, variant: str | None = None,
-                 render_mode: str | None = None, observation: str = "vector") -> None:
+    def __init__(
+        self,
+        game: str,
+        players: int = 2,
+        variant: str | None = None,
+        render_mode: str | None = None,
+        observation: str = "vector",
+    ) -> None:
         super().__init__()
         self.variant = core.check_config(game, players, variant)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {str(render_mode)[:40]!r}")
         if observation not in MODES:
-            raise ValueError(f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}")
+            raise ValueError(
+                f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}"
+            )
         self.game = game
         self.players = players
         self.render_mode = render_mode
@@ -235,7 +246,9 @@ class TabletopAEC(AECEnv):
                     infos[agent] = _LazyInfo(self, i)
         if seat is None:
             result = self._state.result().to_json()
-            for agent, reward in zip(self.possible_agents, core.terminal_rewards(self._state), strict=True):
+            for agent, reward in zip(
+                self.possible_agents, core.terminal_rewards(self._state), strict=True
+            ):
                 self.rewards[agent] = reward
                 self.terminations[agent] = True
                 dict.__setitem__(infos[agent], "result", result)
@@ -276,7 +289,9 @@ class TabletopAEC(AECEnv):
         except TypeError:  # not an integer: option_of says so
             option_id = None
         if option_id is None:
-            option_id = core.option_of(self.catalogue, self._state, action)  # converts, or says why not
+            option_id = core.option_of(
+                self.catalogue, self._state, action
+            )  # converts, or says why not
         # ``_cumulative_rewards[agent]`` stays 0.0 until the end (rewards are terminal only), so
         # it needs no reset here; ``_after_move`` accumulates the terminal rewards.
         self._state.apply(option_id)
@@ -295,7 +310,10 @@ class TabletopAEC(AECEnv):
             return {"action_mask": mask}
         got = self._vec_at.get(seat)
         if got is None or got[0] != self._stamp:
-            got = self._vec_at[seat] = (self._stamp, encode(core.compact_observation(self._state, seat)))
+            got = self._vec_at[seat] = (
+                self._stamp,
+                encode(core.compact_observation(self._state, seat)),
+            )
         return {"observation": got[1].copy(), "action_mask": mask}
 
     def _observation(self, seat: int) -> dict[str, Any]:
@@ -318,8 +336,13 @@ class TabletopAEC(AECEnv):
         pass
 
 
-def env(game: str, players: int = 2, variant: str | None = None,
-        render_mode: str | None = None, observation: str = "vector") -> TabletopAEC:
+def env(
+    game: str,
+    players: int = 2,
+    variant: str | None = None,
+    render_mode: str | None = None,
+    observation: str = "vector",
+) -> TabletopAEC:
     """A PettingZoo AEC environment of ``game`` for ``players`` seats and ``variant``
     (the game's default when ``None``); any configuration ``arena games`` lists.
     ``observation="mask"`` leaves the vector out (``{"action_mask": …}`` only)."""
