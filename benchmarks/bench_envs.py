@@ -93,7 +93,7 @@ def _pettingzoo(game: str, mode: str) -> Callable[[int], int]:
             if terminated or truncated:
                 e.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"].view(bool))  # 7x faster than on int8
+            legal = obs["action_mask"].view(bool).nonzero()[0]  # the fastest numpy spelling (docs)
             e.step(int(legal[rng.randrange(len(legal))]))
             n += 1
         return n
@@ -123,7 +123,7 @@ def _gymnasium(game: str) -> Callable[[int], int]:
         n = 0
         done = False
         while not done:
-            legal = np.flatnonzero(obs["action_mask"].view(bool))  # 7x faster than on int8
+            legal = obs["action_mask"].view(bool).nonzero()[0]  # the fastest numpy spelling (docs)
             obs, _r, done, _t, _i = e.step(int(legal[rng.randrange(len(legal))]))
             n += 1
         return n + moves[0]

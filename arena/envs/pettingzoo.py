@@ -285,7 +285,8 @@ class TabletopAEC(AECEnv):
             self._was_dead_step(action)
             return
         try:
-            option_id = self._legal().get(operator.index(action))
+            legal = self._legal_map if self._legal_at == self._stamp else self._legal()
+            option_id = legal.get(operator.index(action))
         except TypeError:  # not an integer: option_of says so
             option_id = None
         if option_id is None:
