@@ -191,7 +191,11 @@ class TabletopAEC(AECEnv):
         self._to_move: int | None = None
         self._legal_at = -1
         self._legal_map: dict[int, str] = {}
-        self._mask: Any = None  # int8 mask of the seat to move, handed out as copies
+        # The int8 mask of the seat to move, handed out as copies: one buffer for the whole
+        # game, the last step's ones cleared and this step's set (Orbital's catalogue has
+        # 8,569 actions; a fresh buffer a step costs more than the few writes).
+        self._bits = bytearray(n)
+        self._mask: Any = np.frombuffer(self._bits, np.int8)
         self._no_mask = np.zeros(n, dtype=np.int8)  # every other seat's (copied too)
         self._seat_agents = list(enumerate(self.possible_agents))
         self._obs_at: dict[int, tuple[int, dict[str, Any]]] = {}
@@ -258,13 +262,16 @@ class TabletopAEC(AECEnv):
 
     def _legal(self) -> dict[int, str]:
         """Action number -> option id of the legal options now, and their mask (``_mask``):
-        listed once per step, the mask filled in the same loop (a bytearray, then one numpy
-        view: cheaper than a numpy index array and a fancy assignment for a few options)."""
+        listed once per step, the mask written in the same loop (into one bytearray with a
+        numpy view: cheaper than a numpy index array and a fancy assignment)."""
         if self._legal_at != self._stamp:
             ids = self._state.option_ids() if self._to_move is not None else []
             index = self.catalogue.index
+            bits = self._bits
+            for i in self._legal_map:  # the last step's ones
+                bits[i] = 0
             legal: dict[int, str] = {}
-            bits = bytearray(len(index))
+            self._legal_map = legal
             try:
                 for o in ids:
                     i = index[o]
@@ -274,8 +281,6 @@ class TabletopAEC(AECEnv):
                 for o in ids:
                     self.catalogue.action_of(o)  # raises UnknownOption naming the id
                 raise
-            self._legal_map = legal
-            self._mask = np.frombuffer(bits, np.int8)
             self._legal_at = self._stamp
         return self._legal_map
 
