@@ -168,13 +168,14 @@ def _ids(pid: int, value: list[Any], depth: int, paths: _Paths) -> Any:
 class _Group:
     """The list keys of a :class:`_Plan` that hold ints at one depth."""
 
-    __slots__ = ("depth", "keys", "get", "ids")
+    __slots__ = ("depth", "keys", "get", "ids", "key_ids")
 
     def __init__(self, depth: int, keys: list[str]) -> None:
         self.depth = depth
         self.keys = keys
         self.get = _getter(keys)
         self.ids: dict[tuple[tuple[int, ...], ...], Any] = {}  # shape -> path ids
+        self.key_ids: list[int] = []  # the keys' path ids, filled by the first gather
 
 
 class _Plan:
@@ -252,14 +253,16 @@ class _Plan:
             if shape is None:
                 failed += group.keys
                 continue
+            if not group.key_ids:
+                group.key_ids = [paths.child(pid, k) for k in group.keys]
             ids = group.ids.get(shape)
             if ids is None:
                 if len(group.ids) >= _SUBTREE_LIMIT:
                     group.ids.clear()
                 ids = group.ids[shape] = np.concatenate(
                     [
-                        _ids(paths.child(pid, k), v, group.depth, paths)
-                        for k, v in zip(group.keys, lists, strict=True)
+                        _ids(i, v, group.depth, paths)
+                        for i, v in zip(group.key_ids, lists, strict=True)
                     ]
                 )
             out.blocks.append(ids)
