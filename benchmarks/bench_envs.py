@@ -78,7 +78,6 @@ def _engine(game: str, observe: bool) -> Callable[[int], int]:
 
 
 def _pettingzoo(game: str, mode: str) -> Callable[[int], int]:
-    import numpy as np
 
     from arena.envs.pettingzoo import env
 
@@ -102,7 +101,6 @@ def _pettingzoo(game: str, mode: str) -> Callable[[int], int]:
 
 
 def _gymnasium(game: str) -> Callable[[int], int]:
-    import numpy as np
 
     from arena.envs.gymnasium import env
 
