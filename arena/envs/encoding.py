@@ -257,7 +257,7 @@ class _Plan:
                 group.key_ids = [paths.child(pid, k) for k in group.keys]
             ids = group.ids.get(shape)
             if ids is None:
-                if len(group.ids) >= _SUBTREE_LIMIT:
+                if len(group.ids) >= _SHAPE_LIMIT:
                     group.ids.clear()
                 ids = group.ids[shape] = np.concatenate(
                     [
@@ -310,6 +310,9 @@ class _Leaves:
 #: (a card's description, an unchanged station) is not walked again.
 _SUBTREES: dict[tuple[int, bytes], _Leaves] = {}
 _SUBTREE_LIMIT = 100_000
+#: Shapes of a plan group's lists kept with their path ids (an entry is an array of a few
+#: hundred ids: this bounds a group to a few MB however many shapes a long run meets).
+_SHAPE_LIMIT = 4096
 #: Whole lists at the root (a hand of cards) are cached in ``_Paths.root_lists``: a hand
 #: changes every few moves, so they have a smaller bound of their own (an entry holds every
 #: leaf of a hand).
