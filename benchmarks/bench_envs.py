@@ -78,7 +78,6 @@ def _engine(game: str, observe: bool) -> Callable[[int], int]:
 
 
 def _pettingzoo(game: str, mode: str) -> Callable[[int], int]:
-    import numpy as np
 
     from arena.envs.pettingzoo import env
 
@@ -93,7 +92,7 @@ def _pettingzoo(game: str, mode: str) -> Callable[[int], int]:
             if terminated or truncated:
                 e.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"].view(bool))  # 7x faster than on int8
+            legal = obs["action_mask"].view(bool).nonzero()[0]  # the fastest numpy spelling (docs)
             e.step(int(legal[rng.randrange(len(legal))]))
             n += 1
         return n
@@ -102,7 +101,6 @@ def _pettingzoo(game: str, mode: str) -> Callable[[int], int]:
 
 
 def _gymnasium(game: str) -> Callable[[int], int]:
-    import numpy as np
 
     from arena.envs.gymnasium import env
 
@@ -123,7 +121,7 @@ def _gymnasium(game: str) -> Callable[[int], int]:
         n = 0
         done = False
         while not done:
-            legal = np.flatnonzero(obs["action_mask"].view(bool))  # 7x faster than on int8
+            legal = obs["action_mask"].view(bool).nonzero()[0]  # the fastest numpy spelling (docs)
             obs, _r, done, _t, _i = e.step(int(legal[rng.randrange(len(legal))]))
             n += 1
         return n + moves[0]

@@ -62,34 +62,41 @@ class _LazyInfo(dict):
     ``repr``, ``dict(...)``) sees the full dict.
     """
 
-    __slots__ = ("_env", "_seat", "_stamp", "_mover", "_pending")
+    __slots__ = ("_env", "_seat", "_stamp")
 
-    def __init__(self, env: TabletopAEC, seat: int, mover: bool) -> None:
-        super().__init__()
-        self._env, self._seat, self._stamp, self._mover = env, seat, env._stamp, mover
-        self._pending = True
+    def __init__(self, env: TabletopAEC, seat: int) -> None:
+        # No ``super().__init__()`` and three slots, one per step and seat: this constructor
+        # runs for every seat after every move, so it is kept to the bare assignments.
+        # ``_stamp`` is the env's step stamp until filled, then ``None``.
+        self._env = env
+        self._seat = seat
+        self._stamp = env._stamp
 
     def _fill(self) -> None:
-        if not self._pending:
+        if self._stamp is None:
             return
         env = self._env
         if env._stamp != self._stamp:
-            raise StaleInfo("this info belongs to an earlier step: its observation is built when "
-                            "first read, so read infos[agent] before the next step() or reset()")
-        self._pending = False
+            raise StaleInfo(
+                "this info belongs to an earlier step: its observation is built when "
+                "first read, so read infos[agent] before the next step() or reset()"
+            )
+        self._stamp = None
         dict.__setitem__(self, "observation", env._fresh_observation(self._seat))
-        if self._mover:
+        if self._seat == env._to_move:  # the same step, so the same seat to move
             dict.__setitem__(self, "option_ids", list(env._legal().values()))
 
     def __missing__(self, key: Any) -> Any:
-        if self._pending:
+        if self._stamp is not None:
             self._fill()
             if dict.__contains__(self, key):
                 return dict.__getitem__(self, key)
         raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        if self._pending and (key == "observation" or (key == "option_ids" and self._mover)):
+        if self._stamp is not None and (
+            key == "observation" or (key == "option_ids" and self._seat == self._env._to_move)
+        ):
             return True
         return dict.__contains__(self, key)
 
@@ -145,14 +152,22 @@ class TabletopAEC(AECEnv):
 
     metadata = {"render_modes": ["ansi"], "name": "tabletop_v0", "is_parallelizable": False}
 
-    def __init__(self, game: str, players: int = 2, variant: str | None = None,
-                 render_mode: str | None = None, observation: str = "vector") -> None:
+    def __init__(
+        self,
+        game: str,
+        players: int = 2,
+        variant: str | None = None,
+        render_mode: str | None = None,
+        observation: str = "vector",
+    ) -> None:
         super().__init__()
         self.variant = core.check_config(game, players, variant)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {str(render_mode)[:40]!r}")
         if observation not in MODES:
-            raise ValueError(f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}")
+            raise ValueError(
+                f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}"
+            )
         self.game = game
         self.players = players
         self.render_mode = render_mode
@@ -176,7 +191,13 @@ class TabletopAEC(AECEnv):
         self._to_move: int | None = None
         self._legal_at = -1
         self._legal_map: dict[int, str] = {}
-        self._legal_numbers: Any = None
+        # The int8 mask of the seat to move, handed out as copies: one buffer for the whole
+        # game, the last step's ones cleared and this step's set (Orbital's catalogue has
+        # 8,569 actions; a fresh buffer a step costs more than the few writes).
+        self._bits = bytearray(n)
+        self._mask: Any = np.frombuffer(self._bits, np.int8)
+        self._no_mask = np.zeros(n, dtype=np.int8)  # every other seat's (copied too)
+        self._seat_agents = list(enumerate(self.possible_agents))
         self._obs_at: dict[int, tuple[int, dict[str, Any]]] = {}
         self._vec_at: dict[int, tuple[int, Any]] = {}
 
@@ -214,32 +235,52 @@ class TabletopAEC(AECEnv):
         self._after_move()
 
     def _after_move(self) -> None:
-        seat = self._to_move = self.state.to_move()
+        """Whose turn, fresh (lazy) infos, and at the end rewards and terminations.
+
+        Why nothing else per move: rewards are zero until the end, so the reward dicts are
+        written (and accumulated) only then; the per-step work is one info object per seat."""
+        seat = self._to_move = self._state.to_move()
         infos = self.infos
-        for i, agent in enumerate(self.possible_agents):
-            if agent in infos:
-                infos[agent] = _LazyInfo(self, i, i == seat)
+        if len(infos) == len(self._seat_agents):  # every agent in play: the common case
+            for i, agent in self._seat_agents:
+                infos[agent] = _LazyInfo(self, i)
+        else:
+            for i, agent in self._seat_agents:
+                if agent in infos:
+                    infos[agent] = _LazyInfo(self, i)
         if seat is None:
-            result = self.state.result().to_json()
-            for agent, reward in zip(self.possible_agents, core.terminal_rewards(self.state), strict=True):
+            result = self._state.result().to_json()
+            for agent, reward in zip(
+                self.possible_agents, core.terminal_rewards(self._state), strict=True
+            ):
                 self.rewards[agent] = reward
                 self.terminations[agent] = True
                 dict.__setitem__(infos[agent], "result", result)
+            self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[seat]
 
     def _legal(self) -> dict[int, str]:
-        """Action number -> option id of the legal options now (listed once per step)."""
+        """Action number -> option id of the legal options now, and their mask (``_mask``):
+        listed once per step, the mask written in the same loop (into one bytearray with a
+        numpy view: cheaper than a numpy index array and a fancy assignment)."""
         if self._legal_at != self._stamp:
-            ids = self.state.option_ids() if self._to_move is not None else []
+            ids = self._state.option_ids() if self._to_move is not None else []
             index = self.catalogue.index
+            bits = self._bits
+            for i in self._legal_map:  # the last step's ones
+                bits[i] = 0
+            legal: dict[int, str] = {}
+            self._legal_map = legal
             try:
-                self._legal_map = {index[o]: o for o in ids}
+                for o in ids:
+                    i = index[o]
+                    legal[i] = o
+                    bits[i] = 1
             except KeyError:
                 for o in ids:
                     self.catalogue.action_of(o)  # raises UnknownOption naming the id
                 raise
-            self._legal_numbers = np.fromiter(self._legal_map, np.intp, len(self._legal_map))
             self._legal_at = self._stamp
         return self._legal_map
 
@@ -249,28 +290,36 @@ class TabletopAEC(AECEnv):
             self._was_dead_step(action)
             return
         try:
-            option_id = self._legal().get(operator.index(action))
+            legal = self._legal_map if self._legal_at == self._stamp else self._legal()
+            option_id = legal.get(operator.index(action))
         except TypeError:  # not an integer: option_of says so
             option_id = None
         if option_id is None:
-            option_id = core.option_of(self.catalogue, self.state, action)  # converts, or says why not
-        self._cumulative_rewards[agent] = 0.0
-        self.state.apply(option_id)
+            option_id = core.option_of(
+                self.catalogue, self._state, action
+            )  # converts, or says why not
+        # ``_cumulative_rewards[agent]`` stays 0.0 until the end (rewards are terminal only), so
+        # it needs no reset here; ``_after_move`` accumulates the terminal rewards.
+        self._state.apply(option_id)
         self._stamp += 1
         self._after_move()
-        self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seats[agent]
-        mask = np.zeros(len(self.catalogue), dtype=np.int8)
         if seat == self._to_move:
-            self._legal()
-            mask[self._legal_numbers] = 1
+            if self._legal_at != self._stamp:
+                self._legal()
+            mask = self._mask.copy()
+        else:
+            mask = self._no_mask.copy()
         if not self._vector:
             return {"action_mask": mask}
         got = self._vec_at.get(seat)
         if got is None or got[0] != self._stamp:
-            got = self._vec_at[seat] = (self._stamp, encode(core.compact_observation(self._state, seat)))
+            got = self._vec_at[seat] = (
+                self._stamp,
+                encode(core.compact_observation(self._state, seat)),
+            )
         return {"observation": got[1].copy(), "action_mask": mask}
 
     def _observation(self, seat: int) -> dict[str, Any]:
@@ -293,8 +342,13 @@ class TabletopAEC(AECEnv):
         pass
 
 
-def env(game: str, players: int = 2, variant: str | None = None,
-        render_mode: str | None = None, observation: str = "vector") -> TabletopAEC:
+def env(
+    game: str,
+    players: int = 2,
+    variant: str | None = None,
+    render_mode: str | None = None,
+    observation: str = "vector",
+) -> TabletopAEC:
     """A PettingZoo AEC environment of ``game`` for ``players`` seats and ``variant``
     (the game's default when ``None``); any configuration ``arena games`` lists.
     ``observation="mask"`` leaves the vector out (``{"action_mask": …}`` only)."""

@@ -89,3 +89,31 @@ def test_the_reference_can_tell_a_wrong_vector() -> None:
     obs = {"game": "x", "a": [1, 2], "b": {"c": "d", "e": 2.5, "f": True}}
     assert np.array_equal(encode(obs), _reference(obs, None))
     assert not np.array_equal(encode({**obs, "a": [2, 1]}), _reference(obs, None))
+
+
+def test_a_raw_dict_whose_lists_change_depth_and_type_encodes_as_the_definition() -> None:
+    # A large root dict goes through a cached plan that groups its lists by the depth of ints
+    # they held last time; every change below must send a key the right way again.
+    base = {f"n{i}": i for i in range(6)} | {"s": "x", "b": True, "z": None, "f": 2.5}
+    shapes = [
+        {"a": [1, 2, 3], "t": [[1], [2, 3]], "c": [[[1, 2]], []], "e": []},
+        {
+            "a": [4, 5, 6],
+            "t": [[7], [8, 9]],
+            "c": [[[3, 4]], [[5]]],
+            "e": [[1, 2]],
+        },  # e: flat -> table
+        {"a": [[1]], "t": [1, 2], "c": [1], "e": [[[3]]]},  # every group's check fails
+        {"a": [1.5, 2], "t": [[True]], "c": ["x", {"k": 1}], "e": []},  # floats, bools, mixed
+        {"a": [], "t": [], "c": [], "e": [9]},
+        {"a": [1, 2, 3], "t": [[1], [2, 3]], "c": [[[1, 2]], []], "e": []},  # back to the first
+    ]
+    for key in ("raw", "other"):
+        for shape in shapes + shapes[::-1]:
+            obs = {
+                "game": "x",
+                "seat": 0,
+                key: {**base, **shape},
+                "hand": [{"id": i} for i in range(5)],
+            }
+            assert np.array_equal(encode(obs), _reference(obs, None)), shape
