@@ -33,6 +33,7 @@ from tests.api.conftest import FAST_TC, new_account
 from tests.api.processes import ROOT
 from tests.api.test_dialin import Running, dial, wait_for
 from tests.referee.helpers import RANDOM_BOT, needs_bwrap
+from tests.shortcut_paths import needs_tested_releases
 
 GRPC_SHORTCUTS = (STREAM_SHORTCUT.name, SERVER_SHORTCUT.name)
 
@@ -173,6 +174,7 @@ def test_an_untested_grpcio_turns_both_off_with_one_log_line_each(monkeypatch, c
         shortcuts.reset_cache()
 
 
+@needs_tested_releases("cygrpc_server", "cygrpc_stream")
 def test_the_tested_grpcio_runs_them_and_off_turns_them_off(monkeypatch) -> None:  # noqa: ANN001
     monkeypatch.delenv(shortcuts.ENV, raising=False)
     shortcuts.reset_cache()

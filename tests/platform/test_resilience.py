@@ -29,6 +29,7 @@ from sqlalchemy import func, select
 from arena.db import Match, Tournament, dispose_all, session_scope
 from tests.platform.conftest import RANDOM_BOT, ROOT, Workers, free_port, platform_env
 from tests.platform.test_celery_redis import SANDBOX, _check_every_match_exactly_once, _slow_bot
+from tests.shortcut_paths import needs_tested_releases
 
 pytestmark = pytest.mark.redis
 
@@ -228,6 +229,7 @@ def test_worker_survives_redis_sigkill_while_holding_a_countdown_message(tmp_pat
     assert "Unrecoverable error" not in log
 
 
+@needs_tested_releases()
 def test_without_the_restore_fix_kombu_still_stops_the_worker(tmp_path: Path) -> None:
     """The public path of kombu_restore_fix is kombu's own restore, with its bug
     (celery/kombu#970, celery/kombu#582): the worker stops on the AttributeError and needs its

@@ -24,7 +24,7 @@ from arena import bots, ratings, recording, shortcuts, tournaments
 from arena.db import Match, dispose_all, get_engine, session_scope
 from referee import shortcuts as switch
 from tests.platform.conftest import PG_HOST, REDIS_URL, _pg_admin, redis_available
-from tests.shortcut_paths import apply_setting
+from tests.shortcut_paths import apply_setting, needs_tested_releases
 
 GAME = "toy"
 MINE = (
@@ -243,6 +243,7 @@ def test_ratings_are_equal_on_both_paths(setting: None) -> None:
 
 
 @pytest.mark.parametrize("name", MINE)
+@needs_tested_releases()
 def test_a_release_it_was_not_tested_with_turns_it_off_with_one_log_line(
     name: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, setting: None
 ) -> None:
@@ -277,6 +278,7 @@ def test_untested_releases_put_every_public_path_in_place(
 
 
 @pytest.mark.skipif(bool(os.environ.get(switch.ENV)), reason="ARENA_SHORTCUTS is set for this run")
+@needs_tested_releases()
 def test_after_these_tests_every_shortcut_is_on_again() -> None:
     """The version-gate tests leave no decision of theirs behind for the tests after them."""
     from kombu.transport import redis as kombu_redis
