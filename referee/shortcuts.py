@@ -9,7 +9,7 @@ turn it off). Every shortcut has a public path beside it, and this module decide
   or, after ``off,``, to turn on (``off,+cygrpc_server``). Unknown names are refused with one
   line, so a typo does not silently leave a shortcut on.
 - A *version gate*: each shortcut names the dependency releases it was tested with. On any other
-  release it turns itself off and logs one line saying so, because a private API may change in
+  release it turns itself off and logs one line saying so (INFO, which the services log), because a private API may change in
   a patch release and the public path is always correct, only slower.
 
 It lives at the bottom layer (``referee/``) since the referee's own direct bot stream is one
@@ -101,7 +101,9 @@ def _decide(name: str, setting: str | None) -> bool:
         return False
     version = installed_version(shortcut.package)
     if not version_tested(shortcut, version):
-        log.warning(
+        # INFO: the services (``arena serve``, workers) log it at start-up; a short command such
+        # as ``arena ladder GAME`` stays one line, since the public path is correct, only slower.
+        log.info(
             "shortcut %s is off: %s %s is not a release it was tested with (%s); using the public path",
             name,
             shortcut.package,

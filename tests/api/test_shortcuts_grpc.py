@@ -155,7 +155,7 @@ def test_an_untested_grpcio_turns_both_off_with_one_log_line_each(monkeypatch, c
     monkeypatch.setattr(shortcuts, "installed_version", lambda package: "99.1.0")
     shortcuts.reset_cache()
     try:
-        with caplog.at_level(logging.WARNING, logger=shortcuts.__name__):
+        with caplog.at_level(logging.INFO, logger=shortcuts.__name__):
             for _ in range(3):
                 assert [shortcuts.enabled(name) for name in GRPC_SHORTCUTS] == [False, False]
             server = new_server()

@@ -4,7 +4,6 @@ with its exit code and one ``Error: …`` line on stderr, never a traceback (iss
 from __future__ import annotations
 
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -24,15 +23,10 @@ def arena(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.Co
                           capture_output=True, timeout=timeout)
 
 
-#: The version gate's one log line (referee.shortcuts), on a release a shortcut was not tested with.
-GATE_LINE = re.compile(r"shortcut \w+ is off: .* is not a release it was tested with")
-
-
 def one_line(proc: subprocess.CompletedProcess[str], code: int) -> str:
     """The single ``Error:`` line of a refused command (asserting there is nothing else)."""
     assert "Traceback" not in proc.stderr, proc.stderr
-    # a release the shortcuts were not tested with adds the version gate's line (docs/shortcuts.md)
-    lines = [line for line in proc.stderr.strip().splitlines() if not GATE_LINE.match(line)]
+    lines = proc.stderr.strip().splitlines()
     assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
     assert len(lines) == 1 and lines[0].startswith("Error: "), proc.stderr
     assert proc.stdout == "", proc.stdout

@@ -253,7 +253,7 @@ def test_a_release_it_was_not_tested_with_turns_it_off_with_one_log_line(
     with monkeypatch.context() as m:
         m.setattr(switch, "installed_version", lambda package: "999.0.0")
         switch.reset_cache()
-        with caplog.at_level(logging.WARNING, logger="referee.shortcuts"):
+        with caplog.at_level(logging.INFO, logger="referee.shortcuts"):
             assert not switch.enabled(name)
             assert not switch.enabled(name)
     lines = [r.getMessage() for r in caplog.records if name in r.getMessage()]
