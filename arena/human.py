@@ -56,7 +56,7 @@ from sqlalchemy.orm import Session
 
 from arena import house, recording
 from arena.db import BotVersion, HumanSeat, Match, MatchSeat, session_scope, utcnow
-from arena.db.models import Bot
+from arena.db.models import Bot, Rating
 from referee import registry
 from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.engine import ConfigError, TimeControl
@@ -128,6 +128,32 @@ class Opponent:
     key: str  # "v<version id>" or "house-<name>"
     label: str
     house: bool
+    bot_id: int | None = None  # None: a house bot
+
+
+#: How many active bots the form lists (after the house bots): the best rated. A select of every
+#: bot was unusable at 5,000 bots a game (and its 210 KB page cost ~55 ms of CPU); any other bot
+#: is one click away from its page ("Play this bot", which names it here).
+LISTED = 100
+
+
+def listed_opponents(session: Any, game: str, include_bot: int | None = None) -> tuple[list[Opponent], int]:
+    """The form's choices: the house bots, the :data:`LISTED` best-rated active bots (μ − 3σ of
+    their playing version; unrated ones last) and ``include_bot`` (a bot id, "Play this bot"),
+    first after the house bots when it is active. Returns them and the number of active bots."""
+    every = opponents(session, game)
+    houses = [o for o in every if o.house]
+    bots = [o for o in every if not o.house]
+    rated = {
+        version_id: mu - 3 * sigma
+        for version_id, mu, sigma in session.execute(
+            select(Rating.bot_version_id, Rating.mu, Rating.sigma).where(Rating.game == game)
+        )
+    }
+    bots.sort(key=lambda o: -rated.get(int(o.key[1:]), float("-inf")))
+    chosen = [o for o in bots if include_bot is not None and o.bot_id == include_bot]
+    shown = chosen + [o for o in bots[:LISTED] if o not in chosen]
+    return houses + shown, len(bots)
 
 
 def opponents(session: Any, game: str) -> list[Opponent]:
@@ -152,7 +178,7 @@ def opponents(session: Any, game: str) -> list[Opponent]:
         version = playing.get(bot_id)
         if version is None or version[2] in (HUMAN_KIND, house.AUTOMATON_KIND):
             continue
-        out.append(Opponent(f"v{version[0]}", f"{name} v{version[1]} ({owner})", False))
+        out.append(Opponent(f"v{version[0]}", f"{name} v{version[1]} ({owner})", False, bot_id))
     return out
 
 

@@ -112,10 +112,21 @@ def new_game(error: str | None = None, status: int = 200) -> Any:
             players=players,
             variants=configs[players],
             default_variant=registry.get_spec(game).default_variant,
-            opponents=human.opponents(db(), game),
+            **_opponent_choices(game),
             decision_s=human.decision_seconds(),
         )
     return render_template("play_new.html", **context), status
+
+
+def _opponent_choices(game: str) -> dict[str, Any]:
+    """The opponents the form lists (``?bot=ID``, from a bot page's "Play this bot", comes first
+    and is chosen for the first opponent's seat)."""
+    raw = request.args.get("bot", "")
+    include = int(raw) if raw.isdigit() and len(raw) < 12 else None
+    listed, total = human.listed_opponents(db(), game, include)
+    preselect = next((o.key for o in listed if include is not None and o.bot_id == include), None)
+    return {"opponents": listed, "active_bots": total, "listed_max": human.LISTED,
+            "preselect": preselect}
 
 
 @bp.post("/play")

@@ -4,6 +4,7 @@ nobody without the seat's secret reads the seat's observation (web/play.py answe
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from arena.db import HumanSeat, Match, Rating, RatingHistory, dispose_all, sessi
 from arena.db.models import Bot, BotVersion
 from arena.db.session import DATABASE_ENV
 from web.app import create_app
+
+RANDOM_FOLDER = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot"
 
 
 @pytest.fixture
@@ -385,3 +388,29 @@ def test_opponents_are_each_active_bots_playing_version_in_a_fixed_number_of_que
         labels[f"v{plain_v2}"] == "b100 v2 (alice)" and labels[f"v{held_v1}"] == "b101 v1 (alice)"
     )
     assert len(statements) <= 2
+
+
+def test_the_form_lists_the_best_rated_bots_and_any_bot_from_its_page(url: str, monkeypatch) -> None:  # noqa: ANN001
+    """At thousands of bots the form lists the house bots and the best-rated LISTED; "Play this
+    bot" on any bot's page (``/play?game=G&bot=ID``) puts that bot first and chooses it."""
+    from arena.bots import register_version
+
+    monkeypatch.setattr(human, "LISTED", 2)
+    with session_scope(url) as s:
+        ids = []
+        for i, mu in enumerate((20.0, 30.0, 25.0, 10.0)):
+            version = register_version(s, "solenia", str(RANDOM_FOLDER), name=f"ranked{i}", owner="ann")
+            s.flush()
+            rating = s.get(Rating, (version.id, "solenia"))
+            rating.mu, rating.sigma = mu, 1.0
+            ids.append(version.bot_id)
+    client = create_app(url).test_client()
+    page = client.get("/play?game=solenia").get_data(as_text=True)
+    listed = re.findall(r'<option value="v\d+"[^>]*>(ranked\d)', page)
+    assert listed == ["ranked1", "ranked2"] * listed.count("ranked1")  # the two best, best first
+    assert "the 2 best-rated of" in page
+    page = client.get(f"/play?game=solenia&bot={ids[3]}").get_data(as_text=True)
+    chosen = re.search(r'<select id="p-opp1"[^>]*>.*?</select>', page, re.S).group(0)
+    assert re.search(r'<option value="v\d+" selected>ranked3', chosen), chosen
+    bot_page = client.get(f"/bots/{ids[3]}").get_data(as_text=True)
+    assert f"/play?game=solenia&amp;bot={ids[3]}" in bot_page
