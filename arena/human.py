@@ -137,14 +137,10 @@ class Opponent:
 LISTED = 100
 
 
-def listed_opponents(session: Any, game: str, include_bot: int | None = None) -> tuple[list[Opponent], int]:
-    """The form's choices: the house bots, the :data:`LISTED` best-rated active bots (μ − 3σ of
-    their playing version, the newest not held back by an SPRT; unrated ones last) and
-    ``include_bot`` (a bot id, "Play this bot"), first after the house bots when it is active.
-    Returns them and the number of active bots. One query (two with ``include_bot``) whatever
-    the number of bots: the best are picked by the database, not by reading every bot (at 5,000
-    bots a game that cost ~40 ms of CPU a page)."""
-    houses = [Opponent(name, f"{name} (house bot)", True) for name in house.house_sources(game)]
+def _playing_versions(game: str) -> Any:
+    """The select of every active bot's playing version of ``game`` (the newest not held back
+    by an SPRT; not the house's, not an automaton's or a person's seat) as (version id, number,
+    bot id, name, owner): what a person may play, in one statement."""
     active = (Bot.game == game, Bot.active.is_(True), Bot.owner != house.HOUSE_OWNER)
     newest = (
         select(BotVersion.bot_id, func.max(BotVersion.number).label("number"))
@@ -153,13 +149,30 @@ def listed_opponents(session: Any, game: str, include_bot: int | None = None) ->
         .group_by(BotVersion.bot_id)
         .subquery()
     )
-    conservative = Rating.mu - 3 * Rating.sigma
-    playing = (
+    return (
         select(BotVersion.id, BotVersion.number, Bot.id, Bot.name, Bot.owner)
         .join(Bot, Bot.id == BotVersion.bot_id)
         .join(newest, (newest.c.bot_id == BotVersion.bot_id) & (newest.c.number == BotVersion.number))
-        .outerjoin(Rating, (Rating.bot_version_id == BotVersion.id) & (Rating.game == game))
         .where(BotVersion.kind.notin_((HUMAN_KIND, house.AUTOMATON_KIND)))
+    )
+
+
+def _opponent(row: Any) -> Opponent:
+    vid, number, bot_id, name, owner = row[:5]
+    return Opponent(f"v{vid}", f"{name} v{number} ({owner})", False, bot_id)
+
+
+def listed_opponents(session: Any, game: str, include_bot: int | None = None) -> tuple[list[Opponent], int]:
+    """The form's choices: the house bots, the :data:`LISTED` best-rated active bots (μ − 3σ of
+    their playing version, the newest not held back by an SPRT; unrated ones last) and
+    ``include_bot`` (a bot id, "Play this bot"), first after the house bots when it is active.
+    Returns them and the number of active bots. One query (two with ``include_bot``) whatever
+    the number of bots: the best are picked by the database, not by reading every bot (at 5,000
+    bots a game that cost ~40 ms of CPU a page)."""
+    houses = [Opponent(name, f"{name} (house bot)", True) for name in house.house_sources(game)]
+    conservative = Rating.mu - 3 * Rating.sigma
+    playing = _playing_versions(game).outerjoin(
+        Rating, (Rating.bot_version_id == BotVersion.id) & (Rating.game == game)
     )
     # one pass: the best LISTED and, by a window over the whole set, how many there are
     ranked = playing.add_columns(func.count().over().label("total"))
@@ -170,34 +183,16 @@ def listed_opponents(session: Any, game: str, include_bot: int | None = None) ->
     if include_bot is not None and all(row[2] != include_bot for row in rows):
         rows = [tuple(row) for row in session.execute(playing.where(Bot.id == include_bot))] + rows
     rows.sort(key=lambda row: row[2] != include_bot)  # stable: the chosen bot first, then by rating
-    shown = [Opponent(f"v{vid}", f"{name} v{number} ({owner})", False, bot_id)
-             for vid, number, bot_id, name, owner in rows]
-    return houses + shown, total
+    return houses + [_opponent(row) for row in rows], total
 
 
 def opponents(session: Any, game: str) -> list[Opponent]:
     """The house bots of ``game`` (registered on first use) and every active bot's playing version
     (the newest not held back by an SPRT; none whose playing version is an automaton or a
-    person's seat), by bot id. Two queries however many bots the game has: the form lists them
-    all, and reading them through the ORM took two queries a bot (its versions, their bot):
-    with ``arena bench web``'s 4,000-5,000 bots a game, 10-14 s a page on a busy machine)."""
+    person's seat), by bot id, in one query (:func:`_playing_versions`; through the ORM it took
+    two queries a bot: 10-14 s at ``arena bench web``'s 4,000-5,000 bots a game)."""
     out = [Opponent(name, f"{name} (house bot)", True) for name in house.house_sources(game)]
-    active = (Bot.game == game, Bot.active.is_(True), Bot.owner != house.HOUSE_OWNER)
-    playing: dict[int, tuple[int, int, str]] = {}
-    for bot_id, version_id, number, kind in session.execute(
-        select(BotVersion.bot_id, BotVersion.id, BotVersion.number, BotVersion.kind)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(*active, BotVersion.held.is_(False))
-        .order_by(BotVersion.bot_id, BotVersion.number)
-    ):
-        playing[bot_id] = (version_id, number, kind)  # the newest comes last
-    for bot_id, name, owner in session.execute(
-        select(Bot.id, Bot.name, Bot.owner).where(*active).order_by(Bot.id)
-    ):
-        version = playing.get(bot_id)
-        if version is None or version[2] in (HUMAN_KIND, house.AUTOMATON_KIND):
-            continue
-        out.append(Opponent(f"v{version[0]}", f"{name} v{version[1]} ({owner})", False, bot_id))
+    out += [_opponent(row) for row in session.execute(_playing_versions(game).order_by(Bot.id))]
     return out
 
 
@@ -215,10 +210,10 @@ def _opponent_version(session: Any, game: str, key: str) -> int:
         if created:  # registered for this game only: it joins no ladder on its own
             version.bot.active = False
         return version.id
-    allowed = {o.key for o in opponents(session, game) if not o.house}
-    if key not in allowed:
+    vid = int(key[1:]) if key[:1] == "v" and key[1:].isdigit() and len(key) < 20 else None
+    if vid is None or session.scalar(_playing_versions(game).where(BotVersion.id == vid)) is None:
         raise HumanGameError(f"{key[:40]!r} is not an active bot of {game} (nor a house bot)")
-    return int(key[1:])
+    return vid
 
 
 def human_version(session: Any, game: str) -> int:
