@@ -21,7 +21,7 @@ import grpc
 
 from referee import dialin_client
 from referee._proto import bot_pb2
-from referee.fair_clock import RunQueueWaits, own_time_ms
+from referee.fair_clock import RunQueueWaits, WaitMark, own_time_ms
 from referee.faults import REASONS, SERVER_ERROR  # noqa: F401 - REASONS re-exported: the codes live there
 from referee.manifest import has_entry
 from referee.protocol import BOT_ERROR_STATUS, bot_error_message, version_mismatch
@@ -479,7 +479,7 @@ class BotClient:
     def cpu_ms(self) -> float | None:
         return self.process.cpu_ms() if self.process is not None else None
 
-    def mark_waits(self) -> dict[int, int] | None:
+    def mark_waits(self) -> WaitMark | None:
         """Where a window starts for :meth:`waited_ms` (None: not measurable, a remote bot)."""
         if self.process is None or self.process.exit_status() is not None:
             return None
@@ -490,7 +490,7 @@ class BotClient:
         except OSError:
             return None
 
-    def waited_ms(self, since: dict[int, int] | None) -> float | None:
+    def waited_ms(self, since: WaitMark | None) -> float | None:
         """How long the hosted bot's threads waited for a CPU since ``since`` (a
         :meth:`mark_waits`; None: since each was born); None for a remote bot."""
         if self.process is None:

@@ -33,45 +33,108 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 
 #: ``sched_setscheduler`` policies a process may pick to run less: SCHED_BATCH, SCHED_IDLE.
 _LOW_POLICIES = frozenset({3, 5})
+#: Clock ticks a second: the unit of a task's start time (field 22 of /proc/<pid>/task/<tid>/stat).
+_HZ = os.sysconf("SC_CLK_TCK")
+#: A tree walk stops after this many processes (a bot's process limit is far below it).
+_MAX_PROCESSES = 4096
 
 
 def own_time_ms(wall_ms: float, cpu_ms: float | None, waited_ms: float | None) -> float:
     """The bot's own part of a window of ``wall_ms`` (module docstring); the wall itself when
-    its CPU or its waits cannot be measured (a remote bot)."""
+    its CPU or its waits cannot be measured (a remote bot, a CPU that could not be read)."""
     if cpu_ms is None or waited_ms is None:
         return wall_ms
     return min(wall_ms, max(cpu_ms, wall_ms - waited_ms))
 
 
-class RunQueueWaits:
-    """The time the threads of one process tree (a bot's sandbox) waited for a CPU.
+def boot_ticks() -> int:
+    """Now, in the unit and on the clock of a task's start time (clock ticks since boot,
+    CLOCK_BOOTTIME): the kernel truncates a start time to a tick, so a task whose start time
+    is *greater* than a moment taken with this was provably born after it."""
+    return time.clock_gettime_ns(time.CLOCK_BOOTTIME) // (1_000_000_000 // _HZ)
 
-    :meth:`mark` notes each thread's cumulative run-queue wait where the window starts (a pread
-    per thread on descriptors kept from the last walk, ~5 µs a thread); :meth:`waited_ms` walks
-    the tree afresh at its end (~1 ms) and takes the longest wait of one thread since. A thread
-    born in between counts from its birth; one that ended counts what it had waited when a walk
-    last saw it (a thread born and ended between two walks is not seen: the bot is then charged
-    more, never less).
+
+def _autogroup_nice(pid: int | str) -> int | None:
+    """The nice value of ``pid``'s autogroup (``/proc/<pid>/autogroup``: "/autogroup-N nice M"),
+    None without autogroups."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "rb") as fh:
+            return int(fh.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass(frozen=True)
+class WaitMark:
+    """Where a window starts (:meth:`RunQueueWaits.mark`): the moment, taken before the walk,
+    as :func:`boot_ticks`, and each task then seen: ``{tid: (wait ns, start ticks)}``."""
+
+    at_ticks: int
+    tasks: dict[int, tuple[int, int]]
+
+
+@dataclass
+class _Task:
+    """A task of the tree as the walks know it: descriptors kept open between walks (a pread
+    each instead of an open, a read and a close), and its start time, which tells a task
+    from a later one that got the same tid."""
+
+    pid: int
+    start: int
+    schedstat: int
+    stat: int
+
+    def close(self) -> None:
+        os.close(self.schedstat)
+        os.close(self.stat)
+
+
+class RunQueueWaits:
+    """The time the tasks (threads) of one process tree (a bot's sandbox) waited for a CPU.
+
+    Every :meth:`mark` and every :meth:`waited_ms` walks the whole tree (``/proc/<pid>/task``
+    and each task's ``children``): a task the marks do not know was either born after the mark
+    — provably so only when its start time is after the mark's moment — and counts from its
+    birth, or it was missed (born in the same clock tick as the mark, or hidden from the walk)
+    and gets nothing forgiven. The old way, a mark that re-read only the tasks found by the
+    last walk, let a bot start busy helpers after that walk, stop them and sleep: every wait
+    they had gathered before the decision was counted as inside it, and the sleep was forgiven
+    (issue 35). A task that ended before the window's end counts what it had waited when a
+    walk since the mark last saw it (one born and ended between two walks is not seen: the bot
+    is then charged more, never less).
+
+    The descriptors of known tasks are kept between walks, so a walk costs a listdir and a
+    ``children`` read per process and a few preads per task (docs/referee.md has the figures).
+
+    A tree that ever lowered its own priority (:meth:`lowered_by`) is never forgiven a wait
+    again, on this object: the choice may be undone between two walks, and a bot that made it
+    once has shown it would.
     """
 
     def __init__(self, root_pid: int) -> None:
         self.root_pid = root_pid
         self._own_nice = os.getpriority(os.PRIO_PROCESS, 0)
         self._own_policy = os.sched_getscheduler(0)
-        self._fds: dict[int, int] = {}
-        #: The waits of the threads seen by walks since the last mark: a thread that ends
-        #: before the window does keeps what it had waited when it was last seen.
-        self._seen: dict[int, int] = {}
+        self._own_cpus = len(os.sched_getaffinity(0))
+        self._own_group_nice = _autogroup_nice("self")
+        self._tasks: dict[int, _Task] = {}
+        #: The waits and start times of the tasks seen by walks since the last mark: a task
+        #: that ends before the window does keeps what it had waited when it was last seen.
+        self._seen: dict[int, tuple[int, int]] = {}
+        #: Why the tree's waits are not forgiven (it lowered its own priority), or "".
+        self.lowered = ""
 
-    def _threads(self) -> list[tuple[int, int]]:
-        """(pid, tid) of every thread of the tree."""
+    def _threads(self) -> tuple[list[tuple[int, int]], list[int]]:
+        """(pid, tid) of every task of the tree, and the tree's pids."""
         found: list[tuple[int, int]] = []
+        pids: list[int] = []
         todo = [self.root_pid]
         seen: set[int] = set()
-        while todo and len(seen) < 4096:
+        while todo and len(seen) < _MAX_PROCESSES:
             pid = todo.pop()
             if pid in seen:
                 continue
@@ -80,6 +143,7 @@ class RunQueueWaits:
                 tids = os.listdir(f"/proc/{pid}/task")
             except OSError:
                 continue
+            pids.append(pid)
             for tid in tids:
                 found.append((pid, int(tid)))
                 try:
@@ -87,68 +151,120 @@ class RunQueueWaits:
                         todo.extend(int(c) for c in fh.read().split())
                 except OSError:
                     pass
-        return found
+        return found, pids
 
-    def _walk(self) -> tuple[dict[int, int], bool]:
-        """Every thread's wait (ns) now, and whether any of them lowered its own priority;
-        the kept descriptors are renewed on the way."""
-        self.close()
-        waits: dict[int, int] = {}
-        lowered = False
-        for pid, tid in self._threads():
-            base = f"/proc/{pid}/task/{tid}/"
-            try:
-                fd = os.open(base + "schedstat", os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                continue
-            try:
-                waits[tid] = int(os.pread(fd, 128, 0).split()[1])
-                with open(base + "stat", "rb") as fh:
-                    data = fh.read()
-                fields = data[data.rindex(b")") + 2:].split()
-            except (OSError, ValueError, IndexError):
-                os.close(fd)
-                waits.pop(tid, None)
-                continue
-            self._fds[tid] = fd
-            if int(fields[16]) > self._own_nice or (
-                int(fields[38]) in _LOW_POLICIES and self._own_policy not in _LOW_POLICIES
-            ):
-                lowered = True
-        return waits, lowered
+    def _open(self, pid: int, tid: int) -> _Task | None:
+        base = f"/proc/{pid}/task/{tid}/"
+        try:
+            schedstat = os.open(base + "schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            stat = os.open(base + "stat", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            os.close(schedstat)
+            return None
+        return _Task(pid, -1, schedstat, stat)
 
-    def mark(self) -> dict[int, int]:
-        """Each known thread's wait so far (ns): where a window starts."""
+    def _walk(self) -> dict[int, tuple[int, int]]:
+        """Every task's (wait ns, start ticks) now; notes in :attr:`lowered` a task that
+        lowered its own priority. Descriptors of tasks gone are closed, new ones opened."""
+        now: dict[int, tuple[int, int]] = {}
+        tasks, pids = self._threads()
+        old, self._tasks = self._tasks, {}
+        for pid, tid in tasks:
+            task = old.pop(tid, None)
+            if task is not None and task.pid != pid:
+                task.close()
+                task = None
+            for _ in range(2):  # a kept descriptor of a task that ended (the tid reused): reopen
+                if task is None and (task := self._open(pid, tid)) is None:
+                    break
+                try:
+                    data = os.pread(task.stat, 1024, 0)
+                    wait = int(os.pread(task.schedstat, 128, 0).split()[1])
+                    fields = data[data.rindex(b")") + 2:].split()
+                    start = int(fields[19])
+                except (OSError, ValueError, IndexError):
+                    task.close()
+                    task = None
+                    continue
+                if task.start not in (-1, start):  # not the task this descriptor was opened on
+                    task.close()
+                    task = None
+                    continue
+                task.start = start
+                self._tasks[tid] = task
+                now[tid] = (wait, start)
+                if not self.lowered:
+                    self.lowered = self._lowered_task(tid, fields)
+                break
+        for task in old.values():
+            task.close()
+        if not self.lowered:
+            self.lowered = self._lowered_group(pids)
+        return now
+
+    def _lowered_task(self, tid: int, fields: list[bytes]) -> str:
+        """Why task ``tid`` (its stat ``fields`` after the name) chose to wait: a nice value
+        above the referee's, the batch or idle policy, fewer CPUs than the referee may use;
+        "" if it did not."""
+        if int(fields[16]) > self._own_nice:
+            return f"a nice value of {int(fields[16])}"
+        if int(fields[38]) in _LOW_POLICIES and self._own_policy not in _LOW_POLICIES:
+            return "the batch or idle scheduling policy"
+        try:
+            cpus = len(os.sched_getaffinity(tid))
+        except OSError:
+            return ""
+        if cpus < self._own_cpus:
+            return f"{cpus} CPU(s) of the {self._own_cpus} it may use"
+        return ""
+
+    def _lowered_group(self, pids: list[int]) -> str:
+        """An autogroup nice (``/proc/<pid>/autogroup``, writable by its owner) above the
+        referee's own: the whole session then yields to every other one. Read for every
+        process, as a bot may make sessions (autogroups) of its own."""
+        if self._own_group_nice is None:
+            return ""
+        for pid in pids:
+            nice = _autogroup_nice(pid)
+            if nice is not None and nice > self._own_group_nice:
+                return f"an autogroup nice value of {nice}"
+        return ""
+
+    def mark(self) -> WaitMark:
+        """Where a window starts: the moment (before the walk), and every task's wait so far."""
+        at = boot_ticks()
         self._seen = {}
-        if not self._fds:
-            return self._walk()[0]
-        marks: dict[int, int] = {}
-        for tid, fd in self._fds.items():
-            try:
-                marks[tid] = int(os.pread(fd, 128, 0).split()[1])
-            except (OSError, ValueError, IndexError):
-                pass  # gone: its wait before the mark is unknown, and so never forgiven
-        return marks
+        return WaitMark(at, self._walk())
 
-    def waited_ms(self, since: dict[int, int] | None) -> float | None:
-        """Milliseconds the tree's threads waited for a CPU since ``since`` (a :meth:`mark`;
-        None: since each thread was born). 0 when a thread chose a lower priority; None when
-        nothing could be read."""
-        now, lowered = self._walk()
-        if lowered:
-            self._seen[-1] = 1
-        self._seen.update(now)
+    def waited_ms(self, since: WaitMark | None) -> float | None:
+        """Milliseconds the tree's tasks waited for a CPU since ``since`` (a :meth:`mark`;
+        None: since each task was born), the most of any one task. 0 when the tree lowered its
+        own priority; None when nothing could be read."""
+        self._seen.update(self._walk())
         if not self._seen:
             return None
-        if -1 in self._seen:
+        if self.lowered:
             return 0.0
-        base = since or {}
-        return max(max(0, ns - base.get(tid, 0)) for tid, ns in self._seen.items()) / 1e6
+        most = 0
+        for tid, (ns, start) in self._seen.items():
+            if since is None:
+                base = 0
+            elif (marked := since.tasks.get(tid)) is not None and marked[1] == start:
+                base = marked[0]
+            elif start > since.at_ticks:
+                base = 0  # provably born after the mark: all its waits are in the window
+            else:
+                continue  # born before the mark but not in it: nothing of it is forgiven
+            most = max(most, ns - base)
+        return most / 1e6
 
     def close(self) -> None:
-        for fd in self._fds.values():
-            os.close(fd)
-        self._fds = {}
+        for task in self._tasks.values():
+            task.close()
+        self._tasks = {}
 
 
 class HostLoad:

@@ -21,10 +21,14 @@ REASONS: dict[str, str] = {
     "output_flood": "the bot wrote more output than allowed",
     "unreachable": "the remote bot could not be reached",
     "disconnected": "the dial-in bot's connection dropped during the match",
+    "void_limit": "the match was voided again at this bot's decisions",
 }
 
 #: The one refusal kind that is not a seat's fault: qualification could not be played.
 SERVER_ERROR = "server_error"
+#: A seat at whose decisions earlier tries of the match were already void (the host seemed to
+#: keep its bot waiting for a CPU) forfeits instead of voiding it again (referee.match).
+VOID_LIMIT = "void_limit"
 
 #: The ``FaultReason`` enum number of every name, the same in ``tabletop.bot.v1`` and
 #: ``tabletop.arena.v1``. Numbers are never reused: ``disconnected`` came after ``server_error``
@@ -34,6 +38,7 @@ NUMBERS: dict[str, int] = {
     "garbage_reply": 6, "bot_error": 7, "output_flood": 8, "unreachable": 9,
     SERVER_ERROR: 10,
     "disconnected": 11,
+    VOID_LIMIT: 12,
 }
 
 #: Every kind a refused version can carry (``Refusal.kind``): a fault reason or SERVER_ERROR

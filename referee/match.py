@@ -24,7 +24,7 @@ from referee._proto import bot_pb2
 from referee.bot_client import DECISION_CAP_FACTOR, SEAT_CALLS, BotClient, BotFault, BotSource
 from referee.engine import ConfigError, EngineError, GameState, TimeControl, audience_of
 from referee.fair_clock import HOST_LOAD, own_time_ms
-from referee.faults import SERVER_ERROR, proto_number
+from referee.faults import SERVER_ERROR, VOID_LIMIT, proto_number
 from referee.protocol import PROTOCOL_VERSION
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals, final_ranks
 from referee.sandbox import SandboxError, SandboxLimits, require_bwrap
@@ -53,6 +53,12 @@ class HostOverloaded(EngineError):
         self.seat = seat
         self.decision = decision
         self.message = message
+
+
+#: A match voided this many times at one seat's decisions (across its tries, counted by the
+#: caller in ``MatchConfig.earlier_voids``) is not voided again: that seat forfeits with
+#: ``void_limit``. Replaying a void must not be a free retry for the bot that caused it.
+VOIDS_PER_SEAT = 2
 
 
 @dataclass
@@ -97,6 +103,10 @@ class MatchConfig:
     #: a person's seat (:mod:`arena.human`) thinks in minutes while the bot across the table
     #: keeps the game's clock. Each seat is told its own clock at StartMatch and in the record.
     seat_time_controls: dict[int, TimeControl] = field(default_factory=dict)
+    #: How often earlier tries of this match were void at each seat's decisions
+    #: ({seat: voids}, from ``HostOverloaded.seat``): at :data:`VOIDS_PER_SEAT` that seat
+    #: forfeits (``void_limit``) instead of voiding the match again.
+    earlier_voids: dict[int, int] = field(default_factory=dict)
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -301,9 +311,9 @@ class _Runner:
 
         live = [s for s in self.seats if s.client is not None]
         faults = list(SEAT_CALLS.map(start, live))
-        for seat, fault in zip(live, faults, strict=True):
+        for i, (seat, fault) in enumerate(zip(live, faults, strict=True)):
             if fault is not None and fault.code == SERVER_ERROR:
-                raise HostOverloaded(seat.index, 0, fault.message)
+                faults[i] = self.void(seat.index, 0, fault.message, fault.log_tail)
         for seat, fault in zip(live, faults, strict=True):
             seat.totals.ready_ms = seat.client.ready_ms
             seat.totals.start_ms = seat.client.start_ms
@@ -383,14 +393,15 @@ class _Runner:
                     own_ms = own_time_ms(wall_ms, cpu_ms, seat.client.waited_ms(mark))
                 if fault is not None and fault.code == "timeout":
                     if mark is not None and own_ms < allowed_ms:  # cut at the cap: host's fault
-                        raise HostOverloaded(seat_index, n, (
+                        fault = self.void(seat_index, n, (
                             f"no answer in {wall_ms:.0f} ms, but the host kept the bot waiting "
                             f"for a CPU: its own time was {own_ms:.0f} ms of {allowed_ms:.0f} ms"))
-                    fault = BotFault("timeout", f"no answer within {allowed_ms:.0f} ms"
-                                     + ("" if own_ms == wall_ms else
-                                        f" of its own time ({wall_ms:.0f} ms in all)"))
+                    else:
+                        fault = BotFault("timeout", f"no answer within {allowed_ms:.0f} ms"
+                                         + ("" if own_ms == wall_ms else
+                                            f" of its own time ({wall_ms:.0f} ms in all)"))
                 self._charge(seat, wall_ms, own_ms)
-                if fault is not None and fault.code == "timeout":
+                if fault is not None and fault.code in ("timeout", VOID_LIMIT):
                     seat.bank_ms = min(seat.bank_ms, 0.0)  # it ran out: nothing is left
                     seat.totals.bank_left_ms = 0.0
                 if fault is None and seat.bank_ms < 0:
@@ -422,6 +433,19 @@ class _Runner:
                 self.on_event(live_decision(match_id, decision, label, self.config.live_comments))
             if self.on_view is not None:
                 self.view(force=state.is_over())
+
+    def void(self, seat: int, decision: int, message: str, log_tail: str = "") -> BotFault:
+        """A limit reached at its hard cap while the host kept ``seat``'s bot waiting: the
+        match is void (raises :class:`HostOverloaded`) — unless earlier tries of it were
+        already void at this seat's decisions (``MatchConfig.earlier_voids``) as often as
+        :data:`VOIDS_PER_SEAT` allows: then the seat's ``void_limit`` fault is returned, and
+        the match goes on without it. A bot that can make its own decisions look host-starved
+        gets one replay, not a replay whenever it is losing."""
+        earlier = self.config.earlier_voids.get(seat, 0)
+        if earlier + 1 < VOIDS_PER_SEAT:
+            raise HostOverloaded(seat, decision, message)
+        return BotFault(VOID_LIMIT, f"the match was void {earlier} time(s) before at this bot's "
+                        f"decisions, and would be again at decision {decision}: {message}", log_tail)
 
     def _charge(self, seat: _Seat, wall_ms: float, own_ms: float | None = None) -> None:
         """Take a slow decision's excess from the seat's bank: the excess of the bot's own

@@ -381,3 +381,38 @@ def test_sockets_without_end_are_stopped_at_the_socket_limit(hostile) -> None:
     record = play("toy", [hostile("socket_hoarder"), str(RANDOM_BOT)])
     forfeit = _forfeited(record, 0, "crash")
     assert "sockets, over the limit of 256" in forfeit.message, forfeit.message
+
+
+# --- issue 35: a clock no bot can turn into a void match --------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["sleep", "stop"])
+def test_helpers_stopped_before_a_sleep_do_not_void_the_match(hostile, mode: str) -> None:
+    """void_attacker: busy helpers born after the referee's last walk, stopped, then a sleep
+    (or the bot stopping itself) past the clock, on a host made busy as a worker is. Their
+    earlier waits are not in the decision's window: a plain ``timeout``, rated, not void."""
+    from tests.referee.load import hogs
+
+    # Its decisions stay under the limit until the attack, so no walk after the first one
+    # happens at the end of one; referee/match.py measures on the busy host: a cap of 2.5 s.
+    tc = TimeControl(decision_ms=1000, bank_ms=0)
+    with hogs(8, limit_s=60):
+        record = play("toy", [hostile("void_attacker", **{"mode.txt": mode}), str(RANDOM_BOT)], tc=tc)
+    forfeit = _forfeited(record, 0, "timeout")
+    assert forfeit.decision >= 4  # it played its first decisions, helpers running
+    slow = next(d for d in record.decisions if d.n == forfeit.decision)
+    assert slow.wall_ms >= 1000  # its whole allowed time, then cut off
+
+
+def test_an_autogroup_niced_to_19_is_not_forgiven_its_waits(hostile) -> None:
+    """autogroup_starver: its session's autogroup set to nice 19 (its threads stay at 0), then
+    a spin on a busy host: starved by its own choice, it times out instead of voiding."""
+    from tests.referee.load import hogs
+
+    with hogs(8, limit_s=60):
+        record = play("toy", [hostile("autogroup_starver"), str(RANDOM_BOT)],
+                      tc=TimeControl(decision_ms=1000, bank_ms=0))
+    forfeit = _forfeited(record, 0, "timeout")
+    note = next(d.comment for d in record.decisions if d.seat == 0 and not d.forced)
+    assert note.endswith("nice 19"), note  # the write took: the attack was real
+    assert forfeit.decision > 0
