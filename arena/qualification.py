@@ -13,7 +13,10 @@ bot, was slow (the bot was kept waiting for a CPU: ``referee.match.HostOverloade
 docs/referee.md "Whose time is it"), the match is void and is played again, up to
 :data:`ATTEMPTS` matches in all with pauses of :data:`RETRY_PAUSES_S` between them (a busy
 worker often is less busy a little later); after the last one the submission is refused as
-``server_error`` with a message that says the server, not the bot, was at fault.
+``server_error`` with a message that says the server, not the bot, was at fault. Voids are
+counted per seat across the attempts: a second one at the candidate's decisions is its
+forfeit (``void_limit``, ``referee.match.VOIDS_PER_SEAT``) and refuses it, so a bot cannot
+make its own slowness look like the host's and be played again until it gets lucky.
 
 Where it runs: with a broker, on the Celery workers (``arena.tasks.qualify_submission``), like
 tournament matches — the sandbox gives every bot an unprivileged uid and cgroup of its own, which
@@ -98,16 +101,18 @@ def qualify(
     players, variant = table_for(game)
     seats = [SeatSpec(name, source)] + [SeatSpec(f"random-{i}", str(opponent)) for i in range(1, players)]
     attempts = max(1, attempts)
+    voids: dict[int, int] = {}  # per seat: a second void at one seat's decisions is its forfeit
     for attempt in range(1, attempts + 1):
         config = MatchConfig(
             game=game, seats=seats, seed=match_seed() if seed is None else seed, variant=variant,
             time_control=time_control, sandbox=sandbox, startup_ms=startup_ms,
-            start_budget_ms=start_budget_ms,
+            start_budget_ms=start_budget_ms, earlier_voids=dict(voids),
         )
         try:
             record = run_match(config)
             break
         except HostOverloaded as exc:
+            voids[exc.seat] = voids.get(exc.seat, 0) + 1
             log.warning("qualification match %s of %s (attempt %d of %d) was void: %s",
                         config.match_id, name, attempt, attempts, exc)
             if attempt == attempts:

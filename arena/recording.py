@@ -167,13 +167,37 @@ def renew(session: Session, match_id: str, worker: str, lease: float = LEASE_SEC
     return bool(count)
 
 
-def release(session: Session, match_id: str, worker: str, error: str) -> str:
+def read_voids(text: str | None) -> dict[int, int]:
+    """``matches.voids`` ("1,0": per seat, how many tries were void at its decisions) as
+    ``{seat: voids}`` for ``MatchConfig.earlier_voids``; anything unreadable counts as none."""
+    voids: dict[int, int] = {}
+    for seat, part in enumerate((text or "").split(",")):
+        if part.strip().isdigit() and int(part) > 0:
+            voids[seat] = int(part)
+    return voids
+
+
+def write_voids(voids: dict[int, int]) -> str | None:
+    """The column's text of ``{seat: voids}`` (None when there are none)."""
+    if not any(voids.values()):
+        return None
+    return ",".join(str(voids.get(seat, 0)) for seat in range(max(voids) + 1))
+
+
+def release(session: Session, match_id: str, worker: str, error: str,
+            void_seat: int | None = None) -> str:
     """Give a claimed match back after an infrastructure error: pending again, or ``failed``
-    after :data:`MAX_ATTEMPTS`. Returns the new status. Commits."""
+    after :data:`MAX_ATTEMPTS`. ``void_seat``: the try was void at that seat's decisions
+    (``referee.match.HostOverloaded``), counted in ``matches.voids`` so the next try forfeits
+    that seat if it happens again there. Returns the new status. Commits."""
     match = session.get(Match, match_id, populate_existing=True)
     if match is None or match.status != "running" or match.worker != worker:
         session.commit()
         return match.status if match else "missing"
+    if void_seat is not None and void_seat >= 0:
+        voids = read_voids(match.voids)
+        voids[void_seat] = voids.get(void_seat, 0) + 1
+        match.voids = write_voids(voids)
     match.error = error[-4000:]
     match.lease_until = None
     if match.attempts >= MAX_ATTEMPTS:

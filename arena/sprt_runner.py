@@ -53,7 +53,9 @@ from referee.rng import match_seed
 
 log = logging.getLogger("arena.sprt")
 #: A game voided by an overloaded host (referee.match.HostOverloaded) is played again, as often
-#: as this, with a pause growing by VOID_PAUSE_S; then the test fails as before.
+#: as this, with a pause growing by VOID_PAUSE_S; then the test fails as before. A second void
+#: at the same seat's decisions is that seat's forfeit (void_limit) instead: the candidate
+#: cannot replay a game it is losing by making its clock look starved.
 VOID_REPLAYS = 3
 VOID_PAUSE_S = 5.0
 
@@ -87,15 +89,17 @@ def play_game(table: Table, seed: int, candidate: str, baseline: str, candidate_
     other = 1 - candidate_seat
     seats[candidate_seat] = SeatSpec("candidate", candidate)
     seats[other] = SeatSpec("baseline", baseline)
+    voids: dict[int, int] = {}  # per seat: a second void at one seat's decisions is its forfeit
     for attempt in range(1, VOID_REPLAYS + 1):
         try:
             record = run_match(MatchConfig(
                 game=table.game, seats=seats, seed=seed, variant=table.variant,
                 time_control=table.time_control, sandbox=table.sandbox, startup_ms=table.startup_ms,
-                start_budget_ms=table.start_budget_ms,
+                start_budget_ms=table.start_budget_ms, earlier_voids=dict(voids),
             ))
             break
         except HostOverloaded as exc:  # void, not a result: the same game is played again
+            voids[exc.seat] = voids.get(exc.seat, 0) + 1
             if attempt == VOID_REPLAYS:
                 raise
             log.warning("SPRT game (seed %d) was void, playing it again: %s", seed, exc)

@@ -161,14 +161,14 @@ _leases = _LeaseKeeper()
 # driver's cursor when the shortcut is on, arena.db.sql: this runs once per match on every worker).
 _SQL_CONFIG = (
     "SELECT m.game, m.seed, m.variant, m.decision_ms, m.bank_ms, m.sandbox,"
-    " (SELECT t.live_comments FROM tournaments t WHERE t.id = m.tournament_id), b.name, v.number,"
+    " (SELECT t.live_comments FROM tournaments t WHERE t.id = m.tournament_id), m.voids, b.name, v.number,"
     " v.source FROM matches m JOIN match_seats s ON s.match_id = m.id"
     " JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id"
     " WHERE m.id = :mid ORDER BY s.seat"
 )
 _SQL_CONFIG_MATCH = (
     "SELECT game, seed, variant, decision_ms, bank_ms, sandbox,"
-    " (SELECT t.live_comments FROM tournaments t WHERE t.id = matches.tournament_id)"
+    " (SELECT t.live_comments FROM tournaments t WHERE t.id = matches.tournament_id), voids"
     " FROM matches WHERE id = :mid"
 )
 
@@ -181,7 +181,7 @@ def _config_from(conn, match_id: str):  # noqa: ANN001, ANN202 - Connection -> M
     m = rows[0] if rows else db.first(_SQL_CONFIG_MATCH, {"mid": match_id})
     if m is None:
         raise LookupError(f"no match {match_id}")
-    game, seed, variant, decision_ms, bank_ms, sandbox, live_comments = m[:7]
+    game, seed, variant, decision_ms, bank_ms, sandbox, live_comments, voids = m[:8]
     seats = [SeatSpec(f"{name} v{number}", source) for *_, name, number, source in rows]
     tc = TimeControl(decision_ms, bank_ms) if decision_ms else None
     return MatchConfig(
@@ -194,6 +194,7 @@ def _config_from(conn, match_id: str):  # noqa: ANN001, ANN202 - Connection -> M
         sandbox=bool(sandbox),
         pool=worker_bot_pool(),
         live_comments=bool(live_comments),  # the tournament's setting (NULL: not a tournament)
+        earlier_voids=recording.read_voids(voids),  # earlier tries void at a seat's decisions
     )
 
 
@@ -490,7 +491,8 @@ def _play(match_id: str, costs: MatchCosts | _NoCosts) -> Outcome:
             else:
                 log.exception("match %s failed to run", match_id)
             with session_scope() as s:
-                status = recording.release(s, match_id, worker, f"{type(exc).__name__}: {exc}")
+                status = recording.release(s, match_id, worker, f"{type(exc).__name__}: {exc}",
+                                           exc.seat if isinstance(exc, HostOverloaded) else None)
             return Outcome(status, 5.0 if status == "pending" else None)
         costs.add("bots_wall", sum(d.wall_ms for d in record.decisions) / 1000.0)
         costs.add("bots_cpu", sum(t.cpu_ms or 0.0 for t in record.totals or []) / 1000.0)

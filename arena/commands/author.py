@@ -40,6 +40,8 @@ def _seat_text(seat: arena_pb2.MatchSeat, done: bool) -> str:
         text += f" {seat.score:g} (#{seat.rank})"
     if seat.forfeit_reason:
         text += f" forfeit: {seat.forfeit_reason}"
+    if seat.voids:
+        text += f" ({seat.voids} void {'try' if seat.voids == 1 else 'tries'} at its decisions)"
     return text
 
 

@@ -247,6 +247,9 @@ class Match(Base):
     timings: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     record: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: Voids per seat across the tries ("1,0"; NULL: none): a second void at one seat's
+    #: decisions is that seat's forfeit (``void_limit``), not another try (arena.recording).
+    voids: Mapped[str | None] = mapped_column(String(100), nullable=True)
     rating_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: The engine-played automaton this match was rated against (Hal, the virtual player,
     #: Orbital's bot players: a pseudo-player of :mod:`arena.house`), and its rank in the

@@ -11,6 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from arena.db import Bot, Match
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
 from arena.db.models import SprtTest
+from arena.recording import read_voids
 from arena.server.errors import invalid
 from referee._proto import arena_pb2 as pb
 from referee.faults import SERVER_ERROR, canonical, proto_number
@@ -137,6 +138,7 @@ def bot(b: Bot, playing_number: int, versions: int) -> pb.Bot:
 
 def match_summary(m: Match) -> pb.MatchSummary:
     forfeits = {f.get("seat"): f for f in (m.forfeits or []) if isinstance(f, dict)}
+    voids = read_voids(m.voids)
     seats = []
     for s in m.seats:
         v = s.version
@@ -147,7 +149,7 @@ def match_summary(m: Match) -> pb.MatchSummary:
             pb.MatchSeat(
                 seat=s.seat, bot_id=v.bot_id, bot=v.bot.name, version=v.number,
                 score=s.score or 0.0, rank=s.rank or 0, forfeit_reason=reason,
-                fault=proto_number(reason),
+                fault=proto_number(reason), voids=voids.get(s.seat, 0),
             )
         )
     return pb.MatchSummary(
@@ -159,9 +161,14 @@ def match_summary(m: Match) -> pb.MatchSummary:
     )
 
 
-def with_forfeit_reasons(seats: list[pb.MatchSeat], forfeits: list | None) -> list[pb.MatchSeat]:
+def with_forfeit_reasons(seats: list[pb.MatchSeat], forfeits: list | None,
+                         voids: str | None = None) -> list[pb.MatchSeat]:
     """Fill a seat's forfeit reason from the match's forfeit list when the seat row has none;
-    every reason in its current name (old records migrated) and as ``fault``."""
+    every reason in its current name (old records migrated) and as ``fault``; each seat's
+    void tries from ``matches.voids``."""
+    for seat_no, count in read_voids(voids).items():
+        if seat_no < len(seats):
+            seats[seat_no].voids = count
     for f in forfeits or []:
         if isinstance(f, dict) and 0 <= int(f.get("seat", -1)) < len(seats):
             seat = seats[int(f["seat"])]

@@ -220,7 +220,7 @@ def rating_history(session: Session, request: pb.GetRatingHistoryRequest) -> pb.
 
 _SUMMARY_COLUMNS = (
     Match.id, Match.game, Match.variant, Match.status, Match.tournament_id,
-    Match.created_at, Match.finished_at, Match.forfeits,
+    Match.created_at, Match.finished_at, Match.forfeits, Match.voids,
 )
 
 
@@ -294,7 +294,7 @@ def list_matches(session: Session, request: pb.ListMatchesRequest) -> pb.ListMat
         matches=[
             qualification_summary(by_id[r.id]) if r.id in by_id else pb.MatchSummary(
                 id=r.id, game=r.game, variant=r.variant, status=r.status, tournament_id=r.tournament_id or 0,
-                seats=convert.with_forfeit_reasons(seats_of[r.id], r.forfeits),
+                seats=convert.with_forfeit_reasons(seats_of[r.id], r.forfeits, r.voids),
                 created_at=convert.timestamp(r.created_at), finished_at=convert.timestamp(r.finished_at),
                 match_status=convert.enum_of(pb.MatchStatus, "MATCH_STATUS_", r.status),
                 create_time=convert.time_of(r.created_at), finish_time=convert.time_of(r.finished_at),

@@ -71,6 +71,10 @@ class Starver:
     """Keeps the bots this test process launches on CPU ``cpu`` (where the hogs are), so the
     host keeps them waiting for a CPU while the referee itself runs on the other CPUs.
 
+    The referee (every thread of this process) is pinned to the other CPUs meanwhile: a bot
+    allowed fewer CPUs than the referee chose to wait (referee.fair_clock) and is forgiven
+    nothing, so the bots here are allowed as many as the referee, only not the same ones.
+
     A bot is a child process of this one (its sandbox) and everything under it; ``exclude``
     names children that are not bots (the hogs). ``first_only``: starve only the bots that
     appear within ``window_s`` of the first one (one match's seats); bots launched later (a
@@ -90,9 +94,17 @@ class Starver:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="starver")
 
+    def _pin_referee(self) -> None:
+        """Every thread of this process on the CPUs other than ``cpu`` (threads made later
+        inherit it from the thread that makes them)."""
+        for tid in _threads_of(os.getpid()):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(tid, self._referee_cpus)
+
     def _run(self) -> None:
         me = os.getpid()
         while not self._stop.is_set():
+            self._pin_referee()
             now = time.monotonic()
             for root in _children(me):
                 if root in self.exclude:
@@ -112,9 +124,16 @@ class Starver:
             self._stop.wait(0.002)
 
     def __enter__(self) -> Starver:
+        self._cpus = os.sched_getaffinity(0)
+        others = self._cpus - {self.cpu}
+        self._referee_cpus = set(list(others)[:1]) if others else self._cpus
+        self._pin_referee()
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(5)
+        for tid in _threads_of(os.getpid()):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(tid, self._cpus)

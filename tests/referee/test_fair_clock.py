@@ -7,17 +7,19 @@ bot waiting for a CPU for certain, its sandbox pinned to the one CPU where the l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from referee.engine import TimeControl
-from referee.fair_clock import RunQueueWaits, own_time_ms
+from referee.fair_clock import RunQueueWaits, boot_ticks, own_time_ms
 from referee.match import HostOverloaded
 from tests.referee.helpers import RANDOM_BOT, needs_bwrap, play
 from tests.referee.load import Starver, hogs
@@ -43,7 +45,7 @@ def test_waits_count_for_a_process_kept_off_the_cpu_not_for_a_sleeping_one() -> 
                                stdout=subprocess.PIPE)
     try:
         assert sleeper.stdout.readline() == b"up\n"  # past its start-up: asleep from now on
-        with hogs(4, limit_s=20, cpu=0) as hog_pids:
+        with hogs(4, limit_s=20, cpu=0) as hog_pids, referee_on_cpu(1):
             os.sched_setaffinity(spinner.pid, {0})
             waits = {p.pid: RunQueueWaits(p.pid) for p in (spinner, sleeper)}
             marks = {pid: w.mark() for pid, w in waits.items()}
@@ -129,3 +131,157 @@ def cpu_start(tmp_path: Path, **settings: str) -> str:
     for name, text in settings.items():
         (dest / name).write_text(text)
     return str(dest)
+
+
+@contextlib.contextmanager
+def referee_on_cpu(cpu: int) -> Iterator[None]:
+    """This thread (the "referee" of the tests that call RunQueueWaits directly) on one CPU,
+    so a process the test pins to another one is allowed as many CPUs as the referee: fewer
+    would be a priority it lowered itself (nothing forgiven)."""
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+# --- issue 35: waits from before the window, and priorities a bot lowers itself ---------------
+
+#: A process that forks a busy child each time it reads a line, and prints the child's pid.
+_FORKER = """
+import os, sys
+print('up', flush=True)
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        while True:
+            pass
+    print(pid, flush=True)
+"""
+
+
+@contextlib.contextmanager
+def forker() -> Iterator[subprocess.Popen]:
+    """A :data:`_FORKER` on CPU 0 (its children too), killed with its children at the end."""
+    proc = subprocess.Popen([sys.executable, "-c", _FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    children: list[int] = []
+    try:
+        assert proc.stdout.readline() == "up\n"
+        os.sched_setaffinity(proc.pid, {0})
+        proc.children = children  # type: ignore[attr-defined]
+        yield proc
+    finally:
+        for pid in children:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+        proc.kill()
+        proc.wait()
+
+
+def fork_child(proc: subprocess.Popen) -> int:
+    proc.stdin.write("fork\n")
+    proc.stdin.flush()
+    pid = int(proc.stdout.readline())
+    proc.children.append(pid)  # type: ignore[attr-defined]
+    return pid
+
+
+@two_cpus
+def test_helpers_born_after_the_last_walk_bring_no_earlier_waits_into_a_window() -> None:
+    # The void attack (issue 35) on its own: a walk, then a busy helper born after it piles up
+    # waits on a loaded CPU, is stopped, and the window starts. Its earlier waits are not in
+    # the window: the mark walked the whole tree and saw it.
+    with hogs(4, limit_s=30, cpu=0) as hog_pids, referee_on_cpu(1), forker() as proc:
+        assert len(hog_pids) == 4
+        waits = RunQueueWaits(proc.pid)
+        waits.waited_ms(waits.mark())  # the "last walk" before the helper exists
+        helper = fork_child(proc)
+        time.sleep(1.2)
+        os.kill(helper, 19)  # SIGSTOP
+        time.sleep(0.05)
+        mark = waits.mark()
+        time.sleep(0.5)
+        waited = waits.waited_ms(mark)
+        before = mark.tasks[helper][0] / 1e6
+    print(f"the helper waited {before:.0f} ms before the window, {waited:.0f} ms in it")
+    assert before > 500  # the attack was real: a count from its birth would forgive this much
+    assert waited < 50
+
+
+@two_cpus
+def test_a_helper_born_in_the_window_counts_from_its_birth_one_hidden_from_the_mark_not_at_all() -> None:
+    with hogs(4, limit_s=30, cpu=0), referee_on_cpu(1), forker() as proc:
+        waits = RunQueueWaits(proc.pid)
+        mark = waits.mark()
+        time.sleep(0.05)  # past the mark's clock tick: a child born now is provably later
+        fork_child(proc)
+        time.sleep(1.0)
+        born_after = waits.waited_ms(mark)
+        # A task the mark does not know and that was born before it (here: the mark's moment
+        # moved after its birth, as a task the walk missed would be) is forgiven nothing.
+        hidden = type(mark)(boot_ticks(), {})
+        assert waits.waited_ms(hidden) == 0.0
+    assert born_after > 300, born_after
+
+
+def _spinner_waits(setup: str, pin_referee: bool = True) -> float | None:
+    """The waits over 1 s of a busy process on a loaded CPU 0, which ran ``setup`` first."""
+    code = setup + "\nprint('up', flush=True)\nwhile True:\n    pass\n"
+    spinner = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert spinner.stdout.readline() == b"up\n"
+        os.sched_setaffinity(spinner.pid, {0})
+        with hogs(4, limit_s=20, cpu=0), referee_on_cpu(1) if pin_referee else contextlib.nullcontext():
+            waits = RunQueueWaits(spinner.pid)
+            mark = waits.mark()
+            time.sleep(1.0)
+            return waits.waited_ms(mark)
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+@two_cpus
+@pytest.mark.parametrize(("setup", "pin_referee"), [
+    ("import os; os.nice(19)", True),
+    ("import os; os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))", True),
+    ("open('/proc/self/autogroup', 'w').write('19')", True),
+    ("pass", False),  # pinned to 1 CPU while the referee may use 2
+], ids=["nice", "sched_idle", "autogroup", "affinity"])
+def test_a_priority_lowered_by_the_bot_itself_forgives_nothing(setup: str, pin_referee: bool) -> None:
+    assert _spinner_waits(setup, pin_referee) == 0.0
+
+
+@two_cpus
+def test_the_same_spinner_at_its_own_priority_is_forgiven() -> None:
+    # The control of the test above: what it would have been forgiven.
+    assert _spinner_waits("pass") > 300
+
+
+def test_marks_and_walks_cost_little() -> None:
+    """Measured: a mark and a walk of a Python process of 10 threads (a bot's size)."""
+    code = ("import threading, time\nfor _ in range(9):\n    threading.Thread(target=time.sleep, "
+            "args=(60,), daemon=True).start()\nprint('up', flush=True)\ntime.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline() == b"up\n"
+        waits = RunQueueWaits(proc.pid)
+        waits.waited_ms(waits.mark())  # descriptors opened once
+        rounds = 200
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            mark = waits.mark()
+        t1 = time.perf_counter()
+        for _ in range(rounds):
+            waits.waited_ms(mark)
+        t2 = time.perf_counter()
+        waits.close()
+    finally:
+        proc.kill()
+        proc.wait()
+    mark_us, walk_us = (t1 - t0) / rounds * 1e6, (t2 - t1) / rounds * 1e6
+    print(f"10 threads: mark {mark_us:.0f} us, walk {walk_us:.0f} us")
+    assert len(mark.tasks) == 10
+    assert mark_us < 5000 and walk_us < 5000  # generous: the machine is shared
