@@ -12,8 +12,10 @@ import pytest
 from sqlalchemy import select
 
 from arena import bots, recording, tasks
+from arena.commands.author import _seat_text
 from arena.db import Match, session_scope
 from arena.db.models import MatchSeat, Rating
+from arena.server import convert
 from referee import sandbox
 from tests.referee.load import Starver, hogs
 
@@ -48,4 +50,29 @@ def test_a_match_the_host_voided_goes_back_to_the_queue_unrated(sqlite_url: str,
         seats = s.scalars(select(MatchSeat).where(MatchSeat.match_id == mid)).all()
         assert [(seat.rank, seat.forfeit) for seat in seats] == [(None, None), (None, None)]
         after = {r.bot_version_id: (r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))}
+        assert match.voids == "1"  # one void, at seat 0's decisions (issue 35)
+        assert [seat.voids for seat in convert.match_summary(match).seats] == [1, 0]
     assert after == before
+    # The next try is voided at seat 0 again: not a third try, seat 0's forfeit. The match is
+    # recorded and rated as played (issue 35: a void is not a free retry for its seat).
+    with hogs(16, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
+        outcome = tasks.play_match_now(mid)
+    assert outcome.status == "recorded"
+    with session_scope() as s:
+        match = s.get(Match, mid)
+        assert match.status == "done" and match.attempts == 2 and match.rating_seq is not None
+        (forfeit,) = match.forfeits
+        assert (forfeit["seat"], forfeit["reason"]) == (0, "void_limit")
+        assert "void 1 time(s) before at this bot's decisions" in forfeit["message"]
+        summary = convert.match_summary(match)
+        assert [(seat.forfeit_reason, seat.voids) for seat in summary.seats] == [("void_limit", 1), ("", 0)]
+        assert "(1 void try at its decisions)" in _seat_text(summary.seats[0], True)
+
+
+def test_void_counts_per_seat_are_read_and_written_as_the_column_keeps_them() -> None:
+    assert recording.read_voids(None) == {} and recording.read_voids("") == {}
+    assert recording.read_voids("1,0,2") == {0: 1, 2: 2}
+    assert recording.read_voids("x,-1, 3") == {2: 3}  # unreadable parts count as none
+    assert recording.write_voids({}) is None and recording.write_voids({1: 0}) is None
+    assert recording.write_voids({2: 1}) == "0,0,1"
+    assert recording.read_voids(recording.write_voids({0: 2, 3: 1})) == {0: 2, 3: 1}

@@ -285,3 +285,38 @@ def test_marks_and_walks_cost_little() -> None:
     print(f"10 threads: mark {mark_us:.0f} us, walk {walk_us:.0f} us")
     assert len(mark.tasks) == 10
     assert mark_us < 5000 and walk_us < 5000  # generous: the machine is shared
+
+
+# --- issue 35: a void is not a free retry for the seat that caused it --------------------------
+
+
+@two_cpus
+def test_a_second_void_at_one_seat_is_its_forfeit_at_the_start(tmp_path) -> None:
+    # The start that voids the match above, in a try that follows one already void at seat 0:
+    # seat 0 forfeits (void_limit) and the match is played to its end by the other seat.
+    bot = cpu_start(tmp_path, spin_ms="3000")
+    with hogs(12, limit_s=40, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
+        record = play("toy", [bot, str(RANDOM_BOT)], start_budget_ms=1000, earlier_voids={0: 1})
+    assert [(f.seat, f.reason, f.decision) for f in record.forfeits] == [(0, "void_limit", 0)]
+    message = record.forfeits[0].message
+    assert "void 1 time(s) before at this bot's decisions" in message
+    assert "kept the bot waiting for a CPU" in message
+    assert not any(d.forced for d in record.decisions if d.seat == 1)
+    assert record.result["ranks"] == [2, 1]
+
+
+@two_cpus
+def test_a_second_void_at_one_seat_is_its_forfeit_at_a_decision(tmp_path) -> None:
+    # 2 s of CPU per decision against 250 ms, kept on a CPU with 12 busy loops: cut at the cap
+    # (625 ms) with a fraction of that its own — void; in a try after one void at seat 0, its
+    # forfeit. A void at the other seat's decisions before changes nothing for seat 0.
+    bot = cpu_start(tmp_path, spin_ms="0", act_spin_ms="2000")
+    tc = TimeControl(decision_ms=250, bank_ms=0)
+    with hogs(12, limit_s=40, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
+        with pytest.raises(HostOverloaded) as caught:
+            play("toy", [bot, str(RANDOM_BOT)], tc=tc, earlier_voids={1: 1})
+        record = play("toy", [bot, str(RANDOM_BOT)], tc=tc, earlier_voids={0: 1})
+    assert caught.value.seat == 0 and caught.value.decision == 0
+    assert [(f.seat, f.reason, f.decision) for f in record.forfeits] == [(0, "void_limit", 0)]
+    assert "would be again at decision 0" in record.forfeits[0].message
+    assert not any(d.forced for d in record.decisions if d.seat == 1)

@@ -33,7 +33,8 @@ PROJECT = Path(__file__).resolve().parents[2]
 USER = "arena-unpriv-test"
 BOTS = ("fork_bomb", "fork_hog", "space_filler", "sock_squatter", "sock_symlink", "syscall_probe",
         "memory_hog", "file_spray", "socket_families", "signal_other", "stale_id", "flooder",
-        "flood_at_start", "file_writer", "illegal_id", "sleeper", "socket_hoarder")
+        "flood_at_start", "file_writer", "illegal_id", "sleeper", "socket_hoarder",
+        "void_attacker", "autogroup_starver")
 #: The memory_holder bots (folder name -> mode.txt), each played under a 400 MiB limit.
 HOLDERS = {f"memory_holder-{kind}": f"{kind} {mib}" for kind, mib in (
     ("memfd", 1024), ("memfd_mapped", 1024), ("sysv", 1024), ("posix_shm", 1024),
@@ -282,3 +283,18 @@ def test_the_pool_retires_a_bot_keeping_unlinked_files(unprivileged_run: dict) -
     assert set(held["retired"]) == {"files"}, held
     clean = unprivileged_run["pool:random_bot"]
     assert clean == {"forfeits": [], "retired": {}, "reuses": 2}
+
+
+# --- issue 35: a clock no bot can turn into a void match --------------------------------------
+
+
+@pytest.mark.parametrize("name", ["void_attacker", "autogroup_starver"])
+def test_a_bot_cannot_turn_its_lost_clock_into_a_void_match(unprivileged_run: dict, name: str) -> None:
+    """Busy helpers stopped before a sleep, or an autogroup niced to 19 then a spin, on a host
+    made busy: a plain ``timeout`` (rated, the other seat playing on), never a void match."""
+    run = unprivileged_run[name]
+    assert "void" not in run, run.get("void")
+    forfeit = _forfeit(run, "timeout")
+    assert forfeit["decision"] > 0 and run["other_forced"] == 0
+    if name == "autogroup_starver":
+        assert run["comment"].endswith("nice 19"), run["comment"]  # the write took

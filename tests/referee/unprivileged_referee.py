@@ -12,9 +12,10 @@ from pathlib import Path
 from referee import registry, sandbox
 from referee.bot_pool import BotPool
 from referee.engine import TimeControl
-from referee.match import MatchConfig, SeatSpec, run_match
+from referee.match import HostOverloaded, MatchConfig, SeatSpec, run_match
 from referee.sandbox import SandboxLimits
 from referee.sandbox_watch import MEMORY_WATCH
+from tests.referee.load import hogs
 from tests.toy_game import ToyState
 
 registry.register(ToyState)
@@ -74,6 +75,13 @@ def main() -> None:
                  "file_writer", "illegal_id", "socket_hoarder"):
         out[name] = play(name)
     out["sleeper"] = play("sleeper", time_control=TimeControl(decision_ms=300, bank_ms=300))
+    # issue 35: bots that would turn a lost clock into a void match, on a host made busy.
+    with hogs(8, limit_s=90):
+        for name in ("void_attacker", "autogroup_starver"):
+            try:
+                out[name] = play(name, time_control=TimeControl(decision_ms=1000, bank_ms=0))
+            except HostOverloaded as exc:
+                out[name] = {"void": str(exc), "forfeits": []}
     out["pool:memory_holder-tmpfs_pool"] = pooled("memory_holder-tmpfs_pool")
     out["pool:random_bot"] = pooled("random_bot")
     out["memory_kills"] = MEMORY_WATCH.kills
