@@ -1,7 +1,9 @@
 """Qualification on a busy host (issue 26, item 8): the sample bots qualify while the host is
 loaded; a bot slowed only by the host is not refused; a qualification match the host voided
 (``HostOverloaded``) is played again, and when the host keeps voiding it the submission is
-refused as ``server_error`` with a message that puts the fault on the server, not the bot.
+refused as ``server_error`` with a message that puts the fault on the server, not the bot —
+unless the voids were twice at the candidate's decisions: that is its ``void_limit`` forfeit
+(issue 35: a void is not a free retry for the bot that caused it).
 
 The load is real (tests/referee/load.py): busy loops at nice 0, and for the starved cases the
 bots' sandboxes kept on the one CPU where the loops run."""
@@ -78,8 +80,23 @@ def _kill(pids: list[int]) -> None:
 def test_a_qualification_the_host_keeps_voiding_is_refused_as_a_server_error(tmp_path: Path) -> None:
     bot = cpu_start(tmp_path, 300)
     with hogs(16, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
-        outcome = qualify("toy", bot, seed=3, start_budget_ms=1000, attempts=2, pauses_s=(0.2,))
+        outcome = qualify("toy", bot, seed=3, start_budget_ms=1000, attempts=1)
     assert not outcome.passed
     assert outcome.kind == "server_error"
-    assert "the server was too busy to judge the bot's clock fairly: 2 qualification match(es) were void" in outcome.message
+    assert "the server was too busy to judge the bot's clock fairly: 1 qualification match(es) were void" in outcome.message
     assert "this says nothing about the bot" in outcome.message
+
+
+@two_cpus
+def test_a_second_void_at_the_candidates_decisions_refuses_it_as_void_limit(tmp_path: Path, caplog) -> None:
+    # Kept starved in every try: the first is void at the candidate's start, the second would
+    # be too, so the candidate forfeits it (void_limit) and is refused, with both in the message.
+    bot = cpu_start(tmp_path, 300)
+    caplog.set_level(logging.WARNING, "arena.qualification")
+    with hogs(16, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
+        outcome = qualify("toy", bot, seed=3, start_budget_ms=1000, attempts=3, pauses_s=(0.2,))
+    assert "(attempt 1 of 3) was void: server_error: seat 0" in caplog.text
+    assert "(attempt 2 of 3)" not in caplog.text  # the second try was not void: seat 0 forfeited
+    assert not outcome.passed and outcome.kind == "void_limit", (outcome.kind, outcome.message)
+    assert outcome.message.startswith("the match was voided again at this bot's decisions (decision 0)")
+    assert "void 1 time(s) before" in outcome.message

@@ -297,4 +297,5 @@ def test_a_bot_cannot_turn_its_lost_clock_into_a_void_match(unprivileged_run: di
     forfeit = _forfeit(run, "timeout")
     assert forfeit["decision"] > 0 and run["other_forced"] == 0
     if name == "autogroup_starver":
-        assert run["comment"].endswith("nice 19"), run["comment"]  # the write took
+        # The write took (its waits then forgiven none), or a read-only /proc refused it.
+        assert run["comment"].endswith("nice 19") or "Read-only file system" in run["comment"], run["comment"]

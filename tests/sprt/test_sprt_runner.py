@@ -160,3 +160,28 @@ def test_the_verdict_starts_the_sprt_where_it_is_recorded(db: str, tmp_path: Pat
         row = s.get(SprtTest, qualification.running_sprt_of(ids[2], db))
         assert row.max_pairs == 3 and row.elo1 == sprt.SprtSettings().elo1  # the submission's own
         assert row.baseline_version_id == v2  # the playing version, not the held v3 itself
+
+
+@pytest.mark.skipif(len(__import__("os").sched_getaffinity(0)) < 2, reason="needs two CPUs to starve one")
+def test_a_game_void_twice_at_the_candidates_decisions_is_its_forfeit(tmp_path: Path, monkeypatch,
+                                                                      caplog) -> None:
+    """Issue 35: a void game is played again, but a second void at the same seat's decisions is
+    that seat's forfeit (void_limit), so the candidate loses the game rather than replaying it
+    until it wins. Real sandboxed bots, the candidate kept starved at its start in every try."""
+    import shutil
+
+    from referee.sandbox import bwrap_path
+    from tests.referee.load import Starver, hogs
+
+    if bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    candidate = tmp_path / "cpu_start"
+    shutil.copytree(HERE.parent / "referee" / "bots" / "cpu_start", candidate)
+    (candidate / "spin_ms").write_text("300")
+    monkeypatch.setattr(sprt_runner, "VOID_PAUSE_S", 0.1)
+    caplog.set_level("WARNING", "arena.sprt")
+    table = sprt_runner.Table("toy", "base", 2, start_budget_ms=1000)
+    with hogs(16, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
+        score = sprt_runner.play_game(table, 7, str(candidate), LOW, 0, LOW)
+    assert caplog.text.count("was void, playing it again: server_error: seat 0") == 1  # one replay
+    assert score == 0.0  # the second try: the candidate forfeited it
