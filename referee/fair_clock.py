@@ -18,12 +18,16 @@ starves its own main thread with its own busy threads used that CPU) and never m
 wall. A bot that sleeps, blocks or deadlocks waits in no run queue, so its own time is the whole
 wall, on a quiet host and on a loaded one alike: it times out exactly as before. Only time spent
 *wanting* a CPU is forgiven, and only the host can cause that — except a bot that lowered its
-own priority (a nice value above the referee's, or the batch/idle scheduling policy): its waits
-are its own choice and are not forgiven.
+own priority (a nice value above the referee's, the batch/idle scheduling policy, an autogroup
+nice above the referee's, or fewer CPUs allowed than the referee's): its waits are its own
+choice and are never forgiven again. A bot whose CPU cannot be read is judged on the wall.
 
-The window is measured exactly (a mark at its start, a walk at its end), not inferred from the
-host's load average or PSI: a bot cannot make another seat's time look forgiven, nor hide its
-own sleep behind load it made during the opponents' turns. :class:`HostLoad` (PSI) only decides
+The window is measured exactly (a mark at its start, a walk at its end, both of the whole tree),
+not inferred from the host's load average or PSI: a bot cannot make another seat's time look
+forgiven, nor hide its own sleep behind load it made during the opponents' turns, nor bring
+into the window waits its helpers gathered before it (issue 35: a task the mark did not see is
+counted from its birth only when it was provably born after the mark). What remains is bounded
+by the caller: a second void at one seat's decisions is that seat's forfeit (``void_limit``). :class:`HostLoad` (PSI) only decides
 whether a decision is worth measuring at all, which keeps the quiet host's hot path as it was.
 How the limits use it (hard caps, ``server_error``) is in ``referee.bot_client`` and
 ``referee.match``; the rule for users is in docs/referee.md ("Whose time is it").
