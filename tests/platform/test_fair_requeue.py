@@ -15,8 +15,9 @@ from arena import bots, recording, tasks
 from arena.commands.author import _seat_text
 from arena.db import Match, session_scope
 from arena.db.models import MatchSeat, Rating
-from arena.server import convert
+from arena.server import convert, results
 from referee import sandbox
+from referee._proto import arena_pb2 as pb
 from tests.referee.load import Starver, hogs
 
 CPU_START = Path(__file__).resolve().parents[1] / "referee" / "bots" / "cpu_start"
@@ -52,6 +53,8 @@ def test_a_match_the_host_voided_goes_back_to_the_queue_unrated(sqlite_url: str,
         after = {r.bot_version_id: (r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))}
         assert match.voids == "1"  # one void, at seat 0's decisions (issue 35)
         assert [seat.voids for seat in convert.match_summary(match).seats] == [1, 0]
+        listed = results.list_matches(s, pb.ListMatchesRequest()).matches  # ListMatches' own query
+        assert [seat.voids for seat in listed[0].seats] == [1, 0]
     assert after == before
     # The next try is voided at seat 0 again: not a third try, seat 0's forfeit. The match is
     # recorded and rated as played (issue 35: a void is not a free retry for its seat).
