@@ -320,3 +320,21 @@ def test_a_second_void_at_one_seat_is_its_forfeit_at_a_decision(tmp_path) -> Non
     assert [(f.seat, f.reason, f.decision) for f in record.forfeits] == [(0, "void_limit", 0)]
     assert "would be again at decision 0" in record.forfeits[0].message
     assert not any(d.forced for d in record.decisions if d.seat == 1)
+
+
+@two_cpus
+def test_without_a_cpu_reading_nothing_is_forgiven_on_any_path(tmp_path, monkeypatch) -> None:
+    # The two starved bots above that void the match (at the start, at a decision), with the
+    # sandbox's CPU figure made unreadable (None, as when its cgroup or /proc cannot be read):
+    # their waits cannot be weighed against their CPU, so the wall decides — start_timeout and
+    # timeout, never a void.
+    from referee.sandbox import BotProcess
+
+    monkeypatch.setattr(BotProcess, "cpu_ms", lambda self: None)
+    start_bot = cpu_start(tmp_path / "a", spin_ms="3000")
+    act_bot = cpu_start(tmp_path / "b", spin_ms="0", act_spin_ms="2000")
+    with hogs(12, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
+        started = play("toy", [start_bot, str(RANDOM_BOT)], start_budget_ms=1000)
+        decided = play("toy", [act_bot, str(RANDOM_BOT)], tc=TimeControl(decision_ms=250, bank_ms=0))
+    assert [(f.seat, f.reason) for f in started.forfeits] == [(0, "start_timeout")]
+    assert [(f.seat, f.reason, f.decision) for f in decided.forfeits] == [(0, "timeout", 0)]
