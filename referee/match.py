@@ -43,7 +43,9 @@ class HostOverloaded(EngineError):
     """The match is void: a seat's deadline passed while the host, not its bot, was what was
     slow (the bot was kept waiting for a CPU; see :mod:`referee.fair_clock`). Nothing of the
     match may be rated or charged to anyone: the caller plays it again (a tournament match is
-    put back in the queue, a qualification is re-run a bounded number of times)."""
+    put back in the queue, a qualification is re-run a bounded number of times), counting the
+    void against ``seat`` in the next try's ``MatchConfig.earlier_voids``: the second void at
+    one seat's decisions is that seat's forfeit instead (:data:`VOIDS_PER_SEAT`)."""
 
     code = SERVER_ERROR
 
