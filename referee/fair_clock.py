@@ -41,6 +41,8 @@ from dataclasses import dataclass
 
 #: ``sched_setscheduler`` policies a process may pick to run less: SCHED_BATCH, SCHED_IDLE.
 _LOW_POLICIES = frozenset({3, 5})
+#: SCHED_RESET_ON_FORK, or-ed into the policy ``sched_getscheduler`` answers.
+_RESET_ON_FORK = 0x40000000
 #: Clock ticks a second: the unit of a task's start time (field 22 of /proc/<pid>/task/<tid>/stat).
 _HZ = os.sysconf("SC_CLK_TCK")
 #: A tree walk stops after this many processes (a bot's process limit is far below it).
@@ -66,10 +68,15 @@ def _autogroup_nice(pid: int | str) -> int | None:
     """The nice value of ``pid``'s autogroup (``/proc/<pid>/autogroup``: "/autogroup-N nice M"),
     None without autogroups."""
     try:
-        with open(f"/proc/{pid}/autogroup", "rb") as fh:
-            return int(fh.read().split()[-1])
+        fd = os.open(f"/proc/{pid}/autogroup", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return int(os.read(fd, 256).split()[-1])
     except (OSError, ValueError, IndexError):
         return None
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -83,18 +90,16 @@ class WaitMark:
 
 @dataclass
 class _Task:
-    """A task of the tree as the walks know it: descriptors kept open between walks (a pread
-    each instead of an open, a read and a close), and its start time, which tells a task
-    from a later one that got the same tid."""
+    """A task of the tree as the walks know it: its ``schedstat`` descriptor, kept open between
+    walks (a pread instead of an open, a read and a close; a read fails once the task has
+    ended, so a later task given the same tid is never taken for it), and its start time."""
 
     pid: int
     start: int
     schedstat: int
-    stat: int
 
     def close(self) -> None:
         os.close(self.schedstat)
-        os.close(self.stat)
 
 
 class RunQueueWaits:
@@ -111,12 +116,13 @@ class RunQueueWaits:
     walk since the mark last saw it (one born and ended between two walks is not seen: the bot
     is then charged more, never less).
 
-    The descriptors of known tasks are kept between walks, so a walk costs a listdir and a
-    ``children`` read per process and a few preads per task (docs/referee.md has the figures).
+    One descriptor per task is kept between walks (as many as the bot's process limit allows it
+    tasks, as before); a walk costs a listdir per process, and per task a pread, a ``children``
+    read and three syscalls for its priority (docs/referee.md has the figures).
 
-    A tree that ever lowered its own priority (:meth:`lowered_by`) is never forgiven a wait
-    again, on this object: the choice may be undone between two walks, and a bot that made it
-    once has shown it would.
+    A tree that ever lowered its own priority (:attr:`lowered`) is never forgiven a wait again,
+    on this object: the choice may be undone between two walks, and a bot that made it once has
+    shown it would.
     """
 
     def __init__(self, root_pid: int) -> None:
@@ -150,25 +156,33 @@ class RunQueueWaits:
             pids.append(pid)
             for tid in tids:
                 found.append((pid, int(tid)))
-                try:
-                    with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
-                        todo.extend(int(c) for c in fh.read().split())
+                try:  # os.open/read: a buffered open() costs several times more here
+                    fd = os.open(f"/proc/{pid}/task/{tid}/children", os.O_RDONLY | os.O_CLOEXEC)
                 except OSError:
+                    continue
+                try:
+                    todo.extend(int(c) for c in os.read(fd, 65536).split())
+                except (OSError, ValueError):
                     pass
+                finally:
+                    os.close(fd)
         return found, pids
 
-    def _open(self, pid: int, tid: int) -> _Task | None:
+    @staticmethod
+    def _open(pid: int, tid: int) -> _Task | None:
+        """Open a task first seen by this walk: its schedstat descriptor and its start time."""
         base = f"/proc/{pid}/task/{tid}/"
         try:
-            schedstat = os.open(base + "schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(base + "schedstat", os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             return None
         try:
-            stat = os.open(base + "stat", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            os.close(schedstat)
+            with open(base + "stat", "rb") as fh:
+                data = fh.read()
+            return _Task(pid, int(data[data.rindex(b")") + 2:].split()[19]), fd)
+        except (OSError, ValueError, IndexError):
+            os.close(fd)
             return None
-        return _Task(pid, -1, schedstat, stat)
 
     def _walk(self) -> dict[int, tuple[int, int]]:
         """Every task's (wait ns, start ticks) now; notes in :attr:`lowered` a task that
@@ -181,27 +195,19 @@ class RunQueueWaits:
             if task is not None and task.pid != pid:
                 task.close()
                 task = None
-            for _ in range(2):  # a kept descriptor of a task that ended (the tid reused): reopen
+            for _ in range(2):  # a kept descriptor of a task that has ended: open the new one
                 if task is None and (task := self._open(pid, tid)) is None:
                     break
                 try:
-                    data = os.pread(task.stat, 1024, 0)
                     wait = int(os.pread(task.schedstat, 128, 0).split()[1])
-                    fields = data[data.rindex(b")") + 2:].split()
-                    start = int(fields[19])
                 except (OSError, ValueError, IndexError):
                     task.close()
                     task = None
                     continue
-                if task.start not in (-1, start):  # not the task this descriptor was opened on
-                    task.close()
-                    task = None
-                    continue
-                task.start = start
                 self._tasks[tid] = task
-                now[tid] = (wait, start)
+                now[tid] = (wait, task.start)
                 if not self.lowered:
-                    self.lowered = self._lowered_task(tid, fields)
+                    self.lowered = self._lowered_task(tid)
                 break
         for task in old.values():
             task.close()
@@ -209,18 +215,19 @@ class RunQueueWaits:
             self.lowered = self._lowered_group(pids)
         return now
 
-    def _lowered_task(self, tid: int, fields: list[bytes]) -> str:
-        """Why task ``tid`` (its stat ``fields`` after the name) chose to wait: a nice value
-        above the referee's, the batch or idle policy, fewer CPUs than the referee may use;
-        "" if it did not."""
-        if int(fields[16]) > self._own_nice:
-            return f"a nice value of {int(fields[16])}"
-        if int(fields[38]) in _LOW_POLICIES and self._own_policy not in _LOW_POLICIES:
-            return "the batch or idle scheduling policy"
+    def _lowered_task(self, tid: int) -> str:
+        """Why task ``tid`` chose to wait: a nice value above the referee's, the batch or idle
+        policy, fewer CPUs than the referee may use; "" if it did not (or it has ended)."""
         try:
+            nice = os.getpriority(os.PRIO_PROCESS, tid)
+            policy = os.sched_getscheduler(tid) & ~_RESET_ON_FORK
             cpus = len(os.sched_getaffinity(tid))
         except OSError:
             return ""
+        if nice > self._own_nice:
+            return f"a nice value of {nice}"
+        if policy in _LOW_POLICIES and self._own_policy not in _LOW_POLICIES:
+            return "the batch or idle scheduling policy"
         if cpus < self._own_cpus:
             return f"{cpus} CPU(s) of the {self._own_cpus} it may use"
         return ""
