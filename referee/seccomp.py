@@ -61,7 +61,15 @@ DENIED: tuple[str, ...] = (
     # the machine
     "reboot", "acct", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "sethostname", "setdomainname", "iopl", "ioperm", "vhangup", "uselib",
+    # host-wide quotas (see the module docstring): the kernel's AIO contexts (fs.aio-max-nr),
+    # inotify instances and watches (counted per user, up the user-namespace chain)
+    "io_setup", "io_destroy", "io_getevents", "io_submit", "io_cancel", "io_pgetevents",
+    "inotify_init", "inotify_init1", "inotify_add_watch",
 )
+
+#: Calls denied with ``ENOLCK`` ("no locks available", which lock users handle): a lock on a
+#: file every sandbox shares is a channel between two bots at one table.
+NO_LOCKS: tuple[str, ...] = ("flock",)
 
 #: x86_64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl).
 X86_64: dict[str, int] = {
@@ -80,7 +88,11 @@ X86_64: dict[str, int] = {
     "memfd_create": 319, "memfd_secret": 447, "shmget": 29, "shmat": 30, "shmctl": 31,
     "shmdt": 67, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "semget": 64,
     "semop": 65, "semctl": 66, "semtimedop": 220, "mq_open": 240,
+    "io_setup": 206, "io_destroy": 207, "io_getevents": 208, "io_submit": 209,
+    "io_cancel": 210, "io_pgetevents": 333, "inotify_init": 253, "inotify_init1": 294,
+    "inotify_add_watch": 254, "flock": 73,
     "clone": 56, "clone3": 435, "socket": 41, "socketpair": 53,
+    "rt_sigaction": 13, "setsockopt": 54, "fcntl": 72,
 }
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
@@ -98,10 +110,28 @@ _RET_K = 0x06
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
 _RET_KILL_PROCESS = 0x80000000
-_OFF_NR, _OFF_ARCH, _OFF_ARG0 = 0, 4, 16
+_OFF_NR, _OFF_ARCH = 0, 4
+
+
+def _arg(n: int, high: bool = False) -> int:
+    """Offset of argument ``n``'s low (or high) 32-bit word in ``struct seccomp_data``
+    (little-endian). An ``int`` argument is its low word alone: the kernel ignores the rest."""
+    return 16 + 8 * n + (4 if high else 0)
+
 
 #: The one socket family a bot may create (``socket``/``socketpair``'s first argument).
 AF_UNIX = 1
+SIGCHLD = 17
+SOL_SOCKET = 1
+#: setsockopt(SOL_SOCKET, ...) options that size a socket's buffers: a no-op (see above).
+BUFFER_OPTIONS: dict[str, int] = {"SO_SNDBUF": 7, "SO_RCVBUF": 8, "SO_SNDBUFFORCE": 32,
+                                  "SO_RCVBUFFORCE": 33}
+#: fcntl commands answered ENOLCK: record locks, open-file-description locks and leases.
+FCNTL_LOCKS: dict[str, int] = {"F_GETLK": 5, "F_SETLK": 6, "F_SETLKW": 7, "F_OFD_GETLK": 36,
+                               "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38, "F_SETLEASE": 1024,
+                               "F_GETLEASE": 1025}
+F_NOTIFY = 1026  # answered EINVAL, as on a kernel built without dnotify
+F_SETPIPE_SZ = 1031  # answered EPERM: a pipe keeps its default 64 KiB
 
 
 class SeccompUnsupported(RuntimeError):
@@ -112,6 +142,43 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
+#: One instruction before assembly: (code, jump-if-true, jump-if-false, k), a jump being the
+#: name of a label (or None: the next instruction); or a label itself, as ("label", name).
+_Asm = tuple
+
+
+def _ret(value: int) -> _Asm:
+    return (_RET_K, None, None, value)
+
+
+def _ld(offset: int) -> _Asm:
+    return (_LD_W_ABS, None, None, offset)
+
+
+def _assemble(code: list[_Asm]) -> bytes:
+    """Resolve label jumps (forward only, at most 255 instructions) and pack the program."""
+    at: dict[str, int] = {}
+    pc = 0
+    for item in code:
+        if item[0] == "label":
+            at[item[1]] = pc
+        else:
+            pc += 1
+    out, pc = [], 0
+    for item in code:
+        if item[0] == "label":
+            continue
+        op, jt, jf, k = item
+        offs = []
+        for target in (jt, jf):
+            off = 0 if target is None else at[target] - pc - 1
+            assert 0 <= off < 256, (item, off)
+            offs.append(off)
+        out.append(_insn(op, offs[0], offs[1], k))
+        pc += 1
+    return b"".join(out)
+
+
 @functools.cache
 def program() -> bytes:
     """The compiled filter (``struct sock_filter[]``), built once per process."""
@@ -120,54 +187,57 @@ def program() -> bytes:
         raise SeccompUnsupported(
             f"the sandbox's seccomp filter knows the x86_64 system calls only, not {machine}"
         )
-    denied = sorted({X86_64[name] for name in DENIED})
-    # Each "checks" instruction compares the call number and jumps to a return or an argument
-    # check placed after them; jt counts the instructions skipped (at most 255).
-    checks: list[tuple[str | int, str]] = [("x32", "eperm")]
-    checks += [(nr, "eperm") for nr in denied]
-    checks += [(X86_64["clone3"], "enosys"), (X86_64["clone"], "clone"),
-               (X86_64["socket"], "family"), (X86_64["socketpair"], "family")]
-    # After the checks: ALLOW, then the blocks below, each starting at a known offset.
-    blocks: dict[str, list[bytes]] = {
-        "allow": [_insn(_RET_K, 0, 0, _RET_ALLOW)],
-        "eperm": [_insn(_RET_K, 0, 0, _RET_ERRNO | errno.EPERM)],
-        "enosys": [_insn(_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS)],
-        # clone: flags are the low 32 bits of the first argument (little-endian).
-        "clone": [
-            _insn(_LD_W_ABS, 0, 0, _OFF_ARG0),
-            _insn(_JSET_K, 1, 0, CLONE_NAMESPACE_FLAGS),
-            _insn(_RET_K, 0, 0, _RET_ALLOW),
-            _insn(_RET_K, 0, 0, _RET_ERRNO | errno.EPERM),
-        ],
-        # socket / socketpair: the family is the first argument, an int.
-        "family": [
-            _insn(_LD_W_ABS, 0, 0, _OFF_ARG0),
-            _insn(_JEQ_K, 0, 1, AF_UNIX),
-            _insn(_RET_K, 0, 0, _RET_ALLOW),
-            _insn(_RET_K, 0, 0, _RET_ERRNO | errno.EAFNOSUPPORT),
-        ],
-    }
-    start: dict[str, int] = {}
-    at = len(checks)
-    for name, insns in blocks.items():
-        start[name] = at
-        at += len(insns)
-    out = [
-        _insn(_LD_W_ABS, 0, 0, _OFF_ARCH),
-        _insn(_JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
-        _insn(_RET_K, 0, 0, _RET_KILL_PROCESS),  # a foreign ABI: nothing to allow
-        _insn(_LD_W_ABS, 0, 0, _OFF_NR),
+    code: list[_Asm] = [
+        _ld(_OFF_ARCH),
+        (_JEQ_K, "native", None, AUDIT_ARCH_X86_64),
+        _ret(_RET_KILL_PROCESS),  # a foreign ABI: nothing to allow
+        ("label", "native"),
+        _ld(_OFF_NR),
+        (_JGE_K, "eperm", None, X32_SYSCALL_BIT),
     ]
-    for i, (nr, target) in enumerate(checks):
-        jump = start[target] - i - 1
-        assert 0 <= jump < 256
-        if nr == "x32":
-            out.append(_insn(_JGE_K, jump, 0, X32_SYSCALL_BIT))
-        else:
-            out.append(_insn(_JEQ_K, jump, 0, nr))
-    for insns in blocks.values():
-        out += insns
-    return b"".join(out)
+    code += [(_JEQ_K, "eperm", None, nr) for nr in sorted({X86_64[n] for n in DENIED})]
+    code += [(_JEQ_K, "enolck", None, X86_64[n]) for n in NO_LOCKS]
+    for name, target in (("clone3", "enosys"), ("clone", "clone"), ("socket", "family"),
+                         ("socketpair", "family"), ("rt_sigaction", "sigaction"),
+                         ("setsockopt", "sockopt"), ("fcntl", "fcntl")):
+        code.append((_JEQ_K, target, None, X86_64[name]))
+    # Any other call; then the argument checks; then the returns they share (classic BPF
+    # jumps forward only).
+    code += [
+        _ret(_RET_ALLOW),
+        # clone: flags are the low 32 bits of the first argument.
+        ("label", "clone"), _ld(_arg(0)),
+        (_JSET_K, "eperm", "allow", CLONE_NAMESPACE_FLAGS),
+        # socket / socketpair: the family is the first argument, an int.
+        ("label", "family"), _ld(_arg(0)),
+        (_JEQ_K, "allow", None, AF_UNIX),
+        _ret(_RET_ERRNO | errno.EAFNOSUPPORT),
+        # rt_sigaction(SIGCHLD, act, ...): setting (act, a pointer, not NULL in either word) is
+        # a no-op; a query (act NULL) runs.
+        ("label", "sigaction"), _ld(_arg(0)),
+        (_JEQ_K, None, "allow", SIGCHLD),
+        _ld(_arg(1)), (_JSET_K, "noop", None, 0xFFFFFFFF),
+        _ld(_arg(1, high=True)), (_JSET_K, "noop", "allow", 0xFFFFFFFF),
+        # setsockopt(fd, SOL_SOCKET, a buffer size option, ...): a no-op.
+        ("label", "sockopt"), _ld(_arg(1)),
+        (_JEQ_K, None, "allow", SOL_SOCKET),
+        _ld(_arg(2)),
+        *[(_JEQ_K, "noop", None, v) for v in BUFFER_OPTIONS.values()],
+        _ret(_RET_ALLOW),
+        # fcntl(fd, cmd, ...): cmd is an unsigned int.
+        ("label", "fcntl"), _ld(_arg(1)),
+        (_JEQ_K, "eperm", None, F_SETPIPE_SZ),
+        (_JEQ_K, "einval", None, F_NOTIFY),
+        *[(_JEQ_K, "enolck", None, v) for v in FCNTL_LOCKS.values()],
+        ("label", "allow"), _ret(_RET_ALLOW),
+        ("label", "eperm"), _ret(_RET_ERRNO | errno.EPERM),
+        ("label", "enosys"), _ret(_RET_ERRNO | errno.ENOSYS),
+        ("label", "enolck"), _ret(_RET_ERRNO | errno.ENOLCK),
+        ("label", "einval"), _ret(_RET_ERRNO | errno.EINVAL),
+        # errno 0: the kernel skips the call and answers success (0).
+        ("label", "noop"), _ret(_RET_ERRNO | 0),
+    ]
+    return _assemble(code)
 
 
 def program_fd() -> int:
