@@ -19,6 +19,7 @@ from referee import sandbox, seccomp
 from referee.engine import TimeControl
 from referee.record import MatchRecord
 from referee.sandbox import SandboxLimits
+from tests.referee import kernel_surface
 from tests.referee.helpers import RANDOM_BOT, landlock_abi, needs_bwrap, play
 
 pytestmark = needs_bwrap
@@ -381,3 +382,11 @@ def test_sockets_without_end_are_stopped_at_the_socket_limit(hostile) -> None:
     record = play("toy", [hostile("socket_hoarder"), str(RANDOM_BOT)])
     forfeit = _forfeited(record, 0, "crash")
     assert "sockets, over the limit of 256" in forfeit.message, forfeit.message
+
+
+# --- the shared kernel: reaped children, socket and pipe buffers, locks, quotas (issue 35) -----
+
+
+def test_the_shared_kernel_surfaces_are_shut(hostile) -> None:
+    report = _probe_report(play("toy", [hostile("syscall_probe"), str(RANDOM_BOT)]))
+    kernel_surface.check(report["issue35"])
