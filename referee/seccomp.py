@@ -29,6 +29,46 @@ grpc's core opens one ``AF_INET`` socket at start to ask whether ``SO_REUSEPORT`
 it assumes not, which changes nothing for a Unix-socket server. Node's gRPC library opens none.
 glibc's ``getaddrinfo`` would try netlink, but a bot resolves no names.
 
+The shared kernel (issue 35). Arguments past the first are read too (an ``int`` is its low
+32-bit word, which is all the kernel reads; a pointer both words):
+
+* ``rt_sigaction(SIGCHLD, act != NULL)`` does nothing and answers success (``SECCOMP_RET_ERRNO``
+  with errno 0 skips the call and returns 0). Why: a parent that ignores SIGCHLD (``SIG_IGN``,
+  or ``SA_NOCLDWAIT`` with ``SIG_DFL``, which /proc does not even show) has its children reaped
+  by the kernel, and a reaped child's CPU lands in no one's ``cutime``: a referee without a
+  cpuacct cgroup (not root) would never see the CPU of short-lived children. Now every child
+  stays a zombie (its CPU visible to the referee) until its parent waits, which adds it to the
+  parent's ``cutime``. Success rather than ``EPERM`` because Go's runtime installs a handler
+  for every signal and aborts if one fails. A query (``act`` NULL) runs. The price, for bot
+  authors: a SIGCHLD handler is never called, and children must be reaped with ``wait``;
+  ``oldact``, when passed with ``act``, is left as the caller had it. Python, grpc and Node only
+  query SIGCHLD (strace); libuv sets a handler only when a Node bot spawns a child, and reaps
+  with ``waitpid`` anyway.
+* ``setsockopt(SOL_SOCKET, SO_SNDBUF / SO_RCVBUF / SO_SNDBUFFORCE / SO_RCVBUFFORCE)`` does
+  nothing and answers success: a socket keeps the host's default buffers. Raised to the host's
+  ``wmem_max``, 256 sockets held ~1.9 GiB that no resident-set sum (nor a v1 memory cgroup)
+  sees. Python's grpc and Node's set none of them on a Unix socket (strace).
+* ``fcntl(F_SETPIPE_SZ)`` answers ``EPERM``: a pipe keeps its default 64 KiB (16 pages).
+* ``flock`` and ``fcntl``'s record, open-file-description and lease commands answer
+  ``ENOLCK``; ``fcntl(F_NOTIFY)`` (dnotify) answers ``EINVAL``, as a kernel without dnotify does;
+  ``inotify_init``/``inotify_init1``/``inotify_add_watch`` answer ``EPERM``. Why: two bots at one
+  table share the read-only files under ``/usr``; a lock one holds there, or an open another
+  watches, is a channel between them. A lock in a bot's own ``/tmp`` is refused too (the filter
+  cannot tell files apart): SQLite there needs ``:memory:`` or ``?nolock=1``
+  (``file:/tmp/db?nolock=1``, with ``uri=True``); ``lockf`` and Python's ``fcntl.flock`` raise
+  ``OSError(ENOLCK)``. inotify instances and watches are also a quota counted per user up the
+  user-namespace chain (``fs.inotify.max_user_instances``, 128 here): a bot of an unprivileged
+  referee could take the referee's own.
+* ``io_setup``, ``io_submit``, ``io_getevents``, ``io_pgetevents``, ``io_cancel``, ``io_destroy``
+  answer ``EPERM``: kernel AIO contexts come from one host-wide quota (``fs.aio-max-nr``).
+  glibc's POSIX AIO (``aio_read`` ...) is threads and keeps working.
+
+Other per-user quotas: queued signals and POSIX timers are charged up the user-namespace chain to
+the referee's own user, so the sandbox caps them (``prlimit --sigpending``, see
+:data:`referee.sandbox.SIGPENDING`); keyrings are denied above; pipe pages are counted per host
+user (``fs.pipe-user-pages-soft``, past which that user's new pipes get 2 pages) and bounded by
+the default pipe size times the pipes a sandbox can hold open (the watch's count).
+
 The program is built once per process (:func:`program`) and written to a fresh memfd for each
 bot (:func:`program_fd`): microseconds per launch.
 """

@@ -118,3 +118,14 @@ KNOWN_OPEN: dict[str, str] = {
        for c in ("m", "y", "la", "st", "pc", "pm")},
     "t": "open until the referee stops every seat not on turn (the freeze branch)",
 }
+
+
+def check_burners(comments: list[str], cpu_ms: list[float | None]) -> None:
+    """reaped_burners: the CPU the referee charged for its decisions covers what its children
+    burned (each child's own measure), to within the 10 ms tick each process's figure may
+    lose and some load."""
+    burned = sum(float(c.split()[0].split("=")[1]) for c in comments if c.startswith("burned="))
+    forks = sum(int(c.split()[1].split("=")[1]) for c in comments if c.startswith("burned="))
+    assert burned >= 1000 and forks >= 10, comments
+    charged = sum(ms or 0.0 for ms in cpu_ms)
+    assert burned - 10 * forks - 100 <= charged <= burned + 1500, (burned, charged, comments)

@@ -420,3 +420,10 @@ def collusion(tmp_path_factory) -> list[tuple[list[int], list[str]]]:
 def test_two_bots_at_one_table_cannot_pass_bits(collusion, channel: str) -> None:
     right, n = kernel_surface.decoded(collusion)[channel]
     assert right <= kernel_surface.allowed(channel, n), (kernel_surface.NAMES[channel], right, n)
+
+
+def test_cpu_of_children_the_kernel_would_reap_is_counted(hostile) -> None:
+    record = play("toy", [hostile("reaped_burners"), str(RANDOM_BOT)])
+    assert record.forfeits == []
+    mine = [d for d in record.decisions if d.seat == 0 and not d.forced]
+    kernel_surface.check_burners([d.comment for d in mine], [d.cpu_ms for d in mine])

@@ -55,6 +55,28 @@ def pooled(name: str) -> dict:
         pool.close()
 
 
+def collusion(bots: Path) -> list[dict]:
+    """Issue 35: two colluder copies at one table, per match (a sender folder each, holding
+    its secret): the receiver's comments. And reaped_burners' comments with its CPU."""
+    out = []
+    for k, sender in enumerate(sorted(bots.glob("colluder-sender-*"))):
+        record = run_match(MatchConfig("toy", [SeatSpec("s", str(sender)),
+                                               SeatSpec("r", str(bots / "colluder"))],
+                                       seed=k + 1, match_id=f"unpriv-collude-{k}"))
+        out.append({"forfeits": [f.reason for f in record.forfeits], "sender": sender.name,
+                    "comments": [d.comment for d in record.decisions if d.seat == 1 and d.comment]})
+    return out
+
+
+def burners() -> dict:
+    record = run_match(MatchConfig("toy", [SeatSpec("a", str(BOTS / "reaped_burners")),
+                                           SeatSpec("b", RANDOM)], seed=1,
+                                   match_id="unpriv-reaped_burners"))
+    mine = [d for d in record.decisions if d.seat == 0 and not d.forced]
+    return {"forfeits": [f.reason for f in record.forfeits], "comments": [d.comment for d in mine],
+            "cpu_ms": [d.cpu_ms for d in mine], "left_running": own_processes()}
+
+
 def main() -> None:
     host_sock = BOTS / "host-service.sock"
     listener = socket.socket(socket.AF_UNIX)
@@ -76,6 +98,8 @@ def main() -> None:
     out["sleeper"] = play("sleeper", time_control=TimeControl(decision_ms=300, bank_ms=300))
     out["pool:memory_holder-tmpfs_pool"] = pooled("memory_holder-tmpfs_pool")
     out["pool:random_bot"] = pooled("random_bot")
+    out["collusion"] = collusion(BOTS)
+    out["reaped_burners"] = burners()
     out["memory_kills"] = MEMORY_WATCH.kills
     try:
         listener.accept()
