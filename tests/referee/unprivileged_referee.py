@@ -33,7 +33,7 @@ def play(name: str, **kwargs) -> dict:
                                    seed=1, match_id=f"unpriv-{name}", **kwargs))
     return {
         "forfeits": [{"seat": f.seat, "reason": f.reason, "message": f.message,
-                      "decision": f.decision, "log_tail": f.log_tail[-3000:]} for f in record.forfeits],
+                      "decision": f.decision, "log_tail": f.log_tail[-8000:]} for f in record.forfeits],
         "comment": next((d.comment for d in record.decisions if d.seat == 0 and not d.forced), ""),
         "cpu_ms": record.totals[0].cpu_ms,
         "decision_cpu_ms": [d.cpu_ms for d in record.decisions if d.seat == 0],
