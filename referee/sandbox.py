@@ -323,6 +323,10 @@ def sandbox_command(
     args += [
         "--perms", sock_perms, "--size", str(SOCKET_TMPFS_BYTES), "--tmpfs", SOCKET_DIR_INSIDE,
         "--dev", "/dev",
+        # No pseudo-terminals: each one a bot opens counts against the host's kernel.pty.max
+        # (4096, of which every devpts but the host's own may use 3072), so a bot could leave
+        # none for anyone else. An empty read-only folder over /dev/pts takes /dev/ptmx away.
+        "--size", "4096", "--perms", "0755", "--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts",
         "--perms", "1777", "--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm",
         "--proc", "/proc",
         # Read-only: a bot's own /proc files are kernel knobs (/proc/self/autogroup would let

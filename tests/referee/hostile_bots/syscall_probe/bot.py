@@ -138,6 +138,7 @@ def issue35() -> dict:
     os.close(r)
     os.close(w)
     out["write /dev/null"] = _err(lambda: open("/dev/null", "w").write("x"))
+    out["open /dev/ptmx"] = _err(lambda: os.close(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY)))
     _set_sigchld(0, 0)
     return out
 
