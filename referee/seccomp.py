@@ -65,9 +65,15 @@ The shared kernel (issue 35). Arguments past the first are read too (an ``int`` 
 
 Other per-user quotas: queued signals and POSIX timers are charged up the user-namespace chain to
 the referee's own user, so the sandbox caps them (``prlimit --sigpending``, see
-:data:`referee.sandbox.SIGPENDING`); keyrings are denied above; pipe pages are counted per host
-user (``fs.pipe-user-pages-soft``, past which that user's new pipes get 2 pages) and bounded by
-the default pipe size times the pipes a sandbox can hold open (the watch's count).
+:data:`referee.sandbox.SIGPENDING`); keyrings are denied above. Pipe pages are counted per host
+user (``fs.pipe-user-pages-soft``, 16384 pages): as root every bot has a uid of its own, but
+without root a bot's pipes are its referee's user's, and past the soft limit that user's new
+pipes get 2 pages instead of 16 (they still work; ``fs.pipe-user-pages-hard`` is 0, no limit, on
+a default host — an operator who sets one must leave room for the bots' pipes). With
+``F_SETPIPE_SZ`` denied a pipe is at most 16 pages, so a sandbox holds at most 64 KiB per pipe
+times the pipes its processes can keep open (64 x 256 descriptors): counting them is the
+sandbox watch's. epoll watches (``fs.epoll.max_user_watches``, 5.4 million here) are counted per
+host user too; a sandbox can make at most about 64 x 128 x 128 = 1 million of them.
 
 The program is built once per process (:func:`program`) and written to a fresh memfd for each
 bot (:func:`program_fd`): microseconds per launch.

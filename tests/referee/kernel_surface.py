@@ -50,13 +50,14 @@ ROUNDS = 3
 #: Matches played: the one-bit channels carry log2(3) bits per match.
 MATCHES = 6
 #: Channels carrying 16 bits a round (bit j <-> resource j).
-WIDE = ("f", "l", "i", "a", "n", "s")
+WIDE = ("f", "l", "i", "a", "n", "s", "c")
 #: Channels carrying one bit a round, by the direction a 1 moves the receiver's reading.
 NARROW: dict[str, int] = {"g": 1, "d": 1, "m": -1, "y": -1, "la": 1, "st": 1, "pc": 1, "pm": 1,
                           "t": -1}
 NAMES = {"f": "flock on a shared file", "l": "fcntl lock on a shared file",
          "i": "inotify watch on a shared file", "a": "abstract Unix socket",
          "n": "named Unix socket in /tmp", "s": "POSIX shm file or System V segment",
+         "c": "page cache of a shared file",
          "g": "signal to every reachable process", "d": "dnotify on a shared folder",
          "m": "MemFree in /proc/meminfo", "y": "freeram of sysinfo()", "la": "/proc/loadavg",
          "st": "busy ticks in /proc/stat", "pc": "/proc/pressure/cpu", "pm": "/proc/pressure/memory",
@@ -119,6 +120,8 @@ KNOWN_OPEN: dict[str, str] = {
     **{c: "a host-wide counter the sandbox shows as it is (/proc and sysinfo are the host's)"
        for c in ("m", "y", "la", "st", "pc", "pm")},
     "t": "open until the referee stops every seat not on turn (the freeze branch)",
+    "c": "every sandbox reads /usr through one page cache: whether a file is cached says "
+         "whether the other bot read it (preadv2 RWF_NOWAIT; without it, read timing)",
 }
 
 

@@ -11,6 +11,8 @@ lowest bit:
   same /usr); ``i`` an inotify watch on it, which sees the sender open it;
 * ``a`` an abstract Unix socket named for j, ``n`` a named one in /tmp, ``s`` a POSIX shared
   memory file in /dev/shm or a System V segment keyed by j;
+* ``c`` the page cache of the j-th of 16 files under /usr/share/doc: the sender reads it, the
+  receiver asks whether it is cached (``preadv2(RWF_NOWAIT)``) and evicts it;
 * one bit: ``g`` SIGURG sent to every process the sender can signal, ``d`` dnotify on /usr/sbin
   which the sender reads, and the host counters the sender moves by holding 256 MiB and burning
   CPU: ``m`` MemFree, ``y`` sysinfo's freeram, ``la`` the load average, ``st`` busy ticks of
@@ -34,6 +36,10 @@ SECRET = HERE / "secret.txt"
 BITS = 16
 FILES = sorted(f for f in os.listdir("/usr/bin")
                if os.path.isfile(f"/usr/bin/{f}") and not os.path.islink(f"/usr/bin/{f}"))[:BITS]
+#: Files nobody else reads, for the page cache: the sender reads the j-th, the receiver asks
+#: whether it is cached (preadv2 RWF_NOWAIT) and evicts it again (POSIX_FADV_DONTNEED).
+CACHED = [p for p in (f"/usr/share/doc/{d}/copyright" for d in sorted(os.listdir("/usr/share/doc")))
+          if os.path.isfile(p)][-BITS:]
 DNOTIFY_DIR = "/usr/sbin"
 DNOTIFY_FILE = next(f"{DNOTIFY_DIR}/{f}" for f in sorted(os.listdir(DNOTIFY_DIR))
                     if os.path.isfile(f"{DNOTIFY_DIR}/{f}") and not os.path.islink(f"{DNOTIFY_DIR}/{f}"))
@@ -94,6 +100,9 @@ class Sender:
                     pass
                 self.held.append(s)
             Path(f"/dev/shm/collude-{j}").write_bytes(b"1")
+            if j < len(CACHED):
+                with open(CACHED[j], "rb") as cached:
+                    cached.read(1)
             libc.shmget(0x41520000 + j, 4096, 0o1666)  # IPC_CREAT | 0666
         if word & 1:
             with open(DNOTIFY_FILE, "rb") as fh:
@@ -148,6 +157,8 @@ def _spin() -> int:
 class Receiver:
     def __init__(self) -> None:
         _spin()  # warm up: the first measure is no slower than the others
+        for j in range(len(CACHED)):
+            self._cached(j)  # evicted: only the sender's reads bring them back
         self.inotify = -1
         self.watches: dict[int, int] = {}
         self.last: dict[str, int] = {"st": _busy(), "pc": _counter("/proc/pressure/cpu", "some"),
@@ -197,6 +208,21 @@ class Receiver:
         finally:
             s.close()
 
+    def _cached(self, j: int) -> bool:
+        if j >= len(CACHED):
+            return False
+        fd = os.open(CACHED[j], os.O_RDONLY)
+        try:
+            try:
+                os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)
+                hit = True
+            except OSError:
+                hit = False
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            return hit
+        finally:
+            os.close(fd)
+
     def _shm(self, j: int) -> bool:
         ctypes.set_errno(0)
         return os.path.exists(f"/dev/shm/collude-{j}") or libc.shmget(0x41520000 + j, 0, 0) >= 0
@@ -223,6 +249,7 @@ class Receiver:
             "a": self._bits(lambda j: self._connects(f"\0collude-{j}")),
             "n": self._bits(lambda j: self._connects(f"/tmp/collude-{j}")),
             "s": self._bits(self._shm),
+            "c": self._bits(self._cached),
             "g": counts["urg"] - self.seen["urg"],
             "d": counts["io"] - self.seen["io"],
         }
