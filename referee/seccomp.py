@@ -42,8 +42,11 @@ The shared kernel (issue 35). Arguments past the first are read too (an ``int`` 
   for every signal and aborts if one fails. A query (``act`` NULL) runs. The price, for bot
   authors: a SIGCHLD handler is never called, and children must be reaped with ``wait``;
   ``oldact``, when passed with ``act``, is left as the caller had it. Python, grpc and Node only
-  query SIGCHLD (strace); libuv sets a handler only when a Node bot spawns a child, and reaps
-  with ``waitpid`` anyway.
+  query SIGCHLD while a bot starts and plays (strace), and Python's ``subprocess`` and
+  ``multiprocessing`` and Go's ``os/exec`` reap with ``waitpid``. Node's ``child_process`` does
+  not: libuv sets a SIGCHLD handler when a bot first spawns and learns of an exit only from it,
+  so in the sandbox a spawned child's ``exit`` never comes (``spawnSync`` and ``exec`` hang;
+  checked): a Node bot must not start processes (worker threads are fine).
 * ``setsockopt(SOL_SOCKET, SO_SNDBUF / SO_RCVBUF / SO_SNDBUFFORCE / SO_RCVBUFFORCE)`` does
   nothing and answers success: a socket keeps the host's default buffers. Raised to the host's
   ``wmem_max``, 256 sockets held ~1.9 GiB that no resident-set sum (nor a v1 memory cgroup)
