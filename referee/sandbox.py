@@ -323,8 +323,16 @@ def sandbox_command(
     args += [
         "--perms", sock_perms, "--size", str(SOCKET_TMPFS_BYTES), "--tmpfs", SOCKET_DIR_INSIDE,
         "--dev", "/dev",
+        # No pseudo-terminals: each one a bot opens counts against the host's kernel.pty.max
+        # (4096, of which every devpts but the host's own may use 3072), so a bot could leave
+        # none for anyone else. An empty read-only folder over /dev/pts takes /dev/ptmx away.
+        "--size", "4096", "--perms", "0755", "--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts",
         "--perms", "1777", "--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm",
         "--proc", "/proc",
+        # Read-only: a bot's own /proc files are kernel knobs (/proc/self/autogroup would let
+        # it lower its group's CPU weight and look starved). /proc/self/fd/N still opens a pipe
+        # for writing: the mount checked is the pipe's.
+        "--remount-ro", "/proc",
         "--remount-ro", "/dev",
         "--remount-ro", "/",
         "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
@@ -352,6 +360,13 @@ def sandbox_command(
     return args
 
 
+#: Queued signals and POSIX timers (each preallocates one) a bot's user may hold. The kernel
+#: counts them per user and, from a user namespace, at every level up to the referee's own user
+#: (whose count its own timers and queued signals need): this caps what one sandbox can take of
+#: it. Python, grpc and Node queue none.
+SIGPENDING = 128
+
+
 def prlimit_args(limits: SandboxLimits, with_nproc: bool) -> list[str]:
     mb = 1 << 20
     args = [
@@ -361,6 +376,7 @@ def prlimit_args(limits: SandboxLimits, with_nproc: bool) -> list[str]:
         f"--nofile={limits.open_files}",
         f"--fsize={limits.file_size_mb * mb}",
         "--core=0",
+        f"--sigpending={SIGPENDING}",
     ]
     if with_nproc:
         args.append(f"--nproc={limits.processes}")

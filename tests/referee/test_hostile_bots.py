@@ -7,6 +7,8 @@ from __future__ import annotations
 import glob
 import json
 import os
+import random
+import shutil
 import socket
 import tempfile
 import threading
@@ -19,7 +21,8 @@ from referee import sandbox, seccomp
 from referee.engine import TimeControl
 from referee.record import MatchRecord
 from referee.sandbox import SandboxLimits
-from tests.referee.helpers import RANDOM_BOT, landlock_abi, needs_bwrap, play
+from tests.referee import kernel_surface
+from tests.referee.helpers import HOSTILE, RANDOM_BOT, landlock_abi, needs_bwrap, play
 
 pytestmark = needs_bwrap
 
@@ -418,3 +421,46 @@ def test_an_autogroup_niced_to_19_is_not_forgiven_its_waits(hostile) -> None:
     # read-only /proc refused it: either way a timeout, never a void.
     assert note.endswith("nice 19") or "Read-only file system" in note, note
     assert forfeit.decision > 0
+
+
+# --- the shared kernel: reaped children, socket and pipe buffers, locks, quotas (issue 35) -----
+
+
+def test_the_shared_kernel_surfaces_are_shut(hostile) -> None:
+    report = _probe_report(play("toy", [hostile("syscall_probe"), str(RANDOM_BOT)]))
+    kernel_surface.check(report["issue35"])
+
+
+@pytest.fixture(scope="module")
+def collusion(tmp_path_factory) -> list[tuple[list[int], list[str]]]:
+    """Two copies of the colluder, sender in seat 0 (with the secret), receiver in seat 1,
+    over kernel_surface.MATCHES matches: (secret, the receiver's comments) of each."""
+    rng = random.Random()
+    receiver = tmp_path_factory.mktemp("receiver") / "colluder"
+    shutil.copytree(HOSTILE / "colluder", receiver)
+    out = []
+    for k in range(kernel_surface.MATCHES):
+        sender = tmp_path_factory.mktemp(f"sender{k}") / "colluder"
+        shutil.copytree(HOSTILE / "colluder", sender)
+        secret = kernel_surface.make_secret(rng)
+        (sender / "secret.txt").write_text("\n".join(f"{w:04x}" for w in secret))
+        record = play("toy", [str(sender), str(receiver)], seed=k + 1)
+        assert record.forfeits == [], record.forfeits
+        out.append((secret, [d.comment for d in record.decisions if d.seat == 1 and d.comment]))
+    return out
+
+
+@pytest.mark.parametrize("channel", [
+    pytest.param(c, marks=pytest.mark.xfail(reason=kernel_surface.KNOWN_OPEN[c], strict=False))
+    if c in kernel_surface.KNOWN_OPEN else c
+    for c in (*kernel_surface.WIDE, *kernel_surface.NARROW)])
+def test_two_bots_at_one_table_cannot_pass_bits(collusion, channel: str) -> None:
+    right, n = kernel_surface.decoded(collusion)[channel]
+    assert right <= kernel_surface.allowed(channel, n), (kernel_surface.NAMES[channel], right, n)
+
+
+def test_cpu_of_children_the_kernel_would_reap_is_counted(hostile) -> None:
+    record = play("toy", [hostile("reaped_burners"), str(RANDOM_BOT)])
+    assert record.forfeits == []
+    mine = [d for d in record.decisions if d.seat == 0 and not d.forced]
+    kernel_surface.check_burners([d.comment for d in mine], [d.cpu_ms for d in mine])

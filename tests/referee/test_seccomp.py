@@ -1,6 +1,7 @@
 """The seccomp program itself, run by a small classic-BPF interpreter: every denied call answers
 EPERM, clone3 ENOSYS, clone only with a namespace flag EPERM, a socket of any family but AF_UNIX
-EAFNOSUPPORT, everything else is allowed, and
+EAFNOSUPPORT, setting SIGCHLD's action and sizing a socket's buffers do nothing and answer 0,
+file locks answer ENOLCK, dnotify EINVAL, resizing a pipe EPERM, everything else is allowed, and
 a foreign ABI is killed. (test_hostile_bots.py tries the calls from inside a real sandbox.)"""
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ def errno_ret(code: int) -> int:
     return 0x00050000 | code
 
 
-def run(nr: int, arch: int = seccomp.AUDIT_ARCH_X86_64, arg0: int = 0) -> int:
+def run(nr: int, arch: int = seccomp.AUDIT_ARCH_X86_64, arg0: int = 0, arg1: int = 0,
+        arg2: int = 0) -> int:
     """Evaluate the program on one ``struct seccomp_data``."""
-    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, arg1, arg2, 0, 0, 0)
     prog = [struct.unpack("=HBBI", seccomp.program()[i:i + 8])
             for i in range(0, len(seccomp.program()), 8)]
     acc, pc = 0, 0
@@ -85,3 +87,52 @@ def test_other_abis_cannot_sidestep_the_numbers() -> None:
 
 def test_the_program_is_built_once_per_process() -> None:
     assert seccomp.program() is seccomp.program()
+
+
+# --- issue 35: arguments past the first, read word by word ---------------------------------
+
+NOOP = 0x00050000  # SECCOMP_RET_ERRNO with errno 0: the call is skipped and answers 0
+
+
+def test_setting_sigchld_does_nothing_so_no_child_is_reaped_unseen() -> None:
+    nr, act = seccomp.X86_64["rt_sigaction"], 0x7FFD_1234_5678
+    assert run(nr, arg0=17, arg1=act) == NOOP
+    assert run(nr, arg0=17, arg1=0x10) == NOOP  # low word only
+    assert run(nr, arg0=17, arg1=0x7F00_0000_0000) == NOOP  # high word only
+    assert run(nr, arg0=17, arg1=0, arg2=act) == ALLOW  # a query (act NULL) runs
+    for sig in (2, 13, 15, 10, 34, 18, 16):  # every other signal
+        assert run(nr, arg0=sig, arg1=act) == ALLOW, sig
+    # The kernel reads signum as an int: high bits do not make SIGCHLD another signal.
+    assert run(nr, arg0=(1 << 32) | 17, arg1=act) == NOOP
+
+
+def test_socket_buffer_sizes_cannot_be_raised() -> None:
+    nr = seccomp.X86_64["setsockopt"]
+    for value in seccomp.BUFFER_OPTIONS.values():
+        assert run(nr, arg0=3, arg1=1, arg2=value) == NOOP, value
+        assert run(nr, arg0=3, arg1=(1 << 32) | 1, arg2=(7 << 32) | value) == NOOP, value
+    assert run(nr, arg0=3, arg1=1, arg2=2) == ALLOW  # SO_REUSEADDR
+    assert run(nr, arg0=3, arg1=1, arg2=9) == ALLOW  # SO_KEEPALIVE
+    assert run(nr, arg0=3, arg1=6, arg2=7) == ALLOW  # IPPROTO_TCP's option 7 is another one
+
+
+def test_fcntl_locks_leases_dnotify_and_pipe_sizes() -> None:
+    nr = seccomp.X86_64["fcntl"]
+    for cmd in seccomp.FCNTL_LOCKS.values():
+        assert run(nr, arg0=3, arg1=cmd) == errno_ret(errno.ENOLCK), cmd
+    assert run(nr, arg0=3, arg1=seccomp.F_NOTIFY) == errno_ret(errno.EINVAL)
+    assert run(nr, arg0=3, arg1=seccomp.F_SETPIPE_SZ) == errno_ret(errno.EPERM)
+    assert run(nr, arg0=3, arg1=(1 << 32) | seccomp.F_SETPIPE_SZ) == errno_ret(errno.EPERM)
+    # F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC, F_GETPIPE_SZ still work.
+    for cmd in (0, 1, 2, 3, 4, 1030, 1032):
+        assert run(nr, arg0=3, arg1=cmd) == ALLOW, cmd
+
+
+def test_flock_answers_enolck() -> None:
+    assert run(seccomp.X86_64["flock"]) == errno_ret(errno.ENOLCK)
+
+
+def test_host_wide_quotas_are_denied() -> None:
+    for name in ("io_setup", "io_destroy", "io_getevents", "io_submit", "io_cancel",
+                 "io_pgetevents", "inotify_init", "inotify_init1", "inotify_add_watch"):
+        assert name in seccomp.DENIED and run(seccomp.X86_64[name]) == errno_ret(errno.EPERM)

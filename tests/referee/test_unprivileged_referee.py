@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import random
 import shutil
 import stat
 import subprocess
@@ -25,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from referee import sandbox, seccomp
+from tests.referee import kernel_surface
 from tests.referee.helpers import HOSTILE, RANDOM_BOT, landlock_abi, needs_bwrap
 
 pytestmark = needs_bwrap
@@ -34,7 +36,8 @@ USER = "arena-unpriv-test"
 BOTS = ("fork_bomb", "fork_hog", "space_filler", "sock_squatter", "sock_symlink", "syscall_probe",
         "memory_hog", "file_spray", "socket_families", "signal_other", "stale_id", "flooder",
         "flood_at_start", "file_writer", "illegal_id", "sleeper", "socket_hoarder",
-        "void_attacker", "autogroup_starver")
+        "void_attacker", "autogroup_starver",
+        "reaped_burners", "colluder")
 #: The memory_holder bots (folder name -> mode.txt), each played under a 400 MiB limit.
 HOLDERS = {f"memory_holder-{kind}": f"{kind} {mib}" for kind, mib in (
     ("memfd", 1024), ("memfd_mapped", 1024), ("sysv", 1024), ("posix_shm", 1024),
@@ -92,6 +95,12 @@ def unprivileged_run() -> dict:
             (bots / name / "mode.txt").write_text(mode)
         (bots / "sock_squatter" / "marker.txt").write_text(f"unprivsquat{os.getpid()}")
         (bots / "sock_symlink" / "target.txt").write_text(str(bots / "host-service.sock"))
+        secrets = {}  # issue 35: one sender folder per match, with its secret
+        for k in range(kernel_surface.MATCHES):
+            secrets[f"colluder-sender-{k}"] = kernel_surface.make_secret(random.Random())
+            shutil.copytree(HOSTILE / "colluder", bots / f"colluder-sender-{k}")
+            (bots / f"colluder-sender-{k}" / "secret.txt").write_text(
+                "\n".join(f"{w:04x}" for w in secrets[f"colluder-sender-{k}"]))
         cmd = [sys.executable, "-m", "tests.referee.unprivileged_referee", str(bots)]
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(PROJECT), "LANG": "C.UTF-8"}
         uid = None
@@ -108,6 +117,7 @@ def unprivileged_run() -> dict:
         line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
         assert line is not None, f"the unprivileged referee failed:\n{done.stdout}\n{done.stderr}"
         result = json.loads(line[len("RESULT "):])
+        result["secrets"] = secrets
         if uid is not None:
             result["survivors"] = sandbox.pids_of_uid(uid)
         return result
@@ -299,3 +309,30 @@ def test_a_bot_cannot_turn_its_lost_clock_into_a_void_match(unprivileged_run: di
     if name == "autogroup_starver":
         # The write took (its waits then forgiven none), or a read-only /proc refused it.
         assert run["comment"].endswith("nice 19") or "Read-only file system" in run["comment"], run["comment"]
+
+
+# --- issue 35: the shared kernel, reaped children, two bots at one table -----------------------
+
+
+def test_the_shared_kernel_surfaces_are_shut(unprivileged_run: dict) -> None:
+    forfeit = _forfeit(unprivileged_run["syscall_probe"], "bot_error")
+    line = next(ln for ln in forfeit["log_tail"].splitlines() if ln.startswith("PROBE "))
+    kernel_surface.check(json.loads(line[len("PROBE "):])["issue35"])
+
+
+def test_cpu_of_children_the_kernel_would_reap_is_counted(unprivileged_run: dict) -> None:
+    run = unprivileged_run["reaped_burners"]
+    assert run["forfeits"] == [], run
+    kernel_surface.check_burners(run["comments"], run["cpu_ms"])
+
+
+@pytest.mark.parametrize("channel", [
+    pytest.param(c, marks=pytest.mark.xfail(reason=kernel_surface.KNOWN_OPEN[c], strict=False))
+    if c in kernel_surface.KNOWN_OPEN else c
+    for c in (*kernel_surface.WIDE, *kernel_surface.NARROW)])
+def test_two_bots_at_one_table_cannot_pass_bits(unprivileged_run: dict, channel: str) -> None:
+    matches = unprivileged_run["collusion"]
+    assert len(matches) == kernel_surface.MATCHES and all(m["forfeits"] == [] for m in matches)
+    pairs = [(unprivileged_run["secrets"][m["sender"]], m["comments"]) for m in matches]
+    right, n = kernel_surface.decoded(pairs)[channel]
+    assert right <= kernel_surface.allowed(channel, n), (kernel_surface.NAMES[channel], right, n)

@@ -34,7 +34,7 @@ def play(name: str, **kwargs) -> dict:
                                    seed=1, match_id=f"unpriv-{name}", **kwargs))
     return {
         "forfeits": [{"seat": f.seat, "reason": f.reason, "message": f.message,
-                      "decision": f.decision, "log_tail": f.log_tail[-3000:]} for f in record.forfeits],
+                      "decision": f.decision, "log_tail": f.log_tail[-8000:]} for f in record.forfeits],
         "comment": next((d.comment for d in record.decisions if d.seat == 0 and not d.forced), ""),
         "cpu_ms": record.totals[0].cpu_ms,
         "decision_cpu_ms": [d.cpu_ms for d in record.decisions if d.seat == 0],
@@ -54,6 +54,28 @@ def pooled(name: str) -> dict:
                 "retired": dict(pool.retired), "reuses": pool.reuses}
     finally:
         pool.close()
+
+
+def collusion(bots: Path) -> list[dict]:
+    """Issue 35: two colluder copies at one table, per match (a sender folder each, holding
+    its secret): the receiver's comments. And reaped_burners' comments with its CPU."""
+    out = []
+    for k, sender in enumerate(sorted(bots.glob("colluder-sender-*"))):
+        record = run_match(MatchConfig("toy", [SeatSpec("s", str(sender)),
+                                               SeatSpec("r", str(bots / "colluder"))],
+                                       seed=k + 1, match_id=f"unpriv-collude-{k}"))
+        out.append({"forfeits": [f.reason for f in record.forfeits], "sender": sender.name,
+                    "comments": [d.comment for d in record.decisions if d.seat == 1 and d.comment]})
+    return out
+
+
+def burners() -> dict:
+    record = run_match(MatchConfig("toy", [SeatSpec("a", str(BOTS / "reaped_burners")),
+                                           SeatSpec("b", RANDOM)], seed=1,
+                                   match_id="unpriv-reaped_burners"))
+    mine = [d for d in record.decisions if d.seat == 0 and not d.forced]
+    return {"forfeits": [f.reason for f in record.forfeits], "comments": [d.comment for d in mine],
+            "cpu_ms": [d.cpu_ms for d in mine], "left_running": own_processes()}
 
 
 def main() -> None:
@@ -84,6 +106,8 @@ def main() -> None:
                 out[name] = {"void": str(exc), "forfeits": []}
     out["pool:memory_holder-tmpfs_pool"] = pooled("memory_holder-tmpfs_pool")
     out["pool:random_bot"] = pooled("random_bot")
+    out["collusion"] = collusion(BOTS)
+    out["reaped_burners"] = burners()
     out["memory_kills"] = MEMORY_WATCH.kills
     try:
         listener.accept()
