@@ -551,6 +551,15 @@ class SandboxCgroups:
                 return int(value)
         return 0
 
+    def kernel_peak_mb(self) -> float | None:
+        """The most kernel memory (socket buffers, pipes, mappings, page tables …) the memory
+        group was charged at once, where this kernel charges it (``memory.kmem``)."""
+        path = self.paths.get("memory")
+        try:
+            return int((path / "memory.kmem.max_usage_in_bytes").read_text()) / (1 << 20) if path else None
+        except (OSError, ValueError):
+            return None
+
     def memory_peak_mb(self) -> float | None:
         path = self.paths.get("memory")
         try:
@@ -713,8 +722,11 @@ class BotProcess:
         if self.memory_kill:
             text += f" ({self.memory_kill})"
         elif self.cgroup is not None and self.cgroup.oom_kills():
+            kernel = self.cgroup.kernel_peak_mb()
+            held = (f"; at most {kernel:.0f} MiB of it was kernel memory: socket buffers, pipes, "
+                    f"mappings and the like" if kernel else "")
             text += (f" (out of memory: the kernel killed a process of the sandbox at its "
-                     f"{self.limits.memory_mb} MiB memory limit)")
+                     f"{self.limits.memory_mb} MiB memory limit{held})")
         return text
 
     def lock_socket_dir(self) -> None:

@@ -381,3 +381,40 @@ def test_sockets_without_end_are_stopped_at_the_socket_limit(hostile) -> None:
     record = play("toy", [hostile("socket_hoarder"), str(RANDOM_BOT)])
     forfeit = _forfeited(record, 0, "crash")
     assert "sockets, over the limit of 256" in forfeit.message, forfeit.message
+
+
+# --- kernel memory in no process: socket buffers, pipes, mappings (issue 35, part 3) ----------
+
+#: python and grpc take ~20 MiB of a memory cgroup: small enough that each attack passes it.
+PIPE_LIMITS, MAP_LIMITS = SandboxLimits(memory_mb=80), SandboxLimits(memory_mb=60)
+
+
+def test_raised_socket_buffers_are_counted_as_memory(hostile) -> None:
+    """80 sockets with SO_SNDBUF at wmem_max hold ~640 MiB in the kernel: within the socket cap,
+    under a 400 MiB limit. The memory cgroup charges socket buffers on this kernel (the kernel's
+    OOM killer ends it, and the message says how much of it was kernel memory); where it does
+    not, the watch adds the buffers' ceiling to the group's usage."""
+    record = play("toy", [hostile("socket_buffers", **{"mode.txt": "80"}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    forfeit = _forfeited(record, 0, "crash")
+    assert "out of memory" in forfeit.message and "400 MiB" in forfeit.message, forfeit.message
+    assert "socket buffers" in forfeit.message, forfeit.message
+
+
+def test_pipe_buffers_are_counted_as_memory(hostile) -> None:
+    """120 pipes grown to fs.pipe-max-size and filled: the bot's uid may hold 64 MiB of pipe
+    pages (fs.pipe-user-pages-soft), then two pages a pipe; with python that passes 80 MiB."""
+    record = play("toy", [hostile("pipe_hoarder", **{"mode.txt": "120"}), str(RANDOM_BOT)],
+                  limits=PIPE_LIMITS)
+    forfeit = _forfeited(record, 0, "crash")
+    assert "out of memory" in forfeit.message and "80 MiB" in forfeit.message, forfeit.message
+    assert "kernel memory" in forfeit.message, forfeit.message
+
+
+def test_many_small_mappings_are_counted_as_memory(hostile) -> None:
+    """240,000 untouched one-page mappings in four processes: ~55 MiB of kernel structures and
+    nothing resident. The memory cgroup charges them here (OOM at 60 MiB)."""
+    record = play("toy", [hostile("map_spray", **{"mode.txt": "240000 4"}), str(RANDOM_BOT)],
+                  limits=MAP_LIMITS, tc=TimeControl(5000, 20000))
+    forfeit = _forfeited(record, 0, "crash")
+    assert "out of memory" in forfeit.message and "kernel memory" in forfeit.message, forfeit.message
