@@ -23,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -157,29 +157,47 @@ class Deep:
     page_tables: int = 0
     at: float = float("-inf")
     cost: float = 0.0
+    #: Processes whose descriptors or mappings could not be read, by when that was first seen:
+    #: one being killed is unreadable for a moment; one unreadable for :data:`HIDDEN_S` hides.
+    hidden: dict[int, float] = field(default_factory=dict)
+
+
+#: How long a process may stay unreadable to the watch (a process dying after a kill is, while
+#: its memory is freed) before it counts as hiding.
+HIDDEN_S = 1.0
 
 
 class Hidden(Exception):
     """A process of the sandbox made itself unreadable to the watch, or passed a cap."""
 
 
-def deep_look(view: SandboxView, procs: list[ProcInfo], limits: SandboxLimits) -> Deep:
+def deep_look(view: SandboxView, procs: list[ProcInfo], limits: SandboxLimits,
+              hidden: dict[int, float] | None = None) -> Deep:
     """Count the sandbox's pipes (unique pipe inodes among all its descriptors) and its
     mappings (no further than ``limits.mappings + 1`` in all), and sum its page tables.
-    Raises :class:`Hidden` when it passes the mapping cap or hides a process from the count."""
+    Raises :class:`Hidden` when it passes the mapping cap, or when a process has stayed
+    unreadable (``hidden``: since when, from the last look) for :data:`HIDDEN_S`."""
     started = time.perf_counter()
-    try:
-        pipes = len(view.pipe_inodes([p.pid for p in procs]))
-        maps = tables = 0
-        for p in procs:
+    now = time.monotonic()
+    seen: dict[int, float] = {}
+    pipes: set[int] = set()
+    maps = tables = 0
+    for p in procs:
+        try:
+            pipes |= view.pipe_inodes([p.pid])
             maps += view.mappings(p.pid, limits.mappings - maps)
             tables += view.page_table_bytes(p.pid)
-            if maps > limits.mappings:
-                raise Hidden(f"it made more than {limits.mappings} memory mappings, over the "
-                             f"limit of {limits.mappings}")
-    except PermissionError:
-        raise Hidden("its processes hid their descriptors or mappings from the memory watch") from None
-    return Deep(pipes, maps, tables, time.monotonic(), time.perf_counter() - started)
+        except PermissionError:
+            seen[p.pid] = (hidden or {}).get(p.pid, now)
+            if now - seen[p.pid] >= HIDDEN_S:
+                raise Hidden("its processes hid their descriptors or mappings from the memory "
+                             "watch") from None
+        if maps > limits.mappings:
+            raise Hidden(f"it made more than {limits.mappings} memory mappings, over the limit "
+                         f"of {limits.mappings}")
+    # With a process unreadable, look again at the next look rather than after the interval.
+    at = float("-inf") if seen else now
+    return Deep(len(pipes), maps, tables, at, time.perf_counter() - started, seen)
 
 
 def measure(view: SandboxView, procs: list[ProcInfo], deep: Deep, sockets: tuple[int, int],
@@ -354,7 +372,7 @@ class MemoryWatch:
             now = time.monotonic()
             if now >= deep.at + max(self.deep_interval_s, 20 * deep.cost):
                 try:
-                    deep = deep_look(view, procs, bot.limits)
+                    deep = deep_look(view, procs, bot.limits, deep.hidden)
                 except Hidden as exc:
                     self._kill_all(bot, view, str(exc))
                     return

@@ -39,6 +39,12 @@ HOLDERS = {f"memory_holder-{kind}": f"{kind} {mib}" for kind, mib in (
     ("memfd", 1024), ("memfd_mapped", 1024), ("sysv", 1024), ("posix_shm", 1024),
     ("tmpfs", 1024), ("heap", 1024), ("mmap_shared", 1024), ("tmpfs_heap", 200))}
 
+#: Kernel memory in no process (issue 35): folder -> (bot, mode.txt, memory limit in MiB).
+KERNEL_BOTS = {"socket_buffers": ("socket_buffers", "80", 400),
+               "pipe_hoarder": ("pipe_hoarder", "120", 150),
+               "map_spray": ("map_spray", "240000 4", 400),
+               "socket_buffers_pool": ("socket_buffers", "70", 2048)}
+
 
 def _test_user() -> pwd.struct_passwd:
     try:
@@ -89,6 +95,10 @@ def unprivileged_run() -> dict:
         for name, mode in {**HOLDERS, "memory_holder-tmpfs_pool": "tmpfs 200"}.items():
             shutil.copytree(HOSTILE / "memory_holder", bots / name)
             (bots / name / "mode.txt").write_text(mode)
+        for name, (source, mode, limit) in KERNEL_BOTS.items():
+            shutil.copytree(HOSTILE / source, bots / name)
+            (bots / name / "mode.txt").write_text(mode)
+            (bots / name / "limit.txt").write_text(str(limit))
         (bots / "sock_squatter" / "marker.txt").write_text(f"unprivsquat{os.getpid()}")
         (bots / "sock_symlink" / "target.txt").write_text(str(bots / "host-service.sock"))
         cmd = [sys.executable, "-m", "tests.referee.unprivileged_referee", str(bots)]
@@ -282,3 +292,36 @@ def test_the_pool_retires_a_bot_keeping_unlinked_files(unprivileged_run: dict) -
     assert set(held["retired"]) == {"files"}, held
     clean = unprivileged_run["pool:random_bot"]
     assert clean == {"forfeits": [], "retired": {}, "reuses": 2}
+
+
+# --- issue 35: socket buffers, pipes and mappings, counted by the watch ----------------------
+
+
+def test_raised_socket_buffers_are_counted_by_the_watch(unprivileged_run: dict) -> None:
+    """80 sockets at SO_SNDBUF = wmem_max: each is charged the most it can hold, which passes
+    400 MiB; the forfeit names the sockets."""
+    run = unprivileged_run["socket_buffers"]
+    forfeit = _forfeit(run, "crash")
+    assert "out of memory" in forfeit["message"] and "400 MiB limit" in forfeit["message"], forfeit
+    assert "in the buffers of" in forfeit["message"] and "sockets" in forfeit["message"], forfeit
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+def test_pipe_buffers_are_counted_by_the_watch(unprivileged_run: dict) -> None:
+    run = unprivileged_run["pipe_hoarder"]
+    forfeit = _forfeit(run, "crash")
+    assert "out of memory" in forfeit["message"] and "pipes" in forfeit["message"], forfeit
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+def test_many_small_mappings_stop_at_the_mapping_cap(unprivileged_run: dict) -> None:
+    run = unprivileged_run["map_spray"]
+    forfeit = _forfeit(run, "crash")
+    assert "memory mappings, over the limit of 32768" in forfeit["message"], forfeit
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+def test_the_pool_retires_a_bot_keeping_full_socket_buffers(unprivileged_run: dict) -> None:
+    held = unprivileged_run["pool:socket_buffers_pool"]
+    assert held["forfeits"] == [] and held["reuses"] == 1, held  # its opponent's, never its own
+    assert set(held["retired"]) == {"sockets"}, held

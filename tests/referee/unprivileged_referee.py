@@ -74,6 +74,12 @@ def main() -> None:
                  "file_writer", "illegal_id", "socket_hoarder"):
         out[name] = play(name)
     out["sleeper"] = play("sleeper", time_control=TimeControl(decision_ms=300, bank_ms=300))
+    # Kernel memory in no process (issue 35): mode.txt and the memory limit in limit.txt.
+    for name in ("socket_buffers", "pipe_hoarder", "map_spray"):
+        mb = int((BOTS / name / "limit.txt").read_text())
+        out[name] = play(name, limits=SandboxLimits(memory_mb=mb),
+                         time_control=TimeControl(5000, 20000))
+    out["pool:socket_buffers_pool"] = pooled("socket_buffers_pool")
     out["pool:memory_holder-tmpfs_pool"] = pooled("memory_holder-tmpfs_pool")
     out["pool:random_bot"] = pooled("random_bot")
     out["memory_kills"] = MEMORY_WATCH.kills
