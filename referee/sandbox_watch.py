@@ -294,7 +294,7 @@ class MemoryWatch:
     """
 
     interval_s = 0.05
-    deep_interval_s = 0.25
+    deep_interval_s = 0.5
 
     def __init__(self) -> None:
         self._bots: set[BotProcess] = set()
