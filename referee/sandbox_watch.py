@@ -233,8 +233,18 @@ def held_bytes(view: SandboxView, procs: list[ProcInfo], limits: SandboxLimits) 
                    limits).total
 
 
-@functools.cache
+_PROBE_LOCK = threading.Lock()
+
+
 def cgroup_charges_kernel_memory(memory_root: str = "/sys/fs/cgroup/memory") -> bool:
+    """See :func:`_probe_kernel_charge`; one probe per referee process, whichever thread asks
+    first (the watch and the pool may ask at once)."""
+    with _PROBE_LOCK:
+        return _probe_kernel_charge(memory_root)
+
+
+@functools.cache
+def _probe_kernel_charge(memory_root: str) -> bool:
     """Whether a cgroup-v1 memory group on this host charges socket buffers (and with them the
     other kernel memory a bot can hold: pipes, mappings, page tables). It depends on the kernel
     and its boot options (``cgroup.memory=nokmem``), so it is measured once per referee process:
