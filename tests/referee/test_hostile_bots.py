@@ -418,3 +418,14 @@ def test_many_small_mappings_are_counted_as_memory(hostile) -> None:
                   limits=MAP_LIMITS, tc=TimeControl(5000, 20000))
     forfeit = _forfeited(record, 0, "crash")
     assert "out of memory" in forfeit.message and "kernel memory" in forfeit.message, forfeit.message
+
+
+@pytest.mark.parametrize("mode", ["socket", "pipe"])
+def test_pages_pinned_by_splice_are_charged_to_the_memory_cgroup(hostile, mode: str) -> None:
+    """Huge pages unmapped after one byte of each went into a pipe, or on into a socket, stay
+    charged to the memory cgroup that faulted them in: 600 MiB at a 400 MiB limit is killed.
+    (Without root nothing counts them: test_unprivileged_referee.py.)"""
+    record = play("toy", [hostile("splice_pin", **{"mode.txt": f"{mode} 600"}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    forfeit = _forfeited(record, 0, "crash")
+    assert "out of memory" in forfeit.message and "400 MiB" in forfeit.message, forfeit.message
