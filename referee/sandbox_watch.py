@@ -78,6 +78,8 @@ class Ceilings:
     stream_socket: int
     dgram_socket: int
     pipe: int
+    buffers_fixed: bool = False  # the filter makes the socket buffer options no-ops
+    pipes_fixed: bool = False  # the filter denies F_SETPIPE_SZ
 
     @classmethod
     def of_host(cls) -> Ceilings:
@@ -87,11 +89,12 @@ class Ceilings:
         qlen = max(NEW_NETNS_DGRAM_QLEN, _sysctl("net/unix/max_dgram_qlen", NEW_NETNS_DGRAM_QLEN))
         one = sndbuf + SKB_SLACK
         pipe = 16 * _PAGE
-        if getattr(seccomp, "F_SETPIPE_SZ", None) is None:
+        pipes_fixed = getattr(seccomp, "F_SETPIPE_SZ", None) is not None
+        if not pipes_fixed:
             most = max(_sysctl("fs/pipe-max-size", 1 << 20), pipe)
             pipe = 1 << (most - 1).bit_length()  # the kernel rounds a size up to a power of two
         return cls(sndbuf=sndbuf, stream_socket=one, dgram_socket=2 * one + 2 * one + (qlen + 1) * one,
-                   pipe=pipe)
+                   pipe=pipe, buffers_fixed=fixed_buffers, pipes_fixed=pipes_fixed)
 
 
 @functools.cache

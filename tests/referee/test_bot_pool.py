@@ -18,6 +18,7 @@ from referee import sandbox
 from referee.bot_pool import BotPool
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.record import MatchRecord
+from referee.sandbox_watch import ceilings
 from tests.referee.helpers import (
     RANDOM_BOT,
     leftover_pids,
@@ -293,5 +294,8 @@ def test_a_bot_keeping_full_socket_buffers_idle_is_retired(pool: BotPool, hostil
     for seed in (37, 38):
         record = _match([holder, str(RANDOM_BOT)], seed, pool)
         assert record.forfeits == []
+    if ceilings().buffers_fixed:  # SO_SNDBUF is a no-op: 70 default buffers are ~15 MiB
+        assert pool.retired == {} and pool.reuses == 2
+        return
     assert set(pool.retired) == {"sockets"}, dict(pool.retired)
     assert (pool.launches, pool.reuses) == (3, 1)  # the holder was launched afresh
