@@ -63,7 +63,9 @@ class Ceilings:
     * a datagram socket: what it sent (a datagram may start while the buffer is one byte short
       of full: twice the buffer), what a connected peer that closed left in its queue (as much
       again), and up to ``max_dgram_qlen + 1`` datagrams of senders that closed since.
-    * a pipe: its largest size (``F_SETPIPE_SZ`` up to ``fs.pipe-max-size``), one page a slot.
+    * a pipe: its largest size (``F_SETPIPE_SZ`` up to ``fs.pipe-max-size``), one page a slot
+      (a slot filled by ``vmsplice`` can keep a whole huge page alive: docs/referee.md, what is
+      still not counted).
     * concurrency: each of up to ``SandboxLimits.processes`` tasks may be past a send buffer's
       check with one more skb (``tasks`` × :data:`SKB_SLACK`, once per sandbox with a socket).
 

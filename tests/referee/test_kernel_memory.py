@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from referee.sandbox import BotProcess, SandboxLimits
+from referee.sandbox_view import SandboxView
 from referee.sandbox_watch import (
     NEW_NETNS_DGRAM_QLEN,
     SKB_SLACK,
@@ -126,3 +127,22 @@ def test_the_watch_measures_a_live_sandbox_part_by_part() -> None:
                 deep_look(view, procs, SandboxLimits(mappings=50))
     finally:
         bot.stop()
+
+
+def test_sockets_are_told_apart_by_type(tmp_path: Path) -> None:
+    """A datagram socket is charged more than a stream one: the view reads the type column of
+    the namespace's /proc/net/unix (here a tree standing in for a sandbox's root)."""
+    net = tmp_path / "proc" / "1" / "net"
+    net.mkdir(parents=True)
+    header = "Num       RefCount Protocol Flags    Type St Inode Path\n"
+    rows = ["0000000000000000: 00000002 00000000 00010000 0001 01 11 /arena/sock/bot.sock",
+            "0000000000000000: 00000003 00000000 00000000 0001 03 12",
+            "0000000000000000: 00000002 00000000 00000000 0002 01 13 @x",
+            "0000000000000000: 00000002 00000000 00000000 0005 01 14"]
+    (net / "unix").write_text(header + "\n".join(rows) + "\n")
+    view = SandboxView(os.open(tmp_path, os.O_PATH | os.O_DIRECTORY))
+    try:
+        assert view.unix_socket_kinds() == (3, 1)
+        assert view.unix_sockets() == 4
+    finally:
+        view.close()
