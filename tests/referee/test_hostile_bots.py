@@ -377,8 +377,8 @@ def test_cpu_time_of_a_bot_killed_for_its_output_is_never_negative(hostile) -> N
 
 
 def test_sockets_without_end_are_stopped_at_the_socket_limit(hostile) -> None:
-    """Socket buffers are memory no resident sum and no cgroup-v1 limit counts: 1600 sockets
-    held ~200 MiB that way. Past 256 Unix sockets the sandbox is killed whole."""
+    """Socket buffers are memory no resident sum counts: 1600 sockets held ~200 MiB that way.
+    Past 256 Unix sockets the sandbox is killed whole."""
     record = play("toy", [hostile("socket_hoarder"), str(RANDOM_BOT)])
     forfeit = _forfeited(record, 0, "crash")
     assert "sockets, over the limit of 256" in forfeit.message, forfeit.message
