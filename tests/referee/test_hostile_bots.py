@@ -437,3 +437,10 @@ def test_pages_pinned_by_splice_are_charged_to_the_memory_cgroup(hostile, mode: 
                   limits=HOLD_LIMITS)
     forfeit = _forfeited(record, 0, "crash")
     assert "out of memory" in forfeit.message and "400 MiB" in forfeit.message, forfeit.message
+
+
+def test_a_bot_that_is_not_dumpable_is_still_seen_by_a_root_referee(hostile) -> None:
+    """As root the referee reads every process; the memory cgroup counts it anyway. (Without
+    root, hiding is what kills it: test_unprivileged_referee.py.)"""
+    record = play("toy", [hostile("undumpable"), str(RANDOM_BOT)], tc=TimeControl(5000, 20000))
+    assert record.forfeits == [] and _comment(record) == "hidden rc=0"

@@ -46,7 +46,8 @@ KERNEL_BOTS = {"socket_buffers": ("socket_buffers", "80", 400),
                "map_spray": ("map_spray", "240000 4", 400),
                "socket_buffers_pool": ("socket_buffers", "70", 2048),
                "splice_pin-socket": ("splice_pin", "socket 600", 400),
-               "splice_pin-pipe": ("splice_pin", "pipe 600", 400)}
+               "splice_pin-pipe": ("splice_pin", "pipe 600", 400),
+               "undumpable": ("undumpable", "-", 2048)}
 
 
 def _test_user() -> pwd.struct_passwd:
@@ -338,6 +339,16 @@ def test_the_pool_retires_a_bot_keeping_full_socket_buffers(unprivileged_run: di
         return
     assert held["forfeits"] == [] and held["reuses"] == 1, held  # its opponent's, never its own
     assert set(held["retired"]) == {"sockets"}, held
+
+
+def test_a_bot_that_hides_from_the_watch_is_killed(unprivileged_run: dict) -> None:
+    """Not dumpable, its descriptors and mappings are unreadable to a referee that is not root:
+    unreadable for a second, the sandbox is killed (a process dying after a kill is unreadable
+    only for a moment). As root the referee reads it, and it plays on (test_hostile_bots.py)."""
+    run = unprivileged_run["undumpable"]
+    forfeit = _forfeit(run, "crash")
+    assert "hid their descriptors or mappings from the memory watch" in forfeit["message"], forfeit
+    assert run["other_forced"] == 0 and run["left_running"] == []
 
 
 @pytest.mark.xfail(strict=True, reason="pages pinned by vmsplice/splice belong to no process and "

@@ -76,7 +76,7 @@ def main() -> None:
     out["sleeper"] = play("sleeper", time_control=TimeControl(decision_ms=300, bank_ms=300))
     # Kernel memory in no process (issue 35): mode.txt and the memory limit in limit.txt.
     for name in ("socket_buffers", "pipe_hoarder", "map_spray", "splice_pin-socket",
-                 "splice_pin-pipe"):
+                 "splice_pin-pipe", "undumpable"):
         mb = int((BOTS / name / "limit.txt").read_text())
         out[name] = play(name, limits=SandboxLimits(memory_mb=mb),
                          time_control=TimeControl(5000, 20000))
