@@ -444,3 +444,22 @@ def test_a_bot_that_is_not_dumpable_is_still_seen_by_a_root_referee(hostile) -> 
     root, hiding is what kills it: test_unprivileged_referee.py.)"""
     record = play("toy", [hostile("undumpable"), str(RANDOM_BOT)], tc=TimeControl(5000, 20000))
     assert record.forfeits == [] and _comment(record) == "hidden rc=0"
+
+
+def test_a_memory_cgroup_that_does_not_charge_kernel_memory_gets_the_ceilings_added(
+        hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a kernel whose memory cgroup did not charge socket buffers (told so here), the watch
+    adds each socket's ceiling to the group's usage: 80 sockets that could hold 8 MiB each pass
+    400 MiB although they hold nothing, and the watch names them."""
+    from referee import sandbox_watch
+
+    monkeypatch.setattr(sandbox_watch, "cgroup_charges_kernel_memory", lambda: False)
+    monkeypatch.setattr(sandbox, "cgroup_charges_kernel_memory", lambda: False)
+    if os.geteuid() != 0 or ceilings().buffers_fixed:
+        pytest.skip("needs a memory cgroup (root) and buffers a bot can raise")
+    record = play("toy", [hostile("socket_buffers", **{"mode.txt": "80 empty"}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    forfeit = _forfeited(record, 0, "crash")
+    assert "the memory watch killed" in forfeit.message, forfeit.message
+    assert "charged to its memory cgroup" in forfeit.message, forfeit.message
+    assert "in the buffers of" in forfeit.message and "400 MiB limit" in forfeit.message

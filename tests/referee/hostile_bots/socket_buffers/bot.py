@@ -1,6 +1,7 @@
 """Hostile: holds kernel memory in socket buffers raised as far as the host lets a bot
 (``SO_SNDBUF`` to ``net.core.wmem_max``; the kernel doubles it), within the socket cap: mode.txt
-is ``SOCKETS`` (both ends of SOCKETS/2 socket pairs filled until they would block). It answers
+is ``SOCKETS`` (both ends of SOCKETS/2 socket pairs filled until they would block), or
+``SOCKETS empty`` (the same sockets, buffers raised, nothing sent: what they could hold). It answers
 with ``sockets=N buffered=NMiB sndbuf=N`` in its comment once it holds them, after ten looks of
 the memory watch; killed on the way, it forfeits. From then on it plays legally and keeps what
 it holds (the pool tests seat it again)."""
@@ -11,7 +12,8 @@ from pathlib import Path
 
 from arena.sdk import serve_bot
 
-SOCKETS = int((Path(__file__).parent / "mode.txt").read_text().split()[0])
+MODE = (Path(__file__).parent / "mode.txt").read_text().split()
+SOCKETS, EMPTY = int(MODE[0]), MODE[1:] == ["empty"]
 WMEM_MAX = int(Path("/proc/sys/net/core/wmem_max").read_text())
 kept: list = []
 report = ""
@@ -21,6 +23,8 @@ def fill(sock: socket.socket) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WMEM_MAX)
     sock.setblocking(False)
     sent = 0
+    if EMPTY:
+        return 0
     try:
         while True:
             sent += sock.send(b"\1" * 65536)
