@@ -17,7 +17,9 @@ What is reused, and what never is:
   and, checked when it is given back and again when it is taken, when it keeps a process of its
   own alive (a child could work between matches, or play the next match's opponent), holds more
   than ``max_idle_memory_mb`` (by the measure its memory limit is enforced with: the memory
-  cgroup's usage, or resident memory plus its tmpfs pages), or left files in its private
+  cgroup's usage, or resident memory plus its tmpfs pages plus the most its sockets, pipes and
+  mappings can hold in the kernel; retired as ``sockets``, ``pipes`` or ``mappings`` when that
+  kernel part alone is over), or left files in its private
   ``/tmp``, ``/dev/shm`` or socket folder, named or unlinked but kept open (state carried from
   one match to the next, or junk that holds memory; a file with no name is found by the pages
   its tmpfs holds). Why each was
@@ -106,7 +108,8 @@ class BotPool:
         self.idle_cpu_ms = idle_cpu_ms  # more than this while idle: it is doing something
         self.max_idle_memory_mb = max_idle_memory_mb
         #: Why bots were retired instead of reused, by reason (``child_process``, ``memory``,
-        #: ``files``, ``idle_cpu``, ``cpu``, ``uses``, ``dead``, ``flood``).
+        #: ``sockets``, ``pipes``, ``mappings``, ``files``, ``idle_cpu``, ``cpu``, ``uses``,
+        #: ``dead``, ``flood``).
         self.retired: collections.Counter[str] = collections.Counter()
         self.launches = 0
         self.reuses = 0
@@ -178,9 +181,11 @@ class BotPool:
         if proc.sandboxed:
             if len(proc.processes()) > 2:  # the namespace's init and the bot: nothing else
                 return "child_process"
-            memory = proc.memory_mb()
-            if memory is not None and memory > self.max_idle_memory_mb:
-                return "memory"
+            held = proc.held()
+            if held is not None and held.total > self.max_idle_memory_mb * (1 << 20):
+                # Named by what holds it: what it keeps in the kernel, when that alone is over.
+                kernel = held.kernel_reason()
+                return kernel if kernel and held.kernel > self.max_idle_memory_mb * (1 << 20) else "memory"
             if proc.private_files() or proc.tmpfs_bytes():
                 return "files"
         return None

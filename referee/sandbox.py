@@ -51,7 +51,14 @@ from pathlib import Path
 from referee import seccomp, shortcuts
 from referee.manifest import ManifestError, launch_command
 from referee.sandbox_view import NotASocket, ProcInfo, SandboxView, cpu_ticks_of
-from referee.sandbox_watch import MEMORY_WATCH, held_bytes
+from referee.sandbox_watch import (
+    MEMORY_WATCH,
+    Held,
+    Hidden,
+    cgroup_charges_kernel_memory,
+    deep_look,
+    measure,
+)
 
 #: The folder holding ``arena`` and ``referee``: bound read-only so the SDK (and engine code a
 #: heuristic bot may import) is importable inside the sandbox.
@@ -89,7 +96,8 @@ class SandboxLimits:
     tmp_mb: int = 256  # size of the private /tmp
     shm_mb: int = 64  # size of the private /dev/shm
     files: int = 4096  # entries in /tmp, /dev/shm and the socket folder together (kernel memory)
-    sockets: int = 256  # Unix sockets of the sandbox together: each buffers ~200 KiB unseen
+    sockets: int = 256  # Unix sockets of the sandbox together (their buffers count as memory too)
+    mappings: int = 32768  # memory mappings of all its processes together (kernel memory)
     output_bytes: int = 1 << 20  # total stdout+stderr over the match before the bot is killed
     tail_bytes: int = 8192  # how much of the output is kept for the crash log
 
@@ -559,6 +567,15 @@ class SandboxCgroups:
                 return int(value)
         return 0
 
+    def kernel_peak_mb(self) -> float | None:
+        """The most kernel memory (socket buffers, pipes, mappings, page tables …) the memory
+        group was charged at once, where this kernel charges it (``memory.kmem``)."""
+        path = self.paths.get("memory")
+        try:
+            return int((path / "memory.kmem.max_usage_in_bytes").read_text()) / (1 << 20) if path else None
+        except (OSError, ValueError):
+            return None
+
     def memory_peak_mb(self) -> float | None:
         path = self.paths.get("memory")
         try:
@@ -721,8 +738,11 @@ class BotProcess:
         if self.memory_kill:
             text += f" ({self.memory_kill})"
         elif self.cgroup is not None and self.cgroup.oom_kills():
+            kernel = self.cgroup.kernel_peak_mb()
+            held = (f"; at most {kernel:.0f} MiB of it was kernel memory: socket buffers, pipes, "
+                    f"mappings and the like" if kernel else "")
             text += (f" (out of memory: the kernel killed a process of the sandbox at its "
-                     f"{self.limits.memory_mb} MiB memory limit)")
+                     f"{self.limits.memory_mb} MiB memory limit{held})")
         return text
 
     def lock_socket_dir(self) -> None:
@@ -757,21 +777,29 @@ class BotProcess:
             return []
 
     def memory_mb(self) -> float | None:
-        """Memory the sandbox holds now, by the measure its limit is enforced with: the memory
-        cgroup's usage (every page charged to it: tmpfs, memfds and shared memory included),
-        else what the memory watch counts (:func:`~referee.sandbox_watch.held_bytes`)."""
-        if self.cgroup is not None and "memory" in self.cgroup.paths:
-            try:
-                return int((self.cgroup.paths["memory"] / "memory.usage_in_bytes").read_text()) / (1 << 20)
-            except OSError:
-                return None
+        """Memory the sandbox holds now, by the measure its limit is enforced with
+        (:class:`~referee.sandbox_watch.Held`): the memory cgroup's usage (every page charged to
+        it: tmpfs, shared memory and, where this kernel charges it, kernel memory included), else
+        what the memory watch counts: resident memory, tmpfs pages, and the most its sockets,
+        pipes and mappings can hold in the kernel."""
+        held = self.held()
+        return held.total / (1 << 20) if held is not None else None
+
+    def held(self) -> Held | None:
+        """What the sandbox holds, part by part, by a fresh full look (None before it is up)."""
+        group = self.cgroup.paths.get("memory") if self.cgroup is not None else None
         with self._lock:
             if self.view is None:
                 return None
             try:
                 procs = self.view.processes()
-                return held_bytes(self.view, procs) / (1 << 20) if procs else None
-            except OSError:
+                if not procs:
+                    return None
+                usage = int((group / "memory.usage_in_bytes").read_text()) if group else None
+                return measure(self.view, procs, deep_look(self.view, procs, self.limits),
+                               self.view.unix_socket_kinds(), self.limits, usage,
+                               usage is not None and cgroup_charges_kernel_memory())
+            except (OSError, ValueError, Hidden):
                 return None
 
     def tmpfs_bytes(self) -> int:

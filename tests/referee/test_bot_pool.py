@@ -18,6 +18,7 @@ from referee import sandbox
 from referee.bot_pool import BotPool
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.record import MatchRecord
+from referee.sandbox_watch import ceilings
 from tests.referee.helpers import (
     RANDOM_BOT,
     leftover_pids,
@@ -284,3 +285,17 @@ def test_a_clean_bot_passes_every_check(pool: BotPool) -> None:
         proc = pool._idle[0].client.process
     assert len(proc.processes()) == 2 and proc.private_files() == [] and proc.tmpfs_bytes() == 0
     assert 10 < proc.memory_mb() < pool.max_idle_memory_mb
+
+
+def test_a_bot_keeping_full_socket_buffers_idle_is_retired(pool: BotPool, hostile) -> None:
+    """70 sockets with raised buffers, full, kept across matches: ~560 MiB in the kernel and
+    little resident. It plays legally; the pool retires it after each match, as ``sockets``."""
+    holder = hostile("socket_buffers", **{"mode.txt": "70"})
+    for seed in (37, 38):
+        record = _match([holder, str(RANDOM_BOT)], seed, pool)
+        assert record.forfeits == []
+    if ceilings().buffers_fixed:  # SO_SNDBUF is a no-op: 70 default buffers are ~15 MiB
+        assert pool.retired == {} and pool.reuses == 2
+        return
+    assert set(pool.retired) == {"sockets"}, dict(pool.retired)
+    assert (pool.launches, pool.reuses) == (3, 1)  # the holder was launched afresh

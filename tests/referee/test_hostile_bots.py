@@ -21,6 +21,7 @@ from referee import sandbox, seccomp
 from referee.engine import TimeControl
 from referee.record import MatchRecord
 from referee.sandbox import SandboxLimits
+from referee.sandbox_watch import ceilings
 from tests.referee import kernel_surface
 from tests.referee.helpers import HOSTILE, RANDOM_BOT, landlock_abi, needs_bwrap, play
 
@@ -379,8 +380,8 @@ def test_cpu_time_of_a_bot_killed_for_its_output_is_never_negative(hostile) -> N
 
 
 def test_sockets_without_end_are_stopped_at_the_socket_limit(hostile) -> None:
-    """Socket buffers are memory no resident sum and no cgroup-v1 limit counts: 1600 sockets
-    held ~200 MiB that way. Past 256 Unix sockets the sandbox is killed whole."""
+    """Socket buffers are memory no resident sum counts: 1600 sockets held ~200 MiB that way.
+    Past 256 Unix sockets the sandbox is killed whole."""
     record = play("toy", [hostile("socket_hoarder"), str(RANDOM_BOT)])
     forfeit = _forfeited(record, 0, "crash")
     assert "sockets, over the limit of 256" in forfeit.message, forfeit.message
@@ -464,3 +465,84 @@ def test_cpu_of_children_the_kernel_would_reap_is_counted(hostile) -> None:
     assert record.forfeits == []
     mine = [d for d in record.decisions if d.seat == 0 and not d.forced]
     kernel_surface.check_burners([d.comment for d in mine], [d.cpu_ms for d in mine])
+
+
+# --- kernel memory in no process: socket buffers, pipes, mappings (issue 35, part 3) ----------
+
+WMEM_DEFAULT = int(Path("/proc/sys/net/core/wmem_default").read_text())
+#: python and grpc take ~20 MiB of a memory cgroup: small enough that each attack passes it.
+PIPE_LIMITS, MAP_LIMITS = SandboxLimits(memory_mb=80), SandboxLimits(memory_mb=60)
+
+
+def test_raised_socket_buffers_are_counted_as_memory(hostile) -> None:
+    """80 sockets with SO_SNDBUF at wmem_max hold ~640 MiB in the kernel: within the socket cap,
+    under a 400 MiB limit. The memory cgroup charges socket buffers on this kernel (the kernel's
+    OOM killer ends it, and the message says how much of it was kernel memory); where it does
+    not, the watch adds the buffers' ceiling to the group's usage."""
+    record = play("toy", [hostile("socket_buffers", **{"mode.txt": "80"}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    if ceilings().buffers_fixed:  # SO_SNDBUF is a no-op: 80 default buffers are ~17 MiB
+        assert record.forfeits == [] and _comment(record).endswith(f"sndbuf={WMEM_DEFAULT}")
+        return
+    forfeit = _forfeited(record, 0, "crash")
+    assert "out of memory" in forfeit.message and "400 MiB" in forfeit.message, forfeit.message
+    assert "socket buffers" in forfeit.message, forfeit.message
+
+
+def test_pipe_buffers_are_counted_as_memory(hostile) -> None:
+    """120 pipes grown to fs.pipe-max-size and filled: the bot's uid may hold 64 MiB of pipe
+    pages (fs.pipe-user-pages-soft), then two pages a pipe; with python that passes 80 MiB."""
+    record = play("toy", [hostile("pipe_hoarder", **{"mode.txt": "120"}), str(RANDOM_BOT)],
+                  limits=PIPE_LIMITS)
+    if ceilings().pipes_fixed:  # F_SETPIPE_SZ denied: 120 pipes of 64 KiB are 7.5 MiB
+        assert record.forfeits == [] and _comment(record) == "pipes=120 buffered=7MiB"
+        return
+    forfeit = _forfeited(record, 0, "crash")
+    assert "out of memory" in forfeit.message and "80 MiB" in forfeit.message, forfeit.message
+    assert "kernel memory" in forfeit.message, forfeit.message
+
+
+def test_many_small_mappings_are_counted_as_memory(hostile) -> None:
+    """240,000 untouched one-page mappings in four processes: ~55 MiB of kernel structures and
+    nothing resident. The memory cgroup charges them here (OOM at 60 MiB)."""
+    record = play("toy", [hostile("map_spray", **{"mode.txt": "240000 4"}), str(RANDOM_BOT)],
+                  limits=MAP_LIMITS, tc=TimeControl(5000, 20000))
+    forfeit = _forfeited(record, 0, "crash")
+    assert "out of memory" in forfeit.message and "kernel memory" in forfeit.message, forfeit.message
+
+
+@pytest.mark.parametrize("mode", ["socket", "pipe"])
+def test_pages_pinned_by_splice_are_charged_to_the_memory_cgroup(hostile, mode: str) -> None:
+    """Huge pages unmapped after one byte of each went into a pipe, or on into a socket, stay
+    charged to the memory cgroup that faulted them in: 600 MiB at a 400 MiB limit is killed.
+    (Without root nothing counts them: test_unprivileged_referee.py.)"""
+    record = play("toy", [hostile("splice_pin", **{"mode.txt": f"{mode} 600"}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    forfeit = _forfeited(record, 0, "crash")
+    assert "out of memory" in forfeit.message and "400 MiB" in forfeit.message, forfeit.message
+
+
+def test_a_bot_that_is_not_dumpable_is_still_seen_by_a_root_referee(hostile) -> None:
+    """As root the referee reads every process; the memory cgroup counts it anyway. (Without
+    root, hiding is what kills it: test_unprivileged_referee.py.)"""
+    record = play("toy", [hostile("undumpable"), str(RANDOM_BOT)], tc=TimeControl(5000, 20000))
+    assert record.forfeits == [] and _comment(record) == "hidden rc=0"
+
+
+def test_a_memory_cgroup_that_does_not_charge_kernel_memory_gets_the_ceilings_added(
+        hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a kernel whose memory cgroup did not charge socket buffers (told so here), the watch
+    adds each socket's ceiling to the group's usage: 80 sockets that could hold 8 MiB each pass
+    400 MiB although they hold nothing, and the watch names them."""
+    from referee import sandbox_watch
+
+    monkeypatch.setattr(sandbox_watch, "cgroup_charges_kernel_memory", lambda: False)
+    monkeypatch.setattr(sandbox, "cgroup_charges_kernel_memory", lambda: False)
+    if os.geteuid() != 0 or ceilings().buffers_fixed:
+        pytest.skip("needs a memory cgroup (root) and buffers a bot can raise")
+    record = play("toy", [hostile("socket_buffers", **{"mode.txt": "80 empty"}), str(RANDOM_BOT)],
+                  limits=HOLD_LIMITS)
+    forfeit = _forfeited(record, 0, "crash")
+    assert "the memory watch killed" in forfeit.message, forfeit.message
+    assert "charged to its memory cgroup" in forfeit.message, forfeit.message
+    assert "in the buffers of" in forfeit.message and "400 MiB limit" in forfeit.message

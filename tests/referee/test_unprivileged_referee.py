@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from referee import sandbox, seccomp
+from referee.sandbox_watch import ceilings
 from tests.referee import kernel_surface
 from tests.referee.helpers import HOSTILE, RANDOM_BOT, landlock_abi, needs_bwrap
 
@@ -42,6 +43,15 @@ BOTS = ("fork_bomb", "fork_hog", "space_filler", "sock_squatter", "sock_symlink"
 HOLDERS = {f"memory_holder-{kind}": f"{kind} {mib}" for kind, mib in (
     ("memfd", 1024), ("memfd_mapped", 1024), ("sysv", 1024), ("posix_shm", 1024),
     ("tmpfs", 1024), ("heap", 1024), ("mmap_shared", 1024), ("tmpfs_heap", 200))}
+
+#: Kernel memory in no process (issue 35): folder -> (bot, mode.txt, memory limit in MiB).
+KERNEL_BOTS = {"socket_buffers": ("socket_buffers", "80", 400),
+               "pipe_hoarder": ("pipe_hoarder", "120", 150),
+               "map_spray": ("map_spray", "240000 4", 400),
+               "socket_buffers_pool": ("socket_buffers", "70", 2048),
+               "splice_pin-socket": ("splice_pin", "socket 600", 400),
+               "splice_pin-pipe": ("splice_pin", "pipe 600", 400),
+               "undumpable": ("undumpable", "-", 2048)}
 
 
 def _test_user() -> pwd.struct_passwd:
@@ -93,6 +103,10 @@ def unprivileged_run() -> dict:
         for name, mode in {**HOLDERS, "memory_holder-tmpfs_pool": "tmpfs 200"}.items():
             shutil.copytree(HOSTILE / "memory_holder", bots / name)
             (bots / name / "mode.txt").write_text(mode)
+        for name, (source, mode, limit) in KERNEL_BOTS.items():
+            shutil.copytree(HOSTILE / source, bots / name)
+            (bots / name / "mode.txt").write_text(mode)
+            (bots / name / "limit.txt").write_text(str(limit))
         (bots / "sock_squatter" / "marker.txt").write_text(f"unprivsquat{os.getpid()}")
         (bots / "sock_symlink" / "target.txt").write_text(str(bots / "host-service.sock"))
         secrets = {}  # issue 35: one sender folder per match, with its secret
@@ -336,3 +350,70 @@ def test_two_bots_at_one_table_cannot_pass_bits(unprivileged_run: dict, channel:
     pairs = [(unprivileged_run["secrets"][m["sender"]], m["comments"]) for m in matches]
     right, n = kernel_surface.decoded(pairs)[channel]
     assert right <= kernel_surface.allowed(channel, n), (kernel_surface.NAMES[channel], right, n)
+
+
+# --- issue 35: socket buffers, pipes and mappings, counted by the watch ----------------------
+
+
+def test_raised_socket_buffers_are_counted_by_the_watch(unprivileged_run: dict) -> None:
+    """80 sockets at SO_SNDBUF = wmem_max: each is charged the most it can hold, which passes
+    400 MiB; the forfeit names the sockets."""
+    run = unprivileged_run["socket_buffers"]
+    if ceilings().buffers_fixed:  # SO_SNDBUF is a no-op: 80 default buffers are ~17 MiB
+        wmem_default = Path("/proc/sys/net/core/wmem_default").read_text().strip()
+        assert run["forfeits"] == [] and run["comment"].endswith(f"sndbuf={wmem_default}"), run
+        return
+    forfeit = _forfeit(run, "crash")
+    assert "out of memory" in forfeit["message"] and "400 MiB limit" in forfeit["message"], forfeit
+    assert "in the buffers of" in forfeit["message"] and "sockets" in forfeit["message"], forfeit
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+def test_pipe_buffers_are_counted_by_the_watch(unprivileged_run: dict) -> None:
+    run = unprivileged_run["pipe_hoarder"]
+    if ceilings().pipes_fixed:  # F_SETPIPE_SZ denied: 120 pipes of 64 KiB are 7.5 MiB
+        assert run["forfeits"] == [] and run["comment"] == "pipes=120 buffered=7MiB", run
+        return
+    forfeit = _forfeit(run, "crash")
+    assert "out of memory" in forfeit["message"] and "pipes" in forfeit["message"], forfeit
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+def test_many_small_mappings_stop_at_the_mapping_cap(unprivileged_run: dict) -> None:
+    run = unprivileged_run["map_spray"]
+    forfeit = _forfeit(run, "crash")
+    assert "memory mappings, over the limit of 32768" in forfeit["message"], forfeit
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+def test_the_pool_retires_a_bot_keeping_full_socket_buffers(unprivileged_run: dict) -> None:
+    held = unprivileged_run["pool:socket_buffers_pool"]
+    if ceilings().buffers_fixed:  # 70 default buffers (~15 MiB) are within the idle limit
+        assert held == {"forfeits": [], "retired": {}, "reuses": 2}, held
+        return
+    assert held["forfeits"] == [] and held["reuses"] == 1, held  # its opponent's, never its own
+    assert set(held["retired"]) == {"sockets"}, held
+
+
+def test_a_bot_that_hides_from_the_watch_is_killed(unprivileged_run: dict) -> None:
+    """Not dumpable, its descriptors and mappings are unreadable to a referee that is not root:
+    unreadable for a second, the sandbox is killed (a process dying after a kill is unreadable
+    only for a moment). As root the referee reads it, and it plays on (test_hostile_bots.py)."""
+    run = unprivileged_run["undumpable"]
+    forfeit = _forfeit(run, "crash")
+    assert "hid their descriptors or mappings from the memory watch" in forfeit["message"], forfeit
+    assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+@pytest.mark.xfail(strict=True, reason="pages pinned by vmsplice/splice belong to no process and "
+                   "no buffer size bounds them: without a memory cgroup nothing can count them, "
+                   "the seccomp filter must deny vmsplice, splice, tee and sendfile")
+@pytest.mark.parametrize("mode", ["socket", "pipe"])
+def test_pages_pinned_by_splice_are_stopped(unprivileged_run: dict, mode: str) -> None:
+    """600 MiB of huge pages unmapped after one byte of each went into a pipe (or on into a
+    socket) under a 400 MiB limit: either the calls are denied, or the bot is killed."""
+    run = unprivileged_run[f"splice_pin-{mode}"]
+    denied = run["forfeits"] == [] and "pinned=0MiB" in run["comment"] and "EPERM" in run["comment"]
+    killed = bool(run["forfeits"]) and "out of memory" in run["forfeits"][0]["message"]
+    assert denied or killed, run
+    assert run["other_forced"] == 0 and run["left_running"] == []

@@ -104,6 +104,13 @@ def main() -> None:
                 out[name] = play(name, time_control=TimeControl(decision_ms=1000, bank_ms=0))
             except HostOverloaded as exc:
                 out[name] = {"void": str(exc), "forfeits": []}
+    # Kernel memory in no process (issue 35): mode.txt and the memory limit in limit.txt.
+    for name in ("socket_buffers", "pipe_hoarder", "map_spray", "splice_pin-socket",
+                 "splice_pin-pipe", "undumpable"):
+        mb = int((BOTS / name / "limit.txt").read_text())
+        out[name] = play(name, limits=SandboxLimits(memory_mb=mb),
+                         time_control=TimeControl(5000, 20000))
+    out["pool:socket_buffers_pool"] = pooled("socket_buffers_pool")
     out["pool:memory_holder-tmpfs_pool"] = pooled("memory_holder-tmpfs_pool")
     out["pool:random_bot"] = pooled("random_bot")
     out["collusion"] = collusion(BOTS)

@@ -1,7 +1,7 @@
-"""Hostile: holds kernel memory in socket buffers, which no process's resident memory (and no
-cgroup-v1 memory limit) counts: eight processes each make 100 Unix socket pairs (within 256 open
-files apiece) and fill every one until it would block, about 200 KiB a socket, then wait. Its
-comment says what it held: ``sockets=N buffered=NMiB``."""
+"""Hostile: holds kernel memory in socket buffers, which no process's resident memory counts:
+eight processes each make 100 Unix socket pairs (within 256 open files apiece) and fill every
+one until it would block, about 200 KiB a socket, then wait. Its comment says what it held:
+``sockets=N buffered=NMiB``."""
 
 import os
 import socket
