@@ -671,14 +671,21 @@ class BotProcess:
 
     def _launch(self) -> None:
         fds: list[int] = []
+        # The groups first: whether a cpuacct group counts the CPU of children the kernel
+        # reaps decides whether the filter must keep the bot from having them reaped.
+        self.cgroup = (SandboxCgroups.create(f"{os.getpid()}-{self.token}", self.limits)
+                       if self.sandboxed else None)
         if self.sandboxed:
             bwrap = require_bwrap()
             if os.geteuid() == 0:
                 self._lease = lease_uid()
                 self.uid = self._lease.uid
+            counted = self.cgroup is not None and "cpuacct" in self.cgroup.paths
             try:
-                fds.append(seccomp.program_fd())
+                fds.append(seccomp.program_fd(reaped_children_counted=counted))
             except seccomp.SeccompUnsupported as exc:
+                if self.cgroup is not None:
+                    self.cgroup.remove()
                 raise SandboxError(str(exc)) from None
             cmd = sandbox_command(bwrap, self.bot_dir, self.uid, self.limits, fds[0])
             env = bot_environment(f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}")
@@ -690,8 +697,6 @@ class BotProcess:
             )
             env = bot_environment(address)
             cwd = str(self.bot_dir)
-        self.cgroup = (SandboxCgroups.create(f"{os.getpid()}-{self.token}", self.limits)
-                       if self.sandboxed else None)
         if self.cgroup is not None:
             cmd = self.cgroup.wrap(cmd)
         self.started_at = time.perf_counter()

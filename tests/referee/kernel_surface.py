@@ -3,6 +3,8 @@ referee mode: one check both test_hostile_bots.py and test_unprivileged_referee.
 
 from __future__ import annotations
 
+import os
+
 from referee.sandbox import SIGPENDING
 
 #: The answers the sandbox must give, by probe key.
@@ -31,12 +33,28 @@ EXPECTED: dict[str, object] = {
     "write /proc/self/autogroup": "EROFS",
     # No pseudo-terminal (a host-wide count, kernel.pty.max).
     "open /dev/ptmx": "ENOENT",
+    # No page handed to a pipe or socket that outlives its mapping (as a kernel without them).
+    "splice": "ENOSYS",
+    "sendfile": "ENOSYS",
+    "vmsplice": "ENOSYS",
+    "tee": "ENOSYS",
 }
 
 
-def check(found: dict) -> None:
-    """Assert the probe's ``issue35`` answers."""
-    wrong = {k: (found.get(k), v) for k, v in EXPECTED.items() if found.get(k) != v}
+def reaped_children_counted() -> bool:
+    """Whether this referee gives bots a cpuacct cgroup (root, with the controller mounted):
+    it counts the CPU of children the kernel reaps, so the filter lets SIGCHLD be set there."""
+    return os.geteuid() == 0 and os.path.exists("/sys/fs/cgroup/cpuacct/cgroup.procs")
+
+
+def check(found: dict, reaped_counted: bool = False) -> None:
+    """Assert the probe's ``issue35`` answers; ``reaped_counted``: the referee had a cpuacct
+    cgroup count the bot's CPU (:func:`reaped_children_counted`), so a child the kernel reaps
+    costs the bot its CPU anyway and SIGCHLD's action may be set."""
+    expected = dict(EXPECTED)
+    if reaped_counted:
+        expected["SIGCHLD SIG_IGN reaps unseen"] = expected["SIGCHLD SA_NOCLDWAIT reaps unseen"] = True
+    wrong = {k: (found.get(k), v) for k, v in expected.items() if found.get(k) != v}
     assert wrong == {}, wrong
     # The default buffer (212992 bytes here), not 4 MiB doubled.
     assert found["SO_SNDBUF after 4 MiB"] < 1 << 20 and found["SO_RCVBUF after 4 MiB"] < 1 << 20, found

@@ -429,7 +429,7 @@ def test_an_autogroup_niced_to_19_is_not_forgiven_its_waits(hostile) -> None:
 
 def test_the_shared_kernel_surfaces_are_shut(hostile) -> None:
     report = _probe_report(play("toy", [hostile("syscall_probe"), str(RANDOM_BOT)]))
-    kernel_surface.check(report["issue35"])
+    kernel_surface.check(report["issue35"], kernel_surface.reaped_children_counted())
 
 
 @pytest.fixture(scope="module")
@@ -512,14 +512,14 @@ def test_many_small_mappings_are_counted_as_memory(hostile) -> None:
 
 
 @pytest.mark.parametrize("mode", ["socket", "pipe"])
-def test_pages_pinned_by_splice_are_charged_to_the_memory_cgroup(hostile, mode: str) -> None:
-    """Huge pages unmapped after one byte of each went into a pipe, or on into a socket, stay
-    charged to the memory cgroup that faulted them in: 600 MiB at a 400 MiB limit is killed.
-    (Without root nothing counts them: test_unprivileged_referee.py.)"""
+def test_pages_cannot_be_pinned_by_splice(hostile, mode: str) -> None:
+    """One byte of each huge page handed to a pipe (or on into a socket) and the page unmapped
+    would keep it alive where no resident sum sees it (a memory cgroup still charges it): the
+    filter answers vmsplice/splice ENOSYS, so nothing is pinned and the bot plays on."""
     record = play("toy", [hostile("splice_pin", **{"mode.txt": f"{mode} 600"}), str(RANDOM_BOT)],
                   limits=HOLD_LIMITS)
-    forfeit = _forfeited(record, 0, "crash")
-    assert "out of memory" in forfeit.message and "400 MiB" in forfeit.message, forfeit.message
+    assert record.forfeits == [], record.forfeits
+    assert _comment(record) == "pinned=0MiB vmsplice ENOSYS", _comment(record)
 
 
 def test_a_bot_that_is_not_dumpable_is_still_seen_by_a_root_referee(hostile) -> None:

@@ -21,11 +21,11 @@ def errno_ret(code: int) -> int:
 
 
 def run(nr: int, arch: int = seccomp.AUDIT_ARCH_X86_64, arg0: int = 0, arg1: int = 0,
-        arg2: int = 0) -> int:
+        arg2: int = 0, reaped_children_counted: bool = False) -> int:
     """Evaluate the program on one ``struct seccomp_data``."""
     data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, arg1, arg2, 0, 0, 0)
-    prog = [struct.unpack("=HBBI", seccomp.program()[i:i + 8])
-            for i in range(0, len(seccomp.program()), 8)]
+    program = seccomp.program(reaped_children_counted)
+    prog = [struct.unpack("=HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
     acc, pc = 0, 0
     while True:
         code, jt, jf, k = prog[pc]
@@ -136,3 +136,22 @@ def test_host_wide_quotas_are_denied() -> None:
     for name in ("io_setup", "io_destroy", "io_getevents", "io_submit", "io_cancel",
                  "io_pgetevents", "inotify_init", "inotify_init1", "inotify_add_watch"):
         assert name in seccomp.DENIED and run(seccomp.X86_64[name]) == errno_ret(errno.EPERM)
+
+
+def test_with_a_cpuacct_cgroup_sigchld_may_be_set() -> None:
+    """A root referee's cpuacct cgroup counts the CPU of children the kernel reaps, so there a
+    bot may set SIGCHLD's action (Node's child_process needs its handler); the rest is the same."""
+    nr, act = seccomp.X86_64["rt_sigaction"], 0x7FFD_1234_5678
+    assert run(nr, arg0=17, arg1=act, reaped_children_counted=True) == ALLOW
+    assert run(nr, arg0=17, arg1=act) == NOOP
+    for name in seccomp.DENIED:
+        assert run(seccomp.X86_64[name], reaped_children_counted=True) == errno_ret(errno.EPERM), name
+
+
+@pytest.mark.parametrize("name", seccomp.NO_PAGE_PINS)
+def test_calls_that_pin_pages_in_pipes_answer_enosys(name: str) -> None:
+    """vmsplice, splice, tee and sendfile can leave a page referenced by a pipe or a socket after
+    its mapping is gone, where no resident sum sees it: ENOSYS, so that libraries fall back to
+    read and write (Python's shutil and libuv do)."""
+    for counted in (False, True):
+        assert run(seccomp.X86_64[name], reaped_children_counted=counted) == errno_ret(errno.ENOSYS)

@@ -114,6 +114,15 @@ def issue35() -> dict:
     r, w = os.pipe()
     out["F_SETPIPE_SZ"] = _err(lambda: fcntl.fcntl(w, 1031, 1 << 20))
     out["pipe size"] = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
+    # Calls that hand a page to a pipe or a socket, kept alive after its mapping is gone.
+    out["splice"] = _err(lambda: os.splice(r, w, 1, flags=os.SPLICE_F_NONBLOCK))
+    out["sendfile"] = _err(lambda: os.sendfile(w, r, None, 1))
+    page = ctypes.create_string_buffer(1)
+    iov = (ctypes.c_void_p * 2)(ctypes.cast(page, ctypes.c_void_p), 1)
+    out["vmsplice"] = ("OK" if libc.vmsplice(w, iov, 1, 0) >= 0
+                       else errno.errorcode.get(ctypes.get_errno(), "?"))
+    out["tee"] = ("OK" if libc.tee(r, w, 1, 2) >= 0  # SPLICE_F_NONBLOCK
+                  else errno.errorcode.get(ctypes.get_errno(), "?"))
     os.close(r)
     os.close(w)
     shared = os.open("/usr/bin/env", os.O_RDONLY)  # a file every sandbox shares
