@@ -326,7 +326,7 @@ def critical_z(alpha: float, tests: int) -> float:
     any is flagged stays below ``alpha`` (Bonferroni; normal approximation)."""
     if tests < 1:
         return math.inf
-    return NormalDist().inv_cdf(1.0 - alpha / tests)
+    return -NormalDist().inv_cdf(alpha / tests)  # the upper tail, exact for tiny alpha too
 
 
 def format_report(rep: Report, limit: int | None = 20) -> str:

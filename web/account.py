@@ -246,6 +246,13 @@ def current_user() -> SignedIn | None:
     return user
 
 
+def viewer() -> tuple[str, str] | None:
+    """(name, role) of the signed-in user, or None: what a page needs to decide whether its
+    reader may see an author's private text (arena.refusals)."""
+    user = current_user()
+    return None if user is None else (user.name, user.role)
+
+
 def sign_in_required(view: F) -> F:
     """A view only a signed-in user may see: anyone else gets 403 and the sign-in form."""
 

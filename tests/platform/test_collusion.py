@@ -4,11 +4,9 @@ and plays properly against everyone else — is the one pair flagged; no honest 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,110 +14,121 @@ from click.testing import CliRunner
 
 from arena import collusion, recording, tournaments
 from arena.cli import cli
-from arena.db import Match, dispose_all, session_scope
+from arena.db import dispose_all, session_scope
 from referee.rng import Rng
 from tests.web.seed import add_bot, play_record
 
-GAME = "solenia"
+GAME = "toy"
 Policy = Callable[[dict[str, Any], list[Any]], str]
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def _greedy_act() -> Policy:
-    """The sample greedy Solenia bot's ``act``, loaded from its folder as a bot author ships it."""
-    spec = importlib.util.spec_from_file_location("collusion_solenia_greedy", ROOT / "sample_bots/solenia_greedy/bot.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.act
+def greedy(_obs: dict[str, Any], options: list[Any]) -> str:
+    """The toy game's plain good play: the highest card, then a new one."""
+    ids = [o.id for o in options]
+    if "draw" in ids:
+        return "draw"
+    if "pass" in ids:
+        return "pass"
+    return max(ids, key=lambda i: int(i.split(":")[1]))
+
+
+def throwing(_obs: dict[str, Any], options: list[Any]) -> str:
+    """Lose on purpose, quietly: the lowest card every round (it still draws, so the game runs
+    its length). Against greedy play it loses about 87 % of games; greedy against greedy 50 %."""
+    ids = [o.id for o in options]
+    if "draw" in ids:
+        return "draw"
+    if "pass" in ids:
+        return "pass"
+    return min(ids, key=lambda i: int(i.split(":")[1]))
 
 
 def careless(seed: int) -> Policy:
-    """A random legal move: far weaker than greedy — and how the soft bot plays its partner."""
+    """A weaker honest bot: any legal move (greedy beats it about 70 % of games)."""
     rng = Rng(seed)
     return lambda _obs, options: options[rng.below(len(options))].id
 
 
-#: (owner, bot name, how it plays). tick (trent's) plays greedy, except in every game mole
-#: (mallory's) sits in, where it moves at random; two accounts, so the author rule cannot stop
-#: them. The honest field: two more greedy bots and two random ones.
-FIELD = [("alice", "ace", "greedy"), ("bob", "bolt", "greedy"), ("dave", "dart", "careless"),
-         ("erin", "echo", "careless"), ("mallory", "mole", "greedy"), ("trent", "tick", "soft")]
+#: (owner, bot name, how it plays). tick (trent's) throws every game mole (mallory's) sits in
+#: and plays greedy against everyone else; two accounts, so the author rule cannot stop them.
+FIELD = [("alice", "ace", "greedy"), ("bob", "bolt", "greedy"), ("carol", "cog", "greedy"),
+         ("dave", "dart", "careless"), ("erin", "echo", "careless"), ("frank", "fig", "careless"),
+         ("mallory", "mole", "greedy"), ("trent", "tick", "soft")]
 
 
-def _play_field(url: str, players: int, rounds: int, seed: int) -> dict[str, int]:
-    """A round-robin of :data:`FIELD` at ``players`` seats, every match played by the Solenia
-    engine with the bots' policies and recorded through arena.recording (ratings and all)."""
-    greedy = _greedy_act()
+def _play_field(url: str, rounds: int, seed: int) -> dict[str, int]:
+    """A two-seat round-robin of :data:`FIELD` (every pair meets 2·``rounds`` times), every
+    match played by the toy engine with the bots' policies and recorded through
+    arena.recording (ratings and all)."""
     with session_scope(url) as s:
         versions = {owner: add_bot(s, name, GAME, owner=owner).id for owner, name, _ in FIELD}
-        t = tournaments.create_tournament(s, GAME, list(versions.values()), players, rounds=rounds, seed=seed)
-        todo = [(m.id, m.variant, [x.bot_version_id for x in m.seats]) for m in t.matches]
+        t = tournaments.create_tournament(s, GAME, list(versions.values()), 2, rounds=rounds, seed=seed)
+        todo = [(m.id, [x.bot_version_id for x in m.seats]) for m in t.matches]
     owner_of = {vid: owner for owner, vid in versions.items()}
     style = {owner: kind for owner, _, kind in FIELD}
-    for n, (mid, variant, seated) in enumerate(todo):
+    for n, (mid, seated) in enumerate(todo):
         owners = [owner_of[v] for v in seated]
         policies: list[Policy | None] = []
         for i, owner in enumerate(owners):
             kind = style[owner]
-            throws = kind == "soft" and "mallory" in owners
-            policies.append(careless(seed * 100_003 + n * 11 + i) if kind == "careless" or throws else greedy)
-        record = play_record(mid, owners, seed * 7919 + n, game=GAME, variant=variant, policies=policies)
+            if kind == "soft":
+                policies.append(throwing if "mallory" in owners else greedy)
+            else:
+                policies.append(careless(seed * 100_003 + n * 11 + i) if kind == "careless" else greedy)
+        record = play_record(mid, owners, seed * 7919 + n, policies=policies)
         with session_scope(url) as s:
             assert recording.record_result(s, mid, record.to_dict())
     return versions
 
 
 @pytest.fixture(scope="module")
-def two_seat_field(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The field played at two seats, 6 rounds (every pair meets 12 times): 180 matches."""
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The field played 24 rounds (every pair meets 48 times; 1,344 matches, a few seconds)."""
     url = f"sqlite:///{tmp_path_factory.mktemp('collusion') / 'arena.sqlite3'}"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ARENA_DATABASE_URL", url)
         dispose_all()
-        _play_field(url, 2, 6, 1)
+        _play_field(url, 24, 1)
         yield url
     dispose_all()
 
 
-def _check_only_the_planted_pair(url: str) -> collusion.Report:
+def _only_the_planted_pair(url: str) -> collusion.Report:
     with session_scope(url) as s:
-        assert s.query(Match).filter(Match.rated.is_(True), Match.status == "done").count() >= 60
         rep = collusion.report(s, GAME)
+    assert rep.matches == 1344 and rep.tested == 28
     flagged = [(p.winner, p.loser) for p in rep.flagged]
     assert flagged == [("mallory", "trent")], collusion.format_report(rep)
     top = rep.pairs[0]
-    assert top.games >= collusion.DEFAULT_MIN_GAMES and top.z_field >= rep.z_critical
-    assert top.loser_bots == ["tick v1"] and top.winner_bots == ["mole v1"]
+    assert top.z_field >= rep.z_critical and top.loser_bots == ["tick v1"] and top.winner_bots == ["mole v1"]
     return rep
 
 
-def test_the_soft_playing_pair_is_flagged_and_no_honest_pair(two_seat_field: str) -> None:
-    rep = _check_only_the_planted_pair(two_seat_field)
-    assert rep.tested == 15 and rep.z_critical == pytest.approx(3.21, abs=0.01)
-    print(collusion.format_report(rep))
+def test_the_soft_playing_pair_is_flagged_and_no_honest_pair(planted: str) -> None:
+    rep = _only_the_planted_pair(planted)
+    assert rep.z_critical == pytest.approx(3.38, abs=0.01)  # Bonferroni over 28 pairs at 0.01
+    # The honest pairs are nowhere near: the largest z_field of the other 27 (six seeds run
+    # when this was written: 1.6-2.7, the planted pair 4.0-7.5).
+    assert max(p.z_field for p in rep.pairs[1:]) < 3.0, collusion.format_report(rep)
 
 
-def test_at_three_seats_pairwise_placings_find_it_too(sqlite_url: str) -> None:
-    _check_only_the_planted_pair_at(sqlite_url)
+@pytest.mark.parametrize("seed", [2, 3])
+def test_other_seeds_flag_the_same_pair(sqlite_url: str, seed: int) -> None:
+    _play_field(sqlite_url, 24, seed)
+    _only_the_planted_pair(sqlite_url)
 
 
-def _check_only_the_planted_pair_at(url: str) -> None:
-    _play_field(url, 3, 8, 2)
-    rep = _check_only_the_planted_pair(url)
-    print(collusion.format_report(rep))
-
-
-def test_the_command_prints_flags_and_json_and_exits_3(two_seat_field: str) -> None:
+def test_the_command_prints_flags_and_json_and_exits_3(planted: str) -> None:
     result = CliRunner().invoke(cli, ["collusion", GAME])
     assert result.exit_code == 3, result.output
     flagged = [line for line in result.output.splitlines() if line.startswith("!")]
     assert len(flagged) == 1 and flagged[0].split()[1:3] == ["mallory", "trent"]
-    result = CliRunner().invoke(cli, ["collusion", GAME, "--json", "--threshold", "1e-12"])
+    result = CliRunner().invoke(cli, ["collusion", GAME, "--json", "--threshold", "1e-30"])
     assert result.exit_code == 0
     data = json.loads(result.output)
-    assert data["threshold"] == 1e-12 and not any(p["flagged"] for p in data["pairs"])
-    assert len(data["pairs"]) == 15  # every pair of six authors met
-    result = CliRunner().invoke(cli, ["collusion", "toy"])
+    assert data["threshold"] == 1e-30 and not any(p["flagged"] for p in data["pairs"])
+    assert len(data["pairs"]) == 28  # every pair of eight authors met
+    result = CliRunner().invoke(cli, ["collusion", "solenia"])
     assert result.exit_code == 0 and "0 rated match(es)" in result.output
     result = CliRunner().invoke(cli, ["collusion", "chess"])
     assert result.exit_code == 2 and "unknown game 'chess'" in result.output
@@ -138,6 +147,6 @@ def test_pairwise_placings_and_the_statistic() -> None:
 
 def test_an_empty_game_reports_nothing(sqlite_url: str) -> None:
     with session_scope(sqlite_url) as s:
-        rep = collusion.report(s, "toy")
+        rep = collusion.report(s, GAME)
     assert (rep.matches, rep.pairs) == (0, [])
     assert "0 rated match(es)" in collusion.format_report(rep)
