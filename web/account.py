@@ -426,7 +426,7 @@ def init_app(app: Flask, database: str | None = None) -> None:
     """Sessions, CSRF checks, the sign-in views and the private pages, on ``app``."""
     from datetime import timedelta
 
-    from web import my_pages
+    from web import my_pages, organiser
 
     app.secret_key = load_secret_key(secret_key_file(database))
     app.session_interface = _Sessions()
@@ -442,6 +442,7 @@ def init_app(app: Flask, database: str | None = None) -> None:
     app.before_request(_check_csrf)
     app.register_blueprint(bp)
     app.register_blueprint(my_pages.bp)
+    app.register_blueprint(organiser.bp)  # /organiser/…: organisers only (web/organiser.py)
     app.jinja_env.globals.update(
         current_user=current_user,
         csrf_field=csrf_field,

@@ -494,7 +494,8 @@ def qualification_page(q: qualification_matches.QualificationMatch, mine: bool =
         table=0,
         decision_ms=tc.get("decision_ms"),
         bank_ms=tc.get("bank_ms"),
-        error=(q.error if mine else (q.refusal_kind or "server_error")) if q.error else None,
+        error=((f"{q.refusal_kind}: {q.error}" if q.refusal_kind else q.error) if mine
+               else (q.refusal_kind or "server_error")) if q.error else None,
         seats=seats,
         record=record,
         result_details=dict(result.get("details") or {}) if isinstance(result, dict) else {},
