@@ -118,16 +118,16 @@ def _time_control(decision_ms: int, bank_ms: int) -> tuple[int | None, int | Non
 MAX_ROUNDS = 100
 
 
-def _entrants(session: Session, game: str, bot_ids: list[int]) -> tuple[list[int], str]:
+def _entrants(session: Session, game: str, bot_ids: list[int], per_author: int) -> tuple[list[int], str]:
     """The playing version of each bot, and a notice. With no bot named: every active bot of the
-    game, but of each author (:mod:`arena.authors`) only the best-rated one — the API's
-    tournaments allow one entry per author — and the notice says how many were left out."""
+    game, but of each author (:mod:`arena.authors`) only the ``per_author`` best-rated, and the
+    notice says how many were left out."""
     if not bot_ids:
         every = [v.id for v in bots.latest_versions(session, game)]
-        keep, left = authors.keep_per_author(session, every, authors.DEFAULT_ENTRIES_PER_AUTHOR,
+        keep, left = authors.keep_per_author(session, every, per_author,
                                              arena_tournaments._ratings(session, game, every))
-        notice = (f"{len(left)} bot(s) left out: one entry per author, each author's best-rated bot plays"
-                  if left else "")
+        notice = (f"{len(left)} bot(s) left out: {per_author} entr{'y' if per_author == 1 else 'ies'} per "
+                  "author, each author's best-rated bots play" if left else "")
         return keep, notice
     if len(set(bot_ids)) != len(bot_ids):
         raise invalid("a bot is named twice in bot_ids")
@@ -145,7 +145,8 @@ def _entrants(session: Session, game: str, bot_ids: list[int]) -> tuple[list[int
     return version_ids, ""
 
 
-def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, sandbox: bool) -> pb.Tournament:
+def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, sandbox: bool,
+                       entries_per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR) -> pb.Tournament:
     """CreateTournament: a round-robin, or a Swiss when ``format`` says so."""
     check_game(request.game)
     if request.players < 2:
@@ -159,7 +160,7 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
         raise invalid(f"rounds must be at most {MAX_ROUNDS}")
     decision_ms, bank_ms = _time_control(request.decision_ms, request.bank_ms)
     with session_scope(url) as s:
-        version_ids, entry_notice = _entrants(s, request.game, list(request.bot_ids))
+        version_ids, entry_notice = _entrants(s, request.game, list(request.bot_ids), entries_per_author)
         if len(version_ids) < request.players:
             raise ApiError(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -172,7 +173,7 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
                 variant=request.variant or None, seed=secrets.randbits(31),
                 decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
                 name=request.name[:200], live_comments=request.live_comments,
-                format=formats[request.format],
+                format=formats[request.format], entries_per_author=entries_per_author,
             )
         except ScheduleError as exc:
             raise invalid(str(exc)) from None
