@@ -141,7 +141,8 @@ def seed_site(url: str, matches: int = 6) -> Seeded:
     out = Seeded()
     with session_scope(url) as s:
         names = ["alpha", "bravo", "charlie", XSS_NAME]
-        versions = [add_bot(s, n, owner="bob" if i % 2 else "alice") for i, n in enumerate(names)]
+        # four authors: two bots of one author never share a rated table (arena.authors)
+        versions = [add_bot(s, n, owner=("alice", "bob", "carol", "dave")[i]) for i, n in enumerate(names)]
         for n, v in zip(names, versions, strict=True):
             out.bot_ids[n] = v.bot_id
         t = Tournament(

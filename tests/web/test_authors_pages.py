@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from arena.db import dispose_all, session_scope
 from arena.db.accounts import Submission, User
 from arena.server import convert, results
-from tests.web.authors_seed import QUALIFICATION_ID, REFUSAL_LOG, REFUSAL_TEXT, Site, seed
+from tests.web.authors_seed import QUALIFICATION_ID, REFUSAL_LOG, Site, seed
 from tests.web.test_signin import sign_in
 from web.app import create_app
 
