@@ -17,6 +17,13 @@ kingmake for each other at a multi-seat table — so the platform never lets tha
   last line of defence behind the rules above. A challenge between one account's bots is
   refused before it gets there (:mod:`arena.challenges`).
 
+**Older versions retire** when a new one goes live (it qualifies with no version test, or its
+SPRT accepts, :mod:`arena.sprt_runner`): the ladder seats only each bot's playing version
+(:func:`arena.ladder.load_candidates`), and a ladder match still *pending* with an older version
+(queued before the new one went live) is retired by the next tick (:func:`retire_superseded`:
+marked failed, "retired", never played); one already running finishes. A tournament plays the
+versions it was created with (its entries are versions, fixed when it was made).
+
 Exempt: the platform's own owners (:data:`EXEMPT_OWNERS`) — the house bots and solo automata
 (``house``, the rating scale's anchors) and the bots an operator enters from the command line
 (``local``, ``arena tournament --bot PATH``, ``arena ladder run``): they are no entrant's, and
@@ -28,10 +35,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from arena.db.models import Bot, BotVersion
+from arena.db.models import Bot, BotVersion, Match, MatchSeat, utcnow
 
 #: Owners the author rule does not apply to: the house bots and automata, and the operator's
 #: command-line bots. Both names are reserved: no account can be registered under them.
@@ -118,3 +125,46 @@ def keep_per_author(session: Session, version_ids: Sequence[int], limit: int,
             if author is not None:
                 taken[author] += 1
     return [v for v in version_ids if v in keep], [v for v in version_ids if v not in keep]
+
+
+#: The error a ladder match retired with a superseded version is marked failed with.
+RETIRED = "retired: a newer version of {bot!r} went live before this ladder match started"
+
+
+def superseded(session: Session, version_ids: Sequence[int]) -> dict[int, str]:
+    """Of these versions, those that are no longer their bot's playing version (a newer version
+    not held back by an SPRT exists), with their bot's name."""
+    if not version_ids:
+        return {}
+    mine = session.execute(
+        select(BotVersion.id, BotVersion.bot_id, BotVersion.number, Bot.name)
+        .join(Bot, Bot.id == BotVersion.bot_id).where(BotVersion.id.in_(list(set(version_ids))))
+    ).all()
+    newest = dict(session.execute(
+        select(BotVersion.bot_id, func.max(BotVersion.number))
+        .where(BotVersion.bot_id.in_({bot for _, bot, _, _ in mine}), BotVersion.held.is_(False))
+        .group_by(BotVersion.bot_id)
+    ).all())
+    return {vid: name for vid, bot, number, name in mine if newest.get(bot, number) > number}
+
+
+def retire_superseded(session: Session, matches: Sequence[Match]) -> set[str]:
+    """Mark failed every still-pending ladder match of ``matches`` that seats a superseded
+    version (a conditional UPDATE: one a worker claimed meanwhile plays on). The retired ids."""
+    pending = [m for m in matches if m.kind == "ladder" and m.status == "pending"]
+    seats = session.execute(
+        select(MatchSeat.match_id, MatchSeat.bot_version_id)
+        .where(MatchSeat.match_id.in_([m.id for m in pending]))
+    ).all() if pending else []
+    old = superseded(session, [vid for _, vid in seats])
+    retired: set[str] = set()
+    for match_id, vid in seats:
+        if vid in old and match_id not in retired:
+            done = session.execute(
+                update(Match).where(Match.id == match_id, Match.status == "pending")
+                .values(status="failed", error=RETIRED.format(bot=old[vid]), finished_at=utcnow(), lease_until=None)
+                .execution_options(synchronize_session=False)
+            ).rowcount
+            if done:
+                retired.add(match_id)
+    return retired

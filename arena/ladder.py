@@ -43,7 +43,7 @@ from sqlalchemy import Text, and_, cast, select
 from sqlalchemy.orm import Session
 
 from arena import dialin, ratings, recording
-from arena.authors import author_of
+from arena.authors import author_of, retire_superseded
 from arena.db.models import Bot, BotVersion, Ladder, Match, Rating, utcnow
 from arena.quoting import shorten
 from referee import dialin_client, registry
@@ -404,6 +404,8 @@ def tick(session: Session, game: str, rng: random.Random | None = None, rule: st
         return []
     rng = rng or random.Random()
     queued = queued_ladder_matches(session, game)
+    retired = retire_superseded(session, queued)  # an older version's queued matches (arena.authors)
+    queued = [m for m in queued if m.id not in retired]
     missing = ladder.queue_target - len(queued)
     if missing <= 0:
         return []

@@ -173,3 +173,38 @@ def test_the_cli_enters_database_bots_by_owner_and_says_why_it_refuses(sqlite_ur
 def test_the_exempt_owners_cannot_be_registered(name: str) -> None:
     with pytest.raises(ApiError, match="reserved"):
         check_user_name(name)
+
+
+def test_an_older_versions_queued_ladder_matches_retire_when_a_new_one_goes_live(
+        sqlite_url: str, tmp_path: Path) -> None:
+    """v1 of alice's bot has ladder matches queued; v2 held by its SPRT changes nothing; once v2
+    goes live the next tick retires v1's pending matches (a running one plays on) and seats v2."""
+    v1 = _bot(tmp_path, "alice", "a")
+    others = [_bot(tmp_path, o, "x") for o in ("bob", "carol", "dave")]
+    with session_scope() as s:
+        ladder.ensure_ladder(s, GAME, queue_target=4)
+        made = ladder.tick(s, GAME, random.Random(2))
+    with_v1 = [mid for mid, owners in zip(made, _owners_at(made), strict=True) if "alice" in owners]
+    assert len(with_v1) >= 2
+    with session_scope() as s:
+        assert recording.claim(s, with_v1[0], "test-worker").outcome == "claimed"  # running now
+    (tmp_path / "alice-a" / "bot.py").write_text("# alice/a, better\n")
+    with session_scope() as s:
+        v2 = bots.register_version(s, GAME, str(tmp_path / "alice-a"), name="a", owner="alice")
+        v2.held = True  # its SPRT is running: v1 still plays
+        v2_id = v2.id
+    with session_scope() as s:
+        assert ladder.tick(s, GAME, random.Random(3)) == []
+        assert all(s.get(Match, mid).status in ("pending", "running") for mid in with_v1)
+        s.get(BotVersion, v2_id).held = False  # the SPRT accepted: v2 goes live
+    with session_scope() as s:
+        new = ladder.tick(s, GAME, random.Random(4))
+    with session_scope() as s:
+        assert s.get(Match, with_v1[0]).status == "running"
+        for mid in with_v1[1:]:
+            m = s.get(Match, mid)
+            assert m.status == "failed" and m.error == "retired: a newer version of 'a' went live before this " \
+                                                       "ladder match started"
+        seated = {x.bot_version_id for mid in new for x in s.get(Match, mid).seats}
+        assert v1 not in seated and v2_id in seated
+        assert set(others) & seated
