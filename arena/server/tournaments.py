@@ -118,7 +118,8 @@ def _time_control(decision_ms: int, bank_ms: int) -> tuple[int | None, int | Non
 MAX_ROUNDS = 100
 
 
-def _entrants(session: Session, game: str, bot_ids: list[int], per_author: int) -> tuple[list[int], str]:
+def _entrants(session: Session, game: str, bot_ids: list[int],
+              per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR) -> tuple[list[int], str]:
     """The playing version of each bot, and a notice. With no bot named: every active bot of the
     game, but of each author (:mod:`arena.authors`) only the ``per_author`` best-rated, and the
     notice says how many were left out."""
