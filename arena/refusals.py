@@ -19,15 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.db.accounts import ROLE_ORGANISER
 from referee.record import without_logs
-
-#: The role that may read every bot's refusal text besides its owner (arena.db.accounts).
-ORGANISER = "organiser"
 
 
 def may_read(viewer_name: str | None, viewer_role: str | None, owner: str) -> bool:
     """Whether a viewer (None: nobody signed in / no token) reads a refusal's text."""
-    return viewer_name is not None and (viewer_role == ORGANISER or viewer_name == owner)
+    return viewer_name is not None and (viewer_role == ROLE_ORGANISER or viewer_name == owner)
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:

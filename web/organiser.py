@@ -17,13 +17,13 @@ import math
 from flask import Blueprint, abort, render_template, request
 
 from arena import collusion
+from arena.db.accounts import ROLE_ORGANISER
 from web.account import SignedIn, current_user, sign_in_required
 from web.db import db
 from web.games import game_info, known_games
 
 bp = Blueprint("organiser", __name__)
 
-ORGANISER = "organiser"
 #: Bounds of the form's numbers (the CLI's options take the same meaning).
 MAX_MIN_GAMES = 100_000
 MIN_THRESHOLD, MAX_THRESHOLD = 1e-12, 0.5
@@ -32,7 +32,7 @@ MIN_THRESHOLD, MAX_THRESHOLD = 1e-12, 0.5
 def _organiser() -> SignedIn:
     user = current_user()
     assert user is not None  # sign_in_required ran
-    if user.role != ORGANISER:
+    if user.role != ROLE_ORGANISER:
         abort(403, description="Only organisers see the collusion report (the server operator grants "
                                "the role with `arena organiser NAME`).")
     return user
