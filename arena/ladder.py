@@ -9,7 +9,9 @@ How a table is chosen (:func:`plan_table`), and why:
 2. **Anchor** — the bot with the fewest games, matches already queued counted (so the queue
    spreads over bots); a random one among equals. A new version (no games yet) is played first.
 3. **Opponents** — the bots closest in mu to the anchor (:class:`Field`: an index by mu built
-   once per tick, so choosing a table costs O(log N) at any number of bots).
+   once per tick, so choosing a table costs O(log N) at any number of bots), never a second bot
+   of an author already at the table (:mod:`arena.authors`: one author, one seat at a rated
+   table; house and command-line bots are exempt).
 
    Steps 2-3 are the ``mu-nearest`` rule (:data:`DEFAULT_RULE`): of the rules in :data:`RULES`
    it ranked synthetic bots of known strength correctly (Kendall tau 0.9) in the fewest matches,
@@ -146,8 +148,8 @@ class Field:
     def __len__(self) -> int:
         return len(self.candidates)
 
-    def nearest(self, anchor: Candidate, k: int, mu: float | None = None, one_per_author: bool = True,
-                ) -> list[Candidate]:
+    def nearest(self, anchor: Candidate, k: int, mu: float | None = None,
+                one_per_author: bool = True) -> list[Candidate]:
         """The ``k`` bots closest in mu to ``anchor`` (not itself), closest first; to ``mu``
         instead of the anchor's own when given. ``one_per_author``: skip a bot whose author is
         the anchor's or one already taken (:mod:`arena.authors`); False lists every bot (a
