@@ -22,7 +22,7 @@ from referee.engine import EngineError
 #: Modules that contribute sub-commands, in help order: a bare name is a module of
 #: arena.commands; a dotted one is a module of a layer above the platform, loaded by name only.
 COMMAND_MODULES = ("games", "play", "fork", "bench", "tournament", "server", "client", "challenge", "author", "connect",
-                   "web.command")
+                   "collusion", "web.command")
 
 
 class ArenaGroup(click.Group):

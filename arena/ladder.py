@@ -9,7 +9,9 @@ How a table is chosen (:func:`plan_table`), and why:
 2. **Anchor** — the bot with the fewest games, matches already queued counted (so the queue
    spreads over bots); a random one among equals. A new version (no games yet) is played first.
 3. **Opponents** — the bots closest in mu to the anchor (:class:`Field`: an index by mu built
-   once per tick, so choosing a table costs O(log N) at any number of bots).
+   once per tick, so choosing a table costs O(log N) at any number of bots), never a second bot
+   of an author already at the table (:mod:`arena.authors`: one author, one seat at a rated
+   table; house and command-line bots are exempt).
 
    Steps 2-3 are the ``mu-nearest`` rule (:data:`DEFAULT_RULE`): of the rules in :data:`RULES`
    it ranked synthetic bots of known strength correctly (Kendall tau 0.9) in the fewest matches,
@@ -43,6 +45,7 @@ from sqlalchemy import Text, and_, cast, select
 from sqlalchemy.orm import Session
 
 from arena import dialin, ratings, recording
+from arena.authors import author_of, retire_superseded
 from arena.db.models import Bot, BotVersion, Ladder, Match, Rating, utcnow
 from arena.quoting import shorten
 from referee import dialin_client, registry
@@ -64,6 +67,24 @@ class Candidate:
     seat_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     opponent_counts: dict[str, int] = field(default_factory=dict)
     pending: int = 0  # ladder matches already queued for it
+    #: Its owner as :func:`arena.authors.author_of` counts it (None: exempt, a house or
+    #: command-line bot): no table seats two bots of one author.
+    author: str | None = None
+
+
+def authors_at(table: list[Candidate]) -> set[str]:
+    """The authors already seated at ``table`` (exempt bots count none)."""
+    return {c.author for c in table if c.author is not None}
+
+
+def free_of(c: Candidate, authors: set[str]) -> bool:
+    """Whether ``c`` may join a table whose authors are ``authors``."""
+    return c.author is None or c.author not in authors
+
+
+def seatable(candidates: list[Candidate]) -> int:
+    """How many bots of ``candidates`` can share one table: one per author, every exempt bot."""
+    return len(authors_at(candidates)) + sum(1 for c in candidates if c.author is None)
 
 
 def ladder_counts(game: str, variant: str | None) -> list[int]:
@@ -127,9 +148,13 @@ class Field:
     def __len__(self) -> int:
         return len(self.candidates)
 
-    def nearest(self, anchor: Candidate, k: int, mu: float | None = None) -> list[Candidate]:
+    def nearest(self, anchor: Candidate, k: int, mu: float | None = None,
+                one_per_author: bool = True) -> list[Candidate]:
         """The ``k`` bots closest in mu to ``anchor`` (not itself), closest first; to ``mu``
-        instead of the anchor's own when given."""
+        instead of the anchor's own when given. ``one_per_author``: skip a bot whose author is
+        the anchor's or one already taken (:mod:`arena.authors`); False lists every bot (a
+        pool that a caller filters itself)."""
+        taken = {anchor.author} if one_per_author and anchor.author is not None else set()
         n, mus = len(self.by_mu), self.mus
         if mu is None:
             i, mu = self.index[id(anchor)], anchor.mu
@@ -148,11 +173,16 @@ class Field:
             below = mu - mus[lo] if lo >= 0 else math.inf
             above = mus[hi] - mu if hi < n else math.inf
             if below < above or (below == above and self.rng.random() < 0.5):
-                out.append(self.by_mu[lo])
+                pick = self.by_mu[lo]
                 lo -= 1
             else:
-                out.append(self.by_mu[hi])
+                pick = self.by_mu[hi]
                 hi += 1
+            if one_per_author and pick.author is not None:
+                if pick.author in taken:
+                    continue
+                taken.add(pick.author)
+            out.append(pick)
         return out
 
     def least(self, key: Callable[[Candidate], tuple]) -> Candidate:
@@ -187,9 +217,12 @@ def _uncertain_table(env: trueskill.TrueSkill, field: Field, players: int, rng: 
     probability of the table), slightly favouring uncertain bots and penalising opponents
     already queued or met often."""
     anchor = field.least(_anchor_key)
-    pool = field.nearest(anchor, max(players + 3, 2 * (players - 1)))
+    pool = field.nearest(anchor, max(players + 3, 2 * (players - 1)), one_per_author=False)
+    pool = [c for c in pool if free_of(c, authors_at([anchor]))]
     best: tuple[float, list[Candidate]] | None = None
     for combo in combinations(pool, players - 1):
+        if len(authors_at(list(combo))) < sum(1 for c in combo if c.author is not None):
+            continue  # two bots of one author
         table = [anchor, *combo]
         quality = env.quality([(trueskill.Rating(c.mu, c.sigma),) for c in table])
         met = sum(anchor.opponent_counts.get(str(c.version_id), 0) for c in combo)
@@ -201,7 +234,8 @@ def _uncertain_table(env: trueskill.TrueSkill, field: Field, players: int, rng: 
         )
         if best is None or score > best[0]:
             best = (score, table)
-    assert best is not None
+    if best is None:  # every combination of the pool repeats an author: the mu-nearest table
+        return [anchor, *field.nearest(anchor, players - 1)]
     return best[1]
 
 
@@ -247,7 +281,14 @@ def plan_table(
     elif rule == "mu-nearest":
         table = _mu_nearest_table(field, players, rng)
     else:
-        table = rng.sample(field.candidates, players)
+        table = []
+        for c in rng.sample(field.candidates, len(field.candidates)):
+            if free_of(c, authors_at(table)):
+                table.append(c)
+                if len(table) == players:
+                    break
+    if len(table) < players:
+        raise ValueError(f"{players} seats need bots of {players} different authors; the field has fewer")
     return choose_seats(table, players, rng)
 
 
@@ -314,7 +355,7 @@ def load_candidates(session: Session, game: str, connected_only: bool = True) ->
     now (:class:`arena.ladder_population.PopulationCache` keeps them, and asks on every tick)."""
     rows = session.execute(
         select(BotVersion.bot_id, BotVersion.number, BotVersion.id, BotVersion.kind, BotVersion.source,
-               Rating.mu, Rating.sigma, Rating.games_played,
+               Bot.owner, Rating.mu, Rating.sigma, Rating.games_played,
                # as text, decoded by orjson below: the JSON type's decoder was a third of the tick
                cast(Rating.seat_counts, Text).label("seat_counts"),
                cast(Rating.opponent_counts, Text).label("opponent_counts"))
@@ -328,14 +369,15 @@ def load_candidates(session: Session, game: str, connected_only: bool = True) ->
         bot_id, number = row[0], row[1]
         if bot_id not in playing or number > playing[bot_id][1]:
             playing[bot_id] = row
-    chosen = sorted((r for r in playing.values() if r[3] != "automaton" and r[5] is not None),
+    chosen = sorted((r for r in playing.values() if r[3] != "automaton" and r[6] is not None),
                     key=lambda r: r[0])
     dialing = [r[4] for r in chosen if dialin_client.is_source(r[4])]
     absent = set(dialing) - set(dialin.connected_among(dialing)) if connected_only else set()
     out: dict[int, Candidate] = {}
-    for _, _, version_id, _, source, mu, sigma, games, seats, opponents in chosen:
+    for _, _, version_id, _, source, owner, mu, sigma, games, seats, opponents in chosen:
         if source not in absent:
-            out[version_id] = Candidate(version_id, mu, sigma, games, _json_dict(seats), _json_dict(opponents))
+            out[version_id] = Candidate(version_id, mu, sigma, games, _json_dict(seats), _json_dict(opponents),
+                                        author=author_of(owner))
     return out
 
 
@@ -364,6 +406,8 @@ def tick(session: Session, game: str, rng: random.Random | None = None, rule: st
         return []
     rng = rng or random.Random()
     queued = queued_ladder_matches(session, game)
+    retired = retire_superseded(session, queued)  # an older version's queued matches (arena.authors)
+    queued = [m for m in queued if m.id not in retired]
     missing = ladder.queue_target - len(queued)
     if missing <= 0:
         return []
@@ -381,8 +425,9 @@ def tick(session: Session, game: str, rng: random.Random | None = None, rule: st
     field = Field(list(candidates.values()), rng)
     created: list[str] = []
     counts = dict(ladder.player_counts or {})
+    available = seatable(field.candidates)  # one seat per author at a table (arena.authors)
     for _ in range(missing):
-        players = choose_player_count(allowed, counts, len(candidates))
+        players = choose_player_count(allowed, counts, available)
         if players is None:
             break
         table = plan_table(game, field, players, rng, rule)
@@ -397,6 +442,7 @@ def tick(session: Session, game: str, rng: random.Random | None = None, rule: st
             decision_ms=ladder.decision_ms,
             bank_ms=ladder.bank_ms,
             sandbox=ladder.sandbox,
+            rated=len(authors_at(table)) == sum(1 for c in table if c.author is not None),
         )
         created.append(match.id)
         counts[str(players)] = counts.get(str(players), 0) + 1

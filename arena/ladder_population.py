@@ -51,6 +51,7 @@ from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from arena import dialin
+from arena.authors import author_of
 from arena.db.models import Bot, BotVersion, Match, MatchSeat, Rating, RatingLock
 from arena.ladder import Candidate, _json_dict, load_candidates
 from referee import dialin_client
@@ -72,8 +73,8 @@ class _Game:
     loaded_at: float  # time.monotonic() of the last full reload
     ticks: int = 0  # ticks since the last full reload
     ratings: dict[int, Cached] = field(default_factory=dict)  # by version id: the playing versions
-    #: (kind, source, dials in) by version id: the playing versions
-    versions: dict[int, tuple[str, str, bool]] = field(default_factory=dict)
+    #: (kind, source, dials in, author) by version id: the playing versions
+    versions: dict[int, tuple[str, str, bool, str | None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -134,20 +135,20 @@ class PopulationCache:
             self._games.move_to_end(key)
             while len(self._games) > self.max_games:
                 self._games.popitem(last=False)
-            dialing = [source for vid, source, dials in playing if dials and vid in state.ratings]
+            dialing = [source for vid, source, dials, _ in playing if dials and vid in state.ratings]
             absent = set(dialing) - set(dialin.connected_among(dialing)) if dialing else set()
             ratings = state.ratings
             out = {}
-            for vid, source, dials in playing:
+            for vid, source, dials, author in playing:
                 row = ratings.get(vid)
                 if row is not None and not (dials and source in absent):
-                    out[vid] = Candidate(vid, *row)
+                    out[vid] = Candidate(vid, *row, author=author)
             return out
 
     # --- reading ------------------------------------------------------------------------------
 
-    def _playing(self, session: Session, game: str, state: _Game) -> list[tuple[int, str, bool]]:
-        """(version id, source, dials in) of the playing version of every active bot of ``game``, by bot
+    def _playing(self, session: Session, game: str, state: _Game) -> list[tuple[int, str, bool, str | None]]:
+        """(version id, source, dials in, author: :func:`arena.authors.author_of` its owner) of the playing version of every active bot of ``game``, by bot
         id: the newest version not held back, a solo automaton never (as ``load_candidates``).
         Reads two integers a bot (Core rows: the ORM's row handling cost as much as the query);
         a version's kind and source never change, so only those of versions new to the cache
@@ -164,14 +165,15 @@ class PopulationCache:
         unknown = [vid for vid in ids if vid not in known]
         for start in range(0, len(unknown), _CHUNK):
             chunk = unknown[start:start + _CHUNK]
-            for vid, kind, source in session.connection().execute(
-                    select(_V.c.id, _V.c.kind, _V.c.source).where(_V.c.id.in_(chunk))):
-                known[vid] = (kind, source, dialin_client.is_source(source))
+            for vid, kind, source, owner in session.connection().execute(
+                    select(_V.c.id, _V.c.kind, _V.c.source, _B.c.owner)
+                    .join(_B, _B.c.id == _V.c.bot_id).where(_V.c.id.in_(chunk))):
+                known[vid] = (kind, source, dialin_client.is_source(source), author_of(owner))
         if len(known) > len(ids):  # versions that stopped playing: bounded by the population
             playing = set(ids)
             for vid in [v for v in known if v not in playing]:
                 del known[vid]
-        return [(vid, known[vid][1], known[vid][2]) for vid in ids if known[vid][0] != "automaton"]
+        return [(vid, known[vid][1], known[vid][2], known[vid][3]) for vid in ids if known[vid][0] != "automaton"]
 
     def _reload(self, session: Session, game: str, seq: int, now: float) -> _Game:
         self.stats.full += 1
@@ -181,10 +183,10 @@ class PopulationCache:
                                    for vid, c in found.items()})
 
     def _refresh(self, session: Session, game: str, state: _Game, seq: int,
-                 playing: list[tuple[int, str, bool]]) -> None:
+                 playing: list[tuple[int, str, bool, str | None]]) -> None:
         """Bring ``state`` up to ``seq`` and to the versions playing now (module docstring)."""
         self.stats.incremental += 1
-        ids = {vid for vid, _, _ in playing}
+        ids = {vid for vid, _, _, _ in playing}
         for vid in [v for v in state.ratings if v not in ids]:  # stopped playing: bounded
             del state.ratings[vid]
         if seq > state.seq:

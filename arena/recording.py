@@ -38,7 +38,7 @@ from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from arena import ratings
+from arena import authors, ratings
 from arena.db.models import (
     Bot,
     BotVersion,
@@ -74,10 +74,16 @@ def create_match(
     decision_ms: int | None = None,
     bank_ms: int | None = None,
     sandbox: bool = True,
+    rated: bool | None = None,
 ) -> Match:
-    """A pending match with one seat per version (seat order = list order)."""
+    """A pending match with one seat per version (seat order = list order). ``rated``: whether
+    it may be rated; None asks :func:`arena.authors.shares_author` — a table seating two bots of
+    one author is never rated, whichever caller made it. A caller that knows its seats' owners
+    (the ladder, a tournament) passes the answer and saves the query."""
     if len(set(version_ids)) != len(version_ids):
         raise ValueError("a bot version cannot sit at the same table twice")
+    if rated is None:
+        rated = not authors.shares_author(session, version_ids)
     match = Match(
         id=uuid.uuid4().hex,
         game=game,
@@ -93,6 +99,7 @@ def create_match(
         bank_ms=bank_ms,
         sandbox=sandbox,
         attempts=0,
+        rated=rated,
     )
     match.seats = [MatchSeat(seat=i, bot_version_id=v) for i, v in enumerate(version_ids)]
     session.add(match)

@@ -22,7 +22,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from arena import ratings, recording, schedule, swiss
+from arena import authors, ratings, recording, schedule, swiss
 from arena.db import session_scope
 from arena.db.models import (
     Bot,
@@ -57,13 +57,21 @@ def create_tournament(
     name: str = "",
     live_comments: bool = False,
     format: str = "round_robin",  # noqa: A002 - the CLI's and API's word
+    entries_per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR,
 ) -> Tournament:
     """Create the tournament with its matches (pending): all of them for a round-robin, the
-    first round for a Swiss. Flushes; the caller commits."""
+    first round for a Swiss. Flushes; the caller commits. More than ``entries_per_author``
+    entries of one author is refused (:mod:`arena.authors`); where more than one is allowed, a
+    table seating two of them is created unrated."""
     spec = registry.get_spec(game)
     variant = spec.check(players, variant)
     if len(set(version_ids)) != len(version_ids):
         raise schedule.ScheduleError("each bot version may enter a tournament once")
+    try:
+        authors.check_entries(session, version_ids, entries_per_author)
+    except authors.AuthorRuleError as exc:
+        raise schedule.ScheduleError(str(exc)) from None
+    owners = authors.owners_of(session, version_ids)
     if format not in FORMATS:
         raise schedule.ScheduleError(f"unknown tournament format {format!r} (one of {', '.join(FORMATS)})")
     if format == "swiss":
@@ -85,6 +93,7 @@ def create_tournament(
         matches_total=total,
         matches_done=0,
         live_comments=live_comments,
+        entries_per_author=entries_per_author,
     )
     session.add(tournament)
     session.flush()
@@ -96,11 +105,12 @@ def create_tournament(
         session.flush()
         return tournament
     for table in tables:
+        seated = [version_ids[i] for i in table.seats]
         recording.create_match(
             session,
             game,
             variant,
-            [version_ids[i] for i in table.seats],
+            seated,
             seed=match_seed(),
             kind="tournament",
             tournament_id=tournament.id,
@@ -109,6 +119,7 @@ def create_tournament(
             decision_ms=decision_ms,
             bank_ms=bank_ms,
             sandbox=sandbox,
+            rated=not authors.repeated_authors(owners.get(v) for v in seated),
         )
     session.flush()
     return tournament
@@ -146,6 +157,8 @@ def _pair_round(
     None when the round's row exists already (another caller paired it)."""
     entrants = version_ids or [e.bot_version_id for e in tournament.entries]
     history, games, byes = _swiss_history(session, tournament, entrants)
+    owners = authors.owners_of(session, entrants)
+    _as_met(history, entrants, owners)
     rows = swiss.standings(entrants, games, byes, _ratings(session, tournament.game, entrants))
     if round_no == 0:  # nothing played: seed by rating, the best first
         rows = sorted(rows, key=lambda r: (-r.rating, entrants.index(r.bot)))
@@ -166,9 +179,26 @@ def _pair_round(
             session, tournament.game, tournament.variant, list(table), seed=match_seed(),
             kind="tournament", tournament_id=tournament.id, round_no=round_no, table_no=index,
             decision_ms=decision_ms, bank_ms=bank_ms, sandbox=True if sandbox is None else sandbox,
+            rated=not authors.repeated_authors(owners.get(v) for v in table),
         )
         ids.append(match.id)
     return ids
+
+
+def _as_met(history: swiss.History, entrants: list[int], owners: dict[int, str]) -> None:
+    """Count every two entries of one author as having met already, so the pairing keeps them
+    apart as it keeps apart a pair that met (while the field allows; a table that still seats
+    them is created unrated)."""
+    by_author: dict[str, list[int]] = {}
+    for vid in entrants:
+        author = authors.author_of(owners.get(vid))
+        if author is not None:
+            by_author.setdefault(author, []).append(vid)
+    for same in by_author.values():
+        for i, a in enumerate(same):
+            for b in same[i + 1:]:
+                history.met[a][b] += 1
+                history.met[b][a] += 1
 
 
 def _ratings(session: Session, game: str, version_ids: list[int]) -> dict[int, float]:

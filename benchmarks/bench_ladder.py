@@ -48,7 +48,8 @@ def _fill(url: str, bots: int, seed: int = 1) -> None:
     rng = random.Random(seed)
     engine = get_engine(url)
     now = utcnow()
-    load(engine, Bot, ({"id": i, "owner": "bench", "name": f"bot{i}", "game": GAME, "active": True,
+    # one author each: the ladder never seats two bots of one author together (arena.authors)
+    load(engine, Bot, ({"id": i, "owner": f"author{i}", "name": f"bot{i}", "game": GAME, "active": True,
                         "created_at": now} for i in range(1, bots + 1)))
     load(engine, BotVersion, ({"id": i, "bot_id": i, "number": 1, "kind": "hosted", "source": f"/bots/bot{i}",
                                "digest": "", "initial_mu": 25.0, "initial_sigma": 25 / 3, "held": False,

@@ -246,6 +246,13 @@ def current_user() -> SignedIn | None:
     return user
 
 
+def viewer() -> tuple[str, str] | None:
+    """(name, role) of the signed-in user, or None: what a page needs to decide whether its
+    reader may see an author's private text (arena.refusals)."""
+    user = current_user()
+    return None if user is None else (user.name, user.role)
+
+
 def sign_in_required(view: F) -> F:
     """A view only a signed-in user may see: anyone else gets 403 and the sign-in form."""
 
@@ -419,7 +426,7 @@ def init_app(app: Flask, database: str | None = None) -> None:
     """Sessions, CSRF checks, the sign-in views and the private pages, on ``app``."""
     from datetime import timedelta
 
-    from web import my_pages
+    from web import my_pages, organiser
 
     app.secret_key = load_secret_key(secret_key_file(database))
     app.session_interface = _Sessions()
@@ -435,6 +442,7 @@ def init_app(app: Flask, database: str | None = None) -> None:
     app.before_request(_check_csrf)
     app.register_blueprint(bp)
     app.register_blueprint(my_pages.bp)
+    app.register_blueprint(organiser.bp)  # /organiser/…: organisers only (web/organiser.py)
     app.jinja_env.globals.update(
         current_user=current_user,
         csrf_field=csrf_field,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, request, url_for
 
 from arena.quoting import shorten
+from web.account import viewer
 from web.db import db
 from web.games import game_info, known_games
 from web.ids import MAX_ID, parse_number
@@ -124,7 +125,7 @@ def matches():  # noqa: ANN201
 
 
 def _match(match_id: str) -> match_q.MatchPage:
-    page = match_q.match_page(db(), match_id)
+    page = match_q.match_page(db(), match_id, viewer())
     if page is None:
         abort(404, description=f"no match {shorten(match_id)!r}")
     return page

@@ -206,7 +206,7 @@ def _step_context(page: match_q.MatchPage, replay: Replay, index: int) -> dict:
 @bp.get("/matches/<match_id>")
 def match(match_id: str):  # noqa: ANN201
     session = db()
-    page = match_q.match_page(session, match_id)
+    page = match_q.match_page(session, match_id, account.viewer())
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     replay, replay_error, ctx = None, None, {}
@@ -241,7 +241,7 @@ def _live_context(page: match_q.MatchPage) -> dict:
 @bp.get("/matches/<match_id>/live")
 def match_live(match_id: str):  # noqa: ANN201
     """A running match, live: the public board and log, refreshed by polling (live.js)."""
-    page = match_q.match_page(db(), match_id)
+    page = match_q.match_page(db(), match_id, account.viewer())
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     if page.status in match_q.FINISHED:
@@ -252,7 +252,7 @@ def match_live(match_id: str):  # noqa: ANN201
 @bp.get("/matches/<match_id>/live/board")
 def match_live_board(match_id: str):  # noqa: ANN201
     """The live board and log as an HTML fragment (what live.js swaps in)."""
-    page = match_q.match_page(db(), match_id)
+    page = match_q.match_page(db(), match_id, account.viewer())
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     response = make_response(render_template("_live.html", **_live_context(page)))
@@ -265,7 +265,7 @@ def match_live_board(match_id: str):  # noqa: ANN201
 def match_step(match_id: str, index: int):  # noqa: ANN201
     """One replay step as an HTML fragment (the stepper swaps it in)."""
     session = db()
-    page = match_q.match_page(session, match_id)
+    page = match_q.match_page(session, match_id, account.viewer())
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     try:

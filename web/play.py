@@ -31,6 +31,8 @@ from flask import (
     Response,
     abort,
     current_app,
+    flash,
+    get_flashed_messages,
     make_response,
     redirect,
     render_template,
@@ -39,7 +41,6 @@ from flask import (
 )
 
 from arena import human
-from arena.quoting import shorten
 from referee import registry
 from web import account
 from web.db import db
@@ -58,6 +59,8 @@ CHOICE_WAIT_S = 2.0
 CHOICE_WAITERS = 2
 #: The header ``play.js`` sends with a click: it polls, so the click need not wait.
 POLLING_HEADER = "X-Play-Polling"
+#: The flash category of a refused move's message, shown once on the seat page that follows.
+PLAY_ERROR = "play-error"
 
 _waiters = threading.BoundedSemaphore(CHOICE_WAITERS)
 _waiting_seats: set[str] = set()
@@ -224,7 +227,9 @@ def seat(match_id: str) -> Any:
             seats=[{"name": n} for n in view.seat_names],
             final_scores=None,
             board_template=f"boards/{name}.html",
-            error=shorten(request.args.get("error") or "", 200) or None,
+            # The server's own message from the move just refused, kept in the signed session
+            # cookie: a query string's text is never shown as the site's message.
+            error=next(iter(get_flashed_messages(category_filter=[PLAY_ERROR])), None),
             now=time.time(),
             resigned=human.RESIGNED,
         )
@@ -264,7 +269,8 @@ def choose(match_id: str) -> Any:
     except human.HumanGameError as exc:
         if _secret(match_id) is None:
             abort(403, description=str(exc))
-        return redirect(url_for("play.seat", match_id=match_id, error=str(exc)), code=303)
+        flash(str(exc), PLAY_ERROR)  # in the signed session, never in the URL
+        return redirect(url_for("play.seat", match_id=match_id), code=303)
     if request.headers.get(POLLING_HEADER) != "1":
         _wait_for_bots(match_id)
     return redirect(url_for("play.seat", match_id=match_id), code=303)
@@ -303,5 +309,6 @@ def resign(match_id: str) -> Any:
     except human.HumanGameError as exc:
         if _secret(match_id) is None:
             abort(403, description=str(exc))
-        return redirect(url_for("play.seat", match_id=match_id, error=str(exc)), code=303)
+        flash(str(exc), PLAY_ERROR)  # in the signed session, never in the URL
+        return redirect(url_for("play.seat", match_id=match_id), code=303)
     return redirect(url_for("play.seat", match_id=match_id), code=303)

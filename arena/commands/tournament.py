@@ -57,6 +57,12 @@ def _parse_bots(specs: tuple[str, ...], game: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
     for spec in specs:
+        if spec.startswith("@"):  # a bot already in the database, by its owner: @OWNER/NAME
+            owner, slash, bot_name = spec[1:].partition("/")
+            if not (slash and owner and bot_name):
+                raise click.UsageError(f"--bot {shorten(spec)}: a bot of the database is @OWNER/NAME")
+            out.append((spec, ""))
+            continue
         name, sep, source = spec.partition("=")
         if not sep:
             source = spec
@@ -79,12 +85,24 @@ def _parse_bots(specs: tuple[str, ...], game: str) -> list[tuple[str, str]]:
 
 
 def _register(game: str, bots: list[tuple[str, str]]) -> list[int]:
+    from sqlalchemy import select
+
     from arena.bots import register_version
-    from arena.db import session_scope
+    from arena.db import Bot, session_scope
 
     ids = []
     with session_scope() as s:
         for name, source in bots:
+            if name.startswith("@"):  # @OWNER/NAME: that bot's playing version, as uploaded
+                owner, _, bot_name = name[1:].partition("/")
+                bot = s.scalar(select(Bot).where(Bot.owner == owner, Bot.name == bot_name, Bot.game == game))
+                version = bot.playing_version if bot is not None else None
+                if version is None or not bot.active:
+                    raise click.ClickException(
+                        f"--bot {shorten(name)}: no active bot {shorten(bot_name)!r} of {shorten(owner)!r} "
+                        f"with a qualified version plays {game}")
+                ids.append(version.id)
+                continue
             ids.append(register_version(s, game, source, name=name).id)
     return ids
 
@@ -142,6 +160,7 @@ def run_tournament(
     quiet: bool = False,
     live_comments: bool = False,
     format: str = "round_robin",  # noqa: A002 - the option's word
+    entries_per_author: int = 1,
 ) -> int:
     """Register the bots, create and run the tournament, return its id (the CLI's main job)."""
     from arena import tasks, tournaments
@@ -165,6 +184,7 @@ def run_tournament(
             t = tournaments.create_tournament(
                 s, game, version_ids, players, rounds, variant, seed,
                 decision_ms, bank_ms, sandbox, name, live_comments=live_comments, format=format,
+                entries_per_author=entries_per_author,
             )
             tid, total = t.id, t.matches_total
             promise = _promise(s, t, len(version_ids))
@@ -291,7 +311,7 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 
 @click.command("tournament")
 @click.argument("game")
-@click.option("--bot", "bot_specs", multiple=True, required=True, metavar="[NAME=]PATH",
+@click.option("--bot", "bot_specs", multiple=True, required=True, metavar="[NAME=]PATH|@OWNER/NAME",
               help="A bot folder (with bot.py), host:port, or a built-in bot: random, greedy, "
                    "ismcts; repeat for every entrant.")
 @click.option("--players", "-k", type=click.IntRange(2, 8), default=None,
@@ -313,13 +333,17 @@ def _follow(tid: int, total: int, quiet: bool) -> None:
 @click.option("--unsafe-no-sandbox", is_flag=True, help="Run bots without bubblewrap (trusted bots only).")
 @click.option("--live-comments", is_flag=True,
               help="Show bots' comments to watchers while matches run (default: with the record at the end).")
+@click.option("--entries-per-author", type=click.IntRange(1, 1000), default=1, show_default=True,
+              help="Entries one author (a bot's owner) may have; two of one author never play a rated "
+                   "game together. Bots given here by path are the operator's own: exempt.")
 def tournament_command(game, bot_specs, players, rounds, format_, workers, variant, seed, decision_ms,
-                       bank_ms, name, unsafe_no_sandbox, live_comments) -> None:  # noqa: ANN001
+                       bank_ms, name, unsafe_no_sandbox, live_comments,
+                       entries_per_author) -> None:  # noqa: ANN001
     """Run a round-robin or Swiss tournament of the given bots at GAME and print the results."""
     sandbox = _sandbox_or_fail(unsafe_no_sandbox)
     run_tournament(game, _parse_bots(bot_specs, game), players, rounds, workers, variant, seed,
                    decision_ms, bank_ms, sandbox, name, live_comments=live_comments,
-                   format=format_.replace("-", "_"))
+                   format=format_.replace("-", "_"), entries_per_author=entries_per_author)
 
 
 @click.command("resume")

@@ -145,6 +145,9 @@ class Tournament(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     #: Bots' comments reach watchers while its matches run (0011); off, they come with the record.
     live_comments: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: Entries one author (a bot's owner) may have; house and command-line bots are exempt.
+    #: Two entries of one author never play a rated game together (arena.authors, 0018).
+    entries_per_author: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     entries: Mapped[list[TournamentEntry]] = relationship(
         back_populates="tournament", order_by="TournamentEntry.position"

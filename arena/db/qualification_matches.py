@@ -49,6 +49,8 @@ class QualificationMatch:
     #: ``done`` when the match was played to its end (passed or not: a refused bot's match is
     #: over too), ``failed`` when the server could not play it (no record).
     status: str
+    #: The refusal's text when the server could not play it (only its owner and organisers
+    #: read it: arena.refusals), and the refusal kind, the word everyone sees.
     error: str | None
     created_at: datetime | None
     finished_at: datetime | None
@@ -56,6 +58,7 @@ class QualificationMatch:
     bot_owner: str
     seats: list[QualificationSeat]
     record: dict[str, Any] | None
+    refusal_kind: str | None = None
 
 
 def ids_with_prefix(session: Session, prefix: str, limit: int = 6) -> list[str]:
@@ -132,4 +135,5 @@ def _from(sub: Submission, bot: Bot) -> QualificationMatch:
         bot_owner=bot.owner,
         seats=seats,
         record=record,
+        refusal_kind=sub.refusal_kind,
     )

@@ -27,6 +27,8 @@ def check_user_name(name: str) -> str:
         raise invalid(f"user name {shorten(name)!r} is not valid: use 3-32 letters, digits, '_' or '-'")
     if name.lower() == "house":  # arena.house.HOUSE_OWNER: its bots are the scale's references
         raise invalid("user name 'house' is reserved for the house bots and the solo automata")
+    if name.lower() == "local":  # the operator's command-line bots, exempt from the author rule
+        raise invalid("user name 'local' is reserved for the bots the operator enters from the command line")
     return name
 
 

@@ -145,6 +145,9 @@ class ServerConfig:
     #: How often the server looks whether a connected bot was deactivated or replaced by
     #: another route, or was refused at qualification (its stream is then ended, saying why).
     dialin_check_s: float = 2.0
+    #: Entries one author may have in a tournament made by ``CreateTournament`` (the API has no
+    #: field for it yet: the operator's setting, ARENA_ENTRIES_PER_AUTHOR; arena.authors).
+    entries_per_author: int = field(default_factory=lambda: _env_int("ARENA_ENTRIES_PER_AUTHOR", 1))
     #: Challenges (``ChallengeBot``): per account per rolling hour, per account not finished yet,
     #: against one bot not finished yet (ARENA_CHALLENGES_PER_HOUR, ARENA_CHALLENGES_PENDING,
     #: ARENA_CHALLENGES_PENDING_PER_BOT; see arena.challenges).

@@ -101,8 +101,8 @@ def sprt_test(t: SprtTest) -> pb.SprtTest:
 
 def version(sub: Submission, playing_version_id: int | None, logs: bool = False,
             test: SprtTest | None = None) -> pb.BotVersion:
-    """A version as the API shows it; ``logs``: the caller may read its qualification log
-    tail (its owner or an organiser); ``test``: its SPRT against its predecessor, if any."""
+    """A version as the API shows it; ``logs``: the caller may read its refusal's text and its
+    qualification log tail (its owner or an organiser; everyone else the refusal kind); ``test``: its SPRT against its predecessor, if any."""
     msg = pb.BotVersion(
         bot_id=sub.bot_id,
         number=sub.number,
@@ -119,7 +119,8 @@ def version(sub: Submission, playing_version_id: int | None, logs: bool = False,
             pb.Refusal(
                 kind=canonical(sub.refusal_kind) or SERVER_ERROR,
                 fault=refusal_fault(sub.refusal_kind),
-                message=sub.refusal_message or "",
+                # the failure text, as the stderr tail: its owner's and organisers' (arena.refusals)
+                message=(sub.refusal_message or "") if logs else "",
                 log_tail=(sub.log_tail or "") if logs else "",
                 match_id=sub.match_id or "",
             )

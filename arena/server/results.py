@@ -16,6 +16,7 @@ import time
 from sqlalchemy import bindparam, func, literal, select, tuple_
 from sqlalchemy.orm import Session, selectinload
 
+from arena import refusals
 from arena.db import (
     Bot,
     BotVersion,
@@ -360,15 +361,18 @@ def get_match(session: Session, match_id: str, viewer: User | None = None) -> tu
 
 def get_qualification_match(session: Session, match_id: str, viewer: User | None = None) -> pb.Match | None:
     """The qualification match ``match_id`` (a full id) as GetMatch answers it, or None. Its
-    candidate's crash log and stderr tail are kept for the bot's owner and organisers only."""
+    candidate's failure text, crash log and stderr tail are kept for the bot's owner and
+    organisers only; everyone else reads the fault reason (arena.refusals)."""
     q = qualification_matches.find(session, match_id)
     if q is None:
         return None
+    mine = viewer is not None and refusals.may_read(viewer.name, viewer.role, q.bot_owner)
     if q.record is None:
-        data = {"match_id": q.id, "status": "failed", "error": q.error or ""}
+        data = {"match_id": q.id, "status": "failed",
+                "error": (q.error or "") if mine else (q.refusal_kind or "server_error")}
     else:
-        mine = viewer is not None and (viewer.role == ROLE_ORGANISER or viewer.name == q.bot_owner)
-        data = without_logs(q.record, frozenset({0}) if mine else frozenset())
+        # The failure text (forfeit message) and the stderr tail: its owner's and organisers'.
+        data = without_logs(q.record, frozenset({0})) if mine else refusals.public_record(q.record)
     return pb.Match(summary=qualification_summary(q), record_json=json.dumps(data, ensure_ascii=False))
 
 

@@ -195,7 +195,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def CreateTournament(self, request: pb.CreateTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
         user = accounts.caller(context, self.url)
         accounts.require_organiser(user)
-        return tournaments.create_round_robin(self.url, request, sandbox=self.config.sandbox)
+        return tournaments.create_round_robin(self.url, request, sandbox=self.config.sandbox,
+                                              entries_per_author=self.config.entries_per_author)
 
     @handle
     def StartLadder(self, request: pb.StartLadderRequest, context: grpc.ServicerContext) -> pb.Ladder:  # noqa: N802

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from arena import bots, house, ladder, tasks
+from arena import authors, bots, house, ladder, tasks
 from arena import tournaments as arena_tournaments
 from arena.db import Ladder, Match, Tournament, TournamentRound, session_scope, utcnow
 from arena.schedule import ScheduleError
@@ -118,10 +118,18 @@ def _time_control(decision_ms: int, bank_ms: int) -> tuple[int | None, int | Non
 MAX_ROUNDS = 100
 
 
-def _entrants(session: Session, game: str, bot_ids: list[int]) -> list[int]:
-    """The playing version of each bot (all active bots of the game when none are named)."""
+def _entrants(session: Session, game: str, bot_ids: list[int],
+              per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR) -> tuple[list[int], str]:
+    """The playing version of each bot, and a notice. With no bot named: every active bot of the
+    game, but of each author (:mod:`arena.authors`) only the ``per_author`` best-rated, and the
+    notice says how many were left out."""
     if not bot_ids:
-        return [v.id for v in bots.latest_versions(session, game)]
+        every = [v.id for v in bots.latest_versions(session, game)]
+        keep, left = authors.keep_per_author(session, every, per_author,
+                                             arena_tournaments._ratings(session, game, every))
+        notice = (f"{len(left)} bot(s) left out: {per_author} entr{'y' if per_author == 1 else 'ies'} per "
+                  "author, each author's best-rated bots play" if left else "")
+        return keep, notice
     if len(set(bot_ids)) != len(bot_ids):
         raise invalid("a bot is named twice in bot_ids")
     version_ids = []
@@ -135,10 +143,11 @@ def _entrants(session: Session, game: str, bot_ids: list[int]) -> list[int]:
         if version.kind == "automaton":
             raise invalid(f"bot {bot_id} ({bot.name!r}) is a solo automaton: rated in solo games, never seated")
         version_ids.append(version.id)
-    return version_ids
+    return version_ids, ""
 
 
-def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, sandbox: bool) -> pb.Tournament:
+def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, sandbox: bool,
+                       entries_per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR) -> pb.Tournament:
     """CreateTournament: a round-robin, or a Swiss when ``format`` says so."""
     check_game(request.game)
     if request.players < 2:
@@ -152,7 +161,7 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
         raise invalid(f"rounds must be at most {MAX_ROUNDS}")
     decision_ms, bank_ms = _time_control(request.decision_ms, request.bank_ms)
     with session_scope(url) as s:
-        version_ids = _entrants(s, request.game, list(request.bot_ids))
+        version_ids, entry_notice = _entrants(s, request.game, list(request.bot_ids), entries_per_author)
         if len(version_ids) < request.players:
             raise ApiError(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -165,20 +174,21 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
                 variant=request.variant or None, seed=secrets.randbits(31),
                 decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
                 name=request.name[:200], live_comments=request.live_comments,
-                format=formats[request.format],
+                format=formats[request.format], entries_per_author=entries_per_author,
             )
         except ScheduleError as exc:
             raise invalid(str(exc)) from None
         tournament_id = t.id
-    notice = ""
+    notice = entry_notice
     try:
         tasks.schedule_tournament.delay(tournament_id)
     except Exception as exc:  # noqa: BLE001 - kombu's connection errors vary by transport
         # Stored and committed: the sweeper (beat) starts a tournament left `scheduled`, so the
         # call succeeded; only the start is late.
         log.warning("tournament %s stored; its start message could not be sent: %s", tournament_id, exc)
-        notice = (f"start pending: the broker cannot be reached now ({' '.join(str(exc).split())[:200]}); "
-                  "the tournament is stored and the sweeper starts it once the broker is back")
+        pending = (f"start pending: the broker cannot be reached now ({' '.join(str(exc).split())[:200]}); "
+                   "the tournament is stored and the sweeper starts it once the broker is back")
+        notice = f"{notice}; {pending}" if notice else pending
     reply = get_tournament(url, tournament_id)
     reply.notice = notice
     return reply

@@ -53,6 +53,8 @@ def main() -> None:
 
     bot_ids = []
     for name, folder in (("proto-rnd", os.environ["RANDOM_BOT_DIR"]), ("proto-slow", os.environ["SLOW_BOT_DIR"])):
+        if name == "proto-slow":  # another author's: a tournament takes one entry per author
+            me = (("authorization", "Bearer " + stub.Register(pb.RegisterRequest(name="proto-author-2")).token),)
         reply = stub.SubmitBot(
             pb.SubmitBotRequest(name=name, game="toy", archive=zip_folder(folder), archive_name=f"{name}.zip", wait=True),
             metadata=me, timeout=120,

@@ -41,6 +41,8 @@ def test_submit_matches_and_watch_by_prefix(server, stub, home: Path, monkeypatc
     token = re.search(r"API token \(shown only now\): (\S+)", registered.output).group(1)
     bot_ids = {}
     for name in ("ann-one", "ann-two"):
+        if name == "ann-two":  # one entry per author (arena.authors): ann-two is another account's
+            assert _run("register", "loop-ann-2", server=server).exit_code == 0
         result = _run("submit", str(RANDOM_BOT), "--game", "toy", "--name", name, server=server)
         assert result.exit_code == 0, result.output
         assert re.search(r"qualification match [0-9a-f]{32}\n", result.output), result.output
@@ -131,6 +133,8 @@ def test_fork_a_match_of_the_server_by_prefix(server, stub, home: Path) -> None:
     make_organiser(server, organiser)
     ids = []
     for name in ("fork-a", "fork-b"):
+        if name == "fork-b":  # one entry per author (arena.authors): fork-b is another account's
+            assert _run("register", "loop-fork-2", server=server).exit_code == 0
         result = _run("submit", str(RANDOM_BOT), "--game", "toy", "--name", name, server=server)
         assert result.exit_code == 0, result.output
         ids.append(int(re.search(r"\(id (\d+), toy\)", result.output).group(1)))

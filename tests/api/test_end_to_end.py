@@ -95,15 +95,26 @@ def test_author_journey_with_the_cli(deployed: Deployment, organiser: str, tmp_p
     with ArenaClient(deployed.address, bob) as client:
         reply = client.submit(RANDOM_BOT, game="toy", name="bob-random")
         assert reply.version.status == pb.VERSION_STATUS_ACTIVE
+    # And a fourth from a third author: a tournament takes one entry per author (arena.authors).
+    with ArenaClient(deployed.address) as client:
+        cleo = client.register("author-cleo").token
+    with ArenaClient(deployed.address, cleo) as client:
+        reply = client.submit(RANDOM_BOT, game="toy", name="cleo-random")
+        assert reply.version.status == pb.VERSION_STATUS_ACTIVE
 
     bots = _cli(deployed, home, "bots")
     assert bots.returncode == 0, bots.stderr
     assert "ann-random" in bots.stdout and "ann-slow" in bots.stdout and "bob-random" not in bots.stdout
     assert bots.stdout.count("active") >= 2
 
-    # 3. An organiser runs a round-robin of the three; the worker process plays it.
+    # 3. An organiser runs a round-robin of three authors' bots; the worker process plays it.
     with ArenaClient(deployed.address, organiser) as client:
-        ids = [b.id for b in client.bots(game="toy") if b.name in ("ann-random", "ann-slow", "bob-random")]
+        both = [b.id for b in client.bots(game="toy") if b.name in ("ann-random", "ann-slow", "bob-random")]
+        with pytest.raises(grpc.RpcError) as twice:  # ann's two bots: refused, saying why
+            client.create_tournament(name="cli cup", game="toy", players=2, rounds=1, bot_ids=both)
+        assert twice.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "allows 1 entry per author, and 'author-ann' has 2" in twice.value.details()
+        ids = [b.id for b in client.bots(game="toy") if b.name in ("cleo-random", "ann-slow", "bob-random")]
         t = client.create_tournament(name="cli cup", game="toy", players=2, rounds=1, bot_ids=ids,
                                      decision_ms=1500, bank_ms=3000)
         assert t.matches_total == 6 and t.status in ("scheduled", "running")
@@ -152,7 +163,7 @@ def test_author_journey_with_the_cli(deployed: Deployment, organiser: str, tmp_p
     with ArenaClient(deployed.address) as client:
         board = client.leaderboard("toy")
         games = {row.bot.split(" v")[0]: row.matches for row in board.rows}
-        assert games == {"ann-random": 4, "ann-slow": 4, "bob-random": 4}
+        assert {bot: n for bot, n in games.items() if n} == {"cleo-random": 4, "ann-slow": 4, "bob-random": 4}
         assert [r.conservative for r in board.rows] == sorted((r.conservative for r in board.rows), reverse=True)
         history = client.rating_history(ids[0])
         assert len(history.points) == 4
@@ -167,13 +178,13 @@ def test_author_journey_with_the_cli(deployed: Deployment, organiser: str, tmp_p
         assert len(seen) == 6 == len(set(seen))
         full = client.match(watched)
         assert full.summary.status == "done" and json.loads(full.record_json)["match_id"] == watched
-        assert {s.bot for s in full.summary.seats} <= {"ann-random", "ann-slow", "bob-random"}
+        assert {s.bot for s in full.summary.seats} <= {"cleo-random", "ann-slow", "bob-random"}
         # Watching a finished match gives its whole record at once.
         after = list(client.watch(watched, timeout=30))
         assert [e.kind for e in after] == [pb.MATCH_EVENT_KIND_RECORD]
         assert json.loads(after[0].record_json) == record
     lb = _cli(deployed, home, "leaderboard", "toy")
-    assert lb.returncode == 0 and "ann-random v1" in lb.stdout and "bob-random v1" in lb.stdout, lb.stderr
+    assert lb.returncode == 0 and "cleo-random v1" in lb.stdout and "bob-random v1" in lb.stdout, lb.stderr
 
 
 def test_a_client_built_only_from_the_proto_can_do_the_same(deployed: Deployment, organiser: str, tmp_path: Path) -> None:

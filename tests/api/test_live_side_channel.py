@@ -48,9 +48,9 @@ def _chatty_bots(stub, tmp_path: Path) -> list[int]:  # noqa: ANN001
     folder = tmp_path / "chatty"
     folder.mkdir(exist_ok=True)
     (folder / "bot.py").write_text(CHATTY, encoding="utf-8")
-    author = new_account(stub, "chatty")
     ids = []
     for i in range(2):
+        author = new_account(stub, "chatty")  # one entry per author (arena.authors)
         reply = stub.SubmitBot(pb.SubmitBotRequest(name=f"chatty-{uuid.uuid4().hex[:6]}-{i}", game="toy",
                                                    archive=pack_folder(folder), wait=True),
                                metadata=author.meta, timeout=120)

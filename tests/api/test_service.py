@@ -207,10 +207,11 @@ def test_cli_register_submit_and_bots_in_process(server, tmp_path: Path, monkeyp
 
 @pytest.mark.skipif(not celery_app.app.conf.task_always_eager, reason="this process was started with a broker")
 def test_without_a_broker_the_server_plays_and_streams_matches_itself(server, stub) -> None:  # noqa: ANN001
-    author, orga = new_account(stub, "solo"), new_account(stub, "orga")
+    orga = new_account(stub, "orga")
     make_organiser(server, orga)
     ids = []
     for name, folder in (("solo-rnd", ROOT / "sample_bots" / "random_bot"), ("solo-slow", SLOW_BOT)):
+        author = new_account(stub, "solo")  # one entry per author (arena.authors)
         reply = stub.SubmitBot(pb.SubmitBotRequest(name=name, game="toy", archive=pack_folder(folder), wait=True),
                                metadata=author.meta, timeout=60)
         assert reply.version.status == pb.VERSION_STATUS_ACTIVE, reply.version.refusal.message

@@ -17,10 +17,11 @@ from tests.api.processes import ROOT
 
 @pytest.mark.skipif(not celery_app.app.conf.task_always_eager, reason="this process was started with a broker")
 def test_a_swiss_over_the_api_pairs_every_round_and_shows_standings(server, stub) -> None:  # noqa: ANN001
-    author, orga = new_account(stub, "swiss-author"), new_account(stub, "swiss-orga")
+    orga = new_account(stub, "swiss-orga")
     make_organiser(server, orga)
     ids = []
     for i in range(3):
+        author = new_account(stub, "swiss-author")  # one entry per author (arena.authors)
         reply = stub.SubmitBot(pb.SubmitBotRequest(name=f"sw-rnd-{i}", game="toy", wait=True,
                                                    archive=pack_folder(ROOT / "sample_bots" / "random_bot")),
                                metadata=author.meta, timeout=60)

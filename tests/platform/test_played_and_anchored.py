@@ -269,7 +269,8 @@ def test_bots_n_matches_rate_against_the_anchored_bot_players(db_url: str, playe
     from arena import house
 
     with session_scope() as s:
-        seats = [bots.register_version(s, "orbital", RANDOM_BOT, name=f"r{i}", owner="bob").id
+        # one author each: two bots of one author never share a rated table (arena.authors)
+        seats = [bots.register_version(s, "orbital", RANDOM_BOT, name=f"r{i}", owner=f"bob{i}").id
                  for i in range(players)]
         auto = house.ensure_automaton(s, "orbital", house.automaton_name("orbital", "bots-1", players))
         r = s.get(Rating, (auto, "orbital"))

@@ -133,7 +133,8 @@ def test_solenia_virtual_player_and_orbital_bot_players_are_rated(db_url: str) -
              ("orbital", "bots-1", 2, "bot-players-1-with-2")]
     for game, variant, players, name in cases:
         with session_scope() as s:
-            seats = [bots.register_version(s, game, RANDOM, name=f"r{i}", owner="bob").id for i in range(players)]
+            # one author per seat: one author's bots never share a rated table (arena.authors)
+            seats = [bots.register_version(s, game, RANDOM, name=f"r{i}", owner=f"bob{i}").id for i in range(players)]
             mid = recording.create_match(s, game, variant, seats, seed=7, sandbox=False).id
         _play(mid)
         with session_scope() as s:

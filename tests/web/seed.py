@@ -66,9 +66,11 @@ def play_record(
     game: str = "toy",
     variant: str | None = None,
     policy: Callable[[dict[str, Any], list[Any]], str] | None = None,
+    policies: list[Callable[[dict[str, Any], list[Any]], str] | None] | None = None,
 ) -> MatchRecord:
     """Play a game with seeded random choices (or a bot's ``act(observation, options)``
-    ``policy``) and return its record, as the runner writes it."""
+    ``policy``; ``policies``: one per seat, None for a seat's seeded random choice) and return
+    its record, as the runner writes it."""
     state = registry.new_game(game, len(names), seed, variant)
     rng = Rng(seed * 7919 + 1)
     record = MatchRecord(
@@ -89,6 +91,8 @@ def play_record(
         forced = forfeit_seat is not None and seat == forfeit_seat and n >= 2
         if forced:
             choice = options[0].id
+        elif policies is not None and policies[seat] is not None:
+            choice = policies[seat](state.observation(seat), options)
         elif policy is not None:
             choice = policy(state.observation(seat), options)
         else:
@@ -137,7 +141,8 @@ def seed_site(url: str, matches: int = 6) -> Seeded:
     out = Seeded()
     with session_scope(url) as s:
         names = ["alpha", "bravo", "charlie", XSS_NAME]
-        versions = [add_bot(s, n, owner="bob" if i % 2 else "alice") for i, n in enumerate(names)]
+        # four authors: two bots of one author never share a rated table (arena.authors)
+        versions = [add_bot(s, n, owner=("alice", "bob", "carol", "dave")[i]) for i, n in enumerate(names)]
         for n, v in zip(names, versions, strict=True):
             out.bot_ids[n] = v.bot_id
         t = Tournament(

@@ -24,7 +24,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     url = f"sqlite:///{tmp_path_factory.mktemp('swiss') / 'arena.sqlite3'}"
     rng = random.Random(5)
     with session_scope(url) as s:
-        vids = [add_bot(s, name, owner="carol").id for name in
+        # one bot per author: a tournament takes one entry per author (arena.authors)
+        vids = [add_bot(s, name, owner=f"{name}-keeper").id for name in
                 ("ant", "bee", "cricket", "dragonfly", "earwig", "firefly", "gnat")]
         t = tournaments.create_tournament(s, "toy", vids, 2, rounds=3, seed=1, format="swiss",
                                           name="Insect Swiss", sandbox=False)

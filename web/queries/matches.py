@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, case, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from arena import refusals
 from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament, qualification_matches
 from arena.quoting import shorten
 from referee.faults import canonical
@@ -354,11 +355,17 @@ class MatchPage:
     result_details: dict[str, Any]
 
 
-def match_page(session: Session, match_id: str) -> MatchPage | None:
+def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None = None) -> MatchPage | None:
+    """A match as the site shows it. ``viewer``: the signed-in (name, role), which a
+    qualification match needs — its refusal's text is its author's and the organisers' only
+    (:mod:`arena.refusals`)."""
     m = session.get(Match, match_id)
     if m is None:
         qualification = qualification_matches.find(session, match_id)
-        return None if qualification is None else qualification_page(qualification)
+        if qualification is None:
+            return None
+        mine = viewer is not None and refusals.may_read(viewer[0], viewer[1], qualification.bot_owner)
+        return qualification_page(qualification, mine)
     # The public page: bots' crash logs and stderr tails are never shown here (their owners
     # read them signed in, web/my_pages.py, or through the API); the fault reason and message are.
     record = without_logs(m.record) if isinstance(m.record, dict) else None
@@ -438,11 +445,14 @@ def count_matches(session: Session, game: str | None = None, status: str | None 
     return int(session.scalar(query) or 0)
 
 
-def qualification_page(q: qualification_matches.QualificationMatch) -> MatchPage:
+def qualification_page(q: qualification_matches.QualificationMatch, mine: bool = False) -> MatchPage:
     """A qualification match (kept in its submission, not in ``matches``) as a match page: the
     id ``arena submit`` prints opens it like any other. Random bots' seats have no bot page
-    (``bot_id`` None); logs are left out as for every match on the site."""
-    record = without_logs(q.record) if q.record is not None else None
+    (``bot_id`` None); logs are left out as for every match on the site. The failure text (a
+    forfeit's message, the server's error) only when ``mine`` (its author or an organiser is
+    signed in); everyone else reads the reason word. The record, which replays are built and
+    cached from, never carries it (:func:`arena.refusals.public_record`)."""
+    record = refusals.public_record(q.record) if q.record is not None else None
     totals = {t.get("seat"): t for t in (record or {}).get("totals") or [] if isinstance(t, dict)}
     seats = [
         SeatDetail(
@@ -454,7 +464,7 @@ def qualification_page(q: qualification_matches.QualificationMatch) -> MatchPage
             rank=s.rank,
             score=s.score,
             forfeit=canonical(s.forfeit) or s.forfeit,
-            forfeit_message=s.forfeit_message,
+            forfeit_message=s.forfeit_message if mine else "",
             mu_before=None,
             sigma_before=None,
             mu_after=None,
@@ -484,7 +494,8 @@ def qualification_page(q: qualification_matches.QualificationMatch) -> MatchPage
         table=0,
         decision_ms=tc.get("decision_ms"),
         bank_ms=tc.get("bank_ms"),
-        error=q.error,
+        error=((f"{q.refusal_kind}: {q.error}" if q.refusal_kind else q.error) if mine
+               else (q.refusal_kind or "server_error")) if q.error else None,
         seats=seats,
         record=record,
         result_details=dict(result.get("details") or {}) if isinstance(result, dict) else {},
