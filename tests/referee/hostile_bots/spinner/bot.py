@@ -1,10 +1,12 @@
-"""Hostile: answers every decision at once, but from StartMatch on keeps six busy processes and
-two busy threads running all the time, to take the CPU from the seat that is thinking.
+"""Hostile: answers every decision at once, but from StartMatch on keeps six busy processes (and
+more busy threads) running all the time, to take the CPU from the seat that is thinking.
 
-The processes fight being stopped: four spin, one of them through a grandchild; one forks a
-short-lived spinning child again and again (a fork racing the referee's walk of SIGSTOPs); and
-each sends SIGCONT to all its siblings now and then, undoing a stop that has not reached the
-others yet. The comment of each answer says how many busy processes are alive."""
+The processes fight being stopped: four spin, one of them also through a grandchild and one
+with two more spinning threads; one forks a short-lived spinning child again and again (a fork
+racing the referee's walk of SIGSTOPs); and each sends SIGCONT to its siblings now and then,
+undoing a stop that has not reached the others yet. The bot's own process does not spin (its
+answers stay quick: what it costs is the others' CPU, not its own). The comment of each answer
+says how many busy processes are alive."""
 
 import os
 import signal
@@ -51,10 +53,11 @@ def start(info: dict) -> None:
                 forker()
             if i == 1 and os.fork() == 0:  # a grandchild spins too
                 spin(list(busy))
+            if i == 2:  # and threads
+                for _ in range(2):
+                    threading.Thread(target=spin, args=(list(busy),), daemon=True).start()
             spin(list(busy))
         busy.append(pid)
-    for _ in range(2):
-        threading.Thread(target=spin, args=(list(busy),), daemon=True).start()
 
 
 def act(observation: dict, legal_options: list) -> tuple[str, str]:
