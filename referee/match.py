@@ -384,7 +384,7 @@ class _Runner:
                     reply, fault = None, exc
                 wall_ms = (time.perf_counter() - t0) * 1000.0
                 if process is not None:
-                    process.freeze()
+                    process.freeze_soon()  # unless asked again at once (referee/off_turn.py)
                 cpu_ms = self._cpu_since_last(seat)
                 own_ms = wall_ms
                 if mark is not None and wall_ms > decision_ms:

@@ -549,7 +549,7 @@ class SandboxCgroups:
     def can_freeze(self) -> bool:
         return self._freezer_fd is not None
 
-    def set_frozen(self, frozen: bool, settle_s: float = FREEZE_SETTLE_S) -> bool:
+    def set_frozen(self, frozen: bool, settle_s: float | None = None) -> bool:
         """Freeze (or thaw) every process of the group; a freeze waits until the kernel reports
         the group ``FROZEN`` (it passes through ``FREEZING`` while a task is still on its way,
         e.g. in a system call), asking again now and then. False if it did not settle within
@@ -560,7 +560,7 @@ class SandboxCgroups:
         os.pwrite(fd, b"FROZEN" if frozen else b"THAWED", 0)
         if not frozen:
             return True
-        deadline = time.perf_counter() + settle_s
+        deadline = time.perf_counter() + (FREEZE_SETTLE_S if settle_s is None else settle_s)
         pause = 0.0
         while os.pread(fd, 32, 0).strip() != b"FROZEN":
             if time.perf_counter() > deadline:
@@ -702,6 +702,10 @@ class BotProcess:
         #: Stopped while it is not on turn (:meth:`freeze`); why it was killed if it could not be.
         self.frozen = False
         self.freeze_kill: str | None = None
+        #: Counts thaws and freezes: a freeze asked for later (:meth:`freeze_soon`) is made only
+        #: if nothing happened since.
+        self.freeze_generation = 0
+        self._freeze_lock = threading.Lock()
         self._lock = threading.Lock()
         self.sock_dir: Path | None = None
         self.token = secrets.token_hex(4)
@@ -893,7 +897,15 @@ class BotProcess:
         else:
             self.thaw()
 
-    def freeze(self) -> bool:
+    def freeze_soon(self) -> None:
+        """Freeze a moment from now (:data:`referee.off_turn.FREEZE_AFTER_S`) unless it is thawed
+        before: what the runner does after a reply, so that a seat asked again at once costs
+        nothing (:mod:`referee.off_turn`)."""
+        from referee.off_turn import DEFERRED
+
+        DEFERRED.later(self, self.freeze_generation)
+
+    def freeze(self, generation: int | None = None) -> bool:
         """Stop every process of the sandbox (its init aside) until :meth:`thaw`: a bot does not
         run while it is not on turn, so it cannot take CPU from a seat that is thinking.
 
@@ -905,10 +917,18 @@ class BotProcess:
         The walks are bounded by time (:data:`FREEZE_SETTLE_S`) and by the process limit; a
         sandbox that cannot be stopped within them is killed (its next call then fails as a
         ``crash`` that says why) and False is returned. An unsandboxed bot (trusted code) has
-        its process group stopped."""
-        if self.proc.poll() is not None:
-            return True
-        self.frozen = True
+        its process group stopped. With ``generation`` (:meth:`freeze_soon`), nothing is done
+        if the sandbox was thawed or frozen since that generation."""
+        with self._freeze_lock:
+            if generation is not None and generation != self.freeze_generation:
+                return True
+            self.freeze_generation += 1
+            if self.frozen or self.proc.poll() is not None:
+                return True  # stopped processes cannot fork nor wake one another: still frozen
+            self.frozen = True
+            return self._freeze_now()
+
+    def _freeze_now(self) -> bool:
         try:
             if self.cgroup is not None and self.cgroup.can_freeze:
                 settled = self.cgroup.set_frozen(True)
@@ -961,12 +981,19 @@ class BotProcess:
 
     def thaw(self) -> None:
         """Let the sandbox run again after :meth:`freeze` (SIGCONT to each of its processes, or
-        the freezer group thawed). Cheap; nothing happens if it is not frozen."""
-        if not self.frozen:
-            return
-        self.frozen = False
-        if self.proc.poll() is not None:
-            return
+        the freezer group thawed). Cheap; a freeze asked for later is cancelled, and nothing
+        else happens if it is not frozen."""
+        from referee.off_turn import DEFERRED
+
+        DEFERRED.cancel(self)
+        with self._freeze_lock:
+            self.freeze_generation += 1
+            if self.frozen:
+                self.frozen = False
+                if self.proc.poll() is None:
+                    self._thaw_now()
+
+    def _thaw_now(self) -> None:
         try:
             if self.cgroup is not None and self.cgroup.can_freeze:
                 self.cgroup.set_frozen(False)
@@ -1077,6 +1104,7 @@ class BotProcess:
         if self._stopped:
             return
         self._stopped = True
+        self.thaw()  # no freeze may walk the view while it is closed (nor fall due after)
         MEMORY_WATCH.discard(self)
         self.kill()
         try:

@@ -7,19 +7,22 @@ test_unprivileged_referee.py, the match against ``spinner`` in test_hostile_bots
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import time
+from pathlib import Path
 
 import grpc
 import pytest
 
-from referee import sandbox
+from referee import off_turn, sandbox
 from referee._proto import bot_pb2
-from referee.bot_client import BotClient, BotSource
+from referee.bot_client import BotClient, BotFault, BotSource
 from referee.bot_pool import BotPool
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.protocol import PROTOCOL_VERSION
 from tests.referee.helpers import HOSTILE, RANDOM_BOT, needs_bwrap
+from tests.referee.starve import COUNTER
 
 pytestmark = needs_bwrap
 
@@ -84,7 +87,10 @@ def test_a_frozen_bot_is_killed_when_it_cannot_be_stopped_in_time(how: str, monk
             if how == "freezer":  # the group never reads FROZEN: as if a task could not freeze
                 patch.setattr(sandbox.os, "pread", lambda fd, n, off: b"FREEZING\n")
             assert client.process.freeze() is False
-        with pytest.raises(Exception) as fault:
+        deadline = time.monotonic() + 5  # the kill goes down bwrap's chain of parents
+        while client.process.exit_status() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises(BotFault) as fault:
             _act(client)
         assert fault.value.code == "crash"
         assert "could not be stopped while it was not on turn" in fault.value.message
@@ -135,11 +141,17 @@ def test_freezing_and_thawing_an_idle_bot_is_cheap(how: str) -> None:
         client.close()
 
 
-def test_seats_are_frozen_outside_their_turns_and_pooled_bots_while_idle(how: str) -> None:
-    """During a match only the seat on turn runs (each seat is looked at from the live events,
-    which come between turns); after it, the pooled bots wait frozen and are thawed when taken."""
+def test_seats_are_frozen_outside_their_turns_and_pooled_bots_while_idle(how: str, tmp_path: Path) -> None:
+    """During a match only the seat on turn runs: while the counter bot thinks (30 ms a
+    decision), the random bot across the table is frozen, as each decision event of the
+    counter (sent between turns) shows; the random bot is frozen a moment after its quick
+    replies (referee/off_turn.py). After the match the pooled bots wait frozen and are thawed
+    when taken."""
+    counter = tmp_path / "counter"
+    shutil.copytree(COUNTER, counter)
+    (counter / "ms.txt").write_text("30")
     pool = BotPool()
-    seen: list[list[bool]] = []
+    seen: list[tuple[int, list[bool]]] = []
     clients: list[BotClient] = []
     original_take = pool.take
 
@@ -153,14 +165,16 @@ def test_seats_are_frozen_outside_their_turns_and_pooled_bots_while_idle(how: st
 
     def on_event(event: dict) -> None:
         if event["type"] == "decision":
-            seen.append([c.process.frozen for c in clients])
+            seen.append((event["seat"], [c.process.frozen for c in clients]))
 
     try:
         for seed in (1, 2):
-            record = run_match(MatchConfig("toy", [SeatSpec("a", str(RANDOM_BOT)), SeatSpec("b", str(RANDOM_BOT))],
+            clients.clear()
+            record = run_match(MatchConfig("toy", [SeatSpec("c", str(counter)), SeatSpec("r", str(RANDOM_BOT))],
                                            seed=seed, pool=pool), on_event=on_event)
             assert record.forfeits == []
-        assert seen and all(all(flags) for flags in seen)  # between turns, every seat is stopped
+        after_counter = [flags for seat, flags in seen if seat == 0]
+        assert len(after_counter) >= 8 and all(flags[1] for flags in after_counter), seen
         assert pool.reuses == 2 and pool.idle_count() == 2
         with pool._lock:
             idle = [e.client for e in pool._idle]
@@ -168,3 +182,25 @@ def test_seats_are_frozen_outside_their_turns_and_pooled_bots_while_idle(how: st
         assert all(_cpu_over(c, 0.2) <= (20 if how == "walk" else 1) for c in idle)
     finally:
         pool.close()
+
+
+def test_a_seat_asked_again_at_once_is_never_frozen() -> None:
+    """The freeze after a reply is put off (referee/off_turn.py): a thaw before it falls due
+    cancels it, so quick exchanges pay for no freeze at all; one left alone falls due."""
+    client = _started(str(RANDOM_BOT))
+    try:
+        process = client.process
+        for _ in range(20):
+            process.freeze_soon()
+            process.thaw()
+        time.sleep(off_turn.FREEZE_AFTER_S * 5)
+        assert not process.frozen
+        process.freeze_soon()
+        deadline = time.monotonic() + 2
+        while not process.frozen and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert process.frozen
+        process.thaw()
+        assert _act(client).option_id == "a"
+    finally:
+        client.close()
