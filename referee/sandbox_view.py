@@ -170,11 +170,23 @@ class SandboxView:
             self._proc = self._walk("proc", os.O_RDONLY)
         return self._proc
 
+    def _proc_names(self) -> list[str]:
+        """The entries of the sandbox's /proc, read through a descriptor of their own: the kept
+        one is shared by every thread that looks (the memory watch, a freeze, a thaw), and a
+        listing moves the file offset of the descriptor it reads, so two listings at once on the
+        kept one each saw part of the folder (a thaw that missed the bot's process left it
+        stopped on its turn)."""
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._proc_fd())
+        try:
+            return os.listdir(fd)
+        finally:
+            os.close(fd)
+
     def processes(self) -> list[ProcInfo]:
         """Every process of the sandbox (its pid namespace's init included)."""
         proc = self._proc_fd()
         out = []
-        for name in os.listdir(proc):
+        for name in self._proc_names():
             if not name.isdigit():
                 continue
             try:
@@ -218,7 +230,7 @@ class SandboxView:
 
     def pids(self) -> list[int]:
         """The pid (in the sandbox) of every process of the sandbox, its init included."""
-        return [int(name) for name in os.listdir(self._proc_fd()) if name.isdigit()]
+        return [int(name) for name in self._proc_names() if name.isdigit()]
 
     def states(self) -> dict[int, bytes]:
         """Each process's state letter (``R``, ``S``, ``T`` stopped, ``Z``...), by its pid in the
@@ -227,7 +239,7 @@ class SandboxView:
         thread is stopped."""
         proc = self._proc_fd()
         out: dict[int, bytes] = {}
-        for name in os.listdir(proc):
+        for name in self._proc_names():
             if not name.isdigit():
                 continue
             state = _state_of(proc, f"{name}/stat")
@@ -258,7 +270,7 @@ class SandboxView:
         now: a bot that is idle has none, bar the moment one wakes."""
         proc = self._proc_fd()
         count = 0
-        for name in os.listdir(proc):
+        for name in self._proc_names():
             if not name.isdigit():
                 continue
             try:

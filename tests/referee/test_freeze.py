@@ -204,3 +204,35 @@ def test_a_seat_asked_again_at_once_is_never_frozen() -> None:
         assert _act(client).option_id == "a"
     finally:
         client.close()
+
+
+def test_listings_of_the_sandbox_proc_from_several_threads_see_every_process() -> None:
+    """The memory watch, a freeze and a thaw list the sandbox's /proc from different threads.
+    Listed through the one kept descriptor, whose file offset they shared, one listing saw only
+    part of the folder: a thaw missed the bot's process and left it stopped on its turn (the
+    unprivileged referee timed out a seat in 2 of 5 matches against the spinner)."""
+    import threading
+
+    client = _started(str(RANDOM_BOT))
+    try:
+        view = client.process.view
+        stop = threading.Event()
+        missed: list[list[int]] = []
+
+        def other() -> None:
+            while not stop.is_set():
+                view.processes()
+
+        helper = threading.Thread(target=other)
+        helper.start()
+        try:
+            for _ in range(3000):
+                pids = view.pids()
+                if 2 not in pids:
+                    missed.append(pids)
+        finally:
+            stop.set()
+            helper.join()
+        assert missed == []
+    finally:
+        client.close()
