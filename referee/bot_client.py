@@ -55,6 +55,13 @@ _CHANNEL_OPTIONS = [
     ("grpc.initial_reconnect_backoff_ms", 10),
     ("grpc.min_reconnect_backoff_ms", 10),
     ("grpc.max_reconnect_backoff_ms", 250),
+    # No BDP probing (a PING after received data, to size the flow-control window for bulk
+    # transfers: nothing to gain for messages of a few KB). A hosted bot is frozen between its
+    # turns (docs/referee.md, "Bots do not ponder"), so a probe sent after its reply waits
+    # unanswered while another seat thinks, and an unanswered ping ends the connection at its
+    # timeout: the next call would have to connect again. Keepalive pings stay off (grpc's
+    # client default), for the same reason.
+    ("grpc.http2.bdp_probe", 0),
 ]
 
 

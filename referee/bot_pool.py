@@ -13,7 +13,8 @@ What is reused, and what never is:
 * Only a bot whose match ended normally, that did not forfeit and acknowledged ``EndMatch`` is
   given back. It is retired (closed, a fresh one launched next time) when it has served
   ``max_uses`` matches, has used ``max_cpu_s`` of CPU (RLIMIT_CPU counts over the process's
-  life), burnt CPU while idle, sat idle longer than ``max_idle_s``, died, or flooded its output;
+  life), kept a thread at work once its match was over or burnt CPU while idle (``idle_cpu``),
+  sat idle longer than ``max_idle_s``, died, or flooded its output;
   and, checked when it is given back and again when it is taken, when it keeps a process of its
   own alive (a child could work between matches, or play the next match's opponent), holds more
   than ``max_idle_memory_mb`` (by the measure its memory limit is enforced with: the memory
@@ -24,6 +25,10 @@ What is reused, and what never is:
   one match to the next, or junk that holds memory; a file with no name is found by the pages
   its tmpfs holds). Why each was
   retired is counted in :attr:`BotPool.retired`.
+* An idle bot is frozen (:meth:`~referee.sandbox.BotProcess.freeze`) until it is taken: it
+  cannot work between matches, so a thread still at work when it is given back retires it (it
+  would work in its next match's turns), and CPU used while frozen means the freeze did not
+  hold (both ``idle_cpu``).
 * One process serves one match at a time; two seats of one bot take two processes.
 * Remote bots (``host:port``) are not pooled: there is nothing to start.
 
@@ -50,6 +55,9 @@ from referee.manifest import entry_files
 from referee.sandbox import SandboxLimits
 
 PoolKey = tuple
+#: A bot given back is looked at this many times, this far apart, for a thread still at work.
+BUSY_LOOKS = 4
+BUSY_LOOK_S = 0.003
 
 
 def bot_fingerprint(bot_dir: Path) -> str:
@@ -146,6 +154,8 @@ class BotPool:
         self._close_entries(retired)
         if chosen is not None:
             chosen.uses += 1
+            if chosen.client.process is not None:
+                chosen.client.process.thaw()  # frozen while it sat idle
             chosen.client.reset_for_match()
             return chosen.client
         client = self._launcher.submit(BotClient.launch, source, sandbox, limits).result()
@@ -168,7 +178,7 @@ class BotPool:
     def _problem(self, entry: _Entry) -> str | None:
         """Why this bot must not be seated again, or None. Runs at give-back and at take."""
         proc = entry.client.process
-        if proc is None or proc.exit_status() is not None:
+        if proc is None or proc.exit_status() is not None or (proc.frozen and proc.kill_pending()):
             return "dead"
         if proc.output.flooded:
             return "flood"
@@ -190,6 +200,26 @@ class BotPool:
                 return "files"
         return None
 
+    @staticmethod
+    def _still_working(client: BotClient) -> bool:
+        """Whether the bot keeps a thread at work after its match is over (it acknowledged
+        EndMatch): a thread of its sandbox running or waiting for a CPU in every one of
+        :data:`BUSY_LOOKS` looks :data:`BUSY_LOOK_S` apart. An idle bot's threads all wait
+        (on its socket), bar a moment after the answer; a spinning one is always there. Frozen
+        while idle it could not do that work, but it would do it in its next match's turns."""
+        proc = client.process
+        if proc is None or proc.view is None:
+            return False
+        for look in range(BUSY_LOOKS):
+            if look:
+                time.sleep(BUSY_LOOK_S)
+            try:
+                if proc.view.running_threads() == 0:
+                    return False
+            except OSError:
+                return False
+        return True
+
     def _expire_locked(self) -> list[_Entry]:
         now = time.monotonic()
         old = [e for e in self._idle if now - e.idle_since > self.max_idle_s]
@@ -207,6 +237,10 @@ class BotPool:
             return
         entry.cpu_at_release = None
         reason = "uses" if entry.uses >= self.max_uses else self._problem(entry)
+        if reason is None and self._still_working(client):
+            reason = "idle_cpu"
+        if reason is None and client.process is not None and not client.process.freeze():
+            reason = "dead"  # it could not be stopped, and was killed for it
         if reason is not None:
             with self._lock:
                 self.retired[reason] += 1

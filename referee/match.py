@@ -309,6 +309,9 @@ class _Runner:
                 seat.client.start_match(request, timeout_s, self.config.start_budget_ms / 1000.0)
             except BotFault as fault:
                 return fault
+            # Ready: stopped until its turn, so it cannot slow the seats still starting up, nor
+            # later the seat on turn (docs/referee.md, "Bots do not ponder").
+            _freeze(seat.client)
             return None
 
         live = [s for s in self.seats if s.client is not None]
@@ -382,6 +385,9 @@ class _Runner:
                 # a hard cap (referee/fair_clock.py; a pread per thread of the bot).
                 mark = seat.client.mark_waits() if HOST_LOAD.busy() else None
                 call_ms = allowed_ms * (1.0 if mark is None else DECISION_CAP_FACTOR)
+                process = seat.client.process
+                if process is not None:
+                    process.thaw()
                 t0 = time.perf_counter()
                 try:
                     reply = seat.client.act(request, call_ms / 1000.0)
@@ -389,6 +395,8 @@ class _Runner:
                 except BotFault as exc:
                     reply, fault = None, exc
                 wall_ms = (time.perf_counter() - t0) * 1000.0
+                if process is not None:
+                    process.freeze_soon()  # unless asked again at once (referee/off_turn.py)
                 cpu_ms = self._cpu_since_last(seat)
                 own_ms = wall_ms
                 if mark is not None and wall_ms > decision_ms:
@@ -474,7 +482,7 @@ class _Runner:
     def forfeit(self, seat: _Seat, fault: BotFault, n: int) -> None:
         """The seat is out: record why, bench its bot, let the fallback play it from now on.
 
-        The benched bot is paused (a timed-out bot may still be computing) and hears its
+        The benched bot stays frozen (a timed-out bot may still be computing) and hears its
         MatchEnd at the real end like every seat; it is never seated again (see close_all)."""
         if self.record.forfeit_of(seat.index) is not None:
             return
@@ -485,8 +493,7 @@ class _Runner:
             if not forfeit.log_tail:
                 forfeit.log_tail = client.log_tail()[-4000:]
             seat.benched = client
-            if client.process is not None:
-                client.process.pause(True)
+            _freeze(client)
         self.emit({"type": "forfeit", "match_id": self.config.match_id, "seat": seat.index,
                    "reason": fault.code, "message": fault.message, "decision": n})
 
@@ -525,8 +532,8 @@ class _Runner:
                 msg.forfeit_reason = f"{forfeit.reason}: {forfeit.message}"
                 msg.fault = proto_number(forfeit.reason)
                 msg.fault_decision = forfeit.decision
-                if client.process is not None:
-                    client.process.pause(False)
+            if client.process is not None:
+                client.process.thaw()  # frozen off turn (benched too): it must hear its MatchEnd
             try:
                 future = client.end_match_future(msg, 1.0 if forfeit is None else 0.5)
             except Exception:  # noqa: BLE001 - a closed channel: this seat cannot hear it
@@ -557,6 +564,14 @@ class _Runner:
         if not self.record.ended_at:
             self.record.totals = [s.totals for s in self.seats]
             self.record.ended_at = _now()
+
+
+def _freeze(client: BotClient) -> None:
+    """Stop a hosted seat's sandbox while it is not on turn (a remote seat runs elsewhere):
+    it cannot take CPU from the seat that thinks. A sandbox that cannot be stopped is killed
+    (:meth:`~referee.sandbox.BotProcess.freeze`), and its next call fails as a crash."""
+    if client.process is not None:
+        client.process.freeze()
 
 
 def live_decision(

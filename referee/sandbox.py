@@ -79,6 +79,13 @@ DEFAULT_UID_RANGE = (61000, 61999)
 UID_LOCK_DIR = Path(tempfile.gettempdir()) / "arena-sandbox-uids"
 
 
+#: How long a freeze may take to settle (every process of the sandbox stopped) before the
+#: referee gives up on it and kills the sandbox instead (:meth:`BotProcess.freeze`).
+FREEZE_SETTLE_S = 2.0
+#: Stopped, or no longer able to run: what a freeze waits for (``t`` is a tracing stop).
+_STOPPED_STATES = (b"T", b"t", b"Z", b"X")
+
+
 class SandboxError(RuntimeError):
     """The sandbox could not be set up (no bwrap, no free uid, cannot launch)."""
 
@@ -496,7 +503,9 @@ class SandboxCgroups:
       grandchildren), where /proc only offers the main process in 10 ms ticks;
     * ``memory``: one memory limit for the whole sandbox — RLIMIT_AS limits each process, but a
       bot that forks could otherwise multiply it; tmpfs pages written to /tmp count too;
-    * ``pids``: a process limit that holds whatever the uid.
+    * ``pids``: a process limit that holds whatever the uid;
+    * ``freezer``: stops every process of the sandbox at once while the bot is not on turn
+      (:meth:`BotProcess.freeze`): none can escape by forking, and none can wake another.
 
     Only root may create them; without them :class:`BotProcess` keeps the rlimits and reads CPU
     time from /proc. Each group is named ``<referee pid>-<token>`` so that groups left by a
@@ -510,6 +519,9 @@ class SandboxCgroups:
         self._cpu_fd: int | None = None
         if "cpuacct" in paths:
             self._cpu_fd = os.open(paths["cpuacct"] / "cpuacct.usage", os.O_RDONLY | os.O_CLOEXEC)
+        self._freezer_fd: int | None = None
+        if "freezer" in paths:
+            self._freezer_fd = os.open(paths["freezer"] / "freezer.state", os.O_RDWR | os.O_CLOEXEC)
 
     @classmethod
     def create(cls, name: str, limits: SandboxLimits) -> SandboxCgroups | None:
@@ -522,6 +534,7 @@ class SandboxCgroups:
                 "memory.memsw.limit_in_bytes": limits.memory_mb << 20,  # no escape into swap
             },
             "pids": {"pids.max": limits.processes},
+            "freezer": {},
         }
         paths: dict[str, Path] = {}
         for controller, files in settings.items():
@@ -532,6 +545,9 @@ class SandboxCgroups:
             try:
                 path.mkdir(parents=True)
             except OSError:
+                continue
+            if controller == "freezer" and not _thaw_guard_running(path.parent):
+                path.rmdir()  # no guard: freezing falls back to stopping each process
                 continue
             paths[controller] = path
             for fname, value in files.items():
@@ -552,6 +568,31 @@ class SandboxCgroups:
         if self._cpu_fd is None:
             return None
         return int(os.pread(self._cpu_fd, 64, 0)) / 1e6
+
+    @property
+    def can_freeze(self) -> bool:
+        return self._freezer_fd is not None
+
+    def set_frozen(self, frozen: bool, settle_s: float | None = None) -> bool:
+        """Freeze (or thaw) every process of the group; a freeze waits until the kernel reports
+        the group ``FROZEN`` (it passes through ``FREEZING`` while a task is still on its way,
+        e.g. in a system call), asking again now and then. False if it did not settle within
+        ``settle_s``."""
+        fd = self._freezer_fd
+        if fd is None:
+            return False
+        os.pwrite(fd, b"FROZEN" if frozen else b"THAWED", 0)
+        if not frozen:
+            return True
+        deadline = time.perf_counter() + (FREEZE_SETTLE_S if settle_s is None else settle_s)
+        pause = 0.0
+        while os.pread(fd, 32, 0).strip() != b"FROZEN":
+            if time.perf_counter() > deadline:
+                return False
+            time.sleep(pause)
+            pause = min(0.002, pause + 0.0002)
+            os.pwrite(fd, b"FROZEN", 0)  # a task that was busy may be caught this time
+        return True
 
     def oom_kills(self) -> int:
         """How many processes of the sandbox the kernel's out-of-memory killer has ended (the
@@ -587,6 +628,13 @@ class SandboxCgroups:
         if self._cpu_fd is not None:
             os.close(self._cpu_fd)
             self._cpu_fd = None
+        if self._freezer_fd is not None:
+            try:
+                self.set_frozen(False)  # a frozen task never finishes dying: the group stays
+            except OSError:
+                pass
+            os.close(self._freezer_fd)
+            self._freezer_fd = None
         for path in self.paths.values():
             for _ in range(100):  # a group empties once its last killed process is reaped
                 try:
@@ -599,14 +647,66 @@ class SandboxCgroups:
 
 
 def _remove_stale_groups(parent: Path) -> None:
-    """Remove the (empty) groups of referees that died without cleaning up."""
+    """Remove the (empty) groups of referees that died without cleaning up; a frozen one is
+    thawed first (its processes were killed with their referee, but cannot die frozen)."""
     for entry in os.scandir(parent):
         owner = entry.name.partition("-")[0]
         if entry.is_dir() and owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
             try:
+                with open(os.path.join(entry.path, "freezer.state"), "w") as fh:
+                    fh.write("THAWED")
+            except OSError:
+                pass
+            try:
                 os.rmdir(entry.path)
             except OSError:
                 pass
+
+
+#: Run by the thaw guard (:func:`_thaw_guard_running`): waits for the referee to end, however it
+#: ends, then thaws every freezer group it left.
+_THAW_GUARD = """
+import os, select, sys
+pid, parent = int(sys.argv[1]), sys.argv[2]
+try:
+    fd = os.pidfd_open(pid)
+except OSError:
+    fd = None
+if fd is not None:
+    select.select([fd], [], [])
+prefix = f"{pid}-"
+for name in os.listdir(parent):
+    if name.startswith(prefix):
+        try:
+            with open(os.path.join(parent, name, "freezer.state"), "w") as fh:
+                fh.write("THAWED")
+        except OSError:
+            pass
+"""
+_thaw_guards: dict[int, subprocess.Popen] = {}
+_thaw_guard_lock = threading.Lock()
+
+
+def _thaw_guard_running(parent: Path) -> bool:
+    """Start (once per referee process) the guard that thaws this referee's freezer groups when
+    it dies. Why: a task frozen by a cgroup-v1 freezer does not die of SIGKILL until thawed, so
+    a referee killed while a bot is frozen would leave that sandbox stopped forever, although
+    ``--die-with-parent`` killed it. The guard is a small process in a session of its own (a
+    signal to the referee's process group misses it) blocked on a pidfd of the referee; it
+    ends with the referee. False if it cannot be started: then no freezer group is used."""
+    pid = os.getpid()
+    with _thaw_guard_lock:
+        guard = _thaw_guards.get(pid)
+        if guard is not None and guard.poll() is None:
+            return True
+        try:
+            _thaw_guards[pid] = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _THAW_GUARD, str(pid), str(parent)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True, close_fds=True)
+        except OSError:
+            return False
+        return True
 
 
 class BotProcess:
@@ -632,6 +732,13 @@ class BotProcess:
         self.others_ticks = 0
         self._lease: UidLease | None = None
         self._stopped = False
+        #: Stopped while it is not on turn (:meth:`freeze`); why it was killed if it could not be.
+        self.frozen = False
+        self.freeze_kill: str | None = None
+        #: Counts thaws and freezes: a freeze asked for later (:meth:`freeze_soon`) is made only
+        #: if nothing happened since.
+        self.freeze_generation = 0
+        self._freeze_lock = threading.Lock()
         self._lock = threading.Lock()
         self.sock_dir: Path | None = None
         self.token = secrets.token_hex(4)
@@ -740,8 +847,8 @@ class BotProcess:
                 text = f"killed by signal {signal.Signals(code - 128).name}"
             except ValueError:
                 pass
-        if self.memory_kill:
-            text += f" ({self.memory_kill})"
+        if self.memory_kill or self.freeze_kill:
+            text += f" ({self.memory_kill or self.freeze_kill})"
         elif self.cgroup is not None and self.cgroup.oom_kills():
             kernel = self.cgroup.kernel_peak_mb()
             held = (f"; at most {kernel:.0f} MiB of it was kernel memory: socket buffers, pipes, "
@@ -831,16 +938,122 @@ class BotProcess:
         return [f for f in found if f not in ours]
 
     def pause(self, paused: bool) -> None:
-        """Stop (SIGSTOP) or continue (SIGCONT) the bot's main process, best effort: a seat that
-        forfeited on a timeout may still be computing, and must not take CPU from the seats
-        still playing while it waits for its MatchEnd."""
+        """Freeze or thaw (:meth:`freeze`): a seat that forfeited on a timeout may still be
+        computing, and must not take CPU from the seats still playing while it waits for its
+        MatchEnd."""
+        if paused:
+            self.freeze()
+        else:
+            self.thaw()
+
+    def freeze_soon(self) -> None:
+        """Freeze a moment from now (:data:`referee.off_turn.FREEZE_AFTER_S`) unless it is thawed
+        before: what the runner does after a reply, so that a seat asked again at once costs
+        nothing (:mod:`referee.off_turn`)."""
+        from referee.off_turn import DEFERRED
+
+        DEFERRED.later(self, self.freeze_generation)
+
+    def freeze(self, generation: int | None = None) -> bool:
+        """Stop every process of the sandbox (its init aside) until :meth:`thaw`: a bot does not
+        run while it is not on turn, so it cannot take CPU from a seat that is thinking.
+
+        As root, the sandbox's cgroup-v1 ``freezer`` stops them all at once. Without it, each
+        process is sent SIGSTOP through the sandbox's own /proc (:class:`SandboxView`), and the
+        walk is made again until one finds every process stopped: a child forked while its
+        parent was being stopped is found by the next walk, and a process whose stop a sibling
+        cancelled (SIGCONT) is stopped again; once all are stopped none can fork or wake another.
+        The walks are bounded by time (:data:`FREEZE_SETTLE_S`) and by the process limit; a
+        sandbox that cannot be stopped within them is killed (its next call then fails as a
+        ``crash`` that says why) and False is returned. An unsandboxed bot (trusted code) has
+        its process group stopped. With ``generation`` (:meth:`freeze_soon`), nothing is done
+        if the sandbox was thawed or frozen since that generation."""
+        with self._freeze_lock:
+            if generation is not None and generation != self.freeze_generation:
+                return True
+            self.freeze_generation += 1
+            if self.frozen or self.proc.poll() is not None:
+                return True  # stopped processes cannot fork nor wake one another: still frozen
+            self.frozen = True
+            return self._freeze_now()
+
+    def _freeze_now(self) -> bool:
+        try:
+            if self.cgroup is not None and self.cgroup.can_freeze:
+                settled = self.cgroup.set_frozen(True)
+            elif not self.sandboxed:
+                os.killpg(self.proc.pid, signal.SIGSTOP)
+                settled = True
+            else:
+                settled = self._stop_every_process()
+        except OSError:
+            settled = self.proc.poll() is not None  # it died meanwhile: nothing runs
+        if not settled:
+            self.freeze_kill = "it could not be stopped while it was not on turn"
+            self.kill()
+        return settled
+
+    def _stop_every_process(self) -> bool:
+        view = self.view
+        if view is None:
+            return self.proc.poll() is not None
+        deadline = time.perf_counter() + FREEZE_SETTLE_S
+        pause = 0.0
+        for _ in range(self.limits.processes * 4 + 1000):
+            moving = [pid for pid, state in view.states().items()
+                      if pid != 1 and state not in _STOPPED_STATES]
+            if not moving:
+                return True
+            for pid in moving:
+                view.signal(pid, signal.SIGSTOP)
+            if time.perf_counter() > deadline:
+                break
+            time.sleep(pause)  # 0 at first: a yield, time for the stop to land
+            pause = min(0.001, pause + 0.0001)
+        return False
+
+    def kill_pending(self) -> bool:
+        """Whether the bot's process has a SIGKILL waiting: a frozen process does not die of
+        it until it is thawed, so while frozen it still looks alive (the pool asks this of an
+        idle bot before seating it)."""
         pid = self.bot_pid() if self.proc.poll() is None else None
         if pid is None:
-            return
+            return False
         try:
-            os.kill(pid, signal.SIGSTOP if paused else signal.SIGCONT)
+            with open(f"/proc/{pid}/status", "rb") as fh:
+                status = fh.read()
         except OSError:
-            pass  # already gone: nothing to stop or continue
+            return False
+        kill_bit = 1 << (signal.SIGKILL - 1)
+        return any(int(line.split()[1], 16) & kill_bit for line in status.splitlines()
+                   if line.startswith((b"SigPnd:", b"ShdPnd:")))
+
+    def thaw(self) -> None:
+        """Let the sandbox run again after :meth:`freeze` (SIGCONT to each of its processes, or
+        the freezer group thawed). Cheap; a freeze asked for later is cancelled, and nothing
+        else happens if it is not frozen."""
+        from referee.off_turn import DEFERRED
+
+        DEFERRED.cancel(self)
+        with self._freeze_lock:
+            self.freeze_generation += 1
+            if self.frozen:
+                self.frozen = False
+                if self.proc.poll() is None:
+                    self._thaw_now()
+
+    def _thaw_now(self) -> None:
+        try:
+            if self.cgroup is not None and self.cgroup.can_freeze:
+                self.cgroup.set_frozen(False)
+            elif not self.sandboxed:
+                os.killpg(self.proc.pid, signal.SIGCONT)
+            elif self.view is not None:
+                for pid in self.view.pids():
+                    if pid != 1:
+                        self.view.signal(pid, signal.SIGCONT)
+        except OSError:
+            pass  # gone: nothing to continue
 
     def cpu_ms(self) -> float | None:
         """CPU time the bot has used so far (user + system), or None if it cannot be measured.
@@ -929,12 +1142,18 @@ class BotProcess:
                     self.proc.kill()
                 except ProcessLookupError:
                     pass
+                if self.cgroup is not None and self.cgroup.can_freeze:
+                    try:  # a frozen task does not die until its group is thawed
+                        self.cgroup.set_frozen(False)
+                    except OSError:
+                        pass
 
     def stop(self) -> None:
         """Kill, reap, release the uid and close every descriptor into the sandbox."""
         if self._stopped:
             return
         self._stopped = True
+        self.thaw()  # no freeze may walk the view while it is closed (nor fall due after)
         MEMORY_WATCH.discard(self)
         self.kill()
         try:

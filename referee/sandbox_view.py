@@ -245,11 +245,23 @@ class SandboxView:
             self._proc = self._walk("proc", os.O_RDONLY)
         return self._proc
 
+    def _proc_names(self) -> list[str]:
+        """The entries of the sandbox's /proc, read through a descriptor of their own: the kept
+        one is shared by every thread that looks (the memory watch, a freeze, a thaw), and a
+        listing moves the file offset of the descriptor it reads, so two listings at once on the
+        kept one each saw part of the folder (a thaw that missed the bot's process left it
+        stopped on its turn)."""
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._proc_fd())
+        try:
+            return os.listdir(fd)
+        finally:
+            os.close(fd)
+
     def processes(self) -> list[ProcInfo]:
         """Every process of the sandbox (its pid namespace's init included)."""
         proc = self._proc_fd()
         out = []
-        for name in os.listdir(proc):
+        for name in self._proc_names():
             if not name.isdigit():
                 continue
             try:
@@ -274,17 +286,78 @@ class SandboxView:
     def kill(self, pid: int) -> bool:
         """SIGKILL one process of the sandbox by its pid there (a /proc directory descriptor is a
         pidfd: no host pid needed, no pid reuse race)."""
+        return self.signal(pid, signal.SIGKILL)
+
+    def signal(self, pid: int, sig: int) -> bool:
+        """Send ``sig`` to one process of the sandbox by its pid there (through its /proc
+        directory, a pidfd); False when it is gone."""
         try:
             fd = os.open(str(pid), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._proc_fd())
         except OSError:
             return False
         try:
-            signal.pidfd_send_signal(fd, signal.SIGKILL)
+            signal.pidfd_send_signal(fd, sig)
             return True
         except OSError:
             return False
         finally:
             os.close(fd)
+
+    def pids(self) -> list[int]:
+        """The pid (in the sandbox) of every process of the sandbox, its init included."""
+        return [int(name) for name in self._proc_names() if name.isdigit()]
+
+    def states(self) -> dict[int, bytes]:
+        """Each process's state letter (``R``, ``S``, ``T`` stopped, ``Z``...), by its pid in the
+        sandbox. A process whose main thread has exited while other threads run shows ``Z``:
+        its threads' states are what count then, and the letter given is ``T`` only when every
+        thread is stopped."""
+        proc = self._proc_fd()
+        out: dict[int, bytes] = {}
+        for name in self._proc_names():
+            if not name.isdigit():
+                continue
+            state = _state_of(proc, f"{name}/stat")
+            if state is None:
+                continue
+            if state == b"Z":
+                tasks = self._thread_states(int(name))
+                if tasks:  # a zombie leader with live threads: the group is what it is
+                    state = b"T" if all(t in (b"T", b"t", b"Z", b"X") for t in tasks) else b"R"
+            out[int(name)] = state
+        return out
+
+    def _thread_states(self, pid: int) -> list[bytes]:
+        proc = self._proc_fd()
+        try:
+            tfd = os.open(f"{pid}/task", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=proc)
+        except OSError:
+            return []
+        try:
+            names = os.listdir(tfd)
+        finally:
+            os.close(tfd)
+        return [s for t in names if t != str(pid)
+                and (s := _state_of(proc, f"{pid}/task/{t}/stat")) is not None]
+
+    def running_threads(self) -> int:
+        """How many threads of the sandbox are running or waiting for a CPU (state ``R``) right
+        now: a bot that is idle has none, bar the moment one wakes."""
+        proc = self._proc_fd()
+        count = 0
+        for name in self._proc_names():
+            if not name.isdigit():
+                continue
+            try:
+                tfd = os.open(f"{name}/task", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=proc)
+            except OSError:
+                continue
+            try:
+                tids = os.listdir(tfd)
+            finally:
+                os.close(tfd)
+            count += sum(1 for t in tids if _state_of(proc, f"{name}/task/{t}/stat") == b"R")
+        return count
 
     def close(self) -> None:
         for fd in self._private or []:
@@ -298,6 +371,22 @@ class SandboxView:
         if self._root >= 0:
             os.close(self._root)
             self._root = -1
+
+
+def _state_of(proc_fd: int, path: str) -> bytes | None:
+    """The state letter of a ``stat`` file under the sandbox's /proc, or None once it is gone."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC, dir_fd=proc_fd)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, 512)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    end = data.rfind(b")")
+    return data[end + 2:end + 3] if end > 0 else None
 
 
 def cpu_ticks_of(stat_fd: int) -> int:

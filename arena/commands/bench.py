@@ -95,6 +95,30 @@ def bench_referee(decisions: int) -> None:
     _run("bench_referee", decisions=decisions)
 
 
+@bench_group.command("starve")
+@click.option("--rounds", default=3, show_default=True, type=click.IntRange(1),
+              help="matches per opponent, alternating")
+@click.option("--decision-ms", default=400, show_default=True, type=click.IntRange(100),
+              help="the decision time (the ISMCTS bot searches for half of it, less 40 ms)")
+@click.option("--mode", "modes", multiple=True, type=click.Choice(["root", "unprivileged"]),
+              help="referee mode (default: both; unprivileged needs root to make its user, "
+                   "or is this process's own mode when it is not root)")
+def bench_starve(rounds: int, decision_ms: int, modes: tuple[str, ...]) -> None:
+    """ISMCTS iterations per decision against a calm bot vs against one that spins all the time."""
+    from referee.sandbox import bwrap_path
+
+    if bwrap_path() is None:
+        raise click.ClickException("bubblewrap (bwrap) is not installed: this benchmark plays "
+                                   "sandboxed bots (apt-get install bubblewrap)")
+    from benchmarks.as_user import AsUserError
+    from benchmarks.bench_starve import bench
+
+    try:
+        _print(bench(rounds=rounds, decision_ms=decision_ms, modes=modes or ("root", "unprivileged")))
+    except (AsUserError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 @bench_group.command("tournament")
 def bench_tournament() -> None:
     """Matches per minute on one and two workers, rating updates/s, scheduler time."""

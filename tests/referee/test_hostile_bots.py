@@ -546,3 +546,20 @@ def test_a_memory_cgroup_that_does_not_charge_kernel_memory_gets_the_ceilings_ad
     assert "the memory watch killed" in forfeit.message, forfeit.message
     assert "charged to its memory cgroup" in forfeit.message, forfeit.message
     assert "in the buffers of" in forfeit.message and "400 MiB limit" in forfeit.message
+
+
+# --- issue 35: a bot's CPU outside its turn does not run ---------------------------------------
+
+
+def test_a_spinning_opponent_does_not_run_while_the_other_seat_thinks(hostile) -> None:
+    """``spinner`` answers at once and keeps six busy processes (one forking without end, all
+    sending SIGCONT to each other): frozen while the counter bot thinks, it takes none of its
+    CPU, and the match is played to a rated end (tests/referee/starve.py says how it is judged)."""
+    from tests.referee import starve
+
+    spinner = hostile("spinner")
+    calm, spinning = [], []
+    for seed in (1, 2):  # alternating, so both see the same noise of a shared machine
+        calm.append(starve.figures(play("toy", [str(starve.COUNTER), str(RANDOM_BOT)], seed=seed)))
+        spinning.append(starve.figures(play("toy", [str(starve.COUNTER), spinner], seed=seed)))
+    starve.check(calm, spinning)

@@ -100,6 +100,9 @@ def unprivileged_run() -> dict:
         for name in BOTS:
             shutil.copytree(HOSTILE / name, bots / name)
         shutil.copytree(RANDOM_BOT, bots / "random_bot")
+        # issue 35: the spinner, and the counter bot it must not starve
+        shutil.copytree(HOSTILE / "spinner", bots / "spinner")
+        shutil.copytree(HOSTILE.parent / "bots" / "counter", bots / "counter")
         for name, mode in {**HOLDERS, "memory_holder-tmpfs_pool": "tmpfs 200"}.items():
             shutil.copytree(HOSTILE / "memory_holder", bots / name)
             (bots / name / "mode.txt").write_text(mode)
@@ -414,3 +417,16 @@ def test_pages_pinned_by_splice_are_stopped(unprivileged_run: dict, mode: str) -
     denied = run["forfeits"] == [] and run["comment"] == "pinned=0MiB vmsplice ENOSYS"
     assert denied, run
     assert run["other_forced"] == 0 and run["left_running"] == []
+
+
+# --- issue 35: a bot's CPU outside its turn does not run ---------------------------------------
+
+
+def test_a_spinning_opponent_does_not_run_while_the_other_seat_thinks(unprivileged_run: dict) -> None:
+    """Without root there is no freezer group: every process of the spinner's sandbox is sent
+    SIGSTOP through its own /proc, walk after walk, although one of them forks without end and
+    all of them send SIGCONT to each other (tests/referee/starve.py says how it is judged)."""
+    from tests.referee import starve
+
+    run = unprivileged_run["starve"]
+    starve.check(run["calm"], run["spinner"])

@@ -78,6 +78,21 @@ def burners() -> dict:
             "cpu_ms": [d.cpu_ms for d in mine], "left_running": own_processes()}
 
 
+def starve_run() -> dict:
+    """Issue 35: the counter bot against a calm opponent and against the spinner, alternating
+    (tests/referee/starve.py)."""
+    from tests.referee import starve
+
+    out: dict = {"calm": [], "spinner": []}
+    for seed in (1, 2):
+        for side, bot in (("calm", RANDOM), ("spinner", str(BOTS / "spinner"))):
+            record = run_match(MatchConfig("toy", [SeatSpec("c", str(BOTS / "counter")), SeatSpec("o", bot)],
+                                           seed=seed, match_id=f"unpriv-starve-{side}-{seed}"))
+            out[side].append(starve.figures(record))
+    out["left_running"] = own_processes()
+    return out
+
+
 def main() -> None:
     host_sock = BOTS / "host-service.sock"
     listener = socket.socket(socket.AF_UNIX)
@@ -115,6 +130,7 @@ def main() -> None:
     out["pool:random_bot"] = pooled("random_bot")
     out["collusion"] = collusion(BOTS)
     out["reaped_burners"] = burners()
+    out["starve"] = starve_run()  # issue 35
     out["memory_kills"] = MEMORY_WATCH.kills
     try:
         listener.accept()
