@@ -1,6 +1,7 @@
 """Tabletop Arena: the platform around the referee (storage, ratings, scheduling, API, CLI)."""
 
 import referee  # noqa: F401 - chooses gRPC's I/O before anything here imports grpc
+from arena import _moved  # noqa: F401 - old module names keep working (issue #36)
 
 # Registers the broker, database and rating shortcuts, so ARENA_SHORTCUTS knows their names in
 # every process that imports the platform (the CLI checks the setting at start-up).

@@ -75,9 +75,9 @@ def _cpu_s(pid: int) -> float:
 
 def seed(url: str, accounts: int, per_account: int) -> list[tuple[str, list[str]]]:
     """Users with qualified dial-in bots; returns (token, bot names) per user."""
-    from arena.bots import register_version
     from arena.db import Bot, init_db, session_scope
     from arena.db.accounts import QUALIFIED, Submission
+    from arena.intake.bots import register_version
     from arena.server.accounts import register_user
     from referee.dialin_client import source
 

@@ -3,19 +3,19 @@
 A database (a throw-away SQLite file unless ``database`` names an empty one) is filled with
 ``bots`` active bots of one game, each with one version and a rating spread like a ladder that has
 run a while (μ around 25, σ from settled to brand new, a few games and opponents each). Then the
-real code path is timed: :func:`arena.ladder.tick` in a transaction, as beat's ``ladder_tick``
+real code path is timed: :func:`arena.competition.ladder.tick` in a transaction, as beat's ``ladder_tick``
 runs it, queueing ``queue`` matches per tick; the queued matches are then rated with made-up
-results through :func:`arena.recording.record_result` (not timed), so every tick fills the whole
+results through :func:`arena.records.recording.record_result` (not timed), so every tick fills the whole
 queue again and finds the ratings of the bots just played changed, as on a running ladder.
 
-Per pairing rule (:data:`arena.ladder.RULES`), two ways:
+Per pairing rule (:data:`arena.competition.ladder.RULES`), two ways:
 
-* uncached — every tick reads the whole population (:func:`arena.ladder.load_candidates`):
+* uncached — every tick reads the whole population (:func:`arena.competition.ladder.load_candidates`):
   wall and CPU ms per tick and per match chosen (median of ``ticks``; CPU is what a machine
   shared with other work cannot inflate), the wall time of that read alone, the tick's peak
   Python allocation (tracemalloc, one extra tick);
-* ``cached`` — with the process's population cache (:mod:`arena.ladder_population`, what
-  ``arena.tasks.ladder_tick`` uses): the first tick with an empty cache (it reads everything),
+* ``cached`` — with the process's population cache (:mod:`arena.competition.ladder_population`, what
+  ``arena.workers.tasks.ladder_tick`` uses): the first tick with an empty cache (it reads everything),
   then the steady ticks (median of ``ticks``), the rating rows a steady tick read, the tick's
   peak allocation, and the cache's own size (``cache_mb``: its entries measured object by object).
 
@@ -35,20 +35,20 @@ from pathlib import Path
 
 from sqlalchemy import update
 
-from arena.ladder_population import PopulationCache
+from arena.competition.ladder_population import PopulationCache
 
 GAME = "solenia"
 
 
 def _fill(url: str, bots: int, seed: int = 1) -> None:
-    from arena import ladder
+    from arena.competition import ladder
     from arena.db import Bot, BotVersion, Rating, get_engine, session_scope, utcnow
     from benchmarks.bench_db import load
 
     rng = random.Random(seed)
     engine = get_engine(url)
     now = utcnow()
-    # one author each: the ladder never seats two bots of one author together (arena.authors)
+    # one author each: the ladder never seats two bots of one author together (arena.intake.authors)
     load(engine, Bot, ({"id": i, "owner": f"author{i}", "name": f"bot{i}", "game": GAME, "active": True,
                         "created_at": now} for i in range(1, bots + 1)))
     load(engine, BotVersion, ({"id": i, "bot_id": i, "number": 1, "kind": "hosted", "source": f"/bots/bot{i}",
@@ -70,8 +70,9 @@ def _fill(url: str, bots: int, seed: int = 1) -> None:
 
 def _tick_once(url: str, queue: int, rule: str, rng: random.Random,
                population: PopulationCache | None = None) -> tuple[float, float, int]:
-    from arena import ladder, recording
+    from arena.competition import ladder
     from arena.db import Ladder, Match, session_scope
+    from arena.records import recording
 
     with session_scope(url) as s:
         s.execute(update(Ladder).where(Ladder.game == GAME).values(queue_target=queue))
@@ -107,7 +108,7 @@ def _peak_alloc_mb(tick: Callable[[], object]) -> float:
 
 def _load_only(url: str) -> float:
     """Wall seconds of the tick's first part alone: the active bots and their ratings."""
-    from arena import ladder
+    from arena.competition import ladder
     from arena.db import session_scope
 
     wall = time.perf_counter()
@@ -118,7 +119,7 @@ def _load_only(url: str) -> float:
 
 def bench(bots: int = 10_000, ticks: int = 5, queue: int = 20, database: str | None = None,
           progress: Callable[[str], None] | None = None) -> dict:
-    from arena import ladder
+    from arena.competition import ladder
     from arena.db import dispose_all
 
     say = progress or (lambda _line: None)

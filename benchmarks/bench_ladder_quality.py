@@ -8,13 +8,13 @@ parameters (μ₀ 25, σ₀ 25/3, β σ₀/2, τ σ₀/100), so no referee, data
 only the choice of tables differs between rules.
 
 The ladder is simulated as it runs: each tick tops a queue of ``queue`` matches up (the rule sees
-the matches already queued, as :func:`arena.ladder.tick` does), then the queued matches are
+the matches already queued, as :func:`arena.competition.ladder.tick` does), then the queued matches are
 played and rated. After every ``bots / 2`` matches (one match per bot on average) the Kendall τ
 between the true strengths and the leaderboard order (μ − 3σ, what the site shows) is measured;
 the figure reported is the number of matches per bot at which τ first reaches the target (0.9).
 
-Rules compared: every rule of :data:`arena.ladder.RULES`, run through
-:func:`arena.ladder.plan_table` on a :class:`arena.ladder.Field` per tick, as the ladder runs them:
+Rules compared: every rule of :data:`arena.competition.ladder.RULES`, run through
+:func:`arena.competition.ladder.plan_table` on a :class:`arena.competition.ladder.Field` per tick, as the ladder runs them:
 
 * ``random`` — two bots drawn uniformly;
 * ``mu-nearest`` — the bot with the fewest games (queued ones count) against the bot closest in μ;
@@ -39,8 +39,8 @@ from collections.abc import Callable
 
 import trueskill
 
-from arena import ladder
-from arena.ladder import Candidate
+from arena.competition import ladder
+from arena.competition.ladder import Candidate
 
 MU0, SIGMA0 = 25.0, 25.0 / 3
 BETA, TAU = SIGMA0 / 2, SIGMA0 / 100
@@ -101,7 +101,7 @@ def simulate(rule: str, bots: int, seed: int, queue: int = 8, max_per_bot: int =
     cpu0 = time.process_time()
     while played < max_per_bot * bots // 2:
         tables = []
-        field = ladder.Field(cands, pick_rng)  # a tick, as arena.ladder.tick runs it: one index of
+        field = ladder.Field(cands, pick_rng)  # a tick, as arena.competition.ladder.tick runs it: one index of
         for _ in range(queue):  # the field, the queue topped up, queued matches seen by the rule
             a, b = ladder.plan_table(GAME, field, 2, pick_rng, rule)
             a.pending += 1

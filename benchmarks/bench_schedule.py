@@ -5,12 +5,12 @@
 * CPU time to schedule 64 bots at 3, 4 and 5 seats over 3 rounds (tabulated coverings: the
   goal is well under one second), and whether every shape 17 ≤ N ≤ 64 meets every pair with
   exact seats.
-* CPU time to pair one Swiss round of 300 bots at 2-5 seats (:func:`arena.swiss.pair_round`;
+* CPU time to pair one Swiss round of 300 bots at 2-5 seats (:func:`arena.competition.swiss.pair_round`;
   worst round of a simulated 10-round Swiss with random results), and its repeats (should be 0).
-* CPU time of the shapes served from designed data (:data:`arena.schedule.DESIGNED_SHAPES`:
+* CPU time of the shapes served from designed data (:data:`arena.competition.round_robin.DESIGNED_SHAPES`:
   relabelling a table, then the König seat split), e.g. (13, 5, 3), (14, 5, 2), (16, 5, 3).
 * Balance over every shape N 2..16, k 3..5, R 1..3 for ``seeds`` seeds each: the worst pair
-  spread found, the shapes where some seed exceeds :data:`arena.schedule.PAIR_SPREAD_BOUND`
+  spread found, the shapes where some seed exceeds :data:`arena.competition.round_robin.PAIR_SPREAD_BOUND`
   (1; should be none), and whether every pair met in every schedule.
 """
 
@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from itertools import combinations
 
-from arena.schedule import (
+from arena.competition.round_robin import (
     COVERED_UP_TO,
     DESIGNED_SHAPES,
     PAIR_SPREAD_BOUND,
@@ -52,7 +52,7 @@ def _swiss_300(k: int, rounds: int = 10, seed: int = 0) -> tuple[float, int]:
     """Worst CPU ms of a round's pairing over a simulated Swiss of 300 bots, and its repeats."""
     import random
 
-    from arena.swiss import Game, History, pair_round, standing_order, standings
+    from arena.competition.swiss import Game, History, pair_round, standing_order, standings
 
     rng = random.Random(seed)
     strength = [rng.random() for _ in range(300)]

@@ -283,7 +283,7 @@ def bench(decisions: int = 1200, rounds: int = 4, sandboxed: bool = True) -> dic
 
 
 if __name__ == "__main__":
-    import arena.sdk_server  # noqa: F401 - registers cygrpc_server
+    import arena.sdk.bot_server  # noqa: F401 - registers cygrpc_server
     import referee.direct_stream  # noqa: F401 - registers cygrpc_stream
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1200

@@ -144,8 +144,8 @@ def latency(call: Callable[[], object], calls: int, threads: int = 1) -> dict[st
 
 def bench(streams: int = 200, calls: int = 400, threads: int = 8) -> dict:
     from arena.db import dispose_all
+    from arena.sdk.auth import auth_metadata
     from arena.server.app import start_server
-    from arena.server.auth import auth_metadata
     from arena.server.config import ServerConfig
     from referee._proto import arena_pb2 as pb
     from referee._proto import arena_pb2_grpc

@@ -12,7 +12,7 @@
   amortises. Without Redis the same is measured with the in-process pool (1 and 2 matches at
   once) and ``mode`` says so; it has no per-match lines, so only whole-run rates.
 * the platform's overhead per match, measured inside those worker processes
-  (``ARENA_MATCH_COSTS``, :class:`arena.tasks.MatchCosts`; each worker's first match is its
+  (``ARENA_MATCH_COSTS``, :class:`arena.workers.tasks.MatchCosts`; each worker's first match is its
   warm-up and left out): claim + configuration, leases, live
   feed, record conversion, recording and rating, and Celery between two matches — each part
   in [wall ms, CPU ms], and their sum (goal ≤ 5 ms). The runner (engine, protocol, bots) is
@@ -158,7 +158,7 @@ def _steady_rate(lines: list[dict]) -> float | None:
 def _without_first_matches(lines: list[dict]) -> list[dict]:
     """Each worker process's lines but its first match: the warm-up, as the in-process measure
     has — it imports the game engine, launches the bots' sandboxes and settles the heap
-    (:func:`arena.tasks._settle_heap`), once per process."""
+    (:func:`arena.workers.tasks._settle_heap`), once per process."""
     firsts: dict[int, dict] = {}
     for line in lines:
         first = firsts.get(line["pid"])
@@ -178,7 +178,7 @@ def _playing_seconds(db: Path) -> float:
 
 
 def _wait_for_workers(env: dict[str, str], n: int) -> None:
-    code = ("from arena.celery_app import app; import sys; "
+    code = ("from arena.workers.celery_app import app; import sys; "
             f"sys.exit(0 if len(app.control.ping(timeout=1.0)) >= {n} else 1)")
     for _ in range(60):
         if subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT).returncode == 0:
@@ -188,7 +188,7 @@ def _wait_for_workers(env: dict[str, str], n: int) -> None:
 
 
 def _rating_updates_per_second(seconds: float = 2.0) -> float:
-    from arena.ratings import Skill, rate
+    from arena.evaluation.ratings import Skill, rate
 
     rng = random.Random(1)
     skills = [Skill(25.0, 25 / 3) for _ in range(12)]
@@ -205,8 +205,9 @@ def _rating_updates_per_second(seconds: float = 2.0) -> float:
 
 def _recorded_updates_per_second(count: int = 300) -> float:
     """Result + ratings + history in one locked transaction, SQLite, 4-seat FFA."""
-    from arena import bots, recording
     from arena.db import dispose_all, session_scope
+    from arena.intake import bots
+    from arena.records import recording
 
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     old = os.environ.get("ARENA_DATABASE_URL")
@@ -238,7 +239,7 @@ def _recorded_updates_per_second(count: int = 300) -> float:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-#: The platform's own parts of a match (see :class:`arena.tasks.MatchCosts`); ``runner`` is the
+#: The platform's own parts of a match (see :class:`arena.workers.tasks.MatchCosts`); ``runner`` is the
 #: engine, the protocol and the bots, reported beside them but not counted as overhead.
 PLATFORM_PARTS = ("claim", "leases", "live", "convert", "record")
 
@@ -249,11 +250,13 @@ def _platform_overhead_ms(game: str, count: int = 10) -> float:
 
 
 def _platform_overhead(game: str, count: int = 10) -> dict:
-    """``count`` matches played by :func:`arena.tasks.play_match_now` in this process (SQLite,
+    """``count`` matches played by :func:`arena.workers.tasks.play_match_now` in this process (SQLite,
     no broker: live events go to the in-process bus), after two warm-up matches that start the
     warm bot pool; the per-part costs of :func:`_summarise`."""
-    from arena import bots, recording, tasks
     from arena.db import dispose_all, session_scope
+    from arena.intake import bots
+    from arena.records import recording
+    from arena.workers import tasks
 
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     old_url = os.environ.get("ARENA_DATABASE_URL")
@@ -392,7 +395,7 @@ def _variant(game: str) -> str:
 
 
 def _schedule_ms(runs: int = 5) -> float:
-    from arena.schedule import round_robin
+    from arena.competition.round_robin import round_robin
 
     start = time.perf_counter()
     for seed in range(runs):

@@ -127,7 +127,7 @@ def _generate(url: str, n_bots: int, n_matches: int) -> None:
         get_engine,
     )
     from arena.db.accounts import User
-    from arena.server.auth import hash_token
+    from arena.sdk.auth import hash_token
     from benchmarks.bench_web_pg import FOCUS_OWNER, bench_token
 
     rnd = random.Random(7)

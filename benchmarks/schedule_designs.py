@@ -1,28 +1,28 @@
-"""Offline search for the designed data of :mod:`arena.schedule` (how each entry was found).
+"""Offline search for the designed data of :mod:`arena.competition.round_robin` (how each entry was found).
 
 Why: for a few shapes the scheduler's own search (a fraction of a second per call) does not
 reach pair spread ≤ 1 for every seed, so those shapes are tabulated once, found here with a
-budget no scheduling call can afford, and relabelled per seed by :func:`arena.schedule._design`.
+budget no scheduling call can afford, and relabelled per seed by :func:`arena.competition.round_robin._design`.
 
 * ``cyclic N K R``: exhaustive search for a cyclic difference family — R base blocks of K
   residues mod N, each containing 0 (a translate can always be taken), whose ordered
   differences cover every non-zero residue exactly λ = R·K(K−1)/(N−1) times. Blocks are
   enumerated in lexicographic order and reduced to their difference vectors; the first
   combination (in that order) that sums to λ everywhere is printed. Seconds for N ≤ 16.
-  This gives :data:`arena.schedule.DIFFERENCE_FAMILIES`: (13, 5, 3) and (16, 5, 3).
+  This gives :data:`arena.competition.round_robin.DIFFERENCE_FAMILIES`: (13, 5, 3) and (16, 5, 3).
 * ``anneal N K R [FIRST_SEED]``: for seeds FIRST_SEED, FIRST_SEED + 1, … until one reaches
-  :func:`arena.schedule.pair_cost_bound` (spread ≤ 1): R greedy rounds, then
-  :func:`arena.schedule._anneal` over all rounds with :data:`ANNEAL_STEPS` steps from
+  :func:`arena.competition.round_robin.pair_cost_bound` (spread ≤ 1): R greedy rounds, then
+  :func:`arena.competition.round_robin._anneal` over all rounds with :data:`ANNEAL_STEPS` steps from
   temperature 3.0 down to 0.2 (hotter and ~40× longer than a scheduling call). Prints the
-  schedule as a :data:`arena.schedule.DESIGNS` string. (14, 5, 2) succeeds for roughly one seed
+  schedule as a :data:`arena.competition.round_robin.DESIGNS` string. (14, 5, 2) succeeds for roughly one seed
   in seven, ~10 s of CPU per seed.
 
 * ``covers [SEEDS] [STEPS]``: for every shape 17 ≤ N ≤ 64, 3 ≤ K ≤ 5, a cyclic *covering* —
   m base blocks of K residues mod N whose differences ±(a − b) reach every non-zero residue at
   least once — by annealing the block elements on the number of residues not reached
   (:func:`cyclic_cover`), SEEDS seeds of STEPS steps each; m is the least number of games per seat
-  per round that can meet every rival (:func:`arena.schedule._m`), or one more where no seed
-  found a covering with the least. Prints :data:`arena.schedule.COVERS`.
+  per round that can meet every rival (:func:`arena.competition.round_robin._m`), or one more where no seed
+  found a covering with the least. Prints :data:`arena.competition.round_robin.COVERS`.
 
 Run: ``python -m benchmarks.schedule_designs cyclic 13 5 3``,
 ``python -m benchmarks.schedule_designs anneal 14 5 2`` or
@@ -37,7 +37,7 @@ import sys
 import time
 from itertools import combinations
 
-from arena.schedule import _anneal, _greedy_round, _m, _spread, pair_cost_bound
+from arena.competition.round_robin import _anneal, _greedy_round, _m, _spread, pair_cost_bound
 
 #: Annealing steps per seed for ``anneal`` and its start and end temperatures.
 ANNEAL_STEPS = 3_000_000
@@ -165,7 +165,7 @@ def covers(seeds: int = 20, steps: int = 200_000) -> dict[tuple[int, int], list[
 
 
 def design_string(rounds: list[list[list[int]]]) -> str:
-    """The :data:`arena.schedule.DESIGNS` form: tables joined by "|", rounds by "/"."""
+    """The :data:`arena.competition.round_robin.DESIGNS` form: tables joined by "|", rounds by "/"."""
     return "/".join("|".join(" ".join(map(str, g)) for g in groups) for groups in rounds)
 
 

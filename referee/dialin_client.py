@@ -18,7 +18,7 @@ matches know). Where workers find it: ``ARENA_RELAY`` (``host:port`` or ``tls://
 a server that plays matches in its own process sets it for itself.
 
 This is the referee's half, below the platform (layers: ``referee/`` -> ``arena/``): the
-server's relay (``arena/server/dialin.py``) and which bots are connected (``arena/dialin.py``)
+server's relay (``arena/server/dialin.py``) and which bots are connected (``arena/competition/dialin_presence.py``)
 import it from here.
 """
 

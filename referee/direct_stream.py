@@ -9,7 +9,7 @@ the call has a completion queue of its own, polled by the thread that waits in
 :meth:`receive`. Sending starts the operation from the calling thread at once.
 
 Used by the referee's relay stream (``referee/relay_stream.py``) and a dialling bot's
-``ConnectBot`` stream (``arena/sdk_connect.py``), both through :func:`open_stream`.
+``ConnectBot`` stream (``arena/sdk/connect.py``), both through :func:`open_stream`.
 
 ``cygrpc`` and ``grpc._common`` are grpc's private API, so this is a *shortcut*
 (:mod:`referee.shortcuts`, docs/shortcuts.md): ``cygrpc_stream``. When it is off (by

@@ -66,7 +66,7 @@ def quiet_core_logs() -> None:
     stderr, such as ``I1204 … ssl_transport_security.cc:2563] Handshake failed with error
     SSL_ERROR_SSL: … WRONG_VERSION_NUMBER`` whenever a TLS client meets a plaintext port or a
     certificate it does not trust. ``arena`` then printed that line above its own one-line error,
-    which already says what failed and what to check (``arena.client.unreachable_hint``), and a
+    which already says what failed and what to check (``arena.sdk.client.unreachable_hint``), and a
     TLS server printed one per plaintext probe. The failure itself still reaches the caller as
     the call's status. ``GRPC_VERBOSITY=INFO`` (or ``DEBUG``) brings the lines back. Older
     grpcio (1.60) logs that handshake line as an ERROR, which stays."""

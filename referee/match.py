@@ -102,7 +102,7 @@ class MatchConfig:
     #: a channel between colluding seats while they play. The record always keeps it.
     live_comments: bool = False
     #: A clock of its own for some seats ({seat: TimeControl}), others keep ``time_control``:
-    #: a person's seat (:mod:`arena.human`) thinks in minutes while the bot across the table
+    #: a person's seat (:mod:`arena.play.human`) thinks in minutes while the bot across the table
     #: keeps the game's clock. Each seat is told its own clock at StartMatch and in the record.
     seat_time_controls: dict[int, TimeControl] = field(default_factory=dict)
     #: How often earlier tries of this match were void at each seat's decisions

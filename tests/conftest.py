@@ -44,10 +44,10 @@ def full_run(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture(autouse=True)
 def _no_warm_bots_between_tests():
-    """Tests that play matches through ``arena.tasks`` fill its warm bot pool: empty it after
+    """Tests that play matches through ``arena.workers.tasks`` fill its warm bot pool: empty it after
     each test, so no test sees another's bot processes (tests/referee checks none is left)."""
     yield
-    tasks = sys.modules.get("arena.tasks")
+    tasks = sys.modules.get("arena.workers.tasks")
     if tasks is not None:
         tasks.close_worker_bot_pool()
 

@@ -3,7 +3,7 @@ fixture of tests/conftest.py runs a test with ``ARENA_SHORTCUTS=on`` and again w
 it ``@pytest.mark.usefixtures("shortcut_setting")``), through :func:`apply_setting`. The setting is in ``os.environ`` for the whole test, so the worker and CLI processes the test
 starts inherit it; in this process the decisions are forgotten
 (:func:`referee.shortcuts.reset_cache`) and kombu's methods re-installed for the setting
-(:func:`arena.celery_app.install_kombu_shortcuts`), before the test and again after it.
+(:func:`arena.workers.celery_app.install_kombu_shortcuts`), before the test and again after it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def apply_setting(value: str | None) -> None:
     else:
         os.environ[shortcuts.ENV] = value
     shortcuts.reset_cache()
-    from arena import celery_app
+    from arena.workers import celery_app
 
     celery_app.install_kombu_shortcuts()
 
@@ -31,7 +31,7 @@ def untested_shortcuts(*names: str) -> list[str]:
     the public path and a test of the private path has nothing to test (the CI run against the
     declared minimum versions, .ci/run)."""
     import arena  # noqa: F401 - registers the broker, database and rating shortcuts
-    import arena.sdk_server  # noqa: F401 - registers cygrpc_server
+    import arena.sdk.bot_server  # noqa: F401 - registers cygrpc_server
     import referee.direct_stream  # noqa: F401 - registers cygrpc_stream
 
     table = shortcuts.registered()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 from click.testing import CliRunner
 
-from arena.commands.play import register
-from arena.terminal import safe
+from arena.cli.play import register
+from arena.cli.terminal import safe
 from tests.referee.helpers import HOSTILE, RANDOM_BOT, needs_bwrap
 
 DANGEROUS = ("\x1b", "\x07", "\r", "\u202e", "\x9b", "\x00")
@@ -38,7 +38,7 @@ def test_play_prints_a_crashed_bots_stderr_with_its_escapes_made_visible() -> No
 
 
 def test_arena_watch_prints_a_hidden_choice_as_such_and_escapes_what_it_prints(capsys) -> None:  # noqa: ANN001
-    from arena.commands.client import _Printer
+    from arena.cli.client import _Printer
 
     _echo_live = _Printer().live
     _echo_live({"type": "start", "match_id": "m", "game": "toy", "variant": "base",

@@ -1,7 +1,7 @@
 """Signing in: a bot author's own pages, and the helpers other features use.
 
 An author signs in with the API token the platform gave them (``arena register NAME`` prints it;
-``RotateToken`` replaces it). The site hashes what is typed with :func:`arena.server.auth.hash_token`
+``RotateToken`` replaces it). The site hashes what is typed with :func:`arena.sdk.auth.hash_token`
 and looks up ``users.token_hash``: the site never stores a token and never writes the database.
 No password exists: the token already is a strong secret the author holds, and a second secret
 would need its own reset path.
@@ -67,7 +67,7 @@ from sqlalchemy import make_url, select
 from arena import SettingError
 from arena.db import database_url
 from arena.db.accounts import User
-from arena.server.auth import hash_token
+from arena.sdk.auth import hash_token
 from arena.server.config import TRUSTED_PROXIES_ENV, default_data_dir
 from arena.server.streams import ClientAddresses
 from web.db import db
@@ -248,7 +248,7 @@ def current_user() -> SignedIn | None:
 
 def viewer() -> tuple[str, str] | None:
     """(name, role) of the signed-in user, or None: what a page needs to decide whether its
-    reader may see an author's private text (arena.refusals)."""
+    reader may see an author's private text (arena.intake.refusals)."""
     user = current_user()
     return None if user is None else (user.name, user.role)
 

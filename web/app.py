@@ -15,8 +15,8 @@ from typing import Any
 from flask import Flask, abort, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from arena.evaluation.ratings import CALIBRATED_SIGMA, PROVISIONAL_SIGMA
 from arena.quoting import MAX_MESSAGE, shorten
-from arena.ratings import CALIBRATED_SIGMA, PROVISIONAL_SIGMA
 from web import account, labels
 from web.db import close_session, db, make_sessionmaker
 from web.games import known_games

@@ -2,7 +2,7 @@
 
 The form names the signed-in author's bot that challenges this one (field ``bot``, its id) and
 whether the match is rated (field ``rated``: ``1``/``on``; absent: unrated). The challenge itself
-is :func:`arena.challenges.challenge`, with the signed-in user's id: the same checks and caps
+is :func:`arena.play.challenges.challenge`, with the signed-in user's id: the same checks and caps
 as the ``ChallengeBot`` call. Success answers 303 to the new match's page; a refusal answers its
 one-line reason with 404 (unknown bot), 403 (not your bot), 400 (same account, another game),
 409 (a bot not active or not connected) or 429 with ``Retry-After`` (a cap).
@@ -10,7 +10,7 @@ one-line reason with 404 (unknown bot), 403 (not your bot), 400 (same account, a
 Who is signed in comes from :mod:`web.account` (``current_user()``), which also checks every
 POST's CSRF token. Without a broker the
 website does not play matches: it stores the challenge, and ``arena serve`` plays it within
-``ARENA_LADDER_TICK`` seconds (:mod:`arena.challenges`).
+``ARENA_LADDER_TICK`` seconds (:mod:`arena.play.challenges`).
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from flask import Blueprint, abort, redirect, request, url_for
 from werkzeug.exceptions import TooManyRequests
 from werkzeug.wrappers import Response
 
-from arena import challenges
+from arena.play import challenges
 from web.account import current_user
 from web.ids import MAX_ID, parse_number
 
 bp = Blueprint("challenge", __name__)
 
-#: HTTP status of each kind of refusal (arena.challenges.ChallengeRefused.kind).
+#: HTTP status of each kind of refusal (arena.play.challenges.ChallengeRefused.kind).
 STATUS = {"not_found": 404, "denied": 403, "invalid": 400, "unavailable": 409}
 
 

@@ -45,7 +45,7 @@ def serve_site(database_url: str | None, host: str, port: int, debug: bool = Fal
 
     Flask's own server is only for development (reloader, tracebacks in the browser).
     """
-    from arena.commands.listen import check_can_listen
+    from arena.cli.listen import check_can_listen
     from web.app import create_app  # on use: ``arena --help`` need not load Flask
 
     if os.environ.get("WERKZEUG_RUN_MAIN") != "true":  # --debug's reloaded child: the parent holds it

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from arena.ratings import CALIBRATED_SIGMA, MU0, PROVISIONAL_SIGMA, SIGMA0
+from arena.evaluation.ratings import CALIBRATED_SIGMA, MU0, PROVISIONAL_SIGMA, SIGMA0
 from referee.faults import REASONS
 
 

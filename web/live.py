@@ -1,5 +1,5 @@
 """What a spectator may see of a match that is being played: built only from the public live
-stream (:mod:`arena.server.live`), never from the database's seed or the worker's state.
+stream (:mod:`arena.workers.live`), never from the database's seed or the worker's state.
 
 The match runner publishes public lines only, no option id for a choice that names hidden
 information (``GameState.option_audience``), and the engine's ``public_view()`` as the board.
@@ -10,7 +10,7 @@ public and the replay takes over.
 Where the stream is read: with a broker (``ARENA_BROKER_URL=redis://…``) from Redis, where the
 workers publish it; without one from the database's ``live_events`` / ``live_boards`` tables,
 which the process playing the match (``arena serve`` on the embedded default) writes with the
-very batches its watchers get (:mod:`arena.server.live_table`). So the site never needs Redis,
+very batches its watchers get (:mod:`arena.workers.live_table`). So the site never needs Redis,
 and works whether it runs in the process playing the matches or in another one.
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.server.live import RedisBus, get_bus
-from arena.server.live_table import read_snapshot
+from arena.workers.live import RedisBus, get_bus
+from arena.workers.live_table import read_snapshot
 from web.db import db
 
 #: The live log shows this many of the latest decisions.

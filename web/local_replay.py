@@ -14,7 +14,7 @@ import shlex
 
 from flask import Blueprint, abort, render_template, request
 
-from arena.fork import command_for
+from arena.records.fork import command_for
 from web.account import client_key, csrf_exempt
 from web.games import game_info
 from web.record_file import MAX_REQUEST_BYTES, BadRecord, ReplayRequest, parse_request

@@ -1,5 +1,5 @@
 """The organisers' pages: ``/organiser/collusion`` — the collusion report of a game
-(:mod:`arena.collusion`), the website's face of ``arena collusion``.
+(:mod:`arena.records.collusion`), the website's face of ``arena collusion``.
 
 Only organisers see it (the role the server operator grants with ``arena organiser NAME``;
 ``users.role``): not signed in, the sign-in form (403); signed in without the role, 403. It names
@@ -16,8 +16,8 @@ import math
 
 from flask import Blueprint, abort, render_template, request
 
-from arena import collusion
 from arena.db.accounts import ROLE_ORGANISER
+from arena.records import collusion
 from web.account import SignedIn, current_user, sign_in_required
 from web.db import db
 from web.games import game_info, known_games

@@ -17,10 +17,10 @@ from flask import (
 from sqlalchemy import select
 
 from arena.db import Bot
-from arena.fork import command_for
-from arena.house import HOUSE_OWNER
-from arena.human import HUMAN_NAME
+from arena.intake.house import HOUSE_OWNER
+from arena.play.human import HUMAN_NAME
 from arena.quoting import shorten
+from arena.records.fork import command_for
 from web import account
 from web import glossary as glossary_terms
 from web.chart import rating_chart
@@ -127,7 +127,7 @@ def _bot_arg(session, game: str | None) -> int | None:  # noqa: ANN001
     if game:
         query = query.where(Bot.game == game)
     found = session.execute(query.limit(6)).all()
-    # The person's seat (arena.human's pseudo-bot ``human`` of ``house``) is no bot to look up.
+    # The person's seat (arena.play.human's pseudo-bot ``human`` of ``house``) is no bot to look up.
     people = [row for row in found if (row[1], raw) == (HOUSE_OWNER, HUMAN_NAME)]
     found = [row for row in found if row not in people]
     if not found and people:

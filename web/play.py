@@ -1,6 +1,6 @@
-"""Play a bot: a person's seat in the browser (``/play``), on :mod:`arena.human`.
+"""Play a bot: a person's seat in the browser (``/play``), on :mod:`arena.play.human`.
 
-The site otherwise only reads; these views write through :mod:`arena.human` (the platform's
+The site otherwise only reads; these views write through :mod:`arena.play.human` (the platform's
 own engine, not the page's read-only session). A game is started with a form (game, players,
 variant, your seat, the bot in each other seat), and the seat's secret goes into a cookie
 scoped to that game's pages (``HttpOnly``, ``SameSite=Strict``): only that browser sees the
@@ -9,7 +9,7 @@ public live page. Option buttons (and **Resign**) are plain form posts, so the p
 JavaScript; ``play.js`` sends them with ``fetch`` instead and swaps the new page in without a
 reload, shows the public table (the live page's fragment) while the bots move, swaps in the
 next decision when ``/play/<id>/state`` says it came, and counts the clock down. Human games are
-never rated (see :mod:`arena.human`).
+never rated (see :mod:`arena.play.human`).
 
 The site serves with a few threads (``web.command``: 8), so a click never holds one for long:
 a click sent by ``play.js`` returns at once (the page polls), and a plain form post waits up to
@@ -40,7 +40,7 @@ from flask import (
     url_for,
 )
 
-from arena import human
+from arena.play import human
 from referee import registry
 from web import account
 from web.db import db

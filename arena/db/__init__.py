@@ -16,7 +16,9 @@ file); ``init_db()`` upgrades the schema with Alembic and is called automaticall
 # accounts: the API server's own tables (users, submissions), on the same Base so migrations
 # see them.
 from arena.db.accounts import ApiRequest, Registration, Submission, User
-from arena.db.challenges import Challenge  # challenges of one bot by another (arena.challenges)
+from arena.db.challenges import (
+    Challenge,  # challenges of one bot by another (arena.play.challenges)
+)
 from arena.db.human_seats import HumanSeat  # a person's seat in a browser game
 from arena.db.live_tables import LiveBoard, LiveEvent  # the live feed without Redis
 from arena.db.models import (

@@ -40,7 +40,7 @@ class User(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     role: Mapped[str] = mapped_column(String(20), default=ROLE_USER)
-    #: SHA-256 of the API token (see arena.server.auth); the token itself is never stored.
+    #: SHA-256 of the API token (see arena.sdk.auth); the token itself is never stored.
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
@@ -67,7 +67,7 @@ class Submission(Base):
     #: The qualification match record (not in ``matches``: the candidate is no BotVersion yet).
     record: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
-    #: The submitter's SPRT settings (arena.sprt.SprtSettings fields); None: the server's.
+    #: The submitter's SPRT settings (arena.evaluation.sprt.SprtSettings fields); None: the server's.
     sprt_settings: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     #: The client whose call made it (its cap key, ``addr:…``; see arena.server.streams
     #: .ClientAddresses), so pending qualifications are capped per client across accounts.

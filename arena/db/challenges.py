@@ -1,6 +1,6 @@
 """``challenges``: one account's bot challenging another account's bot to a match now.
 
-A row per challenge, written by :mod:`arena.challenges` in the same transaction as its match
+A row per challenge, written by :mod:`arena.play.challenges` in the same transaction as its match
 (``matches.kind = 'challenge'``), so a challenge never exists without its match nor a
 challenge match without its row. The match holds everything about how it went (status, seats,
 ranks, whether it was rated); the row keeps who asked for it and when, which is what the

@@ -1,4 +1,4 @@
-"""The seat a person holds in a match played in the browser (:mod:`arena.human`).
+"""The seat a person holds in a match played in the browser (:mod:`arena.play.human`).
 
 * ``human_seats`` (:class:`HumanSeat`) — one row per human seat: the hash of the seat's secret
   (only the browser holding the secret sees the seat's observation), the client that started

@@ -1,5 +1,5 @@
 """The public live feed of running matches, in the database: what lets a website in another
-process show a match live when there is no Redis (see :mod:`arena.server.live_table`).
+process show a match live when there is no Redis (see :mod:`arena.workers.live_table`).
 
 * ``live_events`` (:class:`LiveEvent`) — one row per public live event of a running match, in
   ``seq`` order, as watchers of ``WatchMatch`` receive it (already delayed, public lines only).

@@ -25,7 +25,7 @@ Table names and the columns other parts read (web/, arena/server) are a contract
   ladder's quotas and for showing how well founded a rating is).
 * ``rating_history`` (:class:`RatingHistory`) — one row per bot version per rated match.
 * ``rating_locks`` (:class:`RatingLock`) — one row per game; recording a result locks it, which
-  serialises every rating update of that game (see :mod:`arena.recording`).
+  serialises every rating update of that game (see :mod:`arena.records.recording`).
 * ``ladders`` (:class:`Ladder`) — continuous matchmaking settings per game.
 * ``challenges`` (:class:`arena.db.challenges.Challenge`) — one account's bot challenging
   another's to a match now (``matches.kind = 'challenge'``; ``matches.rated`` false unless the
@@ -134,7 +134,7 @@ class Tournament(Base):
     variant: Mapped[str] = mapped_column(String(50))
     players: Mapped[int] = mapped_column(Integer)
     rounds: Mapped[int] = mapped_column(Integer, default=1)
-    #: ``round_robin`` (every match created up front) or ``swiss`` (a round at a time, arena.swiss)
+    #: ``round_robin`` (every match created up front) or ``swiss`` (a round at a time, arena.competition.swiss)
     format: Mapped[str] = mapped_column(String(20), default="round_robin", server_default="round_robin")
     seed: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(20), default="scheduled")  # scheduled|running|done|failed
@@ -146,7 +146,7 @@ class Tournament(Base):
     #: Bots' comments reach watchers while its matches run (0011); off, they come with the record.
     live_comments: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: Entries one author (a bot's owner) may have; house and command-line bots are exempt.
-    #: Two entries of one author never play a rated game together (arena.authors, 0018).
+    #: Two entries of one author never play a rated game together (arena.intake.authors, 0018).
     entries_per_author: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     entries: Mapped[list[TournamentEntry]] = relationship(
@@ -191,7 +191,7 @@ class TournamentEntry(Base):
 class TournamentRound(Base):
     """One paired round of a Swiss tournament. Its primary key is the guard that pairs each round
     exactly once: two workers finishing a round's last matches at once both try to insert the
-    next round's row, and only one can (arena.tournaments.pair_next_round)."""
+    next round's row, and only one can (arena.competition.tournaments.pair_next_round)."""
 
     __tablename__ = "tournament_rounds"
 
@@ -251,17 +251,17 @@ class Match(Base):
     record: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: Voids per seat across the tries ("1,0"; NULL: none): a second void at one seat's
-    #: decisions is that seat's forfeit (``void_limit``), not another try (arena.recording).
+    #: decisions is that seat's forfeit (``void_limit``), not another try (arena.records.recording).
     voids: Mapped[str | None] = mapped_column(String(100), nullable=True)
     rating_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: The engine-played automaton this match was rated against (Hal, the virtual player,
-    #: Orbital's bot players: a pseudo-player of :mod:`arena.house`), and its rank in the
+    #: Orbital's bot players: a pseudo-player of :mod:`arena.intake.house`), and its rank in the
     #: rated table — set when the result is recorded, NULL for a match without one (0006).
     automaton_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), nullable=True)
     automaton_rank: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: False: recorded and ranked, never rated (no rating, history row or ``rating_seq``) — an
     #: unrated challenge, or a rated one in which a seat never played (0015, set when recorded;
-    #: :mod:`arena.challenges`, :mod:`arena.recording`). True for every other match.
+    #: :mod:`arena.play.challenges`, :mod:`arena.records.recording`). True for every other match.
     rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     tournament: Mapped[Tournament | None] = relationship(back_populates="matches")
@@ -392,7 +392,7 @@ class Ladder(Base):
 
 
 class SprtTest(Base):
-    """A new version's sequential test against its predecessor (:mod:`arena.sprt`).
+    """A new version's sequential test against its predecessor (:mod:`arena.evaluation.sprt`).
 
     Settings (``elo0``…``replace``) are fixed when the test starts; the progress columns are
     rewritten after every pair of games so the API, the CLI and the website show it live.
@@ -426,7 +426,7 @@ class SprtTest(Base):
     pentanomial: Mapped[list] = mapped_column(JSON, default=list)
     #: [losses, draws, wins] game counts, candidate's view
     trinomial: Mapped[list] = mapped_column(JSON, default=list)
-    #: Also compared against the house bots (0006): see :mod:`arena.sprt_runner`.
+    #: Also compared against the house bots (0006): see :mod:`arena.intake.sprt_runner`.
     house: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: The part of ``pentanomial`` that came from house-bot comparisons (pair counts).
     house_pentanomial: Mapped[list | None] = mapped_column(JSON, nullable=True)

@@ -1,6 +1,6 @@
 """Qualification matches, found by the id ``arena submit`` prints.
 
-A qualification match (:mod:`arena.qualification`) is not a row of ``matches``: its candidate is
+A qualification match (:mod:`arena.intake.qualification`) is not a row of ``matches``: its candidate is
 no ``BotVersion`` yet (a refused one never becomes one), and a ``matches`` row would be counted,
 scheduled, recovered and rated like every other. Its record lives in its submission
 (``bot_submissions.match_id``/``record``). So the places that look a match up by id — the API's
@@ -50,7 +50,7 @@ class QualificationMatch:
     #: over too), ``failed`` when the server could not play it (no record).
     status: str
     #: The refusal's text when the server could not play it (only its owner and organisers
-    #: read it: arena.refusals), and the refusal kind, the word everyone sees.
+    #: read it: arena.intake.refusals), and the refusal kind, the word everyone sees.
     error: str | None
     created_at: datetime | None
     finished_at: datetime | None

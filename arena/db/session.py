@@ -265,7 +265,7 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
 
 def init_db(url: str | None = None) -> None:
     """Bring the schema up to date with Alembic (idempotent; safe from many processes at once)."""
-    from arena.migrations import upgrade
+    from arena.db.migrations import upgrade
 
     url = database_url(url)
     if url in _upgraded:

@@ -1,6 +1,6 @@
 """The house bots as in-process opponents for the single-agent environments.
 
-Why in-process: the built-in bots (arena/builtin_bots.py names them, sample_bots/ holds them)
+Why in-process: the built-in bots (arena/intake/house_bots.py names them, sample_bots/ holds them)
 are plain ``act(observation, options)`` functions behind a gRPC wrapper; calling ``act``
 directly gives the learner the very same opponents the ladder's house bots are, without a
 socket per step. ``random`` draws from the environment's seeded generator, ``greedy`` is the

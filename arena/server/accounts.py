@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from arena.db import session_scope
 from arena.db.accounts import ROLE_ORGANISER, ROLE_USER, ApiRequest, User
 from arena.quoting import shorten
-from arena.server.auth import hash_token, new_token, token_from_metadata
+from arena.sdk.auth import hash_token, new_token, token_from_metadata
 from arena.server.errors import ApiError, denied, invalid, not_found
 from arena.server.registrations import RegistrationCap
 
@@ -25,7 +25,7 @@ ROLES = (ROLE_USER, ROLE_ORGANISER)
 def check_user_name(name: str) -> str:
     if not USER_NAME.fullmatch(name or ""):
         raise invalid(f"user name {shorten(name)!r} is not valid: use 3-32 letters, digits, '_' or '-'")
-    if name.lower() == "house":  # arena.house.HOUSE_OWNER: its bots are the scale's references
+    if name.lower() == "house":  # arena.intake.house.HOUSE_OWNER: its bots are the scale's references
         raise invalid("user name 'house' is reserved for the house bots and the solo automata")
     if name.lower() == "local":  # the operator's command-line bots, exempt from the author rule
         raise invalid("user name 'local' is reserved for the bots the operator enters from the command line")

@@ -15,15 +15,15 @@ from typing import Any
 
 import grpc
 
-from arena.celery_app import has_broker
 from arena.db import init_db
-from arena.grpc_util import add_health_and_reflection_aio
+from arena.sdk.grpc_util import add_health_and_reflection_aio
 from arena.server import watch
 from arena.server.config import ServerConfig
 from arena.server.dialin import BOT_SERVICE, RELAY_SERVICE, DialinHub
-from arena.server.live import LiveBus
 from arena.server.servicer import ArenaServicer
 from arena.server.streams import AioArenaServicer, StreamHub
+from arena.workers.celery_app import has_broker
+from arena.workers.live import LiveBus
 from referee import dialin_client
 from referee._proto import arena_pb2, arena_pb2_grpc
 from referee.tls import server_credentials
@@ -40,9 +40,9 @@ LADDER_TICK_S = float(os.environ.get("ARENA_LADDER_TICK", "10"))
 class LadderTicker(threading.Thread):
     """Without a broker there is no Celery beat: the server keeps its ladders' queues topped up,
     and plays the challenges other processes stored (the website's challenge button) or a
-    restart left pending (:mod:`arena.challenges`).
+    restart left pending (:mod:`arena.play.challenges`).
 
-    With a broker, beat does this (``arena.celery_app``), so the ticker is not started.
+    With a broker, beat does this (``arena.workers.celery_app``), so the ticker is not started.
     """
 
     def __init__(self, interval_s: float) -> None:
@@ -51,7 +51,7 @@ class LadderTicker(threading.Thread):
         self.stopped = threading.Event()
 
     def run(self) -> None:
-        from arena import tasks
+        from arena.workers import tasks
 
         while not self.stopped.wait(self.interval_s):
             try:
@@ -127,7 +127,7 @@ def _options(config: ServerConfig) -> list[tuple[str, Any]]:
         ("grpc.max_send_message_length", 64 * 1024 * 1024),
         # A second server on a taken port must fail, not silently share it.
         ("grpc.so_reuseport", 0),
-        # Dial-in bots (arena.sdk_connect) ping every 20 s to keep an idle ConnectBot stream
+        # Dial-in bots (arena.sdk.connect) ping every 20 s to keep an idle ConnectBot stream
         # alive through NAT; the default policy (one ping per 5 min) would answer GOAWAY
         # "too_many_pings" and cut every connected bot.
         ("grpc.keepalive_permit_without_calls", 1),

@@ -21,9 +21,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.challenges import ChallengeLimits
-from arena.sprt import SprtSettings
-from arena.uploads import MiB, UploadLimits
+from arena.evaluation.sprt import SprtSettings
+from arena.intake.uploads import MiB, UploadLimits
+from arena.play.challenges import ChallengeLimits
 from referee.engine import TimeControl
 
 DATA_DIR_ENV = "ARENA_DATA_DIR"
@@ -146,11 +146,11 @@ class ServerConfig:
     #: another route, or was refused at qualification (its stream is then ended, saying why).
     dialin_check_s: float = 2.0
     #: Entries one author may have in a tournament made by ``CreateTournament`` (the API has no
-    #: field for it yet: the operator's setting, ARENA_ENTRIES_PER_AUTHOR; arena.authors).
+    #: field for it yet: the operator's setting, ARENA_ENTRIES_PER_AUTHOR; arena.intake.authors).
     entries_per_author: int = field(default_factory=lambda: _env_int("ARENA_ENTRIES_PER_AUTHOR", 1))
     #: Challenges (``ChallengeBot``): per account per rolling hour, per account not finished yet,
     #: against one bot not finished yet (ARENA_CHALLENGES_PER_HOUR, ARENA_CHALLENGES_PENDING,
-    #: ARENA_CHALLENGES_PENDING_PER_BOT; see arena.challenges).
+    #: ARENA_CHALLENGES_PENDING_PER_BOT; see arena.play.challenges).
     challenges: ChallengeLimits = field(default_factory=ChallengeLimits.from_env)
     #: Serve TLS with this certificate chain and key (PEM); both None: plaintext.
     tls_cert: Path | None = field(default_factory=lambda: _env_path(TLS_CERT_ENV))

@@ -11,7 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from arena.db import Bot, Match
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission, User
 from arena.db.models import SprtTest
-from arena.recording import read_voids
+from arena.records.recording import read_voids
 from arena.server.errors import invalid
 from referee._proto import arena_pb2 as pb
 from referee.faults import SERVER_ERROR, canonical, proto_number
@@ -119,7 +119,7 @@ def version(sub: Submission, playing_version_id: int | None, logs: bool = False,
             pb.Refusal(
                 kind=canonical(sub.refusal_kind) or SERVER_ERROR,
                 fault=refusal_fault(sub.refusal_kind),
-                # the failure text, as the stderr tail: its owner's and organisers' (arena.refusals)
+                # the failure text, as the stderr tail: its owner's and organisers' (arena.intake.refusals)
                 message=(sub.refusal_message or "") if logs else "",
                 log_tail=(sub.log_tail or "") if logs else "",
                 match_id=sub.match_id or "",

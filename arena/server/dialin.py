@@ -36,7 +36,7 @@ from typing import Any
 import grpc
 from sqlalchemy import func, select
 
-from arena import dialin
+from arena.competition import dialin_presence as dialin
 from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import CLIENT_CHARS, QUALIFYING, REFUSED, Submission, User
 from arena.server import accounts
@@ -550,7 +550,7 @@ class DialinHub:
 
     def _start_background(self) -> None:
         """Keep the presence keys of this server's bots fresh (with a broker; see
-        arena.dialin), and watch the connected bots (:meth:`_watch`)."""
+        arena.competition.dialin_presence), and watch the connected bots (:meth:`_watch`)."""
         if self._heartbeat is None or self._heartbeat.done():
             self._heartbeat = asyncio.ensure_future(self._beat())
         if self._watcher is None or self._watcher.done():

@@ -16,7 +16,6 @@ import time
 from sqlalchemy import bindparam, func, literal, select, tuple_
 from sqlalchemy.orm import Session, selectinload
 
-from arena import refusals
 from arena.db import (
     Bot,
     BotVersion,
@@ -31,7 +30,8 @@ from arena.db import (
 )
 from arena.db.accounts import ROLE_ORGANISER, User
 from arena.db.match_ids import ids_with_prefix
-from arena.house import HOUSE_OWNER
+from arena.intake import refusals
+from arena.intake.house import HOUSE_OWNER
 from arena.quoting import shorten
 from arena.server import convert
 from arena.server.errors import invalid, not_found
@@ -362,7 +362,7 @@ def get_match(session: Session, match_id: str, viewer: User | None = None) -> tu
 def get_qualification_match(session: Session, match_id: str, viewer: User | None = None) -> pb.Match | None:
     """The qualification match ``match_id`` (a full id) as GetMatch answers it, or None. Its
     candidate's failure text, crash log and stderr tail are kept for the bot's owner and
-    organisers only; everyone else reads the fault reason (arena.refusals)."""
+    organisers only; everyone else reads the fault reason (arena.intake.refusals)."""
     q = qualification_matches.find(session, match_id)
     if q is None:
         return None

@@ -15,13 +15,12 @@ from google.rpc import error_details_pb2
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena import challenges
 from arena.db import Bot, BotVersion, session_scope
 from arena.db.accounts import ROLE_ORGANISER, Submission, User
+from arena.play import challenges
 from arena.server import accounts, convert, idempotency, results, tournaments, watch
 from arena.server.config import ServerConfig
 from arena.server.errors import ApiError, handle, handle_stream, invalid
-from arena.server.live import LiveBus, get_bus
 from arena.server.registrations import RegistrationCap
 from arena.server.streams import ClientAddresses
 from arena.server.submissions import (
@@ -32,6 +31,7 @@ from arena.server.submissions import (
     sprt_settings,
     sprt_tests,
 )
+from arena.workers.live import LiveBus, get_bus
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc
 from referee.record import without_logs
@@ -250,7 +250,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         yield from watch.watch(self.url, self.bus, request.match_id, context)
 
 
-#: How each kind of refused challenge (arena.challenges.ChallengeRefused) reaches a client.
+#: How each kind of refused challenge (arena.play.challenges.ChallengeRefused) reaches a client.
 _CHALLENGE_CODES = {
     "not_found": grpc.StatusCode.NOT_FOUND,
     "denied": grpc.StatusCode.PERMISSION_DENIED,

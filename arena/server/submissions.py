@@ -6,14 +6,14 @@ submission row and unpacks the files into the version's folder; a failure before
 removes the folder and rolls the rows back. Qualification runs afterwards and ends in one more
 transaction: a ``BotVersion`` (which the scheduler then picks) or a refusal with its reason.
 
-With a broker it runs on the Celery workers (``arena.tasks.qualify_submission``): the sandbox
+With a broker it runs on the Celery workers (``arena.workers.tasks.qualify_submission``): the sandbox
 needs root (a uid and cgroup per bot) and the workers keep it, so the API server runs as an
 unprivileged user. A message that cannot be sent (broker down) is sent again every
 :data:`RESEND_EVERY` seconds until it goes through, and one that Redis lost (a restart without
 persistence) is sent again once the submission has been qualifying for :data:`LOST_AFTER`
 seconds with no message of it in Redis (neither queued nor held by a worker). Without a broker it runs in a thread pool of
 this server. Submissions still qualifying when the server starts are sent (or run) again; the
-verdict is recorded once whichever run finishes first (:func:`arena.qualification.record_verdict`).
+verdict is recorded once whichever run finishes first (:func:`arena.intake.qualification.record_verdict`).
 """
 
 from __future__ import annotations
@@ -38,16 +38,17 @@ from google.rpc import error_details_pb2
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena import qualification, sprt, sprt_runner
-from arena.celery_app import has_broker
 from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import CLIENT_CHARS, QUALIFYING, Submission, User
 from arena.db.models import SprtTest
+from arena.evaluation import sprt
+from arena.evaluation.sprt import SprtSettings
+from arena.intake import qualification, sprt_runner
+from arena.intake.uploads import UnsafeArchive, read_archive, write_bot
 from arena.quoting import shorten
 from arena.server.config import ServerConfig
 from arena.server.errors import ERROR_DOMAIN, ApiError, denied, invalid, not_found
-from arena.sprt import SprtSettings
-from arena.uploads import UnsafeArchive, read_archive, write_bot
+from arena.workers.celery_app import has_broker
 from referee import registry
 
 log = logging.getLogger("arena.server.submissions")
@@ -247,7 +248,7 @@ class Submissions:
 
     def _send(self, sub_id: int) -> bool:
         """Send the qualification to the workers; remembered and re-sent if the broker is down."""
-        from arena import tasks
+        from arena.workers import tasks
 
         self.start_resender()
         task_id = f"{tasks.QUALIFY_TASK_PREFIX}{sub_id}-{uuid.uuid4().hex[:8]}"  # seen in Redis by id
@@ -288,7 +289,7 @@ class Submissions:
 
     def resend_lost(self) -> list[int]:
         """Send again the qualifications whose message Redis no longer holds; returns their ids."""
-        from arena import tasks
+        from arena.workers import tasks
 
         cutoff = utcnow() - timedelta(seconds=LOST_AFTER)
         with session_scope(self.url) as s:
@@ -334,7 +335,7 @@ class Submissions:
         with session_scope(self.url) as s:
             ids = list(s.scalars(select(Submission.id).where(Submission.status == QUALIFYING)))
         if has_broker():
-            from arena import tasks
+            from arena.workers import tasks
 
             self.start_resender()
             held = tasks.submissions_in_broker()  # None (cannot tell): send; decided once anyway

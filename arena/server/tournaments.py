@@ -1,5 +1,5 @@
-"""Tournament and ladder calls: thin wrappers over the platform's scheduling (arena.tasks,
-arena.ladder), plus the progress figures clients poll."""
+"""Tournament and ladder calls: thin wrappers over the platform's scheduling (arena.workers.tasks,
+arena.competition.ladder), plus the progress figures clients poll."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from arena import authors, bots, house, ladder, tasks
-from arena import tournaments as arena_tournaments
+from arena.competition import ladder
+from arena.competition import tournaments as arena_tournaments
+from arena.competition.round_robin import ScheduleError
 from arena.db import Ladder, Match, Tournament, TournamentRound, session_scope, utcnow
-from arena.schedule import ScheduleError
+from arena.intake import authors, bots, house
 from arena.server import convert
 from arena.server.errors import ApiError, invalid, not_found
 from arena.server.submissions import check_game, get_bot
+from arena.workers import tasks
 from referee._proto import arena_pb2 as pb
 
 log = logging.getLogger("arena.server.tournaments")
@@ -121,7 +123,7 @@ MAX_ROUNDS = 100
 def _entrants(session: Session, game: str, bot_ids: list[int],
               per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR) -> tuple[list[int], str]:
     """The playing version of each bot, and a notice. With no bot named: every active bot of the
-    game, but of each author (:mod:`arena.authors`) only the ``per_author`` best-rated, and the
+    game, but of each author (:mod:`arena.intake.authors`) only the ``per_author`` best-rated, and the
     notice says how many were left out."""
     if not bot_ids:
         every = [v.id for v in bots.latest_versions(session, game)]

@@ -1,6 +1,6 @@
 """WatchMatch: stream a match's events while it is played, then its whole record.
 
-The events come from :mod:`arena.server.live` (Redis or in-process); the record comes from the
+The events come from :mod:`arena.workers.live` (Redis or in-process); the record comes from the
 database once the worker has stored it. A match that ends without an end marker reaching us (a
 worker killed mid-match and the match replayed elsewhere, a broker restart) is still noticed,
 because the stream checks the match's status in the database between events.
@@ -16,12 +16,12 @@ from typing import Any
 import grpc
 
 from arena.db import Match, qualification_matches, session_scope
+from arena.sdk.auth import token_from_metadata
 from arena.server import results
 from arena.server.accounts import find_user
-from arena.server.auth import token_from_metadata
 from arena.server.errors import ApiError, check_request, not_found
-from arena.server.live import LiveBus
 from arena.server.streams import Follow
+from arena.workers.live import LiveBus
 from referee._proto import arena_pb2 as pb
 
 FINISHED = ("done", "failed")

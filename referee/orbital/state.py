@@ -1062,7 +1062,7 @@ class OrbitalState(GameState):
             return Result(scores, (rank,), details)
         if self.nbots:
             # bots-N: the bot players count as one more finisher, the best placed of them (as in
-            # the competitive solo, and as the rating has them: arena.ratings.automaton_table),
+            # the competitive solo, and as the rating has them: arena.evaluation.ratings.automaton_table),
             # so a seat beaten by a bot player does not show as first. details["places"] keeps
             # every actor's own place.
             places = details["places"]

@@ -14,12 +14,12 @@ import pytest
 
 from arena.db.accounts import ROLE_ORGANISER
 from arena.db.session import DATABASE_ENV
+from arena.intake.uploads import MiB, UploadLimits
+from arena.sdk.auth import auth_metadata
 from arena.server.accounts import set_role
 from arena.server.app import RunningServer, start_server
-from arena.server.auth import auth_metadata
 from arena.server.config import ServerConfig
-from arena.server.live import BROKER_ENV
-from arena.uploads import MiB, UploadLimits
+from arena.workers.live import BROKER_ENV
 from referee._proto import arena_pb2, arena_pb2_grpc
 from referee.engine import TimeControl
 

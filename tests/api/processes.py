@@ -145,7 +145,7 @@ def _deployment(tmp: Path, redis_url: str, workers: int) -> Iterator[Deployment]
     try:
         for name, cmd in (
             ("server", [sys.executable, "-m", "arena", "serve", "--port", str(port), "--host", "127.0.0.1"]),
-            ("worker", [sys.executable, "-m", "celery", "-A", "arena.celery_app", "worker", "-Q", "arena",
+            ("worker", [sys.executable, "-m", "celery", "-A", "arena.workers.celery_app", "worker", "-Q", "arena",
                         "--pool", "threads", "-c", str(workers), "--loglevel", "WARNING", "-n", f"apitest{port}@%h"]),
         ):
             handle = open(logs / f"{name}.log", "w")  # noqa: SIM115 - closed in finally

@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.bots import source_digest
-from arena.uploads import UnsafeArchive, UploadLimits, extract_bot
+from arena.intake.bots import source_digest
+from arena.intake.uploads import UnsafeArchive, UploadLimits, extract_bot
 from tests.api.archives import GOOD_BOT
 
 LIMITS = UploadLimits(max_archive_bytes=1 << 20, max_unpacked_bytes=1 << 20, max_file_bytes=1 << 20, max_files=20)

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from arena.cli import cli
 from arena.db import session_scope
-from arena.recording import create_match, fail
+from arena.records.recording import create_match, fail
 from referee._proto import arena_pb2 as pb
 from tests.api.conftest import Account, make_organiser
 from tests.api.processes import ROOT
@@ -41,7 +41,7 @@ def test_submit_matches_and_watch_by_prefix(server, stub, home: Path, monkeypatc
     token = re.search(r"API token \(shown only now\): (\S+)", registered.output).group(1)
     bot_ids = {}
     for name in ("ann-one", "ann-two"):
-        if name == "ann-two":  # one entry per author (arena.authors): ann-two is another account's
+        if name == "ann-two":  # one entry per author (arena.intake.authors): ann-two is another account's
             assert _run("register", "loop-ann-2", server=server).exit_code == 0
         result = _run("submit", str(RANDOM_BOT), "--game", "toy", "--name", name, server=server)
         assert result.exit_code == 0, result.output
@@ -133,7 +133,7 @@ def test_fork_a_match_of_the_server_by_prefix(server, stub, home: Path) -> None:
     make_organiser(server, organiser)
     ids = []
     for name in ("fork-a", "fork-b"):
-        if name == "fork-b":  # one entry per author (arena.authors): fork-b is another account's
+        if name == "fork-b":  # one entry per author (arena.intake.authors): fork-b is another account's
             assert _run("register", "loop-fork-2", server=server).exit_code == 0
         result = _run("submit", str(RANDOM_BOT), "--game", "toy", "--name", name, server=server)
         assert result.exit_code == 0, result.output

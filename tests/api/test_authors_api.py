@@ -8,9 +8,9 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from arena import celery_app
-from arena.client import pack_folder
 from arena.db import Match, session_scope
+from arena.sdk.client import pack_folder
+from arena.workers import celery_app
 from referee._proto import arena_pb2 as pb
 from tests.api.conftest import make_organiser, new_account
 from tests.api.processes import ROOT

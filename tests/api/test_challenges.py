@@ -19,12 +19,12 @@ from click.testing import CliRunner
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from arena.bots import register_version
-from arena.challenges import ChallengeLimits
 from arena.cli import cli
-from arena.client import pack_folder
 from arena.db import Challenge, Match, User, session_scope
 from arena.db.session import DATABASE_ENV
+from arena.intake.bots import register_version
+from arena.play.challenges import ChallengeLimits
+from arena.sdk.client import pack_folder
 from arena.server.app import RunningServer
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc
@@ -383,7 +383,7 @@ def test_a_challenge_stored_by_another_process_is_played_by_the_servers_ticker(
 ) -> None:
     """The website plays no matches: without a broker it only stores the challenge
     (``plays_matches=False``), and ``arena serve``'s ticker sweeps it up and plays it."""
-    from arena import challenges
+    from arena.play import challenges
     from arena.server import app as server_app
 
     monkeypatch.setattr(server_app, "LADDER_TICK_S", 0.5)  # the ticker's period (ARENA_LADDER_TICK)

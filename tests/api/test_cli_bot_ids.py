@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import pytest
 
-from arena.commands.author import _bot_id
+from arena.cli.author import _bot_id
 
 
 class _NoBots:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import grpc
 import pytest
 
-from arena.server.auth import auth_metadata
+from arena.sdk.auth import auth_metadata
 from referee._proto import arena_pb2 as pb
 from tests.api.archives import tar_bot
 from tests.api.conftest import new_account

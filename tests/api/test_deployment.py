@@ -21,7 +21,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.client import ArenaClient
+from arena.sdk.client import ArenaClient
 from referee._proto import arena_pb2 as pb
 from tests.api.processes import (
     ROOT,
@@ -209,7 +209,7 @@ def test_create_tournament_while_the_broker_is_down_is_stored_with_its_start_pen
            "ARENA_DATA_DIR": str(tmp_path / "data"), "ARENA_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
            "ARENA_EXTRA_GAMES": TOY, "ARENA_REQUEUE_GRACE": "0"}
     env.pop("ARENA_QUEUE", None)
-    setup = ("import arena.celery_app  # registers ARENA_EXTRA_GAMES\nfrom arena import bots\nfrom arena.db import init_db, session_scope\ninit_db()\n"
+    setup = ("import arena.workers.celery_app  # registers ARENA_EXTRA_GAMES\nfrom arena import bots\nfrom arena.db import init_db, session_scope\ninit_db()\n"
              "with session_scope() as s:\n"
              f"    for i in range(3): bots.register_version(s, 'toy', {str(RANDOM_BOT)!r}, name=f'r{{i}}')\n")
     subprocess.run([sys.executable, "-c", setup], env=env, cwd=ROOT, check=True, timeout=60)
@@ -253,7 +253,7 @@ def test_a_qualification_message_redis_lost_is_sent_again(tmp_path: Path) -> Non
     starts afterwards qualifies the version."""
     import redis
 
-    from arena.tasks import QUALIFY_TASK_PREFIX, _task_id_of
+    from arena.workers.tasks import QUALIFY_TASK_PREFIX, _task_id_of
 
     with private_redis(tmp_path) as redis_url:
         port = free_port()
@@ -316,9 +316,9 @@ def test_a_submission_is_decided_once_however_often_it_is_qualified(
     second records nothing, and a run after the verdict plays no match."""
     from sqlalchemy import func, select
 
-    from arena import qualification
     from arena.db import Bot, BotVersion, dispose_all, init_db, session_scope
     from arena.db.accounts import QUALIFIED, QUALIFYING, Submission
+    from arena.intake import qualification
 
     monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.sqlite3'}")
     dispose_all()

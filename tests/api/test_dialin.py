@@ -13,8 +13,8 @@ import time
 import grpc
 import pytest
 
-from arena import dialin
-from arena.sdk_connect import ConnectError, DialInBot
+from arena.competition import dialin_presence as dialin
+from arena.sdk.connect import ConnectError, DialInBot
 from referee import dialin_client
 from referee._proto import arena_pb2 as pb
 from referee._proto import bot_pb2
@@ -115,7 +115,7 @@ def test_a_dialling_bot_qualifies_and_plays_ladder_matches_then_survives_a_cut(s
     make_organiser(server, organiser)
     stub.StartLadder(pb.StartLadderRequest(game="toy"), metadata=organiser.meta)
     try:
-        from arena import tasks
+        from arena.workers import tasks
 
         tasks.ladder_tick_all()
         wait_for(lambda: len(done_matches(stub, bot_id)) >= 2, what="two ladder matches")
@@ -235,7 +235,7 @@ def test_the_ladder_seats_a_dial_in_bot_only_while_it_is_connected(server, stub)
 
 def seated_by_a_tick() -> set[str]:
     """The sources one ladder tick of solenia would seat (rolled back: nothing is played)."""
-    from arena import ladder
+    from arena.competition import ladder
     from arena.db import session_scope
 
     with session_scope() as s:
@@ -250,7 +250,7 @@ def test_arena_connect_dials_in_only_once_the_local_bot_listens(server, stub) ->
     """``arena connect`` (ForwardingDialInBot): no connection, hence no qualification match
     that would find the local bot still starting, before the local bot answers."""
     from arena.sdk import make_server
-    from arena.sdk_connect import ForwardingDialInBot
+    from arena.sdk.connect import ForwardingDialInBot
     from tests.api.processes import free_port
 
     owner = new_account(stub, "fwd")

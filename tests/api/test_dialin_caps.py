@@ -18,8 +18,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.sdk_connect import ConnectError, DialInBot
-from arena.server.auth import auth_metadata
+from arena.sdk.auth import auth_metadata
+from arena.sdk.connect import ConnectError, DialInBot
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc
 from tests.api.conftest import make_config, new_account, server_on_fresh_database

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import select
 
 from arena.db import Submission, session_scope
-from arena.sdk_connect import ConnectError, DialInBot
+from arena.sdk.connect import ConnectError, DialInBot
 from arena.server.app import RunningServer
 from arena.server.config import ServerConfig
 from referee._proto import arena_pb2 as pb

@@ -16,7 +16,7 @@ from concurrent import futures
 import grpc
 import pytest
 
-from arena.sdk_connect import DialInBot
+from arena.sdk.connect import DialInBot
 from referee import dialin_client
 from referee._proto import arena_pb2 as pb
 from referee._proto import bot_pb2

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.client import ArenaClient
 from arena.db.session import DATABASE_ENV
-from arena.sdk_connect import DialInBot
+from arena.sdk.client import ArenaClient
+from arena.sdk.connect import DialInBot
 from arena.server.app import RunningServer, start_server
-from arena.server.live import BROKER_ENV
+from arena.workers.live import BROKER_ENV
 from referee import dialin_client
 from referee._proto import arena_pb2 as pb
 from referee._proto import bot_pb2

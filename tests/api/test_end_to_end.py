@@ -21,7 +21,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.client import ArenaClient
+from arena.sdk.client import ArenaClient
 from referee._proto import arena_pb2 as pb
 from tests.api.processes import ROOT, Deployment, deployment, private_redis_available
 
@@ -95,7 +95,7 @@ def test_author_journey_with_the_cli(deployed: Deployment, organiser: str, tmp_p
     with ArenaClient(deployed.address, bob) as client:
         reply = client.submit(RANDOM_BOT, game="toy", name="bob-random")
         assert reply.version.status == pb.VERSION_STATUS_ACTIVE
-    # And a fourth from a third author: a tournament takes one entry per author (arena.authors).
+    # And a fourth from a third author: a tournament takes one entry per author (arena.intake.authors).
     with ArenaClient(deployed.address) as client:
         cleo = client.register("author-cleo").token
     with ArenaClient(deployed.address, cleo) as client:

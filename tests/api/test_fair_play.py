@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from google.protobuf.json_format import MessageToJson
 
-from arena.client import ArenaClient
-from arena.server.live import BROKER_ENV
+from arena.sdk.client import ArenaClient
+from arena.workers.live import BROKER_ENV
 from referee import registry
 from referee._proto import arena_pb2 as pb
 from referee.record import MatchRecord

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.qualification import qualify
+from arena.intake.qualification import qualify
 from referee import sandbox
 from tests.referee.load import Starver, hogs
 
@@ -62,7 +62,7 @@ def test_a_qualification_the_host_voided_is_played_again(tmp_path: Path, caplog)
     # a CPU with 16 busy loops: a 17th of it is not enough to judge them by the hard cap (4 s),
     # so that match is void. The loops stop with it; the second match is played and passes.
     bot = cpu_start(tmp_path, 300)
-    caplog.set_level(logging.WARNING, "arena.qualification")
+    caplog.set_level(logging.WARNING, "arena.intake.qualification")
     with hogs(16, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids, first_only=True) as starver:
         threading.Thread(target=lambda: starver.first_done.wait(60) and _kill(hog_pids), daemon=True).start()
         outcome = qualify("toy", bot, seed=3, start_budget_ms=1000, attempts=2, pauses_s=(0.5,))
@@ -92,7 +92,7 @@ def test_a_second_void_at_the_candidates_decisions_refuses_it_as_void_limit(tmp_
     # Kept starved in every try: the first is void at the candidate's start, the second would
     # be too, so the candidate forfeits it (void_limit) and is refused, with both in the message.
     bot = cpu_start(tmp_path, 300)
-    caplog.set_level(logging.WARNING, "arena.qualification")
+    caplog.set_level(logging.WARNING, "arena.intake.qualification")
     with hogs(16, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
         outcome = qualify("toy", bot, seed=3, start_budget_ms=1000, attempts=3, pauses_s=(0.2,))
     assert "(attempt 1 of 3) was void: server_error: seat 0" in caplog.text

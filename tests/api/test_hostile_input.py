@@ -10,7 +10,7 @@ import grpc
 import pytest
 from grpc_status import rpc_status
 
-from arena.bots import BotError, source_digest
+from arena.intake.bots import BotError, source_digest
 from arena.server.errors import MAX_DETAILS_BYTES, MAX_MESSAGE_BYTES
 from referee._proto import arena_pb2 as pb
 from referee.dialin_client import is_source

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena import bots, recording
 from arena.db import session_scope
+from arena.intake import bots
+from arena.records import recording
 from arena.server import results
 from referee._proto import arena_pb2 as pb
 from tests.api.conftest import new_account

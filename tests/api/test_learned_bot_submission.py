@@ -12,7 +12,7 @@ pytest.importorskip(
     "numpy", reason='the learned bot needs the envs extra: pip install -e ".[envs]"'
 )
 
-from arena.client import pack_folder  # noqa: E402
+from arena.sdk.client import pack_folder  # noqa: E402
 from referee._proto import arena_pb2 as pb  # noqa: E402
 from tests.api.conftest import new_account  # noqa: E402
 

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from arena.server.live import (
+from arena.workers.live import (
     DELAY_ENV,
     InProcessBus,
     LiveBus,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arena.server.live import RedisBus, match_feed
+from arena.workers.live import RedisBus, match_feed
 from tests.api.processes import REDIS_URL, redis_available
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import celery_app
-from arena.client import pack_folder
-from arena.server.live import InProcessBus, RedisBus, match_feed
+from arena.sdk.client import pack_folder
+from arena.workers import celery_app
+from arena.workers.live import InProcessBus, RedisBus, match_feed
 from referee._proto import arena_pb2 as pb
 from tests.api.conftest import make_organiser, new_account
 from tests.api.processes import REDIS_URL, redis_available
@@ -50,7 +50,7 @@ def _chatty_bots(stub, tmp_path: Path) -> list[int]:  # noqa: ANN001
     (folder / "bot.py").write_text(CHATTY, encoding="utf-8")
     ids = []
     for i in range(2):
-        author = new_account(stub, "chatty")  # one entry per author (arena.authors)
+        author = new_account(stub, "chatty")  # one entry per author (arena.intake.authors)
         reply = stub.SubmitBot(pb.SubmitBotRequest(name=f"chatty-{uuid.uuid4().hex[:6]}-{i}", game="toy",
                                                    archive=pack_folder(folder), wait=True),
                                metadata=author.meta, timeout=120)

@@ -1,4 +1,4 @@
-"""The live feed without Redis (arena.server.live_table, issue 27): each batch a match's feed
+"""The live feed without Redis (arena.workers.live_table, issue 27): each batch a match's feed
 sends goes to memory (WatchMatch in this process) and to the database (a website in another
 process), the same content in both — delayed, public only — and the rows go at the match's end."""
 
@@ -14,9 +14,9 @@ from sqlalchemy import func, select
 
 from arena.db import LiveBoard, LiveEvent, dispose_all, get_engine
 from arena.db.session import DATABASE_ENV
-from arena.server import live_table
-from arena.server.live import BROKER_ENV, InProcessBus, feed_bus, get_bus, match_feed
-from arena.server.live_table import TableBus, read_snapshot
+from arena.workers import live_table
+from arena.workers.live import BROKER_ENV, InProcessBus, feed_bus, get_bus, match_feed
+from arena.workers.live_table import TableBus, read_snapshot
 
 
 @pytest.fixture

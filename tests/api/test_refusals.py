@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from arena.db import Bot, BotVersion, Match, Tournament, session_scope
 from arena.db.accounts import Submission, User
-from arena.server.auth import auth_metadata
+from arena.sdk.auth import auth_metadata
 from referee._proto import arena_pb2 as pb
 from tests.api.archives import EXPECTED_KIND, GOOD_BOT, UNSAFE, tar_bot
 from tests.api.conftest import TEST_LIMITS, new_account

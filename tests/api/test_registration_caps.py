@@ -22,7 +22,7 @@ from arena.db import Registration, session_scope
 from arena.db.session import DATABASE_ENV
 from arena.server.app import RunningServer, start_server
 from arena.server.config import REGISTRATIONS_ENV, ServerConfig
-from arena.server.live import BROKER_ENV
+from arena.workers.live import BROKER_ENV
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc
 from tests.api.conftest import make_config

@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 from arena.sdk import make_server
-from arena.sdk_connect import DialInBot
+from arena.sdk.connect import DialInBot
 from referee import dialin_client
 from referee._proto import arena_pb2 as pb
 from referee.match import MatchConfig, SeatSpec, run_match

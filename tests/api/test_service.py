@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena import celery_app
 from arena.cli import cli
-from arena.client import pack_folder
+from arena.sdk.client import pack_folder
+from arena.workers import celery_app
 from referee._proto import arena_pb2 as pb
 from tests.api.archives import tar_bot, zip_bot
 from tests.api.conftest import make_organiser, new_account
@@ -211,7 +211,7 @@ def test_without_a_broker_the_server_plays_and_streams_matches_itself(server, st
     make_organiser(server, orga)
     ids = []
     for name, folder in (("solo-rnd", ROOT / "sample_bots" / "random_bot"), ("solo-slow", SLOW_BOT)):
-        author = new_account(stub, "solo")  # one entry per author (arena.authors)
+        author = new_account(stub, "solo")  # one entry per author (arena.intake.authors)
         reply = stub.SubmitBot(pb.SubmitBotRequest(name=name, game="toy", archive=pack_folder(folder), wait=True),
                                metadata=author.meta, timeout=60)
         assert reply.version.status == pb.VERSION_STATUS_ACTIVE, reply.version.refusal.message

@@ -1,5 +1,5 @@
 """The gRPC shortcuts (docs/shortcuts.md): ``cygrpc_stream`` (referee/direct_stream.py) and
-``cygrpc_server`` (arena/sdk_server.py) each have a public way back that plays real matches.
+``cygrpc_server`` (arena/sdk/bot_server.py) each have a public way back that plays real matches.
 
 Real parts: the in-process Arena server on a socket (the dial-in relay), a dialling bot's own
 stream to it, a remote bot on the SDK's server over TCP, sandboxed hosted bots (bubblewrap),
@@ -19,8 +19,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.sdk import make_server
-from arena.sdk_server import SHORTCUT as SERVER_SHORTCUT
-from arena.sdk_server import BotServer, new_server
+from arena.sdk.bot_server import SHORTCUT as SERVER_SHORTCUT
+from arena.sdk.bot_server import BotServer, new_server
 from referee import dialin_client, shortcuts
 from referee._proto import arena_pb2 as pb
 from referee._proto import bot_pb2

@@ -13,8 +13,8 @@ import grpc
 import pytest
 
 from arena.db import Match, session_scope
+from arena.sdk.auth import auth_metadata
 from arena.server.app import RunningServer, start_server
-from arena.server.auth import auth_metadata
 from arena.server.streams import client_of
 from benchmarks.bench_streams import StreamLoad, add_running_match, latency
 from referee._proto import arena_pb2 as pb

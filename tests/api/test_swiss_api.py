@@ -8,8 +8,8 @@ import time
 import grpc
 import pytest
 
-from arena import celery_app
-from arena.client import pack_folder
+from arena.sdk.client import pack_folder
+from arena.workers import celery_app
 from referee._proto import arena_pb2 as pb
 from tests.api.conftest import make_organiser, new_account
 from tests.api.processes import ROOT
@@ -21,7 +21,7 @@ def test_a_swiss_over_the_api_pairs_every_round_and_shows_standings(server, stub
     make_organiser(server, orga)
     ids = []
     for i in range(3):
-        author = new_account(stub, "swiss-author")  # one entry per author (arena.authors)
+        author = new_account(stub, "swiss-author")  # one entry per author (arena.intake.authors)
         reply = stub.SubmitBot(pb.SubmitBotRequest(name=f"sw-rnd-{i}", game="toy", wait=True,
                                                    archive=pack_folder(ROOT / "sample_bots" / "random_bot")),
                                metadata=author.meta, timeout=60)

@@ -16,11 +16,11 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.client import ArenaClient
 from arena.db.session import DATABASE_ENV
 from arena.sdk import make_server
+from arena.sdk.client import ArenaClient
 from arena.server.app import RunningServer, start_server
-from arena.server.live import BROKER_ENV
+from arena.workers.live import BROKER_ENV
 from benchmarks.bench_streams import add_running_match
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc

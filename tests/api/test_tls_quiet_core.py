@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 
 from arena.db.session import DATABASE_ENV
-from arena.server.live import BROKER_ENV
+from arena.workers.live import BROKER_ENV
 from tests.api.certs import make_certs, needs_openssl
 from tests.api.processes import ROOT, free_port
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.uploads import MiB, UnsafeArchive, UploadLimits, extract_bot, read_archive
+from arena.intake.uploads import MiB, UnsafeArchive, UploadLimits, extract_bot, read_archive
 from tests.api.archives import EXPECTED_KIND, GOOD_BOT, UNSAFE, tar_bot, zip_bot
 
 LIMITS = UploadLimits(max_archive_bytes=1 * MiB, max_unpacked_bytes=2 * MiB, max_file_bytes=2 * MiB, max_files=50)

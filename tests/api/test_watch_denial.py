@@ -15,8 +15,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena.sdk.auth import auth_metadata
 from arena.server.app import RunningServer, start_server
-from arena.server.auth import auth_metadata
 from arena.server.config import ServerConfig
 from arena.server.streams import ClientAddresses
 from benchmarks.bench_streams import add_running_match

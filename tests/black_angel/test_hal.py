@@ -212,7 +212,7 @@ def test_solo_result_ranks_you_against_hal() -> None:
 
 def test_solo_loss_keeps_rank_two_after_the_match_runner() -> None:
     # the recorded ranks (forfeits last) and the ratings' effective ranks keep the automaton
-    from arena.ratings import effective_ranks
+    from arena.evaluation.ratings import effective_ranks
     from referee.record import final_ranks
 
     assert final_ranks([2], set(), 1) == [2] and final_ranks([1], set(), 2) == [1]

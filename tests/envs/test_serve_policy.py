@@ -191,7 +191,7 @@ def test_the_learned_bot_beats_random_in_a_20_game_smoke_run() -> None:
 @pytest.mark.sandbox
 @pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap is not installed")
 def test_the_learned_bot_qualifies_like_any_other() -> None:
-    from arena.qualification import qualify
+    from arena.intake.qualification import qualify
 
     outcome = qualify(GAME, str(LEARNED), seed=random.randrange(2**31))
     assert outcome.passed, (outcome.kind, outcome.message, outcome.log_tail)

@@ -1,12 +1,12 @@
 """1인 규칙 » "원한다면 여러 명이 플레이할 때에도 봇 플레이어를 추가할 수 있습니다" (bots-N) with
 게임 종료's tie-breakers: the result of a game with added bot players ranks the seats counting
 the bot players, as one finisher at the best bot player's place — the way the rating has them
-(arena.ratings.automaton_table) — so a seat beaten by a bot player never shows as first.
+(arena.evaluation.ratings.automaton_table) — so a seat beaten by a bot player never shows as first.
 """
 
 from __future__ import annotations
 
-from arena import ratings
+from arena.evaluation import ratings
 from referee.conformance import check_result
 from referee.engine import competition_ranks
 from referee.orbital.state import OrbitalState

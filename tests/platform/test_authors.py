@@ -1,4 +1,4 @@
-"""One author, one seat at a rated table (arena/authors.py): the ladder never seats two bots of
+"""One author, one seat at a rated table (arena/intake/authors.py): the ladder never seats two bots of
 one owner together (every pairing rule, with and without the population cache), a tournament
 admits the organiser's number of entries per author and never rates a table of two of them, a
 Swiss keeps them apart, and any match of two bots of one author is created unrated."""
@@ -12,12 +12,14 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from arena import authors, bots, ladder, recording, tournaments
 from arena.cli import cli
+from arena.competition import ladder, tournaments
+from arena.competition.ladder import RULES, Candidate, plan_table
+from arena.competition.ladder_population import PopulationCache
+from arena.competition.round_robin import ScheduleError
 from arena.db import Bot, BotVersion, Match, MatchSeat, session_scope
-from arena.ladder import RULES, Candidate, plan_table
-from arena.ladder_population import PopulationCache
-from arena.schedule import ScheduleError
+from arena.intake import authors, bots
+from arena.records import recording
 from arena.server.accounts import check_user_name
 from arena.server.errors import ApiError
 

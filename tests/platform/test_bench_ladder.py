@@ -10,8 +10,8 @@ from itertools import combinations
 
 from click.testing import CliRunner
 
-from arena import ladder
 from arena.cli import cli
+from arena.competition import ladder
 from benchmarks import bench_ladder_quality as quality
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from arena import ratings
 from arena.db import Match, Rating, RatingHistory, Tournament, dispose_all, session_scope
+from arena.evaluation import ratings
 from tests.platform.conftest import RANDOM_BOT, ROOT, Workers, free_port, platform_env
 
 pytestmark = pytest.mark.redis
@@ -202,7 +202,8 @@ def test_redis_restart_during_a_tournament(tmp_path: Path) -> None:
 
 def test_beat_ticks_the_ladder_and_workers_play_it(redis_db: str, tmp_path: Path) -> None:
     """`arena beat` (tick every second) + one `arena worker`: the ladder queue keeps filling."""
-    from arena import bots, ladder
+    from arena.competition import ladder
+    from arena.intake import bots
 
     db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     os.environ["ARENA_DATABASE_URL"] = db
@@ -288,7 +289,7 @@ tasks.enqueue(ids[:2])
 seen = tasks.match_ids_in_broker()
 first = tasks.sweep()            # only the third match has no message: re-sent
 again = tasks.sweep()            # now every match has one: nothing to do
-from arena.celery_app import app
+from arena.workers.celery_app import app
 with app.connection_for_write() as conn:
     conn.default_channel.client.delete(app.conf.task_default_queue)   # "Redis lost them"
 lost = tasks.sweep()
@@ -302,7 +303,8 @@ def test_sweeper_resends_exactly_the_matches_redis_lost(
 ) -> None:
     import json
 
-    from arena import bots, tournaments
+    from arena.competition import tournaments
+    from arena.intake import bots
 
     db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     monkeypatch.setenv("ARENA_DATABASE_URL", db)

@@ -13,8 +13,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.client import pack_folder
 from arena.db import Challenge, Match, dispose_all, session_scope
+from arena.sdk.client import pack_folder
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc
 from tests.platform.conftest import RANDOM_BOT, ROOT, Workers, free_port, platform_env

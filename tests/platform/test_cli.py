@@ -108,7 +108,9 @@ def test_tournament_takes_builtin_bots_by_name(sqlite_url: str) -> None:
 
 def test_play_match_task_is_idempotent(sqlite_url: str) -> None:
     """The task body run twice for one match (a re-delivered message): counted once."""
-    from arena import bots, recording, tasks
+    from arena.intake import bots
+    from arena.records import recording
+    from arena.workers import tasks
 
     with session_scope() as s:
         ids = [bots.register_version(s, "toy", RANDOM_BOT, name=f"t{i}").id for i in range(2)]
@@ -145,8 +147,8 @@ def test_demo_plays_every_game(tmp_path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_resume_plays_exactly_what_an_interrupted_tournament_left(sqlite_url: str) -> None:
     """The process running a tournament died: one match half played, the rest never started."""
-    from arena import tournaments
-    from arena.bots import register_version
+    from arena.competition import tournaments
+    from arena.intake.bots import register_version
 
     with session_scope() as s:
         ids = [register_version(s, "toy", str(RANDOM_BOT), name=f"r{i}").id for i in range(3)]

@@ -1,4 +1,4 @@
-"""The collusion report (arena/collusion.py, ``arena collusion``): a soft-playing pair planted
+"""The collusion report (arena/records/collusion.py, ``arena collusion``): a soft-playing pair planted
 among honest bots in real recorded toy matches — one bot that deliberately loses to its partner
 and plays properly against everyone else — is the one pair flagged; no honest pair is."""
 
@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arena import collusion, recording, tournaments
 from arena.cli import cli
+from arena.competition import tournaments
 from arena.db import dispose_all, session_scope
+from arena.records import collusion, recording
 from referee.rng import Rng
 from tests.web.seed import add_bot, play_record
 
@@ -59,7 +60,7 @@ FIELD = [("alice", "ace", "greedy"), ("bob", "bolt", "greedy"), ("carol", "cog",
 def _play_field(url: str, rounds: int, seed: int) -> dict[str, int]:
     """A two-seat round-robin of :data:`FIELD` (every pair meets 2·``rounds`` times), every
     match played by the toy engine with the bots' policies and recorded through
-    arena.recording (ratings and all)."""
+    arena.records.recording (ratings and all)."""
     with session_scope(url) as s:
         versions = {owner: add_bot(s, name, GAME, owner=owner).id for owner, name, _ in FIELD}
         t = tournaments.create_tournament(s, GAME, list(versions.values()), 2, rounds=rounds, seed=seed)

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena import bots, recording, tasks
-from arena.commands.author import _seat_text
+from arena.cli.author import _seat_text
 from arena.db import Match, session_scope
 from arena.db.models import MatchSeat, Rating
+from arena.intake import bots
+from arena.records import recording
 from arena.server import convert, results
+from arena.workers import tasks
 from referee import sandbox
 from referee._proto import arena_pb2 as pb
 from tests.referee.load import Starver, hogs

@@ -1,4 +1,4 @@
-"""A person's seat (arena.human) without a browser: a seat left alone forfeits on its own clock
+"""A person's seat (arena.play.human) without a browser: a seat left alone forfeits on its own clock
 while the bot keeps the game's, the match is stored done and never rated, the caps hold, and
 nobody without the seat's secret reads the seat's observation (web/play.py answers 403)."""
 
@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from arena import bots, human
 from arena.db import HumanSeat, Match, Rating, RatingHistory, dispose_all, session_scope
 from arena.db.models import Bot, BotVersion
 from arena.db.session import DATABASE_ENV
+from arena.intake import bots
+from arena.play import human
 from web.app import create_app
 
 RANDOM_FOLDER = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot"
@@ -168,7 +169,7 @@ def test_a_solo_game_against_the_engines_automaton(
 def test_a_game_whose_process_died_is_marked_failed(url: str) -> None:
     """A game lives in the process playing it; when that process stops renewing it, the next
     start (or sweep) marks it failed with a reason the seat's page shows."""
-    from arena import recording
+    from arena.records import recording
 
     with session_scope(url) as s:
         vid = human.human_version(s, "solenia")
@@ -262,7 +263,7 @@ def test_waiting_clicks_hold_at_most_two_threads(url: str, monkeypatch: pytest.M
     process's CHOICE_WAITERS: however many posts arrive, the others return at once."""
     import threading
 
-    from arena import recording
+    from arena.records import recording
     from web import play
 
     monkeypatch.setattr(play, "CHOICE_WAIT_S", 1.5)
@@ -317,12 +318,12 @@ def test_opponents_are_each_active_bots_playing_version_in_a_fixed_number_of_que
 ) -> None:
     """The /play form's list: the newest version not held back (a held newer one is skipped),
     no inactive bot, no house-owned bot, no bot whose playing version is an automaton — the
-    same list :func:`arena.bots.latest_versions` gives — in the same few queries whatever the
+    same list :func:`arena.intake.bots.latest_versions` gives — in the same few queries whatever the
     number of bots (it once took a query a bot)."""
     from sqlalchemy import event
 
-    from arena import house
     from arena.db import get_engine
+    from arena.intake import house
 
     game = "solenia"
     with session_scope(url) as s:
@@ -393,7 +394,7 @@ def test_opponents_are_each_active_bots_playing_version_in_a_fixed_number_of_que
 def test_the_form_lists_the_best_rated_bots_and_any_bot_from_its_page(url: str, monkeypatch) -> None:  # noqa: ANN001
     """At thousands of bots the form lists the house bots and the best-rated LISTED; "Play this
     bot" on any bot's page (``/play?game=G&bot=ID``) puts that bot first and chooses it."""
-    from arena.bots import register_version
+    from arena.intake.bots import register_version
 
     monkeypatch.setattr(human, "LISTED", 2)
     with session_scope(url) as s:

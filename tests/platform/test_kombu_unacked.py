@@ -1,5 +1,5 @@
 """kombu's bookkeeping of unacknowledged messages, done by one script per delivery and per ack
-(arena.celery_app._patch_kombu_unacked_scripts), stays kombu's: the same entries, removed on
+(arena.workers.celery_app._patch_kombu_unacked_scripts), stays kombu's: the same entries, removed on
 ack, and restored by kombu's own restore as a message delivered again. Real Redis. Each test runs
 with the shortcuts on and off (kombu's own methods: the same entries)."""
 
@@ -16,7 +16,7 @@ from kombu import Connection
 from kombu.message import Message
 from kombu.simple import SimpleQueue
 
-from arena import celery_app
+from arena.workers import celery_app
 from tests.platform.conftest import REDIS_URL, redis_available
 
 pytestmark = [pytest.mark.skipif(not redis_available(), reason=f"no Redis at {REDIS_URL}"),

@@ -1,4 +1,4 @@
-"""Ladder matchmaking (arena/ladder.py): uncertainty first, similar mu, seat and count quotas."""
+"""Ladder matchmaking (arena/competition/ladder.py): uncertainty first, similar mu, seat and count quotas."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena import bots, ladder, ratings, recording
+from arena.competition import ladder
+from arena.competition.ladder import Candidate, choose_player_count, choose_seats, plan_table
 from arena.db import BotVersion, Ladder, Match, Rating, session_scope
-from arena.ladder import Candidate, choose_player_count, choose_seats, plan_table
+from arena.evaluation import ratings
+from arena.intake import bots
+from arena.records import recording
 
 
 def _cands() -> list[Candidate]:

@@ -1,4 +1,4 @@
-"""The ladder's population cache (arena/ladder_population.py): a tick with the cache chooses
+"""The ladder's population cache (arena/competition/ladder_population.py): a tick with the cache chooses
 exactly the tables a tick without it chooses, after every kind of change, on SQLite and
 PostgreSQL, with two caches (two processes) ticking the same database."""
 
@@ -10,9 +10,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, update
 
-from arena import bots, dialin, ladder, recording, tasks
+from arena.competition import dialin_presence as dialin
+from arena.competition import ladder
+from arena.competition.ladder_population import PopulationCache
 from arena.db import Bot, BotVersion, Match, Rating, RatingLock, session_scope
-from arena.ladder_population import PopulationCache
+from arena.intake import bots
+from arena.records import recording
+from arena.workers import tasks
 from referee import dialin_client
 
 GAME = "toy"  # 2-4 players: tables of every size

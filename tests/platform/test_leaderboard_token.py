@@ -9,8 +9,9 @@ from pathlib import Path
 
 from sqlalchemy import update
 
-from arena import bots, recording
 from arena.db import Bot, session_scope
+from arena.intake import bots
+from arena.records import recording
 from arena.server.results import LeaderboardCache
 
 

@@ -1,5 +1,5 @@
 """Ratings only from games that were played (issue 26 item 6) and anchors that hold still
-(issue 30 item 6): arena/ratings.py (idle_seats, settle, is_anchored), arena/recording.py and
+(issue 30 item 6): arena/evaluation/ratings.py (idle_seats, settle, is_anchored), arena/records/recording.py and
 the rebuild. Database tests run on SQLite and PostgreSQL (``db_url``)."""
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from arena import bots, ratings, recording, tournaments
+from arena.competition import tournaments
 from arena.db import Match, MatchSeat, Rating, RatingHistory, RatingLock, Tournament, session_scope
-from arena.ratings import Skill
+from arena.evaluation import ratings
+from arena.evaluation.ratings import Skill
+from arena.intake import bots
+from arena.records import recording
 from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
 from tests.platform.conftest import RANDOM_BOT
@@ -266,10 +269,10 @@ def test_the_rebuild_applies_the_rules_to_matches_rated_before_them(db_url: str,
 def test_bots_n_matches_rate_against_the_anchored_bot_players(db_url: str, players: int) -> None:
     """Orbital with one bot player added: the recorded seat ranks are the result's own (which
     now count the bot player), and a calibrated bot-player automaton holds still."""
-    from arena import house
+    from arena.intake import house
 
     with session_scope() as s:
-        # one author each: two bots of one author never share a rated table (arena.authors)
+        # one author each: two bots of one author never share a rated table (arena.intake.authors)
         seats = [bots.register_version(s, "orbital", RANDOM_BOT, name=f"r{i}", owner=f"bob{i}").id
                  for i in range(players)]
         auto = house.ensure_automaton(s, "orbital", house.automaton_name("orbital", "bots-1", players))

@@ -1,4 +1,4 @@
-"""TrueSkill per game (arena/ratings.py): what the trueskill package gives for the same ranks."""
+"""TrueSkill per game (arena/evaluation/ratings.py): what the trueskill package gives for the same ranks."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import pytest
 import trueskill
 
-from arena import ratings
-from arena.ratings import Skill, effective_ranks, rate
+from arena.evaluation import ratings
+from arena.evaluation.ratings import Skill, effective_ranks, rate
 
 
 def _package(game: str, skills: list[Skill], ranks: list[int], backend: str | None = None):

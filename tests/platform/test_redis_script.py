@@ -1,4 +1,4 @@
-"""arena.redis_script: a script sent and read directly on a connection of one's own does what
+"""arena.workers.redis_script: a script sent and read directly on a connection of one's own does what
 redis-py's Script does — loads itself when Redis forgot it, and reconnects after a lost
 connection (the connection's retry policy, as the client's)."""
 
@@ -8,7 +8,7 @@ import uuid
 
 import redis
 
-from arena import redis_script
+from arena.workers import redis_script
 
 SCRIPT = redis_script.Script("redis.call('SET', KEYS[1], ARGV[1]) return ARGV[2]")
 

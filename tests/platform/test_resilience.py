@@ -124,7 +124,8 @@ def test_three_sweepers_at_once_send_no_match_twice(
     the queue exactly once."""
     import redis
 
-    from arena import bots, tournaments
+    from arena.competition import tournaments
+    from arena.intake import bots
 
     db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     monkeypatch.setenv("ARENA_DATABASE_URL", db)
@@ -143,7 +144,7 @@ def test_three_sweepers_at_once_send_no_match_twice(
     assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
     sent = [json.loads(out.strip().splitlines()[-1])["sent"] for out, _ in outs]
     client = redis.Redis.from_url(redis_db)
-    from arena.tasks import _match_of_message
+    from arena.workers.tasks import _match_of_message
 
     messages = Counter(_match_of_message(raw) for raw in client.lrange(env["ARENA_QUEUE"], 0, -1))
     with session_scope() as s:
@@ -223,7 +224,7 @@ def _lose_redis_while_holding_a_countdown_message(tmp_path: Path, **env_extra: s
 def test_worker_survives_redis_sigkill_while_holding_a_countdown_message(tmp_path: Path) -> None:
     """kombu's restore of unacknowledged messages used to crash the worker (exit 0) with
     AttributeError("'NoneType' object has no attribute 'hostname'"); now it keeps serving
-    (the shortcut kombu_restore_fix, arena.celery_app._patch_kombu_restore)."""
+    (the shortcut kombu_restore_fix, arena.workers.celery_app._patch_kombu_restore)."""
     served, log = _lose_redis_while_holding_a_countdown_message(tmp_path)
     assert served, log[-3000:]
     assert "Unrecoverable error" not in log
@@ -246,7 +247,7 @@ def test_worker_exits_non_zero_when_celery_stops_on_an_unrecoverable_error(
     """``app.worker_main`` drops Celery's exit code; ``arena worker`` passes it on, so a worker
     stopped by a broker failure is restarted by its supervisor instead of exiting 0."""
     from arena import cli
-    from arena.celery_app import app
+    from arena.workers.celery_app import app
 
     monkeypatch.setenv("ARENA_BROKER_URL", "redis://127.0.0.1:1/0")
     monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'a.sqlite3'}")
@@ -425,7 +426,7 @@ def test_health_file_stays_fresh_while_playing_and_sigterm_finishes_the_match(
     """The worker's health check (a file its own thread touches while it holds a broker
     connection) stays true while its solo pool plays a match; SIGTERM then lets it finish that
     match (recorded once, by this worker, on the first attempt) and exit 0."""
-    from arena.celery_app import HEALTH_EVERY, worker_healthy
+    from arena.workers.celery_app import HEALTH_EVERY, worker_healthy
 
     db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     alive = tmp_path / "alive"
@@ -472,7 +473,7 @@ def test_health_file_stays_fresh_while_playing_and_sigterm_finishes_the_match(
 STALE_SCRIPT = """
 import json, time
 from arena import tasks
-from arena.celery_app import app
+from arena.workers.celery_app import app
 from arena.db import Match, session_scope
 from sqlalchemy import select
 with session_scope() as s:
@@ -496,7 +497,8 @@ def test_sweeper_resends_a_match_whose_message_a_worker_holds_too_long(
     """A pending match whose message sits in Redis' ``unacked`` hash for far longer than a
     claim takes (a worker lost Redis while holding it, and Redis kept it) is re-sent; one
     delivered a second ago is left alone."""
-    from arena import bots, tournaments
+    from arena.competition import tournaments
+    from arena.intake import bots
 
     db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     monkeypatch.setenv("ARENA_DATABASE_URL", db)
@@ -520,9 +522,9 @@ import json, time
 from collections import Counter
 from sqlalchemy import update
 from arena import recording, tasks
-from arena.celery_app import app
+from arena.workers.celery_app import app
 from arena.db import Match, session_scope
-from arena.tasks import _match_of_message
+from arena.workers.tasks import _match_of_message
 with session_scope() as s:
     ids = [recording.create_match(s, "toy", "base", pair, seed=i, kind="adhoc").id
            for i, pair in enumerate([(1, 2), (2, 1), (1, 2), (2, 1)])]
@@ -557,7 +559,7 @@ def test_many_sweeps_with_no_worker_leave_one_copy_of_each_match(
     whose dead worker's delivery is still in ``unacked`` are each in the queue exactly once (the
     first sweep sends them, the others see the queued copy); a running match with a copy
     delivered after its lease expired (a worker's retry countdown) is not sent at all."""
-    from arena import bots
+    from arena.intake import bots
 
     db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     monkeypatch.setenv("ARENA_DATABASE_URL", db)

@@ -1,4 +1,4 @@
-"""Round-robin schedule properties (arena/schedule.py): N in 2..16 (pair spread ≤ 1) and every
+"""Round-robin schedule properties (arena/competition/round_robin.py): N in 2..16 (pair spread ≤ 1) and every
 shape N ≤ 64 (every pair meets, seats exact), k in 2..5, R in 1..3."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from arena.schedule import (
+from arena.competition.round_robin import (
     COVERED_UP_TO,
     COVERS,
     DESIGNED_SHAPES,
@@ -46,7 +46,7 @@ def _achievable_spread(n: int, k: int, rounds: int) -> int:
     """The pair spread a schedule of this shape can have.
 
     * k = 2: 0 — the double round-robin meets every ordered pair once per round.
-    * k ≥ 3: 1 (:data:`arena.schedule.PAIR_SPREAD_BOUND`) for every shape here. No schedule does
+    * k ≥ 3: 1 (:data:`arena.competition.round_robin.PAIR_SPREAD_BOUND`) for every shape here. No schedule does
       better unless the meetings total divides evenly over the pairs, and for every shape a
       schedule with exact seat balance and spread ≤ 1 exists: the search finds it (for many
       seeds: `arena bench schedule`), or designed data has it — including (13, 5, 3), (14, 5, 2)
@@ -143,7 +143,7 @@ def test_difference_families_cover_every_difference_equally(shape: tuple[int, in
 
 def test_the_cost_bound_is_reached_exactly_at_spread_one() -> None:
     """pair_cost_bound is the stopping rule of the search: check it against a real schedule."""
-    from arena.schedule import _f
+    from arena.competition.round_robin import _f
 
     for n, k, rounds in [(9, 4, 2), (12, 4, 1), (7, 3, 1)]:
         _, _, pairs, _ = _tally(round_robin(n, k, rounds, 5), n, k)
@@ -254,7 +254,7 @@ def test_the_issue_shapes_now_meet_every_pair() -> None:
 def test_guarantees_reports_a_pair_that_never_meets() -> None:
     """The check the command prints before starting is a real check: a schedule with a pair
     removed from every table it shares is reported."""
-    from arena.schedule import Table
+    from arena.competition.round_robin import Table
 
     tables = [Table(0, 0, (0, 1)), Table(0, 1, (1, 0)), Table(0, 2, (1, 2)), Table(0, 3, (2, 1))]
     promise = guarantees(tables, 3, 2)

@@ -20,8 +20,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, text
 
-from arena import bots, ratings, recording, shortcuts, tournaments
+from arena import shortcuts
+from arena.competition import tournaments
 from arena.db import Match, dispose_all, get_engine, session_scope
+from arena.evaluation import ratings
+from arena.intake import bots
+from arena.records import recording
 from referee import shortcuts as switch
 from tests.platform.conftest import PG_HOST, REDIS_URL, _pg_admin, redis_available
 from tests.shortcut_paths import apply_setting, needs_tested_releases
@@ -196,8 +200,8 @@ def test_off_runs_none_of_the_private_code(
     script sends and the kombu replacements are never called (each one here raises if it is)."""
     from kombu.transport import redis as kombu_redis
 
-    from arena import celery_app, redis_script
     from arena.db import driver_sql
+    from arena.workers import celery_app, redis_script
 
     def boom(*_: object, **__: object) -> None:
         raise AssertionError("a shortcut ran although ARENA_SHORTCUTS=off")
@@ -215,7 +219,7 @@ def test_off_runs_none_of_the_private_code(
     assert ratings.rate(GAME, [ratings.Skill(25, 8), ratings.Skill(27, 6)], [1, 2])
     _play_and_record(sqlite_url, tmp_path, monkeypatch)
     if redis_available():
-        from arena.server.live import RedisBus
+        from arena.workers.live import RedisBus
 
         bus = RedisBus(REDIS_URL)
         match_id = uuid.uuid4().hex
@@ -264,8 +268,8 @@ def test_untested_releases_put_every_public_path_in_place(
     sqlite_url: str, monkeypatch: pytest.MonkeyPatch, setting: None
 ) -> None:
     """What the gate decides is what runs: kombu's own methods, SQLAlchemy's execution layer."""
-    from arena import celery_app
     from arena.db.sql import CoreSQL, statements
+    from arena.workers import celery_app
 
     with monkeypatch.context() as m:  # undone before ``setting`` puts the real decisions back
         m.setattr(switch, "installed_version", lambda package: "0.0.1")
@@ -284,7 +288,7 @@ def test_after_these_tests_every_shortcut_is_on_again() -> None:
     from kombu.transport import redis as kombu_redis
 
     assert all(switch.enabled(name) for name in MINE)
-    assert kombu_redis.QoS.__dict__["append"].__module__ == "arena.celery_app"
+    assert kombu_redis.QoS.__dict__["append"].__module__ == "arena.workers.celery_app"
 
 
 def test_the_setting_knows_every_name(setting: None) -> None:

@@ -13,7 +13,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 
-from arena import bots, ratings, recording, tournaments
+from arena.competition import tournaments
 from arena.db import (
     Base,
     BotVersion,
@@ -25,6 +25,9 @@ from arena.db import (
     get_engine,
     session_scope,
 )
+from arena.evaluation import ratings
+from arena.intake import bots
+from arena.records import recording
 from referee.engine import ConfigError
 from referee.rng import SEED_BITS, match_seed
 from tests.platform.conftest import RANDOM_BOT
@@ -51,7 +54,7 @@ def _fake_record(match: Match, rng: random.Random) -> dict:
     k = match.players
     scores = [rng.randint(0, 3) for _ in range(k)]
     ranks = [1 + sum(1 for o in scores if o > s) for s in scores]  # ties shared
-    # Every seat made a legal move before any forfeit: every match is rated (arena.ratings).
+    # Every seat made a legal move before any forfeit: every match is rated (arena.evaluation.ratings).
     forfeits = [{"seat": s, "reason": "timeout", "decision": k} for s in range(k) if rng.random() < 0.1]
     return {
         "match_id": match.id,
@@ -96,7 +99,7 @@ def test_migration_0009_gives_pending_matches_a_new_wide_seed_and_keeps_played_o
     from alembic import command
     from sqlalchemy import text
 
-    from arena.migrations import alembic_config, upgrade
+    from arena.db.migrations import alembic_config, upgrade
 
     engine = get_engine(db_url)  # migrated to head on first use
     with engine.begin() as conn:
@@ -321,7 +324,7 @@ def test_threads_of_one_process_upgrade_different_databases_at_once(tmp_path) ->
 
     from sqlalchemy import create_engine, inspect
 
-    from arena.migrations import upgrade
+    from arena.db.migrations import upgrade
 
     errors: list[BaseException] = []
     engines = [create_engine(f"sqlite:///{tmp_path / f'db{i}.sqlite3'}") for i in range(6)]

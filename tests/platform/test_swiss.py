@@ -1,4 +1,4 @@
-"""Swiss pairing (arena/swiss.py): whole tournaments simulated with random results.
+"""Swiss pairing (arena/competition/swiss.py): whole tournaments simulated with random results.
 
 What is checked, for N = 10..300 and 2..5 seats: no pair meets twice while a repeat-free pairing
 exists (within repeat_free_rounds, where one always exists; and for small fields by an
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.swiss import (
+from arena.competition.swiss import (
     BYE_POINTS,
     Game,
     History,
@@ -97,7 +97,7 @@ def test_every_field_size_10_to_300(k: int) -> None:
 
 def _exists_repeat_free(order, k, history) -> bool:  # noqa: ANN001
     """Brute force: can the playing bots be cut into seatable tables where no one met?"""
-    from arena.swiss import _Round, _search
+    from arena.competition.swiss import _Round, _search
 
     return _search(_Round(order, history), k, budget=10**7) is not None
 

@@ -18,9 +18,12 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from arena import bots, recording, tasks, tournaments
 from arena.cli import cli
+from arena.competition import tournaments
 from arena.db import Match, MatchSeat, Tournament, TournamentRound, session_scope
+from arena.intake import bots
+from arena.records import recording
+from arena.workers import tasks
 from tests.platform.conftest import RANDOM_BOT, ROOT, Workers, platform_env
 
 SANDBOX = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
@@ -98,7 +101,7 @@ def _finish_round(tid: int, round_no: int, rng: random.Random, leave: int = 0) -
 
 def test_two_workers_finishing_a_round_at_once_pair_the_next_round_once(db_url: str) -> None:
     """The last two results of a round recorded by two threads at the same moment, each then
-    asking for the next round (as arena.tasks does): exactly one round 1, with its tables once.
+    asking for the next round (as arena.workers.tasks does): exactly one round 1, with its tables once.
     Runs on SQLite and PostgreSQL (the round's primary key is the guard)."""
     tid = _swiss(Path(), 12, 3, 3)
     last_two = _finish_round(tid, 0, random.Random(1), leave=2)

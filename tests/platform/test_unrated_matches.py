@@ -1,4 +1,4 @@
-"""``matches.rated`` false (an unrated challenge, arena.challenges): recorded and ranked like any
+"""``matches.rated`` false (an unrated challenge, arena.play.challenges): recorded and ranked like any
 match, but no rating, history row or sequence number — on SQLite and PostgreSQL (``db_url``),
 and on the recorder's path for databases without ``UPDATE … RETURNING``; and challenges stored
 and capped on both databases."""
@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from arena import bots, ratings, recording
 from arena.db import Match, MatchSeat, Rating, RatingHistory, RatingLock, get_engine, session_scope
+from arena.evaluation import ratings
+from arena.intake import bots
+from arena.records import recording
 
 GAME = "toy"
 
@@ -128,10 +130,10 @@ def test_the_same_without_update_returning(
 
 
 def test_challenges_are_stored_and_capped_on_either_database(db_url: str, tmp_path: Path) -> None:
-    """arena.challenges on SQLite and PostgreSQL: the account's row lock, the counts, the stored
+    """arena.play.challenges on SQLite and PostgreSQL: the account's row lock, the counts, the stored
     rows (no broker here, and this process plays no matches: the match waits, pending)."""
-    from arena import challenges
     from arena.db import Challenge, User
+    from arena.play import challenges
 
     with session_scope() as s:
         users = [User(name=f"cap{i}", token_hash=f"{i:064d}") for i in range(2)]

@@ -131,7 +131,8 @@ def test_worker_beat_and_server_wait_for_postgres_then_work(
             assert "database reachable: starting" in text(name), all_logs()
 
         # The worker works: a match sent now is played and recorded.
-        from arena import bots, recording
+        from arena.intake import bots
+        from arena.records import recording
 
         monkeypatch.setenv("ARENA_DATABASE_URL", pg_url)
         dispose_all()

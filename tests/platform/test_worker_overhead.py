@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import bots, recording, tasks
 from arena.db import Match, session_scope
+from arena.intake import bots
+from arena.records import recording
+from arena.workers import tasks
 
 GAME = "toy"
 

@@ -1,4 +1,4 @@
-"""The SDK's bot server (arena/sdk_server.py) over a real socket: every answer a ``grpc.server``
+"""The SDK's bot server (arena/sdk/bot_server.py) over a real socket: every answer a ``grpc.server``
 gave the referee and a client's tools is still given, from the one serving thread. Each test
 runs on both paths of the ``cygrpc_server`` shortcut (docs/shortcuts.md): the cygrpc server and
 the public ``grpc.server`` that replaces it when the shortcut is off."""
@@ -14,7 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.sdk import make_server
-from arena.sdk_server import BotServer
+from arena.sdk.bot_server import BotServer
 from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.bot_client import BotClient, BotFault
 from referee.protocol import PROTOCOL_VERSION

@@ -49,7 +49,7 @@ def test_an_exhausted_bank_is_a_timeout_forfeit() -> None:
 
 
 def test_a_seat_with_a_clock_of_its_own() -> None:
-    """``MatchConfig.seat_time_controls`` (a person's seat, arena.human): the slow seat with a
+    """``MatchConfig.seat_time_controls`` (a person's seat, arena.play.human): the slow seat with a
     long clock of its own plays the whole game while the same slow bot on the match's clock
     forfeits on time; each seat's clock is in the record."""
     tc = TimeControl(decision_ms=100, bank_ms=0)

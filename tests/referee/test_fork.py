@@ -14,10 +14,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from arena.builtin_bots import SAMPLE_BOTS
-from arena.commands.fork import register as register_fork
-from arena.commands.play import register as register_play
-from arena.fork import ForkError, Original, command_for, load, plan
+from arena.cli.fork import register as register_fork
+from arena.cli.play import register as register_play
+from arena.intake.house_bots import SAMPLE_BOTS
+from arena.records.fork import ForkError, Original, command_for, load, plan
 from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.record import MatchRecord
@@ -162,7 +162,7 @@ def test_fork_finds_a_match_in_the_database_by_unique_prefix(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from arena.db import session_scope
-    from arena.recording import create_match, record_result
+    from arena.records.recording import create_match, record_result
     from tests.web.seed import add_bot, play_record
 
     url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"

@@ -24,7 +24,7 @@ def _experiments(module: str, **env: str) -> str:
     return out.stdout.strip()
 
 
-@pytest.mark.parametrize("module", ["arena.sdk", "referee.match", "arena.tasks"])
+@pytest.mark.parametrize("module", ["arena.sdk", "referee.match", "arena.workers.tasks"])
 def test_every_entry_point_sets_the_stack_before_grpc_is_imported(module: str) -> None:
     if grpc_io.grpcio_version() > grpc_io.MEASURED_UP_TO:
         pytest.skip("a newer grpcio than measured runs on its defaults")

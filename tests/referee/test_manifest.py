@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.uploads import read_archive
+from arena.intake.uploads import read_archive
 from referee import bot_launch
 from referee.bot_client import BotSource
 from referee.manifest import EXEC_FLAG, ManifestError, launch_command, read_command

@@ -9,7 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from arena.commands.play import register
+from arena.cli.play import register
 from tests.referee.helpers import HOSTILE, RANDOM_BOT, needs_bwrap
 
 pytestmark = needs_bwrap

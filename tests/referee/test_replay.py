@@ -10,7 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from arena.commands.play import register
+from arena.cli.play import register
 from referee.record import MatchRecord, RecordError, final_ranks
 from referee.replay import ReplayMismatch, replay
 from tests.referee.helpers import HOSTILE, RANDOM_BOT, needs_bwrap, play

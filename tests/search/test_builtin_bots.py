@@ -9,8 +9,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from arena.builtin_bots import SAMPLE_BOTS, UnknownBuiltin, resolve
-from arena.commands.play import register
+from arena.cli.play import register
+from arena.intake.house_bots import SAMPLE_BOTS, UnknownBuiltin, resolve
 from tests.referee.helpers import needs_bwrap
 
 

@@ -14,9 +14,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena import bots, house, ladder, ratings, recording, tasks
+from arena.competition import ladder
 from arena.db import Bot, Match, MatchSeat, Rating, RatingHistory, session_scope
+from arena.evaluation import ratings
+from arena.intake import bots, house
+from arena.records import recording
 from arena.server.results import leaderboard
+from arena.workers import tasks
 from referee import registry
 from tests.platform.conftest import db_url, pg_url  # noqa: F401 - the SQLite + PostgreSQL fixture
 
@@ -133,7 +137,7 @@ def test_solenia_virtual_player_and_orbital_bot_players_are_rated(db_url: str) -
              ("orbital", "bots-1", 2, "bot-players-1-with-2")]
     for game, variant, players, name in cases:
         with session_scope() as s:
-            # one author per seat: one author's bots never share a rated table (arena.authors)
+            # one author per seat: one author's bots never share a rated table (arena.intake.authors)
             seats = [bots.register_version(s, game, RANDOM, name=f"r{i}", owner=f"bob{i}").id for i in range(players)]
             mid = recording.create_match(s, game, variant, seats, seed=7, sandbox=False).id
         _play(mid)
@@ -193,7 +197,7 @@ def test_migration_0006_goes_down_and_up_keeping_old_matches(db_url: str) -> Non
     from sqlalchemy import text
 
     from arena.db import Base, get_engine
-    from arena.migrations import alembic_config, upgrade
+    from arena.db.migrations import alembic_config, upgrade
 
     engine = get_engine(db_url)  # migrated to head on first use
     with engine.begin() as conn:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from arena import bots, house, ladder
+from arena.competition import ladder
 from arena.db import Bot, BotVersion, Match, dispose_all, session_scope
+from arena.intake import bots, house
 from arena.server.results import leaderboard
 
 RANDOM = str(Path(house.builtin_bots.SAMPLE_BOTS) / "random_bot")

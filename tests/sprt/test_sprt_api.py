@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
+from arena.evaluation.sprt import SprtSettings
 from arena.server.app import RunningServer
-from arena.sprt import SprtSettings
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc
 from tests.api.archives import zip_bot
@@ -142,7 +142,7 @@ def test_ctrl_c_leaves_the_sprt_running_and_says_how_to_follow(server, stub, hom
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while following stops the client only; ``--sprt-house`` reaches the test, whose
     house comparison is shown by ``arena sprt``."""
-    from arena.commands import client as commands
+    from arena.cli import client as commands
 
     assert _cli(server, "register", "interrupter").exit_code == 0
     for name, source in (("w1", LOW), ("w2", HIGH)):
@@ -185,7 +185,7 @@ def test_ladder_start_with_and_without_the_house_bots(server, stub, home: Path) 
 
 
 def test_verdict_lines_say_who_plays() -> None:
-    from arena.commands.client import sprt_verdict
+    from arena.cli.client import sprt_verdict
 
     rejected = pb.SprtTest(candidate_number=3, baseline_number=2, status="rejected", replaced=False)
     assert sprt_verdict(rejected) == "  SPRT rejected: version 2 keeps playing; version 3 is held"
@@ -196,9 +196,11 @@ def test_verdict_lines_say_who_plays() -> None:
 def test_a_solo_automaton_is_a_house_row_of_the_leaderboard(server, stub) -> None:  # noqa: ANN001
     """Over the API: after one Black Angel solo match against Hal (normal difficulty), ``hal-5``
     is on the leaderboard as an anchor, rated (still calibrating), and ``arena leaderboard`` says so."""
-    from arena import bots, recording, tasks
     from arena.db import session_scope
-    from arena.qualification import RANDOM_BOT
+    from arena.intake import bots
+    from arena.intake.qualification import RANDOM_BOT
+    from arena.records import recording
+    from arena.workers import tasks
 
     with session_scope(server.servicer.url) as s:
         vid = bots.register_version(s, "black_angel", str(RANDOM_BOT), name="soloist", owner="solo-author").id

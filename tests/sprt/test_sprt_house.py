@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import bots, sprt, sprt_runner
 from arena.db import Bot, dispose_all, session_scope
 from arena.db.models import BotVersion, SprtTest
-from arena.qualification import RANDOM_BOT, table_for
+from arena.evaluation import sprt
+from arena.intake import bots, sprt_runner
+from arena.intake.qualification import RANDOM_BOT, table_for
 from referee.engine import TimeControl
 
 HERE = Path(__file__).resolve().parent

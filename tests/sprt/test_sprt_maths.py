@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from arena import sprt
+from arena.evaluation import sprt
 
 
 def wald(wins: int, losses: int, elo0: float, elo1: float) -> float:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import bots, sprt, sprt_runner
 from arena.db import Bot, dispose_all, session_scope
 from arena.db.models import BotVersion, SprtTest
+from arena.evaluation import sprt
+from arena.intake import bots, sprt_runner
 from arena.server.results import LeaderboardCache
 
 HERE = Path(__file__).resolve().parent
@@ -35,7 +36,7 @@ QUICK = sprt.SprtSettings(elo0=0, elo1=200, alpha=0.1, beta=0.1)
 @pytest.mark.parametrize("game", ["solenia", "black_angel"])
 def test_stronger_version_accepts_weaker_rejects_at_default_settings(game: str) -> None:
     """The greedy bot against the random bot on the qualification table, default settings."""
-    from arena.qualification import RANDOM_BOT, table_for
+    from arena.intake.qualification import RANDOM_BOT, table_for
 
     players, variant = table_for(game)
     table = sprt_runner.Table(game, variant, players, sandbox=False)
@@ -129,8 +130,8 @@ def test_the_verdict_starts_the_sprt_where_it_is_recorded(db: str, tmp_path: Pat
     unless the submission chose its own; a first version plays at once."""
     import shutil
 
-    from arena import qualification
     from arena.db.accounts import QUALIFYING, Submission
+    from arena.intake import qualification
 
     passed = qualification.Outcome(True, "")
     with session_scope(db) as s:
@@ -179,7 +180,7 @@ def test_a_game_void_twice_at_the_candidates_decisions_is_its_forfeit(tmp_path: 
     shutil.copytree(HERE.parent / "referee" / "bots" / "cpu_start", candidate)
     (candidate / "spin_ms").write_text("300")
     monkeypatch.setattr(sprt_runner, "VOID_PAUSE_S", 0.1)
-    caplog.set_level("WARNING", "arena.sprt")
+    caplog.set_level("WARNING", "arena.evaluation.sprt")
     table = sprt_runner.Table("toy", "base", 2, start_budget_ms=1000)
     with hogs(16, limit_s=60, cpu=0) as hog_pids, Starver(0, exclude=hog_pids):
         score = sprt_runner.play_game(table, 7, str(candidate), LOW, 0, LOW)

@@ -2,7 +2,7 @@
 
 Matches are real: a toy game is played by its engine with seeded random choices, its record is
 built with :class:`referee.record.MatchRecord` exactly as the runner writes it, and the result
-goes through :func:`arena.recording.record_result` (ratings, history, tournament progress).
+goes through :func:`arena.records.recording.record_result` (ratings, history, tournament progress).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from arena import ratings
 from arena.db import Bot, BotVersion, Ladder, Rating, Tournament, TournamentEntry, session_scope
-from arena.recording import create_match, record_result
+from arena.evaluation import ratings
+from arena.records.recording import create_match, record_result
 from referee import registry
 from referee.record import Decision, Forfeit, MatchRecord, SeatTotals
 from referee.rng import Rng
@@ -141,7 +141,7 @@ def seed_site(url: str, matches: int = 6) -> Seeded:
     out = Seeded()
     with session_scope(url) as s:
         names = ["alpha", "bravo", "charlie", XSS_NAME]
-        # four authors: two bots of one author never share a rated table (arena.authors)
+        # four authors: two bots of one author never share a rated table (arena.intake.authors)
         versions = [add_bot(s, n, owner=("alice", "bob", "carol", "dave")[i]) for i, n in enumerate(names)]
         for n, v in zip(names, versions, strict=True):
             out.bot_ids[n] = v.bot_id

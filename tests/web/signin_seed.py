@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from arena.db import BotVersion, session_scope
 from arena.db.accounts import QUALIFIED, REFUSED, Submission
 from arena.db.models import SprtTest
-from arena.recording import create_match, record_result
+from arena.records.recording import create_match, record_result
 from arena.server.accounts import register_user
 from referee.record import Forfeit
 from tests.web.seed import add_bot, play_record

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena import ratings
 from arena.db import Rating, session_scope
-from arena.recording import create_match, record_result
+from arena.evaluation import ratings
+from arena.records.recording import create_match, record_result
 from tests.web.seed import add_bot, play_record
 
 

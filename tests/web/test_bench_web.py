@@ -143,7 +143,7 @@ def test_accounts_and_challenges_are_added_once_and_sign_in() -> None:
     from sqlalchemy import text
 
     from arena.db import get_engine
-    from arena.server.auth import hash_token
+    from arena.sdk.auth import hash_token
     from benchmarks.bench_db import postgres_available, postgres_database
     from benchmarks.bench_web import GAMES, _records, _register_toy
     from benchmarks.bench_web_pg import FOCUS_OWNER, add_accounts, bench_token, generate

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from arena.db import Match, session_scope
-from arena.recording import create_match, record_result
+from arena.records.recording import create_match, record_result
 from referee import registry
 from referee.orbital.data import CARD_NAME, MODULE_COUNT
 from tests.web.seed import add_bot, play_record

@@ -145,7 +145,7 @@ def test_not_found_page_in_the_browser(page, live_server) -> None:
 @pytest.fixture(scope="module")
 def solenia_ladder(site) -> list[str]:
     """Six Solenia bots and nine real (random-play) matches, recorded and rated."""
-    from arena.recording import create_match, record_result
+    from arena.records.recording import create_match, record_result
 
     url, _ = site
     names = ["sunrise", "nightfall", "harvester", "voyager", "tidewalker", "stonecutter"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from arena.db import BotVersion, session_scope
-from arena.recording import create_match, record_result
+from arena.records.recording import create_match, record_result
 from tests.web.seed import play_record, seed_site
 from web.app import create_app
 from web.db import db

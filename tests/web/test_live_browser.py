@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 from arena.db import session_scope
 from arena.db.session import DATABASE_ENV
-from arena.recording import claim, create_match, record_result
-from arena.server.live import BROKER_ENV, match_feed
+from arena.records.recording import claim, create_match, record_result
+from arena.workers.live import BROKER_ENV, match_feed
 from referee import registry
 from referee.match import audiences, live_decision
 from referee.record import Decision

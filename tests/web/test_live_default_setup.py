@@ -4,7 +4,7 @@ worker.
 
 The server plays the ladder's matches itself (no broker: its ladder ticker and in-process pool);
 the site sees a match only through what the server writes to the database
-(arena.server.live_table). Chromium watches the board change while the match runs and, at the
+(arena.workers.live_table). Chromium watches the board change while the match runs and, at the
 end, lands on the final result (not step 0)."""
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
-from arena import bots, ladder
+from arena.competition import ladder
 from arena.db import LiveBoard, LiveEvent, Match, dispose_all, session_scope
 from arena.db.session import DATABASE_ENV
-from arena.server.live import BROKER_ENV, DELAY_ENV
+from arena.intake import bots
+from arena.workers.live import BROKER_ENV, DELAY_ENV
 
 pytestmark = pytest.mark.browser
 

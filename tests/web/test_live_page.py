@@ -12,8 +12,8 @@ from flask.testing import FlaskClient
 
 from arena.db import dispose_all, session_scope
 from arena.db.session import DATABASE_ENV
-from arena.recording import claim, create_match, record_result
-from arena.server.live import BROKER_ENV, match_feed
+from arena.records.recording import claim, create_match, record_result
+from arena.workers.live import BROKER_ENV, match_feed
 from referee import registry
 from referee.match import audiences, live_decision, public_lines
 from referee.record import Decision

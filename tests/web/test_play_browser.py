@@ -24,7 +24,7 @@ from sqlalchemy import func, select
 from arena.db import HumanSeat, Match, Rating, RatingHistory, dispose_all, session_scope
 from arena.db.models import Bot, BotVersion
 from arena.db.session import DATABASE_ENV
-from arena.server.live import BROKER_ENV, DELAY_ENV
+from arena.workers.live import BROKER_ENV, DELAY_ENV
 
 pytestmark = pytest.mark.browser
 

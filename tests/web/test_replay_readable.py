@@ -15,7 +15,7 @@ import re
 import pytest
 
 from arena.db import Bot, Match, session_scope
-from arena.recording import create_match, record_result
+from arena.records.recording import create_match, record_result
 from referee.black_angel.decisions import PHASES as BA_PHASES
 from referee.orbital.state import PHASE_NAMES as ORB_PHASES
 from referee.solenia.fields import PHASE_NAMES as SOL_PHASES

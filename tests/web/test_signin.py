@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from arena import SettingError
 from arena.db import dispose_all, session_scope
 from arena.db.accounts import User
-from arena.server.auth import hash_token
+from arena.sdk.auth import hash_token
 from tests.web.signin_seed import ALICE_QUAL_LOG, BOB_LOG, Authors, seed_authors
 from web.account import SIGNIN_FAILURES, SignInLimiter, load_secret_key
 from web.app import create_app
@@ -314,7 +314,7 @@ def test_secret_key_persists_and_is_private(authors_site, authors) -> None:  # n
 
 def test_a_match_still_running_has_no_log_yet(authors_site, app) -> None:  # noqa: ANN001
     from arena.db import BotVersion
-    from arena.recording import create_match
+    from arena.records.recording import create_match
 
     url, authors, _ = authors_site
     with session_scope(url) as s:

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena import recording, tournaments
+from arena.competition import tournaments
 from arena.db import Match, dispose_all, session_scope
+from arena.records import recording
 from tests.web.seed import add_bot
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -24,7 +25,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     url = f"sqlite:///{tmp_path_factory.mktemp('swiss') / 'arena.sqlite3'}"
     rng = random.Random(5)
     with session_scope(url) as s:
-        # one bot per author: a tournament takes one entry per author (arena.authors)
+        # one bot per author: a tournament takes one entry per author (arena.intake.authors)
         vids = [add_bot(s, name, owner=f"{name}-keeper").id for name in
                 ("ant", "bee", "cricket", "dragonfly", "earwig", "firefly", "gnat")]
         t = tournaments.create_tournament(s, "toy", vids, 2, rounds=3, seed=1, format="swiss",

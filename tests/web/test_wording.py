@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 from flask import render_template
 
-from arena.commands.games import games_command
-from arena.ratings import PROVISIONAL_SIGMA
+from arena.cli.games import games_command
+from arena.evaluation.ratings import PROVISIONAL_SIGMA
 from referee import registry
 from referee.black_angel import board as B
 from referee.black_angel import data as D

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, aliased
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingHistory
 from arena.db.models import SprtTest, opponent_spread
-from arena.human import HUMAN_KIND
+from arena.play.human import HUMAN_KIND
 from web.queries.matches import SEAT_RESULTS
 
 
@@ -46,7 +46,7 @@ class VersionInfo:
 
 @dataclass(frozen=True)
 class SprtInfo:
-    """One SPRT: version ``candidate`` against ``baseline`` (see arena.sprt)."""
+    """One SPRT: version ``candidate`` against ``baseline`` (see arena.evaluation.sprt)."""
 
     candidate: int
     baseline: int
@@ -119,7 +119,7 @@ class BotPage:
     opponents_met: int = 0
     #: Every SPRT of its versions, newest first.
     sprt: list[SprtInfo] = field(default_factory=list)
-    #: The pseudo-bot of a person's seat (``arena.human``), not a bot: no versions or tables.
+    #: The pseudo-bot of a person's seat (``arena.play.human``), not a bot: no versions or tables.
     human: bool = False
 
 

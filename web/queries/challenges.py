@@ -1,4 +1,4 @@
-"""A bot's challenges as its page lists them (:mod:`arena.challenges` makes them): either side,
+"""A bot's challenges as its page lists them (:mod:`arena.play.challenges` makes them): either side,
 newest first, each with the match's state and, once it is over, how it went for this bot."""
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class Challenger:
 
 def challengers(session: Session, owner: str, game: str) -> list[Challenger]:
     """``owner``'s active bots of ``game``, by name: the choices of the bot page's Challenge
-    form (arena.challenges still checks each when the form is sent)."""
+    form (arena.play.challenges still checks each when the form is sent)."""
     rows = session.execute(
         select(Bot.id, Bot.name)
         .where(Bot.owner == owner, Bot.game == game, Bot.active.is_(True))

@@ -18,8 +18,8 @@ from datetime import datetime
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from arena import ratings
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingLock
+from arena.evaluation import ratings
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class LeaderRow:
     wins: int
     win_share: float | None
     last_match: datetime | None
-    #: A house bot or solo automaton: an anchor of the scale (arena.ratings).
+    #: A house bot or solo automaton: an anchor of the scale (arena.evaluation.ratings).
     house: bool = False
     #: An anchor that is calibrated: its rating is fixed (while False it still calibrates).
     anchored: bool = False

@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import and_, bindparam, case, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from arena import refusals
 from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament, qualification_matches
+from arena.intake import refusals
 from arena.quoting import shorten
 from referee.faults import canonical
 from referee.record import without_logs
@@ -358,7 +358,7 @@ class MatchPage:
 def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None = None) -> MatchPage | None:
     """A match as the site shows it. ``viewer``: the signed-in (name, role), which a
     qualification match needs — its refusal's text is its author's and the organisers' only
-    (:mod:`arena.refusals`)."""
+    (:mod:`arena.intake.refusals`)."""
     m = session.get(Match, match_id)
     if m is None:
         qualification = qualification_matches.find(session, match_id)
@@ -451,7 +451,7 @@ def qualification_page(q: qualification_matches.QualificationMatch, mine: bool =
     (``bot_id`` None); logs are left out as for every match on the site. The failure text (a
     forfeit's message, the server's error) only when ``mine`` (its author or an organiser is
     signed in); everyone else reads the reason word. The record, which replays are built and
-    cached from, never carries it (:func:`arena.refusals.public_record`)."""
+    cached from, never carries it (:func:`arena.intake.refusals.public_record`)."""
     record = refusals.public_record(q.record) if q.record is not None else None
     totals = {t.get("seat"): t for t in (record or {}).get("totals") or [] if isinstance(t, dict)}
     seats = [

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from arena import tournaments as arena_tournaments
+from arena.competition import tournaments as arena_tournaments
 from arena.db import (
     Bot,
     BotVersion,
@@ -65,7 +65,7 @@ class Standing:
 
 @dataclass(frozen=True)
 class SwissStanding:
-    """A line of a Swiss tournament's standings (arena.tournaments.swiss_standings)."""
+    """A line of a Swiss tournament's standings (arena.competition.tournaments.swiss_standings)."""
 
     place: int
     bot_id: int

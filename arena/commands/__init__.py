@@ -1,1 +1,0 @@
-"""One module per group of ``arena`` sub-commands; each exposes ``register(group)``."""
