@@ -196,7 +196,7 @@ def _free_port() -> int:
 if __name__ == "__main__":
     # The dial-in lines of `arena bench referee` alone (that command needs bubblewrap for its
     # sandboxed part): python -m benchmarks.bench_dialin [CALLS]
-    from benchmarks.bench_referee import sample_request
+    from benchmarks.act_requests import sample_request
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     for where in ("process", "in-process"):

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.act_requests import _act_request, sample_request  # noqa: F401 - their names here too
 from referee import registry
 from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.bot_client import BotClient, BotSource
@@ -117,32 +118,6 @@ def measure_startup(runs: int = 5) -> dict[str, float]:
         finally:
             client.close()
     return {"median_ms": statistics.median(times), "max_ms": max(times)}
-
-
-def _act_request(state: GameState, n: int) -> bot_pb2.ActRequest:
-    seat = state.to_move()
-    return bot_pb2.ActRequest(
-        match_id="bench",
-        decision=n,
-        observation_json=json.dumps(state.observation(seat), separators=(",", ":")),
-        options=[bot_pb2.Option(id=o.id, label=o.label) for o in state.legal_options()],
-        time_left_ms=11000,
-        bank_left_ms=10000,
-        prompt=state.decision_prompt(),
-    )
-
-
-def sample_request(game: str, players: int = 2, seed: int = 1) -> bot_pb2.ActRequest:
-    """A mid-game ActRequest of ``game``: the payload the bare call sends."""
-    state = registry.new_game(game, players, seed)
-    n = 0
-    while n < 40 and state.to_move() is not None:
-        options = state.legal_options()
-        state.apply(options[(n * 7) % len(options)].id)
-        n += 1
-    if state.to_move() is None:
-        state, n = registry.new_game(game, players, seed), 0
-    return _act_request(state, n)
 
 
 def measure_bare_call(calls: int, request: bot_pb2.ActRequest, bots: int = 1) -> float:

@@ -111,7 +111,8 @@ def _match_with_cpu(game: str, decisions: int) -> tuple[float, float]:
 def measure_referee(decisions: int, rounds: int) -> dict[str, Any]:
     """Referee overhead per decision (wall, and CPU of the referee and the bots) and the bare
     call, hosted sandboxed bots, both settings."""
-    from benchmarks.bench_referee import BenchCounterState, measure_bare_call, sample_request
+    from benchmarks.act_requests import sample_request
+    from benchmarks.bench_referee import BenchCounterState, measure_bare_call
     from referee import registry
 
     per_round = max(200, decisions // rounds)
@@ -173,7 +174,7 @@ def measure_dialin(calls: int, rounds: int, game: str = "solenia") -> dict[str, 
 
     from arena.db.session import DATABASE_ENV
     from arena.server.accounts import register_user
-    from benchmarks.bench_referee import sample_request
+    from benchmarks.act_requests import sample_request
     from referee import dialin_client
     from referee._proto import bot_pb2
     from referee.bot_client import BotClient

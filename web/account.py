@@ -423,10 +423,9 @@ def _flag(name: str) -> bool:
 
 # --- wiring ------------------------------------------------------------------------------------
 def init_app(app: Flask, database: str | None = None) -> None:
-    """Sessions, CSRF checks, the sign-in views and the private pages, on ``app``."""
+    """Sessions, CSRF checks and the sign-in views on ``app`` (the private pages, which are
+    built on this module, are registered by :func:`web.app.create_app`)."""
     from datetime import timedelta
-
-    from web import my_pages, organiser
 
     app.secret_key = load_secret_key(secret_key_file(database))
     app.session_interface = _Sessions()
@@ -441,8 +440,6 @@ def init_app(app: Flask, database: str | None = None) -> None:
     app.extensions["arena_trusted_proxies"] = trusted_proxies()
     app.before_request(_check_csrf)
     app.register_blueprint(bp)
-    app.register_blueprint(my_pages.bp)
-    app.register_blueprint(organiser.bp)  # /organiser/…: organisers only (web/organiser.py)
     app.jinja_env.globals.update(
         current_user=current_user,
         csrf_field=csrf_field,

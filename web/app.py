@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from arena.evaluation.ratings import CALIBRATED_SIGMA, PROVISIONAL_SIGMA
 from arena.quoting import MAX_MESSAGE, shorten
-from web import account, labels
+from web import account, labels, my_pages, organiser
 from web.db import close_session, db, make_sessionmaker
 from web.games import known_games
 from web.ids import IdConverter
@@ -52,7 +52,9 @@ def create_app(database_url: str | None = None) -> Flask:
     app.register_blueprint(play_bp)  # /play: a person's seat (web/play.py)
     app.register_blueprint(local_replay_bp)
     app.register_blueprint(api_bp, url_prefix="/api")
-    account.init_app(app, database_url)  # sign-in, sessions, CSRF, /me pages (web/account.py)
+    account.init_app(app, database_url)  # sign-in, sessions, CSRF (web/account.py)
+    app.register_blueprint(my_pages.bp)  # the /me pages (web/my_pages.py)
+    app.register_blueprint(organiser.bp)  # /organiser/…: organisers only (web/organiser.py)
     app.register_blueprint(challenge_bp)
     _register_filters(app)
     labels.register(app)

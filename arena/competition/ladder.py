@@ -37,7 +37,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import orjson
 import trueskill
@@ -53,9 +53,6 @@ from arena.records import recording
 from referee import dialin_client, registry
 from referee.engine import ConfigError
 from referee.rng import match_seed
-
-if TYPE_CHECKING:
-    from arena.competition.ladder_population import PopulationCache
 
 
 @dataclass
@@ -87,6 +84,15 @@ def free_of(c: Candidate, authors: set[str]) -> bool:
 def seatable(candidates: list[Candidate]) -> int:
     """How many bots of ``candidates`` can share one table: one per author, every exempt bot."""
     return len(authors_at(candidates)) + sum(1 for c in candidates if c.author is None)
+
+
+class CandidateSource(Protocol):
+    """Where :func:`tick` reads the candidates from instead of :func:`load_candidates`: the
+    process's cache, :class:`arena.competition.ladder_population.PopulationCache`. A protocol, not
+    an import of it: the cache is built on this module (its candidates), so importing it here
+    would close a circle."""
+
+    def candidates(self, session: Session, game: str) -> dict[int, Candidate]: ...
 
 
 def ladder_counts(game: str, variant: str | None) -> list[int]:
@@ -396,7 +402,7 @@ def count_seat(cand: Candidate, players: int, seat: int, copied: set[int]) -> No
 
 
 def tick(session: Session, game: str, rng: random.Random | None = None, rule: str | None = None,
-         population: PopulationCache | None = None) -> list[str]:
+         population: CandidateSource | None = None) -> list[str]:
     """Top the ladder's queue up to its target; returns the ids of the new matches (flushed,
     not committed — the caller commits and then enqueues them). ``rule``: the pairing rule
     (:data:`RULES`, default :data:`DEFAULT_RULE`). ``population``: the process's cache of the

@@ -10,11 +10,11 @@ iterations (not a clock) so an episode is reproducible from its seed.
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 from collections.abc import Callable
 
+from arena.intake import house_bots
 from arena.sdk import Option
 from referee.engine import GameState
 
@@ -30,7 +30,7 @@ def opponent(name: str, game: str, iterations: int = ISMCTS_ITERATIONS) -> Oppon
     if name == "random":
         return lambda state, seat, rng: rng.choice(state.option_ids())
     if name == "greedy":
-        act = importlib.import_module(f"sample_bots.{game}_greedy.bot").act
+        act = house_bots.in_process("greedy", game)
 
         def greedy(state: GameState, seat: int, rng: random.Random) -> str:
             options = [Option(o.id, o.label) for o in state.legal_options()]
@@ -38,7 +38,7 @@ def opponent(name: str, game: str, iterations: int = ISMCTS_ITERATIONS) -> Oppon
 
         return greedy
     if name == "ismcts":
-        from sample_bots.ismcts.player import decide
+        decide = house_bots.in_process("ismcts", game)
 
         def ismcts(state: GameState, seat: int, rng: random.Random) -> str:
             legal = state.option_ids()

@@ -40,16 +40,15 @@ from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission
 from arena.db.models import SprtTest
 from arena.evaluation.sprt import RUNNING, SprtSettings
+from arena.intake import sprt_runner
 from arena.intake.bots import register_version
-from referee import registry
+from arena.intake.table import RANDOM_BOT, table_for
 from referee.engine import ConfigError, TimeControl
 from referee.faults import REASONS, SERVER_ERROR
 from referee.match import HostOverloaded, MatchConfig, SeatSpec, run_match
 from referee.rng import match_seed
 
 log = logging.getLogger("arena.intake.qualification")
-
-RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot"
 
 LOG_TAIL_CHARS = 4000
 #: Qualification matches voided by an overloaded host (HostOverloaded) are played again: this
@@ -68,18 +67,6 @@ class Outcome:
     message: str = ""
     log_tail: str = ""
     record: dict[str, Any] | None = None
-
-
-def table_for(game: str) -> tuple[int, str]:
-    """(players, variant) of the qualification match: two seats if possible, default variant."""
-    spec = registry.get_spec(game)
-    counts = spec.player_counts
-    players = 2 if 2 in counts else min(counts)
-    try:
-        variant = spec.check(players, None)
-    except ConfigError:
-        variant = spec.variants_for(players)[0]
-    return players, variant
 
 
 def qualify(
@@ -210,8 +197,6 @@ def record_verdict(sub_id: int, outcome: Outcome, url: str | None = None,
                 version.number = sub.number
             sprt = SprtSettings(**sub.sprt_settings) if sub.sprt_settings else sprt_default
             if before is not None and version.id != before and sprt is not None:
-                from arena.intake import sprt_runner  # it imports this module (table_for)
-
                 # The predecessor keeps playing until the test says otherwise.
                 sprt_runner.start_test(s, bot, version, s.get(BotVersion, before), sprt)
             sub.status = QUALIFIED

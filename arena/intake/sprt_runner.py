@@ -46,7 +46,7 @@ from arena.db.models import Bot, BotVersion, SprtTest, utcnow
 from arena.db.session import session_scope
 from arena.evaluation import ratings
 from arena.evaluation.sprt import ACCEPTED, FAILED, RUNNING, SprtSettings, SprtState
-from arena.intake.qualification import table_for
+from arena.intake.table import RANDOM_BOT, table_for
 from referee.engine import TimeControl
 from referee.match import HostOverloaded, MatchConfig, SeatSpec, run_match
 from referee.rng import match_seed
@@ -120,8 +120,6 @@ def play(table: Table, settings: SprtSettings, candidate: str, baseline: str, se
     """Play pairs until the test ends; ``on_pair`` sees the state after every pair; ``state``:
     the counts so far (a test resumed after a server restart goes on from them); ``houses``:
     the house bots' sources, used when ``settings.house`` (module docstring)."""
-    from arena.intake.qualification import RANDOM_BOT
-
     state = state or SprtState(settings.check())
     other = opponent or str(RANDOM_BOT)
     while state.status == RUNNING:

@@ -308,7 +308,7 @@ def _playing(session: Session, bot: Bot, presence: bool) -> BotVersion:
 
 def _table(session: Session, game: str) -> tuple[str, int | None, int | None, bool]:
     """Variant, time control and sandbox of the match: the game's ladder's, else the defaults."""
-    from arena.server.config import sandbox_default
+    from arena.workers.sandbox import sandbox_default
 
     spec = registry.get_spec(game)
     ladder = session.get(Ladder, game)

@@ -339,9 +339,9 @@ def start_game(
 
 def _sandbox() -> bool:
     """Bots play in bubblewrap unless ``ARENA_SANDBOX=0`` (as the server's own matches)."""
-    from arena.server.config import SANDBOX_ENV
+    from arena.workers.sandbox import sandbox_default
 
-    return os.environ.get(SANDBOX_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+    return sandbox_default()
 
 
 def sweep_dead(url: str | None) -> int:

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import grpc
 
-from arena.sdk import ActFn, BotServicer, HookFn
 from arena.sdk.auth import auth_metadata
+from arena.sdk.bot import ActFn, BotServicer, HookFn
 from referee._proto import arena_pb2 as pb
 from referee._proto import bot_pb2
 from referee.direct_stream import DirectStream, PublicStream, open_stream
@@ -300,3 +300,25 @@ class ForwardingDialInBot(DialInBot):
             )
         except grpc.RpcError as exc:
             raise RuntimeError(f"the local bot failed: {exc.code().name} {exc.details()}") from None
+
+
+def connect_bot(
+    act: ActFn,
+    server: str,
+    token: str,
+    name: str,
+    game: str,
+    start: HookFn | None = None,
+    end: HookFn | None = None,
+    tls: bool | None = None,
+    ca: str | None = None,
+) -> None:
+    """Dial in to the Arena server ``server`` (``host:port``) as bot ``name`` of ``game``,
+    with the owner's API ``token``, and play the matches it serves until Ctrl+C; reconnects
+    after a dropped connection. Opens no port (works behind NAT). ``tls``/``ca`` as for the
+    ``arena`` client commands."""
+    bot = DialInBot(act, server, token, name, game, start, end, tls=tls, ca=ca)
+    try:
+        bot.run()
+    except KeyboardInterrupt:
+        bot.stop()

@@ -24,10 +24,10 @@ from pathlib import Path
 from arena.evaluation.sprt import SprtSettings
 from arena.intake.uploads import MiB, UploadLimits
 from arena.play.challenges import ChallengeLimits
+from arena.workers.sandbox import SANDBOX_ENV, sandbox_default  # noqa: F401 - settings' names too
 from referee.engine import TimeControl
 
 DATA_DIR_ENV = "ARENA_DATA_DIR"
-SANDBOX_ENV = "ARENA_SANDBOX"
 #: PEM files of the server's certificate (chain) and private key: set both to serve TLS only.
 TLS_CERT_ENV = "ARENA_TLS_CERT"
 TLS_KEY_ENV = "ARENA_TLS_KEY"
@@ -70,11 +70,6 @@ def _env_networks(name: str) -> tuple[str, ...]:
         except ValueError:
             raise ValueError(f"{name}={raw!r}: {item!r} is not an IP address or network") from None
     return items
-
-
-def sandbox_default() -> bool:
-    """Sandboxing is on unless ``ARENA_SANDBOX=0`` says otherwise (development machines)."""
-    return os.environ.get(SANDBOX_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 @dataclass

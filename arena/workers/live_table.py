@@ -32,7 +32,7 @@ from sqlalchemy import Connection, delete, insert, select
 
 from arena.db import get_engine
 from arena.db.live_tables import LiveBoard, LiveEvent
-from arena.workers.live import BACKLOG_TTL_S, InProcessBus, _dumps
+from arena.workers.live_memory import BACKLOG_TTL_S, InProcessBus, _dumps
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from click.testing import CliRunner
 
 pytest.importorskip("pyspiel", reason='the envs extra is not installed: pip install -e ".[envs]"')
 
-from arena.cli.bench import bench_group  # noqa: E402
 from benchmarks.bench_ismcts_openspiel import play_one, wilson  # noqa: E402
+from benchmarks.command import bench_group  # noqa: E402
 
 
 def test_wilson_interval() -> None:

@@ -1,7 +1,10 @@
 """``arena bench …``: the project's benchmarks, each printing figures measured in one run.
 
 Benchmarks live in :mod:`benchmarks` and return plain dicts; this module only chooses one and
-prints its result, so the same numbers can be produced from tests or scripts.
+prints its result, so the same numbers can be produced from tests or scripts. It belongs to the
+benchmarks, a layer above the platform: the CLI attaches it by name (``arena.cli``'s
+``COMMAND_MODULES``, as it does ``web.command``), and a build without the benchmarks has no
+``arena bench``.
 """
 
 from __future__ import annotations
