@@ -1,4 +1,12 @@
-"""Tabletop Arena: the platform around the referee (storage, ratings, scheduling, API, CLI)."""
+"""Tabletop Arena: the platform around the referee (storage, ratings, scheduling, API, CLI).
+
+Its code lives in rooms, one concern each, each importing only the rooms below it
+(docs/architecture.md; the contracts in pyproject.toml): ``cli``, ``server``, ``play``,
+``workers``, ``competition``, ``records``, ``intake``, ``evaluation``, ``db`` and ``sdk``, with
+``envs`` (the learning toolkit) beside ``cli``. What a bot author imports is :mod:`arena.sdk`;
+what stays here is the package's public face: :class:`SettingError`, the shortcuts' registry,
+:mod:`arena.quoting`, and the module names used before the rooms (:mod:`arena._moved`).
+"""
 
 import referee  # noqa: F401 - chooses gRPC's I/O before anything here imports grpc
 from arena import _moved  # noqa: F401 - old module names keep working (issue #36)
