@@ -34,10 +34,11 @@ class UnknownBuiltin(ValueError):
 
 def _package_folder(package: str) -> Path:
     """The folder of ``package`` without running its code (``find_spec`` of a top-level name
-    imports nothing)."""
+    imports nothing); where it is not installed, the folder beside ``arena/`` in a checkout, so
+    that a missing bot is reported when it is asked for (:func:`resolve`), not at import."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise UnknownBuiltin(f"the package of the built-in bots ({package}) is not installed")
+        return Path(__file__).resolve().parents[2] / package
     return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -10,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.play import register
-from arena.intake.house_bots import SAMPLE_BOTS, UnknownBuiltin, resolve
+from arena.intake.house_bots import SAMPLE_BOTS, UnknownBuiltin, in_process, resolve
 from tests.referee.helpers import needs_bwrap
 
 
@@ -20,6 +22,28 @@ def test_names_resolve_to_the_installed_sample_bots():
     assert resolve("greedy", "solenia") == str(SAMPLE_BOTS / "solenia_greedy")
     assert resolve("ismcts", "black_angel") == str(SAMPLE_BOTS / "ismcts")
     assert all((Path(resolve(n, "solenia")) / "bot.py").is_file() for n in ("random", "greedy", "ismcts"))
+
+
+def test_the_registry_finds_the_house_bots_without_importing_them():
+    """The platform sits below the sample bots (they import arena.sdk): it finds their folder
+    through the import system and loads a bot's code only when a caller asks for it by name."""
+    probe = (
+        "import sys\n"
+        "from arena.intake import house_bots\n"
+        "folders = [house_bots.resolve(n, 'solenia') for n in house_bots.NAMES]\n"
+        "assert not any(m == 'sample_bots' or m.startswith('sample_bots.') for m in sys.modules), "
+        "sorted(m for m in sys.modules if m.startswith('sample_bots'))\n"
+        "act = house_bots.in_process('greedy', 'solenia')\n"
+        "assert act.__module__ == 'sample_bots.solenia_greedy.bot', act.__module__\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    with pytest.raises(UnknownBuiltin, match="no built-in greedy bot for nosuch"):
+        in_process("greedy", "nosuch")
+    with pytest.raises(UnknownBuiltin, match="does not play in process"):
+        in_process("random", "solenia")
 
 
 def test_a_path_or_address_is_left_alone_and_an_existing_folder_wins(tmp_path, monkeypatch):
