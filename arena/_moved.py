@@ -25,7 +25,6 @@ MOVED: dict[str, str] = {
     "arena.collusion": "arena.records.collusion",
     "arena.commands": "arena.cli",
     "arena.commands.author": "arena.cli.author",
-    "arena.commands.bench": "arena.cli.bench",
     "arena.commands.challenge": "arena.cli.challenge",
     "arena.commands.client": "arena.cli.client",
     "arena.commands.collusion": "arena.cli.collusion",

@@ -8,7 +8,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from arena.cli.bench import bench_group
+from benchmarks.command import bench_group
 from tests.referee.helpers import needs_bwrap
 
 pytestmark = needs_bwrap
