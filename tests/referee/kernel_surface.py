@@ -137,7 +137,6 @@ def allowed(channel: str, n: int) -> int:
 KNOWN_OPEN: dict[str, str] = {
     **{c: "a host-wide counter the sandbox shows as it is (/proc and sysinfo are the host's)"
        for c in ("m", "y", "la", "st", "pc", "pm")},
-    "t": "open until the referee stops every seat not on turn (the freeze branch)",
     "c": "every sandbox reads /usr through one page cache: whether a file is cached says "
          "whether the other bot read it (preadv2 RWF_NOWAIT; without it, read timing)",
 }

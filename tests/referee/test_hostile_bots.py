@@ -408,19 +408,16 @@ def test_helpers_stopped_before_a_sleep_do_not_void_the_match(hostile, mode: str
     assert slow.wall_ms >= 1000  # its whole allowed time, then cut off
 
 
-def test_an_autogroup_niced_to_19_is_not_forgiven_its_waits(hostile) -> None:
-    """autogroup_starver: its session's autogroup set to nice 19 (its threads stay at 0), then
-    a spin on a busy host: starved by its own choice, it times out instead of voiding."""
-    from tests.referee.load import hogs
-
-    with hogs(8, limit_s=60):
-        record = play("toy", [hostile("autogroup_starver"), str(RANDOM_BOT)],
-                      tc=TimeControl(decision_ms=1000, bank_ms=0))
+def test_a_bot_cannot_lower_its_autogroup_weight(hostile) -> None:
+    """autogroup_starver tries to set its session's autogroup to nice 19 (its threads' own nice
+    staying 0), which would have it starved by every other task and look host-starved. The
+    sandbox's /proc is read-only: the write is refused, and its spin past the clock is a plain
+    ``timeout``. (A weight lowered some other way is not forgiven: test_fair_clock.py.)"""
+    record = play("toy", [hostile("autogroup_starver"), str(RANDOM_BOT)],
+                  tc=TimeControl(decision_ms=1000, bank_ms=0))
     forfeit = _forfeited(record, 0, "timeout")
     note = next(d.comment for d in record.decisions if d.seat == 0 and not d.forced)
-    # The write took (the referee then forgave none of its waits), or a sandbox with a
-    # read-only /proc refused it: either way a timeout, never a void.
-    assert note.endswith("nice 19") or "Read-only file system" in note, note
+    assert "Read-only file system" in note, note
     assert forfeit.decision > 0
 
 

@@ -317,15 +317,15 @@ def test_the_pool_retires_a_bot_keeping_unlinked_files(unprivileged_run: dict) -
 
 @pytest.mark.parametrize("name", ["void_attacker", "autogroup_starver"])
 def test_a_bot_cannot_turn_its_lost_clock_into_a_void_match(unprivileged_run: dict, name: str) -> None:
-    """Busy helpers stopped before a sleep, or an autogroup niced to 19 then a spin, on a host
-    made busy: a plain ``timeout`` (rated, the other seat playing on), never a void match."""
+    """Busy helpers stopped before a sleep on a host made busy, or an autogroup the bot tries to
+    nice to 19 (refused: /proc is read-only) then a spin: a plain ``timeout`` (rated, the other
+    seat playing on), never a void match."""
     run = unprivileged_run[name]
     assert "void" not in run, run.get("void")
     forfeit = _forfeit(run, "timeout")
     assert forfeit["decision"] > 0 and run["other_forced"] == 0
-    if name == "autogroup_starver":
-        # The write took (its waits then forgiven none), or a read-only /proc refused it.
-        assert run["comment"].endswith("nice 19") or "Read-only file system" in run["comment"], run["comment"]
+    if name == "autogroup_starver":  # played on a quiet host: /proc is read-only in the sandbox
+        assert "Read-only file system" in run["comment"], run["comment"]
 
 
 # --- issue 35: the shared kernel, reaped children, two bots at one table -----------------------
