@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from referee.bot_client import BotClient
 from referee.engine import TimeControl
 from referee.match import MatchConfig, SeatSpec, run_match
 from referee.sandbox import BotProcess
@@ -49,16 +50,51 @@ def _no_freezing() -> Iterator[None]:
         BotProcess.freeze = original  # type: ignore[method-assign]
 
 
+@contextlib.contextmanager
+def _launched() -> Iterator[list[BotClient]]:
+    """The clients the runner launches, in seat order (it launches them one by one)."""
+    seen: list[BotClient] = []
+    original = BotClient.__dict__["launch"]
+
+    def launch(cls: type[BotClient], *args: Any, **kwargs: Any) -> BotClient:
+        client = original.__func__(cls, *args, **kwargs)
+        seen.append(client)
+        return client
+
+    BotClient.launch = classmethod(launch)  # type: ignore[method-assign,assignment]
+    try:
+        yield seen
+    finally:
+        BotClient.launch = original  # type: ignore[method-assign]
+
+
 def play(opponent: Path, seed: int, decision_ms: int) -> dict[str, Any]:
-    """One match, ISMCTS in seat 0: its iterations per searched decision, both seats' CPU, and
-    any forfeit (reported, not hidden: the searched decisions before it still count)."""
-    record = run_match(MatchConfig(GAME, [SeatSpec("ismcts", str(ISMCTS)), SeatSpec("other", str(opponent))],
-                                   seed=seed, match_id=f"starve-{opponent.name}-{seed}",
-                                   time_control=TimeControl(decision_ms, decision_ms * 10)))
+    """One match, ISMCTS in seat 0: its iterations per searched decision, both seats' CPU, any
+    forfeit (reported, not hidden: the searched decisions before it still count), and the CPU
+    the opponent used while the ISMCTS bot was on turn — read at each decision event, which
+    comes between turns: what it could have taken from it, unlike the iteration count not moved
+    by the other work of a shared machine."""
+    taken = {"last": None, "ms": 0.0}
+
+    def on_event(event: dict[str, Any], seen: list[BotClient]) -> None:
+        if event["type"] != "decision" or len(seen) < 2:
+            return
+        cpu = seen[1].cpu_ms()
+        if cpu is None:
+            return
+        if event["seat"] == 0 and taken["last"] is not None:
+            taken["ms"] += cpu - taken["last"]
+        taken["last"] = cpu
+
+    with _launched() as seen:
+        record = run_match(MatchConfig(GAME, [SeatSpec("ismcts", str(ISMCTS)), SeatSpec("other", str(opponent))],
+                                       seed=seed, match_id=f"starve-{opponent.name}-{seed}",
+                                       time_control=TimeControl(decision_ms, decision_ms * 10)),
+                           on_event=lambda event: on_event(event, seen))
     iterations = [int(d.comment.split()[1]) for d in record.decisions
                   if d.seat == 0 and not d.forced and d.comment.startswith("ISMCTS ")]
     return {"iterations": iterations, "ismcts_cpu_ms": record.totals[0].cpu_ms or 0.0,
-            "other_cpu_ms": record.totals[1].cpu_ms or 0.0,
+            "other_cpu_ms": record.totals[1].cpu_ms or 0.0, "taken_ms": taken["ms"],
             "forfeits": [f"seat {f.seat} {f.reason} at decision {f.decision}: {f.message}"
                          for f in record.forfeits]}
 
@@ -79,6 +115,7 @@ def measure(rounds: int, decision_ms: int, unfrozen: bool) -> dict[str, Any]:
         out[name] = {"iterations_per_decision": statistics.median(its), "decisions": len(its),
                      "ismcts_cpu_ms": round(sum(m["ismcts_cpu_ms"] for m in matches)),
                      "opponent_cpu_ms": round(sum(m["other_cpu_ms"] for m in matches)),
+                     "opponent_cpu_while_ismcts_on_turn_ms": round(sum(m["taken_ms"] for m in matches)),
                      "forfeits": [f for m in matches for f in m["forfeits"]]}
     calm = out["calm"]["iterations_per_decision"]
     out["ratio"] = round(out["spinner"]["iterations_per_decision"] / calm, 3)

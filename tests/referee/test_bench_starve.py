@@ -27,6 +27,9 @@ def test_a_short_run_prints_both_opponents_and_the_ratio() -> None:
     for side in ("calm", "spinner", "unfrozen"):
         assert root[side]["decisions"] >= 10 and root[side]["iterations_per_decision"] > 0, root
     assert root["spinner"]["opponent_cpu_ms"] > root["calm"]["opponent_cpu_ms"]  # it did spin
+    # What the spinner took while the ISMCTS bot was on turn: frozen, next to nothing.
+    taken = {side: root[side]["opponent_cpu_while_ismcts_on_turn_ms"] for side in ("spinner", "unfrozen")}
+    assert taken["spinner"] < taken["unfrozen"] / 4, taken
     # One round on a shared machine is noisy: a gross loss only (the figures are in the docs).
     assert root["ratio"] > 0.5, root
     assert "unprivileged" not in lines
