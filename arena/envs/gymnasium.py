@@ -7,6 +7,14 @@ environment's (:mod:`arena.envs.pettingzoo`): ``Discrete`` over the game's actio
 a dict of the float32 vector and the ``action_mask``; ``info["observation"]`` is the referee's
 structured observation, ``info["option_ids"]`` the legal ids.
 
+Info: by default every step's ``info`` has the same fixed structure, ``{"illegal_action": bool,
+"rank": int}`` (``rank`` the learner's place once the game is over, else 0), because Gymnasium's
+vector environments merge the infos of their sub-environments key by key into arrays, and the
+structured observation (a tree whose shape changes every step) cannot be merged. The per-step
+extras (``observation``, ``option_ids``, ``result``, ``error``) come with ``info_extras=True``:
+for a single environment, not a vector one. Importing this module registers the Gymnasium ids
+(:mod:`arena.envs.registration`).
+
 Reward: 0 until the game ends, then the learner's rank reward (:mod:`arena.envs.rewards`:
 +1 first, -1 last, evenly between; solo: +1 for beating the automaton, else -1). An illegal
 action (one the mask rules out) ends the episode at once with reward -1 and
@@ -22,6 +30,7 @@ from arena.envs import core, require
 from arena.envs.catalogue import catalogue
 from arena.envs.encoding import LIMIT, SIZE, encode
 from arena.envs.opponents import ISMCTS_ITERATIONS, opponent
+from arena.envs.registration import register_envs
 
 np = require("numpy", "numpy")
 gym = require("gymnasium", "gymnasium")
@@ -35,7 +44,7 @@ class TabletopEnv(gym.Env):
 
     def __init__(self, game: str, opponents: str = "greedy", players: int = 2,
                  variant: str | None = None, seat: int = 0, render_mode: str | None = None,
-                 ismcts_iterations: int = ISMCTS_ITERATIONS) -> None:
+                 ismcts_iterations: int = ISMCTS_ITERATIONS, info_extras: bool = False) -> None:
         self.variant = core.check_config(game, players, variant)
         if not isinstance(seat, int) or not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {str(seat)[:20]}")
@@ -43,6 +52,7 @@ class TabletopEnv(gym.Env):
             raise ValueError(f"render_mode must be None or 'ansi', not {str(render_mode)[:40]!r}")
         self.game, self.players, self.seat, self.render_mode = game, players, seat, render_mode
         self.opponents = opponents
+        self.info_extras = bool(info_extras)
         self._opponent = opponent(opponents, game, ismcts_iterations)
         self.catalogue = catalogue(game)
         n = len(self.catalogue)
@@ -72,7 +82,9 @@ class TabletopEnv(gym.Env):
             option_id = core.option_of(self.catalogue, self.state, action)
         except ValueError as exc:
             info = self._info()
-            info.update(illegal_action=True, error=str(exc))
+            info["illegal_action"] = True
+            if self.info_extras:
+                info["error"] = str(exc)
             self._ended = True
             return self._obs(), -1.0, True, False, info
         self.state.apply(option_id)
@@ -100,11 +112,18 @@ class TabletopEnv(gym.Env):
         return {"observation": encode(core.compact_observation(self.state, self.seat)), "action_mask": mask}
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"observation": core.fresh_observation(self.state, self.seat)}
-        if self.state.is_over():
-            info["result"] = self.state.result().to_json()
-        else:
-            info["option_ids"] = list(self._ids)
+        """The fixed-structure info (vector-env safe), plus the extras when asked for."""
+        over = self.state.is_over()
+        info: dict[str, Any] = {
+            "illegal_action": False,
+            "rank": int(self.state.result().ranks[self.seat]) if over else 0,
+        }
+        if self.info_extras:
+            info["observation"] = core.fresh_observation(self.state, self.seat)
+            if over:
+                info["result"] = self.state.result().to_json()
+            else:
+                info["option_ids"] = list(self._ids)
         return info
 
     def action_masks(self) -> Any:
@@ -117,7 +136,12 @@ class TabletopEnv(gym.Env):
 
 def env(game: str, opponents: str = "greedy", players: int = 2, variant: str | None = None,
         seat: int = 0, render_mode: str | None = None,
-        ismcts_iterations: int = ISMCTS_ITERATIONS) -> TabletopEnv:
+        ismcts_iterations: int = ISMCTS_ITERATIONS, info_extras: bool = False) -> TabletopEnv:
     """A Gymnasium environment of ``game``: seat ``seat`` learns against house bots ``opponents``
-    (``ismcts_iterations``: the search bot's iterations per decision)."""
-    return TabletopEnv(game, opponents, players, variant, seat, render_mode, ismcts_iterations)
+    (``ismcts_iterations``: the search bot's iterations per decision; ``info_extras``: the
+    structured observation and legal ids in every info — not for vector envs)."""
+    return TabletopEnv(game, opponents, players, variant, seat, render_mode, ismcts_iterations,
+                       info_extras)
+
+
+register_envs()

@@ -143,7 +143,7 @@ def play(
             obs, _reward, done, _trunc, info = e.step(action)
         if record is not None:
             record.append(steps)
-        ranks = info["result"]["ranks"]
+        ranks = e.unwrapped.state.result().ranks
         me = e.unwrapped.seat
         out.append((ranks[me], min(r for i, r in enumerate(ranks) if i != me)))
     return out
