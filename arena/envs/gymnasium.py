@@ -2,7 +2,8 @@
 
 ``arena.envs.gymnasium.env("orbital", opponents="greedy", players=3)`` seats the learner at
 ``seat`` (0 by default) and lets the other seats be played by the built-in ``greedy``, ``random``
-or ``ismcts`` bot (:mod:`arena.envs.opponents`) inside ``step``. The spaces are the PettingZoo
+or ``ismcts`` bot (:mod:`arena.envs.opponents`), or a policy ``policy(vector, mask) -> index``
+(self-play), inside ``step``. The spaces are the PettingZoo
 environment's (:mod:`arena.envs.pettingzoo`): ``Discrete`` over the game's action catalogue and
 a dict of the float32 vector and the ``action_mask``; ``info["observation"]`` is the referee's
 structured observation, ``info["option_ids"]`` the legal ids.
@@ -42,7 +43,7 @@ class TabletopEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, game: str, opponents: str = "greedy", players: int = 2,
+    def __init__(self, game: str, opponents: str | Any = "greedy", players: int = 2,
                  variant: str | None = None, seat: int = 0, render_mode: str | None = None,
                  ismcts_iterations: int = ISMCTS_ITERATIONS, info_extras: bool = False) -> None:
         self.variant = core.check_config(game, players, variant)
@@ -134,7 +135,7 @@ class TabletopEnv(gym.Env):
         return core.board_text(self.state) if self.render_mode == "ansi" else None
 
 
-def env(game: str, opponents: str = "greedy", players: int = 2, variant: str | None = None,
+def env(game: str, opponents: str | Any = "greedy", players: int = 2, variant: str | None = None,
         seat: int = 0, render_mode: str | None = None,
         ismcts_iterations: int = ISMCTS_ITERATIONS, info_extras: bool = False) -> TabletopEnv:
     """A Gymnasium environment of ``game``: seat ``seat`` learns against house bots ``opponents``

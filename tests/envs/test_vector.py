@@ -128,3 +128,36 @@ def test_info_extras_are_an_option_and_the_default_info_is_fixed() -> None:
     plain = env("solenia", "random")
     _, info = plain.reset(seed=4)
     assert info == {"illegal_action": False, "rank": 0}
+
+
+def test_a_policy_fills_the_other_seats_in_a_vector_env_for_self_play() -> None:
+    """The multi-seat vector path: a frozen copy of the learner as the opponents."""
+    seen: list[tuple] = []
+
+    def last_legal(vector, mask):  # noqa: ANN001, ANN202
+        seen.append((vector.shape, mask.dtype))
+        return int(np.flatnonzero(mask)[-1])
+
+    vec = SyncVectorEnv([lambda: env("orbital", last_legal, players=3) for _ in range(2)])
+    done, _ = _run(vec, 40, seed=6)
+    vec.close()
+    assert seen and set(seen) == {((2048,), np.dtype(np.int8))}
+
+    def illegal(vector, mask):  # noqa: ANN001, ANN202
+        return int(np.flatnonzero(mask == 0)[0])
+
+    e = env("solenia", illegal, players=2, seat=1)
+    with pytest.raises(ValueError, match="opponent policy chose action"):
+        e.reset(seed=0)
+
+
+def test_pettingzoo_parallel_api_is_refused_as_for_the_classic_games() -> None:
+    """The engine says who moves (a seat may move twice): an AEC cycle is not a parallel step."""
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    from arena.envs import pettingzoo as pz
+
+    assert pz.env("solenia").metadata["is_parallelizable"] is False
+    assert not hasattr(pz, "parallel_env")
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(pz.env("solenia"))
