@@ -41,7 +41,7 @@ spaces = require("gymnasium.spaces", "gymnasium")
 class TabletopEnv(gym.Env):
     """One configuration of a game, seat ``seat`` learning, every other seat a house bot."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "human"]}
 
     def __init__(self, game: str, opponents: str | Any = "greedy", players: int = 2,
                  variant: str | None = None, seat: int = 0, render_mode: str | None = None,
@@ -49,8 +49,9 @@ class TabletopEnv(gym.Env):
         self.variant = core.check_config(game, players, variant)
         if not isinstance(seat, int) or not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {str(seat)[:20]}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {str(render_mode)[:40]!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', "
+                             f"not {str(render_mode)[:40]!r}")
         self.game, self.players, self.seat, self.render_mode = game, players, seat, render_mode
         self.opponents = opponents
         self.info_extras = bool(info_extras)
@@ -63,7 +64,7 @@ class TabletopEnv(gym.Env):
             "action_mask": spaces.Box(0, 1, (n,), np.int8),
         })
         self._rng = random.Random()
-        self.state: Any = None
+        self._state: Any = None
         self._ended = True  # until reset(); also after an illegal action
         self._ids: list[str] = []  # the legal ids _obs listed last (the learner's turn)
 
@@ -72,9 +73,24 @@ class TabletopEnv(gym.Env):
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**31))
         self._rng.seed(game_seed ^ 0x0B07)
         self.state = core.new_state(self.game, self.players, self.variant, game_seed)
-        self._bots_move()
-        self._ended = self.state.is_over()
         return self._obs(), self._info()
+
+    @property
+    def state(self) -> Any:
+        """The engine state (``GameState``)."""
+        return self._state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        """Assigning a state (a reset, or a loaded or re-sampled game) plays the house bots up to
+        the learner's turn, so the next ``step`` is always the learner's."""
+        self._state = value
+        self._ids = []
+        if value is None:
+            self._ended = True
+            return
+        self._bots_move()
+        self._ended = value.is_over()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         if self._ended:
@@ -132,7 +148,9 @@ class TabletopEnv(gym.Env):
         return self._obs()["action_mask"].astype(bool)
 
     def render(self) -> str | None:
-        return core.board_text(self.state) if self.render_mode == "ansi" else None
+        """``ansi``: the board as text (public view and the learner's options; never the seed);
+        ``human``: the same printed."""
+        return core.render(self.state, self.render_mode)
 
 
 def env(game: str, opponents: str | Any = "greedy", players: int = 2, variant: str | None = None,

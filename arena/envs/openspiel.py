@@ -171,7 +171,14 @@ class TabletopState(pyspiel.State):
         seed = int(probability_sampler() * (1 << 31))
         out = TabletopState(self.get_game())
         out.engine = sample_state(self.name, self.engine.observation(player_id), seed)
-        out.seen = list(self.seen)
+        # Only the player's own recall is kept: the other seats' digests hash what *they* saw
+        # in the real world, which the player cannot know. Theirs start afresh from what they
+        # see in the sampled world (so their information states differ from the real ones).
+        out.seen = [self.seen[seat] if seat == player_id else
+                    hashlib.blake2b(b"resampled:" + orjson.dumps(
+                        out.engine.observation(seat), option=orjson.OPT_SORT_KEYS),
+                        digest_size=16).digest()
+                    for seat in range(self.players)]
         return out
 
     def __str__(self) -> str:

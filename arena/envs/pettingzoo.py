@@ -150,7 +150,7 @@ class _LazyInfo(dict):
 class TabletopAEC(AECEnv):
     """One game (one configuration) as a PettingZoo AEC environment."""
 
-    metadata = {"render_modes": ["ansi"], "name": "tabletop_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "name": "tabletop_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -162,8 +162,9 @@ class TabletopAEC(AECEnv):
     ) -> None:
         super().__init__()
         self.variant = core.check_config(game, players, variant)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {str(render_mode)[:40]!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', "
+                             f"not {str(render_mode)[:40]!r}")
         if observation not in MODES:
             raise ValueError(
                 f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}"
@@ -208,9 +209,14 @@ class TabletopAEC(AECEnv):
 
     @state.setter
     def state(self, value: Any) -> None:
+        """Assigning a state restarts the agent cycle from it: the agent to move, fresh infos,
+        rewards, terminations — as if the game had been played to it in this environment
+        (without this, the next ``step`` would be applied for the old state's agent)."""
         self._state = value
         self._stamp += 1
         self._to_move = None if value is None else value.to_move()
+        if value is not None:
+            self._start()
 
     def observation_space(self, agent: str) -> Any:
         return self._obs_space[agent]
@@ -226,6 +232,9 @@ class TabletopAEC(AECEnv):
         else:
             game_seed = self._seeds.randrange(2**31)
         self.state = core.new_state(self.game, self.players, self.variant, game_seed)
+
+    def _start(self) -> None:
+        """The cycle at the start of (or at an assigned) state: every agent in, nothing paid."""
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -235,19 +244,18 @@ class TabletopAEC(AECEnv):
         self._after_move()
 
     def _after_move(self) -> None:
-        """Whose turn, fresh (lazy) infos, and at the end rewards and terminations.
+        """Whose turn, fresh infos, and at the end rewards and terminations.
 
-        Why nothing else per move: rewards are zero until the end, so the reward dicts are
-        written (and accumulated) only then; the per-step work is one info object per seat."""
+        Only the agent to move gets its (lazy) structured observation in its info; every other
+        agent's info is empty, and at the end every info holds only the public result. Why: an
+        agent loop can read every entry of ``infos``, so another seat's observation there would
+        hand it that seat's hand. Why nothing else per move: rewards are zero until the end, so
+        the reward dicts are written (and accumulated) only then."""
         seat = self._to_move = self._state.to_move()
         infos = self.infos
-        if len(infos) == len(self._seat_agents):  # every agent in play: the common case
-            for i, agent in self._seat_agents:
-                infos[agent] = _LazyInfo(self, i)
-        else:
-            for i, agent in self._seat_agents:
-                if agent in infos:
-                    infos[agent] = _LazyInfo(self, i)
+        for i, agent in self._seat_agents:
+            if agent in infos:
+                infos[agent] = _LazyInfo(self, i) if i == seat else {}
         if seat is None:
             result = self._state.result().to_json()
             for agent, reward in zip(
@@ -255,7 +263,7 @@ class TabletopAEC(AECEnv):
             ):
                 self.rewards[agent] = reward
                 self.terminations[agent] = True
-                dict.__setitem__(infos[agent], "result", result)
+                infos[agent]["result"] = result
             self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[seat]
@@ -334,9 +342,9 @@ class TabletopAEC(AECEnv):
         return orjson.loads(orjson.dumps(self._observation(seat)))
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        return core.board_text(self.state)
+        """``ansi``: the board as text — the public view and the options of the agent to move,
+        never the seed or another seat's hidden state; ``human``: the same printed."""
+        return core.render(self.state, self.render_mode)
 
     def close(self) -> None:
         pass
