@@ -46,6 +46,9 @@ AECEnv = _pz.AECEnv
 
 #: The observation modes: the vector and the mask, or the mask alone.
 MODES = ("vector", "mask")
+#: What an illegal action does: raise ``ValueError`` (the default), or end the game with
+#: ``-1`` for the agent that tried it, as PettingZoo's classic games (``TerminateIllegalWrapper``).
+ILLEGAL = ("raise", "terminate")
 
 
 class StaleInfo(RuntimeError):
@@ -159,6 +162,7 @@ class TabletopAEC(AECEnv):
         variant: str | None = None,
         render_mode: str | None = None,
         observation: str = "vector",
+        illegal: str = "raise",
     ) -> None:
         super().__init__()
         self.variant = core.check_config(game, players, variant)
@@ -169,6 +173,11 @@ class TabletopAEC(AECEnv):
             raise ValueError(
                 f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}"
             )
+        if illegal not in ILLEGAL:
+            raise ValueError(
+                f"illegal must be one of {', '.join(ILLEGAL)}, not {str(illegal)[:40]!r}"
+            )
+        self.illegal = illegal
         self.game = game
         self.players = players
         self.render_mode = render_mode
@@ -184,6 +193,8 @@ class TabletopAEC(AECEnv):
             fields = {"observation": spaces.Box(-LIMIT, LIMIT, (SIZE,), np.float32), **fields}
         self._obs_space = {a: spaces.Dict(dict(fields)) for a in self.possible_agents}
         self._act_space = {a: spaces.Discrete(n) for a in self.possible_agents}
+        #: ``state()``: every seat's vector, seat after seat (a centralised critic's input).
+        self.state_space = spaces.Box(-LIMIT, LIMIT, (players * SIZE,), np.float32)
         self._seeds = random.Random()
         # Per-step caches, valid while ``_stamp`` (bumped by every move, reset and state
         # assignment) is unchanged.
@@ -203,12 +214,12 @@ class TabletopAEC(AECEnv):
         self._vec_at: dict[int, tuple[int, Any]] = {}
 
     @property
-    def state(self) -> Any:
+    def game_state(self) -> Any:
         """The engine state (``GameState``); assigning another one drops every cached view."""
         return self._state
 
-    @state.setter
-    def state(self, value: Any) -> None:
+    @game_state.setter
+    def game_state(self, value: Any) -> None:
         """Assigning a state restarts the agent cycle from it: the agent to move, fresh infos,
         rewards, terminations — as if the game had been played to it in this environment
         (without this, the next ``step`` would be applied for the old state's agent)."""
@@ -231,7 +242,7 @@ class TabletopAEC(AECEnv):
             game_seed = int(seed)
         else:
             game_seed = self._seeds.randrange(2**31)
-        self.state = core.new_state(self.game, self.players, self.variant, game_seed)
+        self.game_state = core.new_state(self.game, self.players, self.variant, game_seed)
 
     def _start(self) -> None:
         """The cycle at the start of (or at an assigned) state: every agent in, nothing paid."""
@@ -303,6 +314,9 @@ class TabletopAEC(AECEnv):
         except TypeError:  # not an integer: option_of says so
             option_id = None
         if option_id is None:
+            if self.illegal == "terminate":
+                self._terminate_illegal(agent, action)
+                return
             option_id = core.option_of(
                 self.catalogue, self._state, action
             )  # converts, or says why not
@@ -311,6 +325,25 @@ class TabletopAEC(AECEnv):
         self._state.apply(option_id)
         self._stamp += 1
         self._after_move()
+
+    def _terminate_illegal(self, agent: str, action: Any) -> None:
+        """What PettingZoo's ``TerminateIllegalWrapper(illegal_reward=-1)`` does: the game ends
+        for every agent, ``-1`` for the one that tried the illegal action, 0 for the others;
+        its info says why."""
+        try:
+            core.option_of(self.catalogue, self._state, action)
+            why = "illegal action"
+        except ValueError as exc:
+            why = str(exc)
+        self._stamp += 1
+        self._to_move = None
+        for other in self.agents:
+            self.rewards[other] = -1.0 if other == agent else 0.0
+            self.terminations[other] = True
+            self.infos[other] = {"illegal_action": other == agent}
+        self.infos[agent]["error"] = why
+        self._cumulative_rewards[agent] = 0.0
+        self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seats[agent]
@@ -334,7 +367,7 @@ class TabletopAEC(AECEnv):
         """The engine's observation of ``seat`` now (shared: the encoder only reads it)."""
         got = self._obs_at.get(seat)
         if got is None or got[0] != self._stamp:
-            got = self._obs_at[seat] = (self._stamp, self.state.observation(seat))
+            got = self._obs_at[seat] = (self._stamp, self._state.observation(seat))
         return got[1]
 
     def _fresh_observation(self, seat: int) -> dict[str, Any]:
@@ -344,7 +377,17 @@ class TabletopAEC(AECEnv):
     def render(self) -> str | None:
         """``ansi``: the board as text — the public view and the options of the agent to move,
         never the seed or another seat's hidden state; ``human``: the same printed."""
-        return core.render(self.state, self.render_mode)
+        return core.render(self._state, self.render_mode)
+
+    def state(self) -> Any:
+        """PettingZoo's global state: every seat's observation vector, seat after seat
+        (``state_space``) — the union of what the seats see, for a centralised critic. Not the
+        engine's whole state: deck orders and future rolls would let a critic learn from the
+        future. The engine state itself is :attr:`game_state`."""
+        if self._state is None:
+            raise RuntimeError("no game yet: call reset() first")
+        return np.concatenate([encode(core.compact_observation(self._state, seat))
+                               for seat in range(self.players)])
 
     def close(self) -> None:
         pass
@@ -356,11 +399,14 @@ def env(
     variant: str | None = None,
     render_mode: str | None = None,
     observation: str = "vector",
+    illegal: str = "raise",
 ) -> TabletopAEC:
     """A PettingZoo AEC environment of ``game`` for ``players`` seats and ``variant``
     (the game's default when ``None``); any configuration ``arena games`` lists.
-    ``observation="mask"`` leaves the vector out (``{"action_mask": …}`` only)."""
-    return TabletopAEC(game, players, variant, render_mode, observation)
+    ``observation="mask"`` leaves the vector out (``{"action_mask": …}`` only);
+    ``illegal="terminate"`` ends the game on an illegal action (-1 to its agent) instead of
+    raising ``ValueError``."""
+    return TabletopAEC(game, players, variant, render_mode, observation, illegal)
 
 
 raw_env = env

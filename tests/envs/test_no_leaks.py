@@ -57,19 +57,19 @@ def _mid_game(e, seed: int, steps: int) -> None:  # noqa: ANN001
 def test_pettingzoo_infos_render_and_state_assignment_show_nothing_hidden(game: str, steps: int) -> None:
     e = pz.env(game, 3, render_mode="ansi")
     _mid_game(e, seed=steps, steps=steps)
-    real = e.state.clone()
+    real = e.game_state.clone()
     seat = real.to_move()
-    e.state = real.clone()
+    e.game_state = real.clone()
     seen = _surfaces(e)
     for sample_seed in (1, 2):
         other = sample_state(game, real.observation(seat), seed=sample_seed)
         assert other.to_json() != real.to_json()  # it really differs where the seat cannot see
-        e.state = other
+        e.game_state = other
         assert _surfaces(e) == seen
     # something public changes: one more move, and the surfaces show it
     moved = real.clone()
     moved.apply(moved.option_ids()[0])
-    e.state = moved
+    e.game_state = moved
     assert _surfaces(e) != seen
     assert "seed" not in seen["render"]
 
@@ -96,18 +96,18 @@ def test_assigning_a_state_restarts_the_agent_cycle_and_infos() -> None:
     e, f = pz.env("orbital", 3), pz.env("orbital", 3)
     _mid_game(e, seed=1, steps=5)
     _mid_game(f, seed=2, steps=9)
-    e.state = f.state.clone()
+    e.game_state = f.game_state.clone()
     assert e.agent_selection == f.agent_selection
     assert e.agents == f.agents and not any(e.terminations.values())
     mover = e.agent_selection
-    assert e.infos[mover]["option_ids"] == f.state.option_ids()
+    assert e.infos[mover]["option_ids"] == f.game_state.option_ids()
     assert all(i == {} for a, i in e.infos.items() if a != mover)
     # a finished game assigned: every agent terminated, the rank rewards paid
-    done = f.state.clone()
+    done = f.game_state.clone()
     rng = random.Random(0)
     while not done.is_over():
         done.apply(rng.choice(done.option_ids()))
-    e.state = done
+    e.game_state = done
     assert all(e.terminations.values())
     assert sorted(e.rewards.values())[-1] == 1.0
     assert all(set(i) == {"result"} for i in e.infos.values())
