@@ -73,6 +73,8 @@ class TabletopEnv(gym.Env):
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**31))
         self._rng.seed(game_seed ^ 0x0B07)
         self.state = core.new_state(self.game, self.players, self.variant, game_seed)
+        if self.render_mode == "human":  # Gymnasium's convention: human mode draws each step
+            self.render()
         return self._obs(), self._info()
 
     @property
@@ -108,6 +110,8 @@ class TabletopEnv(gym.Env):
         self._bots_move()
         over = self._ended = self.state.is_over()
         reward = core.terminal_rewards(self.state)[self.seat] if over else 0.0
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), float(reward), over, False, self._info()
 
     def _bots_move(self) -> None:

@@ -325,6 +325,8 @@ class TabletopAEC(AECEnv):
         self._state.apply(option_id)
         self._stamp += 1
         self._after_move()
+        if self.render_mode == "human":  # PettingZoo's convention: human mode draws each step
+            self.render()
 
     def _terminate_illegal(self, agent: str, action: Any) -> None:
         """What PettingZoo's ``TerminateIllegalWrapper(illegal_reward=-1)`` does: the game ends

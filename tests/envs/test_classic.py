@@ -91,3 +91,21 @@ def test_illegal_terminate_ends_the_game_as_terminate_illegal_wrapper_does() -> 
 def test_the_terminate_mode_passes_the_api_test() -> None:
     with contextlib.redirect_stdout(io.StringIO()):
         api_test(env("orbital", 3, illegal="terminate"), num_cycles=100)
+
+
+def test_human_mode_draws_every_step_in_both_toolkits() -> None:
+    from arena.envs import gymnasium as gym_envs
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        e = env("solenia", 2, render_mode="human")
+        e.reset(seed=1)
+        for _ in range(3):
+            e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert printed.getvalue().count("Solenia (2 players") == 3
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        g = gym_envs.env("solenia", "random", render_mode="human")
+        obs, _ = g.reset(seed=1)
+        g.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert printed.getvalue().count("Solenia (2 players") == 2 and g.render() is None
