@@ -67,6 +67,7 @@ class TabletopEnv(gym.Env):
         self._state: Any = None
         self._ended = True  # until reset(); also after an illegal action
         self._ids: list[str] = []  # the legal ids _obs listed last (the learner's turn)
+        self._mask: Any = None  # the mask _obs built last (None: not for the current state)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
@@ -88,6 +89,7 @@ class TabletopEnv(gym.Env):
         the learner's turn, so the next ``step`` is always the learner's."""
         self._state = value
         self._ids = []
+        self._mask = None
         if value is None:
             self._ended = True
             return
@@ -130,6 +132,7 @@ class TabletopEnv(gym.Env):
             except KeyError:
                 core.legal_actions(self.catalogue, self.state)  # raises UnknownOption naming the id
                 raise
+        self._mask = mask.astype(bool)  # for action_masks(): a copy, safe from changes to obs
         return {"observation": encode(core.compact_observation(self.state, self.seat)), "action_mask": mask}
 
     def _info(self) -> dict[str, Any]:
@@ -148,8 +151,12 @@ class TabletopEnv(gym.Env):
         return info
 
     def action_masks(self) -> Any:
-        """The legal actions now (the ``action_masks`` method maskable-PPO implementations call)."""
-        return self._obs()["action_mask"].astype(bool)
+        """The legal actions now (the ``action_masks`` method maskable-PPO implementations call):
+        the mask the last ``reset``/``step`` handed out, as ``bool`` — cached there, not
+        re-encoded (it once cost half a step). A ``state`` assigned since is encoded afresh."""
+        if self._mask is None:
+            self._obs()
+        return self._mask.copy()
 
     def render(self) -> str | None:
         """``ansi``: the board as text (public view and the learner's options; never the seed);
