@@ -11,9 +11,14 @@ moves inside the engine). Spaces (docs/environments.md):
   vector encoding only ``state.observation(seat)`` (:mod:`arena.envs.encoding`); with
   ``observation="mask"`` only ``{"action_mask": …}`` — no vector, for agents that read the
   structured observation themselves (or need none), at the speed of the bare engine;
-* ``infos[agent]["observation"]`` is the structured observation exactly as the referee sends it,
-  built when first read (read it before the next ``step``: a stale read is an error, not an
-  observation of a later state); ``infos[agent]["option_ids"]`` the legal ids of the agent to move;
+* the info of the agent to move holds its structured observation exactly as the referee sends
+  it (``"observation"``) and its legal ids (``"option_ids"``), built when first read (read it
+  before the next ``step``: a stale read is an error, not an observation of a later state);
+  every other agent's info is empty, and at the end every info holds only the public result —
+  nothing reaches an agent loop that the seat reading it cannot see;
+* ``state()`` is every seat's vector (a centralised critic's input); the engine state is
+  ``game_state`` (assigning one restarts the agent cycle); ``illegal="terminate"`` ends the game
+  on an illegal action as PettingZoo's ``TerminateIllegalWrapper`` does;
 * rewards are zero until the end, then ``+1`` first … ``-1`` last (:mod:`arena.envs.rewards`).
 
 ``reset(seed=s)`` plays the engine game with seed ``s``, so a seed reproduces a game exactly.
