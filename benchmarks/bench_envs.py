@@ -15,6 +15,8 @@ loop does per decision:
   (no vector; the infos still offer the structured observation when read);
 * ``gymnasium``: ``step()`` of the single-agent environment against ``random`` opponents (each
   step also plays the other seat's decisions, counted as decisions here) with the vector;
+  ``gymnasium+masks``: the same, the legal indices read from ``action_masks()`` as a
+  maskable-PPO implementation does (instead of the observation's mask);
 * ``openspiel``: ``legal_actions()`` and ``apply_action()`` of the registered Python game (which
   keeps every seat's perfect-recall digest: an observation per seat per move).
 
@@ -100,7 +102,7 @@ def _pettingzoo(game: str, mode: str) -> Callable[[int], int]:
     return play
 
 
-def _gymnasium(game: str) -> Callable[[int], int]:
+def _gymnasium(game: str, masks: bool = False) -> Callable[[int], int]:
 
     from arena.envs.gymnasium import env
 
@@ -121,7 +123,8 @@ def _gymnasium(game: str) -> Callable[[int], int]:
         n = 0
         done = False
         while not done:
-            legal = obs["action_mask"].view(bool).nonzero()[0]  # the fastest numpy spelling (docs)
+            mask = e.action_masks() if masks else obs["action_mask"].view(bool)
+            legal = mask.nonzero()[0]  # the fastest numpy spelling (docs)
             obs, _r, done, _t, _i = e.step(int(legal[rng.randrange(len(legal))]))
             n += 1
         return n + moves[0]
@@ -165,6 +168,7 @@ def bench_game(
         loops["pettingzoo-mask"] = _pettingzoo(game, "mask")
     if "gymnasium" in toolkits:
         loops["gymnasium"] = _gymnasium(game)
+        loops["gymnasium+masks"] = _gymnasium(game, masks=True)
     if "openspiel" in toolkits:
         loops["openspiel"] = _openspiel(game)
     for loop in loops.values():  # warm-up: imports, catalogues, the encoder's path table

@@ -84,8 +84,10 @@ def terminal_rewards(state: GameState) -> list[float]:
 
 
 def board_text(state: GameState) -> str:
-    """The board as text: who moves, the decision, the public board and the legal options."""
-    lines = [f"{state.spec.title} ({state.players} players, {state.variant}), seed {state.seed}"]
+    """The board as text: who moves, the decision, the public board and the legal options of
+    the seat to move — what that seat may see, never the seed (from which every hidden card
+    could be rebuilt) nor another seat's hidden state."""
+    lines = [f"{state.spec.title} ({state.players} players, {state.variant})"]
     if state.is_over():
         result = state.result()
         lines.append(f"game over: scores {list(result.scores)}, ranks {list(result.ranks)}")
@@ -95,6 +97,21 @@ def board_text(state: GameState) -> str:
     if not state.is_over():
         lines.append("options: " + ", ".join(f"{o.id} ({o.label})" for o in state.legal_options()[:20]))
     return "\n".join(lines) + "\n"
+
+
+def render(state: GameState | None, mode: str | None) -> str | None:
+    """``render()`` of the toolkit wrappers: the text for ``ansi``, printed for ``human``
+    (PettingZoo's and Gymnasium's convention: ``human`` returns ``None``)."""
+    if mode is None:
+        return None
+    if state is None:
+        text = "no game yet: call reset()\n"
+    else:
+        text = board_text(state)
+    if mode == "human":
+        print(text, end="", flush=True)
+        return None
+    return text
 
 
 def _text(node: Any, indent: str, lines: list[str]) -> None:

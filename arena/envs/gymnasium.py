@@ -2,10 +2,19 @@
 
 ``arena.envs.gymnasium.env("orbital", opponents="greedy", players=3)`` seats the learner at
 ``seat`` (0 by default) and lets the other seats be played by the built-in ``greedy``, ``random``
-or ``ismcts`` bot (:mod:`arena.envs.opponents`) inside ``step``. The spaces are the PettingZoo
+or ``ismcts`` bot (:mod:`arena.envs.opponents`), or a policy ``policy(vector, mask) -> index``
+(self-play), inside ``step``. The spaces are the PettingZoo
 environment's (:mod:`arena.envs.pettingzoo`): ``Discrete`` over the game's action catalogue and
 a dict of the float32 vector and the ``action_mask``; ``info["observation"]`` is the referee's
 structured observation, ``info["option_ids"]`` the legal ids.
+
+Info: by default every step's ``info`` has the same fixed structure, ``{"illegal_action": bool,
+"rank": int}`` (``rank`` the learner's place once the game is over, else 0), because Gymnasium's
+vector environments merge the infos of their sub-environments key by key into arrays, and the
+structured observation (a tree whose shape changes every step) cannot be merged. The per-step
+extras (``observation``, ``option_ids``, ``result``, ``error``) come with ``info_extras=True``:
+for a single environment, not a vector one. Importing this module registers the Gymnasium ids
+(:mod:`arena.envs.registration`).
 
 Reward: 0 until the game ends, then the learner's rank reward (:mod:`arena.envs.rewards`:
 +1 first, -1 last, evenly between; solo: +1 for beating the automaton, else -1). An illegal
@@ -22,6 +31,7 @@ from arena.envs import core, require
 from arena.envs.catalogue import catalogue
 from arena.envs.encoding import LIMIT, SIZE, encode
 from arena.envs.opponents import ISMCTS_ITERATIONS, opponent
+from arena.envs.registration import register_envs
 
 np = require("numpy", "numpy")
 gym = require("gymnasium", "gymnasium")
@@ -31,18 +41,20 @@ spaces = require("gymnasium.spaces", "gymnasium")
 class TabletopEnv(gym.Env):
     """One configuration of a game, seat ``seat`` learning, every other seat a house bot."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "human"]}
 
-    def __init__(self, game: str, opponents: str = "greedy", players: int = 2,
+    def __init__(self, game: str, opponents: str | Any = "greedy", players: int = 2,
                  variant: str | None = None, seat: int = 0, render_mode: str | None = None,
-                 ismcts_iterations: int = ISMCTS_ITERATIONS) -> None:
+                 ismcts_iterations: int = ISMCTS_ITERATIONS, info_extras: bool = False) -> None:
         self.variant = core.check_config(game, players, variant)
         if not isinstance(seat, int) or not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {str(seat)[:20]}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {str(render_mode)[:40]!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', "
+                             f"not {str(render_mode)[:40]!r}")
         self.game, self.players, self.seat, self.render_mode = game, players, seat, render_mode
         self.opponents = opponents
+        self.info_extras = bool(info_extras)
         self._opponent = opponent(opponents, game, ismcts_iterations)
         self.catalogue = catalogue(game)
         n = len(self.catalogue)
@@ -52,18 +64,37 @@ class TabletopEnv(gym.Env):
             "action_mask": spaces.Box(0, 1, (n,), np.int8),
         })
         self._rng = random.Random()
-        self.state: Any = None
+        self._state: Any = None
         self._ended = True  # until reset(); also after an illegal action
         self._ids: list[str] = []  # the legal ids _obs listed last (the learner's turn)
+        self._mask: Any = None  # the mask _obs built last (None: not for the current state)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**31))
         self._rng.seed(game_seed ^ 0x0B07)
         self.state = core.new_state(self.game, self.players, self.variant, game_seed)
-        self._bots_move()
-        self._ended = self.state.is_over()
+        if self.render_mode == "human":  # Gymnasium's convention: human mode draws each step
+            self.render()
         return self._obs(), self._info()
+
+    @property
+    def state(self) -> Any:
+        """The engine state (``GameState``)."""
+        return self._state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        """Assigning a state (a reset, or a loaded or re-sampled game) plays the house bots up to
+        the learner's turn, so the next ``step`` is always the learner's."""
+        self._state = value
+        self._ids = []
+        self._mask = None
+        if value is None:
+            self._ended = True
+            return
+        self._bots_move()
+        self._ended = value.is_over()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         if self._ended:
@@ -72,13 +103,17 @@ class TabletopEnv(gym.Env):
             option_id = core.option_of(self.catalogue, self.state, action)
         except ValueError as exc:
             info = self._info()
-            info.update(illegal_action=True, error=str(exc))
+            info["illegal_action"] = True
+            if self.info_extras:
+                info["error"] = str(exc)
             self._ended = True
             return self._obs(), -1.0, True, False, info
         self.state.apply(option_id)
         self._bots_move()
         over = self._ended = self.state.is_over()
         reward = core.terminal_rewards(self.state)[self.seat] if over else 0.0
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), float(reward), over, False, self._info()
 
     def _bots_move(self) -> None:
@@ -97,27 +132,46 @@ class TabletopEnv(gym.Env):
             except KeyError:
                 core.legal_actions(self.catalogue, self.state)  # raises UnknownOption naming the id
                 raise
+        self._mask = mask.astype(bool)  # for action_masks(): a copy, safe from changes to obs
         return {"observation": encode(core.compact_observation(self.state, self.seat)), "action_mask": mask}
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"observation": core.fresh_observation(self.state, self.seat)}
-        if self.state.is_over():
-            info["result"] = self.state.result().to_json()
-        else:
-            info["option_ids"] = list(self._ids)
+        """The fixed-structure info (vector-env safe), plus the extras when asked for."""
+        over = self.state.is_over()
+        info: dict[str, Any] = {
+            "illegal_action": False,
+            "rank": int(self.state.result().ranks[self.seat]) if over else 0,
+        }
+        if self.info_extras:
+            info["observation"] = core.fresh_observation(self.state, self.seat)
+            if over:
+                info["result"] = self.state.result().to_json()
+            else:
+                info["option_ids"] = list(self._ids)
         return info
 
     def action_masks(self) -> Any:
-        """The legal actions now (the ``action_masks`` method maskable-PPO implementations call)."""
-        return self._obs()["action_mask"].astype(bool)
+        """The legal actions now (the ``action_masks`` method maskable-PPO implementations call):
+        the mask the last ``reset``/``step`` handed out, as ``bool`` — cached there, not
+        re-encoded (it once cost half a step). A ``state`` assigned since is encoded afresh."""
+        if self._mask is None:
+            self._obs()
+        return self._mask.copy()
 
     def render(self) -> str | None:
-        return core.board_text(self.state) if self.render_mode == "ansi" else None
+        """``ansi``: the board as text (public view and the learner's options; never the seed);
+        ``human``: the same printed."""
+        return core.render(self.state, self.render_mode)
 
 
-def env(game: str, opponents: str = "greedy", players: int = 2, variant: str | None = None,
+def env(game: str, opponents: str | Any = "greedy", players: int = 2, variant: str | None = None,
         seat: int = 0, render_mode: str | None = None,
-        ismcts_iterations: int = ISMCTS_ITERATIONS) -> TabletopEnv:
+        ismcts_iterations: int = ISMCTS_ITERATIONS, info_extras: bool = False) -> TabletopEnv:
     """A Gymnasium environment of ``game``: seat ``seat`` learns against house bots ``opponents``
-    (``ismcts_iterations``: the search bot's iterations per decision)."""
-    return TabletopEnv(game, opponents, players, variant, seat, render_mode, ismcts_iterations)
+    (``ismcts_iterations``: the search bot's iterations per decision; ``info_extras``: the
+    structured observation and legal ids in every info — not for vector envs)."""
+    return TabletopEnv(game, opponents, players, variant, seat, render_mode, ismcts_iterations,
+                       info_extras)
+
+
+register_envs()

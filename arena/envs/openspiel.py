@@ -17,6 +17,10 @@ OpenSpiel's history-based serialisation (``serialize_game_and_state``) works.
 * ``information_state_string``: the observation plus a digest of everything the seat has seen
   since the start (every observation it had and every choice it was allowed to see: the
   engine's ``option_audience``), which makes it perfect recall;
+* ``information_state_tensor``: :data:`INFO_STATE_SIZE` floats — the observation vector, a
+  bag of the moves the seat saw (hashed like the vector) and the 128 bits of that recall
+  digest: perfect recall (two information states differ in the bits), bounded, with features a
+  network can learn from (:class:`TabletopObserver`);
 * ``resample_from_infostate(player, sampler)``: a state drawn by the engine's
   ``from_observation`` (the SDK's ``sample_state``) — same observation and information state for
   ``player``, everything hidden re-sampled. Its ``history()`` is not a real history: do not
@@ -31,7 +35,9 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+import zlib
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import orjson
@@ -49,6 +55,10 @@ pyspiel = require("pyspiel", "open_spiel")
 SEEDS = 1 << 16
 #: A bound on decisions per game for GameInfo (the longest random 5-player Orbital game is ~450).
 MAX_GAME_LENGTH = 5000
+#: The information-state tensor: observation vector | moves seen (bag) | recall digest bits.
+HISTORY_SIZE = 2048
+DIGEST_BITS = 128
+INFO_STATE_SIZE = SIZE + HISTORY_SIZE + DIGEST_BITS
 
 
 def _game_type(game: str) -> Any:
@@ -64,7 +74,7 @@ def _game_type(game: str) -> Any:
         max_num_players=max(spec.player_counts),
         min_num_players=min(spec.player_counts),
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={"players": 2, "variant": ""},
@@ -115,6 +125,9 @@ class TabletopState(pyspiel.State):
         self.catalogue = catalogue(self.name)
         self.engine: Any = None  # set by the opening chance node
         self.seen = [b""] * self.players
+        # Per seat, the history bucket of every move it saw (its own and others' visible
+        # choices; a hidden choice as "?"), in order: the bag part of the info-state tensor.
+        self.moves: list[list[int]] = [[] for _ in range(self.players)]
 
     # --- the decision loop --------------------------------------------------------------------
     def current_player(self) -> int:
@@ -146,7 +159,9 @@ class TabletopState(pyspiel.State):
             if choice is not None:
                 mover, option_id, audience = choice
                 visible = audience is None or seat in audience or seat == mover
-                h.update(f"{mover}:{option_id if visible else '?'}".encode())
+                token = f"{mover}:{option_id if visible else '?'}"
+                h.update(token.encode())
+                self.moves[seat].append(_history_bucket(token))
             h.update(orjson.dumps(self.engine.observation(seat), option=orjson.OPT_SORT_KEYS))
             self.seen[seat] = h.digest()
 
@@ -171,26 +186,59 @@ class TabletopState(pyspiel.State):
         seed = int(probability_sampler() * (1 << 31))
         out = TabletopState(self.get_game())
         out.engine = sample_state(self.name, self.engine.observation(player_id), seed)
-        out.seen = list(self.seen)
+        # Only the player's own recall is kept: the other seats' digests hash what *they* saw
+        # in the real world, which the player cannot know. Theirs start afresh from what they
+        # see in the sampled world (so their information states differ from the real ones).
+        out.seen = [self.seen[seat] if seat == player_id else
+                    hashlib.blake2b(b"resampled:" + orjson.dumps(
+                        out.engine.observation(seat), option=orjson.OPT_SORT_KEYS),
+                        digest_size=16).digest()
+                    for seat in range(self.players)]
+        out.moves = [list(self.moves[seat]) if seat == player_id else []
+                     for seat in range(self.players)]
         return out
 
     def __str__(self) -> str:
         return "chance: engine seed" if self.engine is None else core.board_text(self.engine)
 
 
+@cache
+def _history_bucket(token: str) -> int:
+    """The bag bucket of one seen move ``"<mover>:<option id or ?>"`` (crc32, like the vector)."""
+    return zlib.crc32(token.encode()) % HISTORY_SIZE
+
+
 class TabletopObserver:
-    """The PyObserver: the encoded vector, and JSON strings (plus the recall digest)."""
+    """The PyObserver: the encoded vector, and JSON strings (plus the recall digest).
+
+    With perfect recall (the information state) the tensor is :data:`INFO_STATE_SIZE` floats in
+    three parts (``dict``): ``observation`` (the 2048-float vector of the current observation),
+    ``history`` (bucket ``crc32("<mover>:<option id>") mod 2048`` counts one for each move the
+    seat saw, a choice hidden from it as ``"<mover>:?"``: at most ``MAX_GAME_LENGTH``) and
+    ``digest`` (the 128 bits, 0 or 1, of the blake2b digest chained over every observation the
+    seat had and every move it saw — the same digest as ``information_state_string``). Why the
+    digest: a bag of moves and the current observation do not tell every two histories apart,
+    and CFR-style algorithms must never merge two information states; the bits do (up to a
+    2⁻¹²⁸ collision), while the other two parts are what a network can generalise from.
+    """
 
     def __init__(self, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(SIZE, np.float32)
-        self.dict = {"observation": self.tensor}
+        self.tensor = np.zeros(INFO_STATE_SIZE if perfect_recall else SIZE, np.float32)
+        self.dict = {"observation": self.tensor[:SIZE]}
+        if perfect_recall:
+            self.dict["history"] = self.tensor[SIZE:SIZE + HISTORY_SIZE]
+            self.dict["digest"] = self.tensor[SIZE + HISTORY_SIZE:]
 
     def set_from(self, state: TabletopState, player: int) -> None:
         if state.engine is None:
             self.tensor.fill(0)
-        else:
-            self.tensor[:] = encode(core.compact_observation(state.engine, player))
+            return
+        self.tensor[:SIZE] = encode(core.compact_observation(state.engine, player))
+        if self.perfect_recall:
+            self.dict["history"][:] = np.bincount(state.moves[player], minlength=HISTORY_SIZE)
+            bits = np.unpackbits(np.frombuffer(state.seen[player], np.uint8))
+            self.dict["digest"][:] = bits
 
     def string_from(self, state: TabletopState, player: int) -> str:
         if state.engine is None:

@@ -11,9 +11,14 @@ moves inside the engine). Spaces (docs/environments.md):
   vector encoding only ``state.observation(seat)`` (:mod:`arena.envs.encoding`); with
   ``observation="mask"`` only ``{"action_mask": …}`` — no vector, for agents that read the
   structured observation themselves (or need none), at the speed of the bare engine;
-* ``infos[agent]["observation"]`` is the structured observation exactly as the referee sends it,
-  built when first read (read it before the next ``step``: a stale read is an error, not an
-  observation of a later state); ``infos[agent]["option_ids"]`` the legal ids of the agent to move;
+* the info of the agent to move holds its structured observation exactly as the referee sends
+  it (``"observation"``) and its legal ids (``"option_ids"``), built when first read (read it
+  before the next ``step``: a stale read is an error, not an observation of a later state);
+  every other agent's info is empty, and at the end every info holds only the public result —
+  nothing reaches an agent loop that the seat reading it cannot see;
+* ``state()`` is every seat's vector (a centralised critic's input); the engine state is
+  ``game_state`` (assigning one restarts the agent cycle); ``illegal="terminate"`` ends the game
+  on an illegal action as PettingZoo's ``TerminateIllegalWrapper`` does;
 * rewards are zero until the end, then ``+1`` first … ``-1`` last (:mod:`arena.envs.rewards`).
 
 ``reset(seed=s)`` plays the engine game with seed ``s``, so a seed reproduces a game exactly.
@@ -46,6 +51,9 @@ AECEnv = _pz.AECEnv
 
 #: The observation modes: the vector and the mask, or the mask alone.
 MODES = ("vector", "mask")
+#: What an illegal action does: raise ``ValueError`` (the default), or end the game with
+#: ``-1`` for the agent that tried it, as PettingZoo's classic games (``TerminateIllegalWrapper``).
+ILLEGAL = ("raise", "terminate")
 
 
 class StaleInfo(RuntimeError):
@@ -150,7 +158,7 @@ class _LazyInfo(dict):
 class TabletopAEC(AECEnv):
     """One game (one configuration) as a PettingZoo AEC environment."""
 
-    metadata = {"render_modes": ["ansi"], "name": "tabletop_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "name": "tabletop_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -159,15 +167,22 @@ class TabletopAEC(AECEnv):
         variant: str | None = None,
         render_mode: str | None = None,
         observation: str = "vector",
+        illegal: str = "raise",
     ) -> None:
         super().__init__()
         self.variant = core.check_config(game, players, variant)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {str(render_mode)[:40]!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', "
+                             f"not {str(render_mode)[:40]!r}")
         if observation not in MODES:
             raise ValueError(
                 f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}"
             )
+        if illegal not in ILLEGAL:
+            raise ValueError(
+                f"illegal must be one of {', '.join(ILLEGAL)}, not {str(illegal)[:40]!r}"
+            )
+        self.illegal = illegal
         self.game = game
         self.players = players
         self.render_mode = render_mode
@@ -183,6 +198,8 @@ class TabletopAEC(AECEnv):
             fields = {"observation": spaces.Box(-LIMIT, LIMIT, (SIZE,), np.float32), **fields}
         self._obs_space = {a: spaces.Dict(dict(fields)) for a in self.possible_agents}
         self._act_space = {a: spaces.Discrete(n) for a in self.possible_agents}
+        #: ``state()``: every seat's vector, seat after seat (a centralised critic's input).
+        self.state_space = spaces.Box(-LIMIT, LIMIT, (players * SIZE,), np.float32)
         self._seeds = random.Random()
         # Per-step caches, valid while ``_stamp`` (bumped by every move, reset and state
         # assignment) is unchanged.
@@ -202,15 +219,20 @@ class TabletopAEC(AECEnv):
         self._vec_at: dict[int, tuple[int, Any]] = {}
 
     @property
-    def state(self) -> Any:
+    def game_state(self) -> Any:
         """The engine state (``GameState``); assigning another one drops every cached view."""
         return self._state
 
-    @state.setter
-    def state(self, value: Any) -> None:
+    @game_state.setter
+    def game_state(self, value: Any) -> None:
+        """Assigning a state restarts the agent cycle from it: the agent to move, fresh infos,
+        rewards, terminations — as if the game had been played to it in this environment
+        (without this, the next ``step`` would be applied for the old state's agent)."""
         self._state = value
         self._stamp += 1
         self._to_move = None if value is None else value.to_move()
+        if value is not None:
+            self._start()
 
     def observation_space(self, agent: str) -> Any:
         return self._obs_space[agent]
@@ -225,7 +247,10 @@ class TabletopAEC(AECEnv):
             game_seed = int(seed)
         else:
             game_seed = self._seeds.randrange(2**31)
-        self.state = core.new_state(self.game, self.players, self.variant, game_seed)
+        self.game_state = core.new_state(self.game, self.players, self.variant, game_seed)
+
+    def _start(self) -> None:
+        """The cycle at the start of (or at an assigned) state: every agent in, nothing paid."""
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -235,19 +260,18 @@ class TabletopAEC(AECEnv):
         self._after_move()
 
     def _after_move(self) -> None:
-        """Whose turn, fresh (lazy) infos, and at the end rewards and terminations.
+        """Whose turn, fresh infos, and at the end rewards and terminations.
 
-        Why nothing else per move: rewards are zero until the end, so the reward dicts are
-        written (and accumulated) only then; the per-step work is one info object per seat."""
+        Only the agent to move gets its (lazy) structured observation in its info; every other
+        agent's info is empty, and at the end every info holds only the public result. Why: an
+        agent loop can read every entry of ``infos``, so another seat's observation there would
+        hand it that seat's hand. Why nothing else per move: rewards are zero until the end, so
+        the reward dicts are written (and accumulated) only then."""
         seat = self._to_move = self._state.to_move()
         infos = self.infos
-        if len(infos) == len(self._seat_agents):  # every agent in play: the common case
-            for i, agent in self._seat_agents:
-                infos[agent] = _LazyInfo(self, i)
-        else:
-            for i, agent in self._seat_agents:
-                if agent in infos:
-                    infos[agent] = _LazyInfo(self, i)
+        for i, agent in self._seat_agents:
+            if agent in infos:
+                infos[agent] = _LazyInfo(self, i) if i == seat else {}
         if seat is None:
             result = self._state.result().to_json()
             for agent, reward in zip(
@@ -255,7 +279,7 @@ class TabletopAEC(AECEnv):
             ):
                 self.rewards[agent] = reward
                 self.terminations[agent] = True
-                dict.__setitem__(infos[agent], "result", result)
+                infos[agent]["result"] = result
             self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[seat]
@@ -295,6 +319,9 @@ class TabletopAEC(AECEnv):
         except TypeError:  # not an integer: option_of says so
             option_id = None
         if option_id is None:
+            if self.illegal == "terminate":
+                self._terminate_illegal(agent, action)
+                return
             option_id = core.option_of(
                 self.catalogue, self._state, action
             )  # converts, or says why not
@@ -303,6 +330,27 @@ class TabletopAEC(AECEnv):
         self._state.apply(option_id)
         self._stamp += 1
         self._after_move()
+        if self.render_mode == "human":  # PettingZoo's convention: human mode draws each step
+            self.render()
+
+    def _terminate_illegal(self, agent: str, action: Any) -> None:
+        """What PettingZoo's ``TerminateIllegalWrapper(illegal_reward=-1)`` does: the game ends
+        for every agent, ``-1`` for the one that tried the illegal action, 0 for the others;
+        its info says why."""
+        try:
+            core.option_of(self.catalogue, self._state, action)
+            why = "illegal action"
+        except ValueError as exc:
+            why = str(exc)
+        self._stamp += 1
+        self._to_move = None
+        for other in self.agents:
+            self.rewards[other] = -1.0 if other == agent else 0.0
+            self.terminations[other] = True
+            self.infos[other] = {"illegal_action": other == agent}
+        self.infos[agent]["error"] = why
+        self._cumulative_rewards[agent] = 0.0
+        self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seats[agent]
@@ -326,7 +374,7 @@ class TabletopAEC(AECEnv):
         """The engine's observation of ``seat`` now (shared: the encoder only reads it)."""
         got = self._obs_at.get(seat)
         if got is None or got[0] != self._stamp:
-            got = self._obs_at[seat] = (self._stamp, self.state.observation(seat))
+            got = self._obs_at[seat] = (self._stamp, self._state.observation(seat))
         return got[1]
 
     def _fresh_observation(self, seat: int) -> dict[str, Any]:
@@ -334,9 +382,19 @@ class TabletopAEC(AECEnv):
         return orjson.loads(orjson.dumps(self._observation(seat)))
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        return core.board_text(self.state)
+        """``ansi``: the board as text — the public view and the options of the agent to move,
+        never the seed or another seat's hidden state; ``human``: the same printed."""
+        return core.render(self._state, self.render_mode)
+
+    def state(self) -> Any:
+        """PettingZoo's global state: every seat's observation vector, seat after seat
+        (``state_space``) — the union of what the seats see, for a centralised critic. Not the
+        engine's whole state: deck orders and future rolls would let a critic learn from the
+        future. The engine state itself is :attr:`game_state`."""
+        if self._state is None:
+            raise RuntimeError("no game yet: call reset() first")
+        return np.concatenate([encode(core.compact_observation(self._state, seat))
+                               for seat in range(self.players)])
 
     def close(self) -> None:
         pass
@@ -348,11 +406,14 @@ def env(
     variant: str | None = None,
     render_mode: str | None = None,
     observation: str = "vector",
+    illegal: str = "raise",
 ) -> TabletopAEC:
     """A PettingZoo AEC environment of ``game`` for ``players`` seats and ``variant``
     (the game's default when ``None``); any configuration ``arena games`` lists.
-    ``observation="mask"`` leaves the vector out (``{"action_mask": …}`` only)."""
-    return TabletopAEC(game, players, variant, render_mode, observation)
+    ``observation="mask"`` leaves the vector out (``{"action_mask": …}`` only);
+    ``illegal="terminate"`` ends the game on an illegal action (-1 to its agent) instead of
+    raising ``ValueError``."""
+    return TabletopAEC(game, players, variant, render_mode, observation, illegal)
 
 
 raw_env = env

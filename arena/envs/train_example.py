@@ -14,9 +14,11 @@ mistakes lead to, which plain copying never shows it. The teacher only labels: i
 seat's observation and legal options, as any bot would (``arena.envs.opponents``). REINFORCE
 then optimises the environment's own reward (+1 win, -1 loss) with the batch mean as baseline.
 
-Writes the weights (``sample_bots/learned_<game>/weights.npz``, float16, the file the bot
-serves), the training curve (``docs/learned_<game>_training.png``) and its figures beside the
-weights (``training.json``). The win share the curve shows is measured on held-out seeds; the
+Writes the weights (``weights.npz``, float16, the file the bot serves), the training curve
+(``training.png``) and its figures (``training.json``) into one folder: ``--dir``, by default
+``$ARENA_HOME/trained/learned_<game>`` (``ARENA_HOME`` unset: the same home the server uses,
+``${XDG_DATA_HOME:-~/.local/share}/tabletop-arena``) — never over the repository's tracked
+example unless told to (``--dir sample_bots/learned_solenia`` with ``--curve`` for the docs' PNG). The win share the curve shows is measured on held-out seeds; the
 benchmark (``arena bench learned``) measures the saved bot on seeds 0..199.
 """
 
@@ -45,7 +47,6 @@ from arena.envs.opponents import opponent  # noqa: E402
 
 np = require("numpy", "numpy")
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Seeds of the curve's evaluation games: far from the benchmark's 0..199 and from training's.
 EVAL_SEED0 = 1_000_000
 TRAIN_SEED0 = 2_000_000
@@ -143,7 +144,7 @@ def play(
             obs, _reward, done, _trunc, info = e.step(action)
         if record is not None:
             record.append(steps)
-        ranks = info["result"]["ranks"]
+        ranks = e.unwrapped.state.result().ranks
         me = e.unwrapped.seat
         out.append((ranks[me], min(r for i, r in enumerate(ranks) if i != me)))
     return out
@@ -374,6 +375,20 @@ def _at_least(least: int) -> Any:
     return parse
 
 
+def default_dir(game: str) -> Path:
+    """Where a training run writes unless told: under ``ARENA_HOME`` (else the server's default
+    home), so a run from a clone never overwrites the tracked example bot or the docs' PNG.
+    (The rule of ``arena.server.config.default_data_dir``, restated: ``arena.envs`` imports no
+    server code.)"""
+    home = os.environ.get("ARENA_HOME", "").strip()
+    if home:
+        base = Path(home).expanduser()
+    else:
+        data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        base = Path(data).expanduser() / "tabletop-arena"
+    return base / "trained" / f"learned_{game}"
+
+
 def main(argv: list[str] | None = None) -> int:
     d = Settings()
     p = argparse.ArgumentParser(
@@ -404,18 +419,17 @@ def main(argv: list[str] | None = None) -> int:
         "--rl-lr", type=float, default=d.rl_lr, help=f"REINFORCE learning rate (default {d.rl_lr})"
     )
     p.add_argument(
-        "--out", type=Path, help="weights file (default sample_bots/learned_GAME/weights.npz)"
+        "--dir", type=Path,
+        help="folder for weights.npz, training.json and training.png "
+             "(default $ARENA_HOME/trained/learned_GAME)",
     )
-    p.add_argument(
-        "--curve", type=Path, help="training curve PNG (default docs/learned_GAME_training.png)"
-    )
+    p.add_argument("--curve", type=Path, help="training curve PNG (default DIR/training.png)")
     p.add_argument("--no-curve", action="store_true", help="skip the PNG (no matplotlib needed)")
     args = p.parse_args(argv)
     s = Settings(**{k: getattr(args, k) for k in asdict(d) if k != "players"})
-    out = args.out or ROOT / "sample_bots" / f"learned_{s.game}" / "weights.npz"
-    curve = (
-        None if args.no_curve else (args.curve or ROOT / "docs" / f"learned_{s.game}_training.png")
-    )
+    folder = args.dir or default_dir(s.game)
+    out = folder / "weights.npz"
+    curve = None if args.no_curve else (args.curve or folder / "training.png")
     train(s, out, curve, log=lambda line: print(line, file=sys.stderr, flush=True))
     return 0
 

@@ -25,7 +25,7 @@ def _episode(e, seed: int) -> tuple[float, list[int]]:  # noqa: ANN001
         obs, reward, done, truncated, info = e.step(action)
         assert not truncated
         total += reward
-    assert info["result"]["ranks"]
+    assert info["rank"] == e.state.result().ranks[e.seat] >= 1
     return total, actions
 
 
@@ -71,3 +71,19 @@ def test_an_illegal_action_ends_the_episode_with_minus_one_and_bad_input_is_a_cl
         env("black_angel", "alphazero")
     with pytest.raises(ValueError, match="seat must be"):
         env("black_angel", "random", seat=5)
+
+
+def test_action_masks_is_the_steps_mask_cached_not_re_encoded(monkeypatch) -> None:  # noqa: ANN001
+    import arena.envs.gymnasium as module
+
+    e = env("orbital", "random")
+    obs, _ = e.reset(seed=3)
+    calls = []
+    monkeypatch.setattr(module, "encode", lambda *a: calls.append(a) or np.zeros(2048, np.float32))
+    mask = e.action_masks()
+    assert mask.dtype == bool and np.array_equal(mask, obs["action_mask"].astype(bool))
+    assert calls == []  # no second encoding of the same state
+    obs["action_mask"][:] = 0  # the caller's copy is the caller's
+    assert e.action_masks().any()
+    e.state = e.state.clone()  # an assigned state: its own mask, encoded afresh
+    assert np.array_equal(e.action_masks(), mask) and len(calls) == 1

@@ -3,6 +3,7 @@ learned bot qualifying, and the training script in a short form (docs/environmen
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -222,3 +223,19 @@ def test_a_served_policy_that_ignores_the_mask_forfeits_with_a_clear_log(tmp_pat
     forfeit = record.forfeit_of(0)
     assert forfeit is not None and forfeit.reason == "bot_error"
     assert "the policy chose action 70 ('drop:water'), which the mask rules out" in forfeit.log_tail
+
+
+def test_the_command_writes_under_arena_home_never_over_the_tracked_example(tmp_path: Path) -> None:
+    tracked = [LEARNED / "weights.npz", LEARNED / "training.json"]
+    before = [f.read_bytes() for f in tracked]
+    env = {**os.environ, "ARENA_HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-m", "arena.envs.train_example", "--hidden", "2", "--rounds", "1",
+         "--games-per-round", "1", "--epochs", "1", "--rl-iterations", "0", "--eval-games", "1",
+         "--no-curve"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300, env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    folder = tmp_path / "trained" / "learned_solenia"
+    assert (folder / "weights.npz").is_file() and (folder / "training.json").is_file()
+    assert [f.read_bytes() for f in tracked] == before
