@@ -22,7 +22,7 @@ from referee.engine import EngineError
 #: Modules that contribute sub-commands, in help order: a bare name is a module of
 #: arena.cli; a dotted one is a module of a layer above the platform, loaded by name only.
 COMMAND_MODULES = ("games", "play", "fork", "benchmarks.command", "tournament", "server", "client", "challenge", "author", "connect",
-                   "collusion", "web.command")
+                   "collusion", "export", "web.command")
 
 
 class ArenaGroup(click.Group):
