@@ -8,10 +8,10 @@ The columns are documented in docs/datasets.md.
 
 Why parts and a manifest: the export streams (at most one part's rows and one database page are
 held) and a re-run continues where the last one stopped. A part is written under a temporary name,
-renamed, and only then named in ``manifest.jsonl`` with the ids of its matches; a re-run deletes
+renamed, and only then named in ``_manifest.jsonl`` with the ids of its matches; a re-run deletes
 every part file the manifest does not name (a run killed between the rename and the manifest
 line) and skips every match it does name, so nothing is written twice and nothing is lost.
-``export.json`` keeps the selection: a re-run into the same folder with another selection is
+``_export.json`` keeps the selection: a re-run into the same folder with another selection is
 refused rather than mixed in.
 
 Like ``arena collusion``, it reads the server's database directly: it is run on the server machine.
@@ -37,8 +37,8 @@ from arena.quoting import shorten
 #: rows never span two parts). ~1-3 KB a row: a part stays in the tens of MB.
 PART_ROWS = 20_000
 FORMATS = ("parquet", "jsonl")
-MANIFEST = "manifest.jsonl"
-SETTINGS = "export.json"
+MANIFEST = "_manifest.jsonl"  # "_": pyarrow and pandas skip it when reading the folder
+SETTINGS = "_export.json"
 #: Bumped when a column changes meaning, so a re-run never appends rows of another layout.
 LAYOUT = 1
 
