@@ -58,11 +58,9 @@ def _pyarrow() -> tuple[Any, Any]:
 
 
 def _envs() -> Any:
-    from arena.envs import MissingExtra
-
     try:
         from arena.envs import decisions
-    except MissingExtra as exc:
+    except ImportError as exc:  # arena.envs.MissingExtra (numpy) says which extra to install
         raise ExportError(f"the dataset rows are the environments' encodings: {exc}") from None
     return decisions
 
