@@ -34,8 +34,9 @@ import click
 from arena.quoting import shorten
 
 #: Rows a part holds before it is written (a part is closed at a match's end, so one match's
-#: rows never span two parts). ~1-3 KB a row: a part stays in the tens of MB.
-PART_ROWS = 20_000
+#: rows never span two parts). Held as Python lists until then (~10 KB a row with the vector):
+#: this bounds the export's memory to about 50 MB beside one database page.
+PART_ROWS = 5_000
 FORMATS = ("parquet", "jsonl")
 MANIFEST = "_manifest.jsonl"  # "_": pyarrow and pandas skip it when reading the folder
 SETTINGS = "_export.json"
@@ -106,7 +107,7 @@ class _Part:
         return len(self.columns["match_id"])
 
 
-def _match_rows(decisions: Any, match: Any, whole: bool, part: _Part) -> int:
+def _match_rows(decisions: Any, match: Any, whole: bool, vector: bool, part: _Part) -> int:
     """Append the rows of ``match`` to ``part``; the number appended. A record the engine does
     not replay adds nothing (``DecisionReplayError`` goes up to the caller, which reports it)."""
     from referee.record import MatchRecord, RecordError
@@ -120,7 +121,7 @@ def _match_rows(decisions: Any, match: Any, whole: bool, part: _Part) -> int:
     ranks = list(result.get("ranks") or [])
     scores = [float(x) for x in result.get("scores") or []]
     space = len(decisions.catalogue(record.game))
-    rows = list(decisions.record_rows(record, whole))  # whole match first: a refusal adds nothing
+    rows = list(decisions.record_rows(record, whole, vector))  # whole match first: a refusal adds nothing
     c = part.columns
     for n, seat, forced, row in rows:
         info = by_seat.get(seat)
@@ -138,8 +139,8 @@ def _match_rows(decisions: Any, match: Any, whole: bool, part: _Part) -> int:
         c["rating_mu"].append(info.mu if info else None)
         c["rating_sigma"].append(info.sigma if info else None)
         c["observation"].append(row.observation_json.decode())
-        c["vector_index"].append(row.vector_index)
-        c["vector_value"].append(row.vector_value)
+        c["vector_index"].append(row.vector_index if vector else None)
+        c["vector_value"].append(row.vector_value if vector else None)
         c["option_ids"].append(row.option_ids)
         c["legal_actions"].append(row.legal_actions)
         c["action_space"].append(space)
@@ -317,11 +318,14 @@ def export_group() -> None:
 @click.option("--whole-observation", is_flag=True,
               help="Store each seat's whole observation (as sent to the bot) rather than its sufficient "
                    "keys; the vector then encodes every leaf, as the environments' whole=True. Several times slower.")
+@click.option("--no-vector", is_flag=True,
+              help="Leave the vector columns empty (null): about twice as fast; the vector is "
+                   "arena.envs.encoding.encode of the observation column, computable at load time.")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Stop after this many matches (this run).")
 def dataset_command(out: Path, fmt: str, games: tuple[str, ...], players: int | None, variant: str | None,
                     bots: tuple[str, ...], min_rating: float | None, max_rating: float | None,
                     since: str | None, until: str | None, tournaments: tuple[int, ...],
-                    whole_observation: bool, limit: int | None) -> None:
+                    whole_observation: bool, no_vector: bool, limit: int | None) -> None:
     """Write every decision of the selected finished matches as training rows: the acting seat's
     observation (JSON and the environments' vector), the legal options and their action numbers,
     the choice, the seat's rating before the match and the final result. Matches of bots whose
@@ -339,28 +343,29 @@ def dataset_command(out: Path, fmt: str, games: tuple[str, ...], players: int | 
                               max_rating, _parse_date(since, "--since"), _parse_date(until, "--until"),
                               tuple(sorted(set(tournaments))))
     settings = {"layout": LAYOUT, "format": fmt, "whole_observation": whole_observation,
-                "filters": filters.as_dict()}
+                "vector": not no_vector, "filters": filters.as_dict()}
     folder = Folder(out, fmt, settings)
-    written, failed = export(folder, filters, decisions, whole_observation, limit, pa, pq)
+    written, failed = export(folder, filters, decisions, whole_observation, not no_vector, limit, pa, pq)
     click.echo(f"{out}: {written} matches written this run, {len(folder.done)} in all, "
                f"{folder.rows} decisions" + (f"; {failed} matches left out: their records do not replay "
                                               "with this engine" if failed else ""))
 
 
-def export(folder: Folder, filters: Any, decisions: Any, whole: bool, limit: int | None,
-           pa: Any, pq: Any, part_rows: int = PART_ROWS) -> tuple[int, int]:
+def export(folder: Folder, filters: Any, decisions: Any, whole: bool, vector: bool, limit: int | None,
+           pa: Any, pq: Any, part_rows: int | None = None) -> tuple[int, int]:
     """Stream the selected matches not yet in ``folder`` into it; (matches written, not replayable)."""
     from arena.db import session_scope
     from arena.records import dataset
 
     parts: dict[str, _Part] = {}
+    part_rows = part_rows or PART_ROWS
     written = failed = rows = 0
     with session_scope() as session:
         progress = _Progress(dataset.count(session, filters), len(folder.done))
         for match in _todo(dataset.matches(session, filters), folder.done):
             part = parts.setdefault(match.game, _Part.empty())
             try:
-                rows += _match_rows(decisions, match, whole, part)
+                rows += _match_rows(decisions, match, whole, vector, part)
             except decisions.DecisionReplayError as exc:
                 failed += 1
                 click.echo(f"\nmatch {match.id}: left out, {shorten(str(exc), 200)}", err=True)

@@ -49,12 +49,19 @@ class SeatRow:
     action: int  # its catalogue action number
 
 
-def decision_row(state: GameState, seat: int, choice: str, cat: Catalogue, whole: bool = False) -> SeatRow:
+def decision_row(state: GameState, seat: int, choice: str, cat: Catalogue, whole: bool = False,
+                 vector: bool = True) -> SeatRow:
     """The row of ``seat`` choosing ``choice`` in ``state``. Reads ``state`` only through what
-    ``seat`` is shown: its observation and its legal options (which the referee sends it)."""
+    ``seat`` is shown: its observation and its legal options (which the referee sends it).
+    ``vector=False`` leaves the vector empty (it is ``encode`` of the observation, about half
+    the cost of a row: a loader can compute it from the JSON when it wants it)."""
     observation = fresh_observation(state, seat) if whole else compact_observation(state, seat)
-    vector = encode(observation, whole=whole)
-    nonzero = vector.nonzero()[0]
+    if vector:
+        dense = encode(observation, whole=whole)
+        nonzero = dense.nonzero()[0]
+        buckets, values = nonzero.tolist(), dense[nonzero].tolist()
+    else:
+        buckets, values = [], []
     options = state.option_ids()
     try:
         index = options.index(choice)
@@ -62,8 +69,8 @@ def decision_row(state: GameState, seat: int, choice: str, cat: Catalogue, whole
         raise DecisionReplayError(f"option {choice[:80]!r} is not among the legal options") from None
     return SeatRow(
         orjson.dumps(observation),
-        nonzero.tolist(),
-        vector[nonzero].tolist(),
+        buckets,
+        values,
         options,
         cat.mask(options),
         choice,
@@ -72,7 +79,8 @@ def decision_row(state: GameState, seat: int, choice: str, cat: Catalogue, whole
     )
 
 
-def record_rows(record: MatchRecord, whole: bool = False) -> Iterator[tuple[int, int, bool, SeatRow]]:
+def record_rows(record: MatchRecord, whole: bool = False,
+                vector: bool = True) -> Iterator[tuple[int, int, bool, SeatRow]]:
     """``(decision number, seat, forced, row)`` for every decision of ``record``, replaying it.
 
     A decision the engine refuses raises :class:`DecisionReplayError` (the caller skips that
@@ -87,7 +95,7 @@ def record_rows(record: MatchRecord, whole: bool = False) -> Iterator[tuple[int,
         if seat is None or seat != d.seat:
             raise DecisionReplayError(f"decision {d.n}: the record says seat {d.seat}, the engine {seat}")
         try:
-            row = decision_row(state, seat, d.option, cat, whole)
+            row = decision_row(state, seat, d.option, cat, whole, vector)
         except DecisionReplayError as exc:
             raise DecisionReplayError(f"decision {d.n}: {exc}") from None
         yield d.n, seat, d.forced, row

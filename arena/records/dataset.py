@@ -24,8 +24,9 @@ from sqlalchemy.orm import Session
 from arena.db.accounts import User
 from arena.db.models import Bot, BotVersion, Match, MatchSeat
 
-#: Matches read per database page: a page's records are held at once (≈ 50 KB each).
-PAGE = 200
+#: Matches read per database page: a page's records are held at once (≈ 30-50 KB of JSON each,
+#: several times that as Python objects).
+PAGE = 50
 #: Where a match without ``finished_at`` (none the platform writes) sorts: first.
 _EPOCH = datetime(1970, 1, 1)
 

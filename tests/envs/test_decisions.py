@@ -10,8 +10,8 @@ from arena.envs.catalogue import catalogue
 from arena.envs.core import compact_observation
 from arena.envs.decisions import DecisionReplayError, decision_row, dense_vector, record_rows
 from arena.envs.encoding import encode
+from benchmarks.random_records import played_record
 from referee import registry
-from tests.dataset_records import played_record
 
 GAMES = ("black_angel", "solenia", "orbital")
 

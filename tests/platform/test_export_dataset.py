@@ -14,7 +14,7 @@ from arena.cli import cli
 from arena.db import init_db, session_scope
 from arena.db.accounts import User
 from arena.db.models import Bot, BotVersion, Match, MatchSeat, Tournament
-from tests.dataset_records import played_record
+from benchmarks.random_records import played_record
 
 T0 = datetime(2026, 11, 1, 12, 0)
 
@@ -95,10 +95,28 @@ def test_parquet_export_by_game_with_the_seat_rating_and_result(archive: dict, t
     assert row.option_ids[row.choice_index] == row.choice
     assert row.action in set(row.legal_actions)
     assert json.loads(row.observation)["seat"] == 0
+    from arena.envs.decisions import dense_vector
+    from arena.envs.encoding import encode
+
+    for _, r in df[df.match_id == archive["ba1"][0]].iterrows():  # the environments' vector, row by row
+        assert (dense_vector(r.vector_index, r.vector_value) == encode(json.loads(r.observation))).all()
     assert list(row.ranks)[0] == row.seat_rank
     seat1 = df[(df.match_id == archive["plain"][0]) & (df.seat == 1)]
     assert set(seat1.bot) == {"beta"} and set(seat1.rating_mu) == {33.0}
     assert (df.groupby(["match_id", "decision"]).size() == 1).all()
+
+
+def test_parts_close_at_a_match_end_and_no_vector_leaves_it_null(archive: dict, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.datasets import export
+
+    monkeypatch.setattr(export, "PART_ROWS", 50)  # every match closes a part
+    _run("dataset", "--out", str(tmp_path / "o"), "--no-vector", "--game", "black_angel")
+    parts = sorted(p.name for p in (tmp_path / "o" / "game=black_angel").iterdir())
+    assert parts == ["part-00000.parquet", "part-00001.parquet"]
+    df = _parquet(tmp_path / "o")
+    assert df.vector_index.isna().all() and df.match_id.nunique() == 2
+    assert len(df) == archive["ba1"][1] + archive["ba2"][1]
 
 
 def test_filters_select_by_game_rating_bot_tournament_and_date(archive: dict, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""Real match records for the dataset tests: random legal play by the engine itself, so every
-record replays (no bots, no sandbox: the export reads records, it never plays)."""
+"""Real match records made fast: random legal play by the engine itself, so every record replays
+(no bots, no sandbox). For the benchmarks and tests of what reads records (``arena export
+dataset``, ``arena bench dataset``), which need many matches and never play one."""
 
 from __future__ import annotations
 
