@@ -225,7 +225,7 @@ class Folder:
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
         if self.fmt == "parquet":
-            table = pa.Table.from_pydict(part.columns, schema=_schema(pa))
+            table = _table(pa, part)
             pq.write_table(table, tmp, compression="zstd")
         else:
             _write_jsonl(tmp, game, part)
@@ -238,6 +238,29 @@ class Folder:
         self.next_part[game] = number + 1
         self.done.update(part.matches)
         self.rows += len(part)
+
+
+def _table(pa: Any, part: _Part) -> Any:
+    """The part as an Arrow table; the vector columns from their numpy arrays in one copy each
+    (offsets and a concatenation) rather than element by element from Python lists."""
+    import numpy as np
+
+    schema = _schema(pa)
+    plain = {k: v for k, v in part.columns.items() if not k.startswith("vector_")}
+    arrays = []
+    for f in schema:
+        if not f.name.startswith("vector_"):
+            arrays.append(pa.array(plain[f.name], type=f.type))
+            continue
+        values = part.columns[f.name]
+        if not values or values[0] is None:
+            arrays.append(pa.nulls(len(values), f.type))
+            continue
+        offsets = np.zeros(len(values) + 1, np.int32)
+        np.cumsum([len(v) for v in values], out=offsets[1:])
+        flat = np.concatenate(values).astype(f.type.value_type.to_pandas_dtype(), copy=False)
+        arrays.append(pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat)))
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -256,6 +279,9 @@ def _write_jsonl(path: Path, game: str, part: _Part) -> None:
             row = dict(zip(names, values, strict=True))
             row["game"] = game
             row["observation"] = orjson.Fragment(row["observation"])
+            if row["vector_index"] is not None:
+                row["vector_index"] = row["vector_index"].tolist()
+                row["vector_value"] = row["vector_value"].tolist()
             f.write(orjson.dumps(row, option=orjson.OPT_NAIVE_UTC) + b"\n")
 
 

@@ -31,6 +31,10 @@ from referee.engine import GameState
 from referee.record import MatchRecord
 
 
+_EMPTY_INDEX = _np.zeros(0, _np.uint16)
+_EMPTY_VALUE = _np.zeros(0, _np.float32)
+
+
 class DecisionReplayError(ValueError):
     """A record whose decisions the engine does not accept (altered, or made by other rules)."""
 
@@ -40,8 +44,8 @@ class SeatRow:
     """What one decision looked like to the seat that made it (see docs/datasets.md)."""
 
     observation_json: bytes  # orjson of the observation (compact or whole: see ``whole``)
-    vector_index: list[int]  # the non-zero buckets of arena.envs.encoding.encode, ascending
-    vector_value: list[float]  # their values (float32)
+    vector_index: Any  # the non-zero buckets of arena.envs.encoding.encode, ascending (uint16 array)
+    vector_value: Any  # their values (float32 array)
     option_ids: list[str]  # the legal options in the engine's order
     legal_actions: list[int]  # their catalogue action numbers, sorted (the mask's ones)
     choice: str  # the option chosen
@@ -59,9 +63,9 @@ def decision_row(state: GameState, seat: int, choice: str, cat: Catalogue, whole
     if vector:
         dense = encode(observation, whole=whole)
         nonzero = dense.nonzero()[0]
-        buckets, values = nonzero.tolist(), dense[nonzero].tolist()
+        buckets, values = nonzero.astype(_np.uint16), dense[nonzero]
     else:
-        buckets, values = [], []
+        buckets, values = _EMPTY_INDEX, _EMPTY_VALUE
     options = state.option_ids()
     try:
         index = options.index(choice)
