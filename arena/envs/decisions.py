@@ -30,7 +30,6 @@ from referee import registry
 from referee.engine import GameState
 from referee.record import MatchRecord
 
-
 _EMPTY_INDEX = _np.zeros(0, _np.uint16)
 _EMPTY_VALUE = _np.zeros(0, _np.float32)
 
