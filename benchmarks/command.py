@@ -330,5 +330,22 @@ def bench_dataset(game: str, matches: int, players: int, fmt: str, whole_observa
          vector=not no_vector)
 
 
+@bench_group.command("records")
+@click.option("--game", "games", multiple=True, help="one game (repeatable) [default: every game]")
+@click.option("--matches", type=click.IntRange(1), default=30, show_default=True,
+              help="matches of random legal play per game")
+@click.option("--players", type=click.IntRange(1, 5), default=2, show_default=True)
+def bench_records(games: tuple[str, ...], matches: int, players: int) -> None:
+    """Bytes of a match record as today's JSON (raw, gzipped) beside a compact encoding of what
+    cannot be recomputed, encode and regenerate times, and a byte-for-byte check of every
+    regenerated record (docs/records-size.md)."""
+    from referee import registry
+
+    for g in games:
+        if g not in registry.game_names():
+            raise click.UsageError(f"--game {g[:40]!r}: unknown; games: {', '.join(registry.game_names())}")
+    _run("bench_records", games=games or tuple(registry.game_names()), matches=matches, players=players)
+
+
 def register(group: click.Group) -> None:
     group.add_command(bench_group)

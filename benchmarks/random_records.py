@@ -27,7 +27,8 @@ def played_record(game: str, seed: int, players: int | None = None, variant: str
         seat = state.to_move()
         secret = state.option_audience(option)
         events = state.apply(option)
-        decisions.append(Decision(len(decisions), seat, option, 5.0, 1.0, "", False, events,
+        wall = rng.uniform(0.3, 40.0)  # full-precision floats, as the referee measures them
+        decisions.append(Decision(len(decisions), seat, option, wall, rng.uniform(0.1, wall), "", False, events,
                                   None if secret is None else list(secret),
                                   [None if (a := audience_of(e)) is None else list(a) for e in events]))
     result = state.result()
