@@ -19,9 +19,14 @@ def test_the_compact_form_regenerates_the_json_byte_for_byte(game: str) -> None:
     record.decisions[4].event_audiences = None  # a decision recorded before audiences existed
     data = bench_records.encode(record)
     assert bench_records.decode(data).to_json() == record.to_json()
+    assert bench_records.stored_text(bench_records.decode(data)) == bench_records.stored_text(record)
     assert len(data) * 5 < len(record.to_json().encode())
     record.decisions[3].wall_ms += 1e-9  # the times come back exactly, not nearly
     assert bench_records.decode(data).to_json() != record.to_json()
+    for d in record.decisions:  # whole microseconds take the short form, and come back exact
+        d.wall_ms = round(d.wall_ms * 1000) / 1000
+    short = bench_records.encode(record)
+    assert len(short) < len(data) and bench_records.decode(short).to_json() == record.to_json()
 
 
 def test_the_command_prints_ratios_and_no_mismatch() -> None:
