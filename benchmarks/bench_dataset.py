@@ -79,6 +79,7 @@ def bench(game: str = "solenia", matches: int = 100, players: int = 2, fmt: str 
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             size = sum(p.stat().st_size for p in (Path(tmp) / "out").glob("game=*/*"))
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            folder.close()
         finally:
             if before is None:
                 os.environ.pop("ARENA_DATABASE_URL", None)

@@ -19,6 +19,7 @@ Like ``arena collusion``, it reads the server's database directly: it is run on 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
@@ -182,15 +183,25 @@ class Folder:
                 raise ExportError(f"{shorten(str(root))} holds an export with another selection or format "
                                   f"({shorten(json.dumps(before), 200)}); export into another folder, or "
                                   f"repeat that command to continue it")
-        elif any(root.iterdir()):
+        elif any(p.name != "_lock" for p in root.iterdir()):
             raise ExportError(f"--out {shorten(str(root))} is not empty and holds no export: "
                               "give an empty or a new folder")
         else:
             _write_atomic(stored, json.dumps(settings, indent=1).encode())
+        self._lock = open(root / "_lock", "a")  # noqa: SIM115 - held for the folder's life
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise ExportError(f"{shorten(str(root))}: another export is writing this folder now") from None
         named = self._read_manifest()
         for path in root.glob("game=*/*"):
             if path.relative_to(root).as_posix() not in named:
                 path.unlink()  # a part written after the last manifest line: its matches are redone
+
+    def close(self) -> None:
+        """Let another export write the folder."""
+        self._lock.close()
 
     def _read_manifest(self) -> set[str]:
         named: set[str] = set()
@@ -371,7 +382,10 @@ def dataset_command(out: Path, fmt: str, games: tuple[str, ...], players: int | 
     settings = {"layout": LAYOUT, "format": fmt, "whole_observation": whole_observation,
                 "vector": not no_vector, "filters": filters.as_dict()}
     folder = Folder(out, fmt, settings)
-    written, failed = export(folder, filters, decisions, whole_observation, not no_vector, limit, pa, pq)
+    try:
+        written, failed = export(folder, filters, decisions, whole_observation, not no_vector, limit, pa, pq)
+    finally:
+        folder.close()
     click.echo(f"{out}: {written} matches written this run, {len(folder.done)} in all, "
                f"{folder.rows} decisions" + (f"; {failed} matches left out: their records do not replay "
                                               "with this engine" if failed else ""))

@@ -84,7 +84,8 @@ def _parquet(out: Path):  # noqa: ANN202
 def test_parquet_export_by_game_with_the_seat_rating_and_result(archive: dict, tmp_path: Path) -> None:
     out = tmp_path / "ds"
     _run("dataset", "--out", str(out))
-    assert sorted(p.name for p in out.iterdir()) == ["_export.json", "_manifest.jsonl", "game=black_angel", "game=solenia"]
+    assert sorted(p.name for p in out.iterdir()) == ["_export.json", "_lock", "_manifest.jsonl", "game=black_angel",
+                                                     "game=solenia"]
     df = _parquet(out)
     by_match = df.groupby("match_id").size().to_dict()
     wanted = {archive[k][0]: archive[k][1] for k in ("plain", "cup", "weak", "ba1", "ba2")}
@@ -150,6 +151,12 @@ def test_a_rerun_continues_where_the_last_one_stopped(archive: dict, tmp_path: P
     assert "0 matches written this run" in _run("dataset", "--out", str(out), "--game", "solenia")
     result = CliRunner().invoke(cli, ["export", "dataset", "--out", str(out), "--game", "black_angel"])
     assert result.exit_code == 1 and "another selection" in result.output
+    import fcntl
+
+    with open(out / "_lock", "a") as held:  # an export running into this folder now
+        fcntl.flock(held, fcntl.LOCK_EX)
+        result = CliRunner().invoke(cli, ["export", "dataset", "--out", str(out), "--game", "solenia"])
+    assert result.exit_code == 1 and "another export is writing this folder" in result.output
 
 
 def test_opt_out_from_the_cli_and_back(archive: dict, tmp_path: Path) -> None:
