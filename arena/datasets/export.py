@@ -237,7 +237,8 @@ class Folder:
         tmp = path.with_name(path.name + ".tmp")
         if self.fmt == "parquet":
             table = _table(pa, part)
-            pq.write_table(table, tmp, compression="zstd")
+            # no dictionary pages: smaller and a third faster on these columns (measured, docs/datasets.md)
+            pq.write_table(table, tmp, compression="zstd", use_dictionary=False)
         else:
             _write_jsonl(tmp, game, part)
         os.replace(tmp, path)
