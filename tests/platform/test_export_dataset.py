@@ -205,3 +205,28 @@ def test_a_record_that_does_not_replay_is_left_out_and_said(archive: dict, tmp_p
     result = CliRunner().invoke(cli, ["export", "dataset", "--out", str(tmp_path / "o"), "--game", "black_angel"])
     assert result.exit_code == 0, result.output
     assert f"match {archive['ba1'][0]}: left out" in result.output and "1 matches left out" in result.output
+
+
+def test_the_loading_examples_of_the_docs_run(archive: dict, tmp_path: Path) -> None:
+    """docs/datasets.md, Loading: pandas on the whole folder, and Hugging Face datasets when installed."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    import numpy as np
+
+    out = tmp_path / "solenia-30"
+    _run("dataset", "--out", str(out))
+    df = pd.read_parquet(out)
+    rows = df[(df.game == "solenia") & (df.seat_rank == 1)]
+    row = rows.iloc[0]
+    assert json.loads(row.observation)["seat"] == row.seat
+    assert row.option_ids[row.choice_index] == row.choice
+    vector = np.zeros(2048, np.float32)
+    vector[row.vector_index] = row.vector_value
+    mask = np.zeros(row.action_space, np.int8)
+    mask[row.legal_actions] = 1
+    assert mask[row.action] == 1 and vector.any()
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.load_dataset("parquet", data_files=str(out / "game=solenia" / "*.parquet"), split="train",
+                               cache_dir=str(tmp_path / "hf"))
+    ds = ds.filter(lambda r: r["rating_mu"] is not None and r["rating_mu"] > 30)
+    assert len(ds) == len(df[(df.game == "solenia") & (df.rating_mu > 30)])
