@@ -43,10 +43,10 @@ def _match(s, game: str, seed: int, versions: list[int], mus: list[float], day: 
 
 
 @pytest.fixture
-def archive(sqlite_url: str) -> dict:
+def archive(db_url: str) -> dict:
     """Six finished matches: four of Solenia (one in a tournament, one with a weak seat, one of an
     opted-out author), two of Black Angel; a pending match and a running one are never exported."""
-    init_db(sqlite_url)
+    init_db(db_url)
     with session_scope() as s:
         s.add_all([User(name="ann", token_hash="a" * 64), User(name="olga", token_hash="o" * 64, dataset_opt_out=True)])
         t = Tournament(name="cup", game="solenia", variant="summer", players=2, format="round_robin")
