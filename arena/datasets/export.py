@@ -174,29 +174,33 @@ class Folder:
         except OSError as exc:
             raise ExportError(f"--out {shorten(str(root))}: cannot create it ({exc.strerror})") from None
         stored = root / SETTINGS
-        if stored.exists():
-            try:
-                before = json.loads(stored.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise ExportError(f"{stored}: unreadable ({exc}); export into an empty folder") from None
-            if before != settings:
-                raise ExportError(f"{shorten(str(root))} holds an export with another selection or format "
-                                  f"({shorten(json.dumps(before), 200)}); export into another folder, or "
-                                  f"repeat that command to continue it")
-        elif any(p.name != "_lock" for p in root.iterdir()):
+        if not stored.exists() and any(p.name != "_lock" for p in root.iterdir()):
             raise ExportError(f"--out {shorten(str(root))} is not empty and holds no export: "
                               "give an empty or a new folder")
-        else:
-            _write_atomic(stored, json.dumps(settings, indent=1).encode())
+        # Locked before the settings are read or written: two exports started at once into one
+        # new folder cannot both take it.
         self._lock = open(root / "_lock", "a")  # noqa: SIM115 - held for the folder's life
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._lock.close()
             raise ExportError(f"{shorten(str(root))}: another export is writing this folder now") from None
+        if stored.exists():
+            try:
+                before = json.loads(stored.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                self.close()
+                raise ExportError(f"{stored}: unreadable ({exc}); export into an empty folder") from None
+            if before != settings:
+                self.close()
+                raise ExportError(f"{shorten(str(root))} holds an export with another selection or format "
+                                  f"({shorten(json.dumps(before), 200)}); export into another folder, or "
+                                  f"repeat that command to continue it")
+        else:
+            _write_atomic(stored, json.dumps(settings, indent=1).encode())
         named = self._read_manifest()
         for path in root.glob("game=*/*"):
-            if path.relative_to(root).as_posix() not in named:
+            if path.is_file() and path.relative_to(root).as_posix() not in named:
                 path.unlink()  # a part written after the last manifest line: its matches are redone
 
     def close(self) -> None:
