@@ -316,5 +316,36 @@ def bench_ismcts_vs_openspiel(games: tuple[str, ...], count: int, cpu_ms: float,
     _print(result)
 
 
+@bench_group.command("dataset")
+@click.option("--game", default="solenia", show_default=True)
+@click.option("--matches", type=click.IntRange(1), default=100, show_default=True,
+              help="finished matches of random play put in a fresh database first (not timed)")
+@click.option("--players", type=click.IntRange(1, 5), default=2, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True)
+@click.option("--whole-observation", is_flag=True)
+@click.option("--no-vector", is_flag=True)
+def bench_dataset(game: str, matches: int, players: int, fmt: str, whole_observation: bool, no_vector: bool) -> None:
+    """Decisions per CPU second of `arena export dataset` on one core (docs/datasets.md)."""
+    _run("bench_dataset", game=game, matches=matches, players=players, fmt=fmt, whole=whole_observation,
+         vector=not no_vector)
+
+
+@bench_group.command("records")
+@click.option("--game", "games", multiple=True, help="one game (repeatable) [default: every game]")
+@click.option("--matches", type=click.IntRange(1), default=30, show_default=True,
+              help="matches of random legal play per game")
+@click.option("--players", type=click.IntRange(1, 5), default=2, show_default=True)
+def bench_records(games: tuple[str, ...], matches: int, players: int) -> None:
+    """Bytes of a match record as today's JSON (raw, gzipped) beside a compact encoding of what
+    cannot be recomputed, encode and regenerate times, and a byte-for-byte check of every
+    regenerated record (docs/records-size.md)."""
+    from referee import registry
+
+    for g in games:
+        if g not in registry.game_names():
+            raise click.UsageError(f"--game {g[:40]!r}: unknown; games: {', '.join(registry.game_names())}")
+    _run("bench_records", games=games or tuple(registry.game_names()), matches=matches, players=players)
+
+
 def register(group: click.Group) -> None:
     group.add_command(bench_group)

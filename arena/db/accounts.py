@@ -19,7 +19,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from arena.db.models import Base, utcnow
@@ -43,6 +54,9 @@ class User(Base):
     #: SHA-256 of the API token (see arena.sdk.auth); the token itself is never stored.
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: The author keeps the matches of their bots out of the training datasets
+    #: (``arena export dataset`` leaves out every match a bot of this account sat in; 0020).
+    dataset_opt_out: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Submission(Base):
