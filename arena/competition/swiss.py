@@ -30,10 +30,17 @@ the repair moves a bot only as far as it must.
 
 Standings (:func:`standings`): points per game are the share of the table's other bots a bot
 finished ahead of (a tie counts half): 1 for a win, ½ a draw, 0 a loss at two seats; 1, ⅔, ⅓, 0
-for the four places of a four-seat table. A failed match (never played) gives no points. Ties
-are broken by **Buchholz** — the sum over a bot's games of its opponents' mean final score (a
-bye counts the bot's own score, as a virtual opponent of equal strength) — then by the bot's
-TrueSkill rating (mu − 3·sigma, the leaderboard's), then by entry order.
+for the four places of a four-seat table. Points are exact fractions (:class:`fractions.Fraction`)
+from the table to the comparison, so equal scores are equal (as floats, 1/3 + 2/3 + … gives
+1.9999999999999998 beside 2.0 and orders bots by rounding noise). A failed match (never played)
+gives no points. Ties are broken, in order, by **Buchholz** — the sum over a bot's games of its
+opponents' mean final score (a bye counts the bot's own score, as a virtual opponent of equal
+strength) — then **Sonneborn-Berger** in its multi-seat form (per game, the opponents' final
+scores weighted by the result against each, 1 / ½ / 0, over the k − 1 opponents: at two seats
+the classic sum of beaten opponents' scores plus half of drawn ones'), then **direct encounter**
+(the results among the still-tied bots, only when every pair of them has met), then the bot's
+TrueSkill rating (mu − 3·sigma, the leaderboard's). Bots equal on all of these share a place
+(entry order only lists them).
 """
 
 from __future__ import annotations
@@ -42,11 +49,14 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations, permutations
 
 #: Points for a bye: a win (the bot could not play; it is not its fault).
-BYE_POINTS = 1.0
+BYE_POINTS = Fraction(1)
+#: A tie's share of a point.
+HALF = Fraction(1, 2)
 #: Nodes the exhaustive search may visit before it settles for the repair's pairing.
 SEARCH_BUDGET = 20_000
 
@@ -381,16 +391,39 @@ def pair_round(standing: Sequence[int], k: int, history: History, seed: int) -> 
 # --- standings ---------------------------------------------------------------------------------
 
 
-def table_points(ranks: Sequence[int]) -> list[float]:
+def table_points(ranks: Sequence[int]) -> list[Fraction]:
     """Points of each seat of a finished table (rank 1 is first; equal ranks tie): the share of
-    the other bots it finished ahead of, a tie counting half."""
+    the other bots it finished ahead of, a tie counting half. Exact: sums of these fractions are
+    compared, and ``1/3 + 2/3`` summed as floats is ``0.9999999999999999`` next to ``1.0``."""
     k = len(ranks)
     if k < 2:
-        return [0.0] * k
+        return [Fraction(0)] * k
     return [
-        sum(1.0 if r < o else 0.5 if r == o else 0.0 for j, o in enumerate(ranks) if j != i) / (k - 1)
+        sum((_versus(r, o) for j, o in enumerate(ranks) if j != i), Fraction(0)) / (k - 1)
         for i, r in enumerate(ranks)
     ]
+
+
+def _versus(mine: int, other: int) -> Fraction:
+    """One bot's result against one other bot at the same table, from their ranks: 1, ½ or 0."""
+    return Fraction(1) if mine < other else HALF if mine == other else Fraction(0)
+
+
+def points_text(value: Fraction, digits: int = 2) -> str:
+    """The one way points and tie-break sums are written (page, API text, CLI, exports): fixed
+    ``digits`` decimals rounded half up from the exact fraction, so equal values always read the
+    same and no float ever decides a digit."""
+    scaled = abs(value) * 10**digits
+    whole = (scaled.numerator * 2 + scaled.denominator) // (2 * scaled.denominator)  # half up
+    sign = "-" if value < 0 and whole else ""
+    if digits == 0:
+        return f"{sign}{whole}"
+    return f"{sign}{whole // 10**digits}.{whole % 10**digits:0{digits}d}"
+
+
+def fraction_text(value: Fraction) -> str:
+    """A point total as an exact fraction (``7/3``; ``2`` when whole): the machine-readable form."""
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 @dataclass(frozen=True)
@@ -404,45 +437,111 @@ class Game:
 
 @dataclass(frozen=True)
 class Standing:
+    """One line of the standings. ``place`` is shared by bots equal on every tie-break up to and
+    including the rating (entry order only lists them); ``decided_by`` names the first tie-break
+    that separated this bot from the one above it ("" for the first line or a shared place)."""
+
     place: int
     bot: int
-    score: float
-    buchholz: float
+    score: Fraction
+    buchholz: Fraction
+    sonneborn_berger: Fraction
+    direct: Fraction
     rating: float
     games: int
     byes: int
+    decided_by: str = ""
+
+
+#: The tie-breaks in the order they apply (the ``decided_by`` values), after the score.
+TIE_BREAKS = ("score", "Buchholz", "Sonneborn-Berger", "direct encounter", "rating")
 
 
 def standings(
     entrants: Sequence[int], games: Iterable[Game], byes: Iterable[int],
     rating: Mapping[int, float] | None = None,
 ) -> list[Standing]:
-    """The table of the tournament so far, best first (score, Buchholz, rating, entry order)."""
+    """The table of the tournament so far, best first: score, then Buchholz, then
+    Sonneborn-Berger (multi-seat form), then direct encounter, then rating; exact throughout."""
     rating = rating or {}
-    score: dict[int, float] = dict.fromkeys(entrants, 0.0)
+    games = list(games)
+    zero = Fraction(0)
+    score: dict[int, Fraction] = dict.fromkeys(entrants, zero)
     played: dict[int, int] = dict.fromkeys(entrants, 0)
     bye_count: dict[int, int] = dict.fromkeys(entrants, 0)
     opponents: dict[int, list[list[int]]] = {b: [] for b in entrants}
+    # per game and bot: (result against each other bot at the table), for SB and direct encounter
+    results: dict[int, list[list[tuple[int, Fraction]]]] = {b: [] for b in entrants}
     for game in games:
         for b in game.bots:
             opponents[b].append([o for o in game.bots if o != b])
             played[b] += 1
         if game.ranks is not None:
-            for b, p in zip(game.bots, table_points(game.ranks), strict=True):
+            for i, (b, p) in enumerate(zip(game.bots, table_points(game.ranks), strict=True)):
                 score[b] += p
+                results[b].append([(o, _versus(game.ranks[i], game.ranks[j]))
+                                   for j, o in enumerate(game.bots) if j != i])
     for b in byes:
         bye_count[b] += 1
         score[b] += BYE_POINTS
     buchholz = {
-        b: sum(sum(score[o] for o in opp) / len(opp) for opp in opponents[b]) + bye_count[b] * score[b]
+        b: sum((sum((score[o] for o in opp), zero) / len(opp) for opp in opponents[b]), zero)
+        + bye_count[b] * score[b]
         for b in entrants
     }
+    # Sonneborn-Berger, multi-seat form: per game, each opponent's score weighted by the result
+    # against that opponent (1 / ½ / 0), divided by the k − 1 opponents; at two seats the classic
+    # sum of beaten opponents' scores plus half the drawn ones'.
+    sonneborn = {
+        b: sum((sum((r * score[o] for o, r in game), zero) / len(game) for game in results[b] if game), zero)
+        for b in entrants
+    }
+    groups: dict[tuple[Fraction, Fraction, Fraction], list[int]] = defaultdict(list)
+    for b in entrants:
+        groups[(score[b], buchholz[b], sonneborn[b])].append(b)
+    direct: dict[int, Fraction] = dict.fromkeys(entrants, zero)
+    for members in groups.values():
+        if len(members) > 1:
+            direct.update(_direct_encounter(members, results))
     entry = {b: i for i, b in enumerate(entrants)}
-    ordered = sorted(entrants, key=lambda b: (-score[b], -buchholz[b], -rating.get(b, 0.0), entry[b]))
-    return [
-        Standing(i + 1, b, score[b], round(buchholz[b], 6), rating.get(b, 0.0), played[b], bye_count[b])
-        for i, b in enumerate(ordered)
-    ]
+
+    def key(b: int) -> tuple[Fraction, Fraction, Fraction, Fraction, float]:
+        return (-score[b], -buchholz[b], -sonneborn[b], -direct[b], -rating.get(b, 0.0))
+
+    ordered = sorted(entrants, key=lambda b: (*key(b), entry[b]))
+    rows: list[Standing] = []
+    place = 0
+    for i, b in enumerate(ordered):
+        decided = ""
+        if i == 0 or key(ordered[i - 1]) != key(b):
+            place = i + 1
+            if i:
+                above = key(ordered[i - 1])
+                decided = next(TIE_BREAKS[j] for j, (x, y) in enumerate(zip(above, key(b), strict=True)) if x != y)
+        rows.append(Standing(place, b, score[b], buchholz[b], sonneborn[b], direct[b], rating.get(b, 0.0),
+                             played[b], bye_count[b], decided))
+    return rows
+
+
+def _direct_encounter(
+    members: Sequence[int], results: Mapping[int, list[list[tuple[int, Fraction]]]],
+) -> dict[int, Fraction]:
+    """Direct encounter among bots tied on score, Buchholz and Sonneborn-Berger: each one's
+    results (1 / ½ / 0 per other member at a shared finished table) against the others of the
+    group. As in the FIDE rule it applies only when every pair of the group has met; otherwise
+    every member gets 0 and the next tie-break decides."""
+    group = set(members)
+    met: set[frozenset[int]] = set()
+    total = dict.fromkeys(members, Fraction(0))
+    for b in members:
+        for game in results[b]:
+            for o, r in game:
+                if o in group:
+                    met.add(frozenset((b, o)))
+                    total[b] += r
+    if len(met) < len(members) * (len(members) - 1) // 2:
+        return dict.fromkeys(members, Fraction(0))
+    return total
 
 
 def standing_order(rows: Sequence[Standing]) -> list[int]:

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
+from arena.competition import swiss
 from arena.competition import tournaments as arena_tournaments
 from arena.db import (
     Bot,
@@ -65,7 +66,10 @@ class Standing:
 
 @dataclass(frozen=True)
 class SwissStanding:
-    """A line of a Swiss tournament's standings (arena.competition.tournaments.swiss_standings)."""
+    """A line of a Swiss tournament's standings (arena.competition.tournaments.swiss_standings).
+    Points and tie-break sums are exact fractions in ``*_exact`` ("7/3") and written with
+    :func:`arena.competition.swiss.points_text` in ``*_text`` (the page's, the CLI's and the
+    exports' digits); ``score`` and ``buchholz`` are the nearest doubles, as in the gRPC API."""
 
     place: int
     bot_id: int
@@ -77,6 +81,18 @@ class SwissStanding:
     rating: float
     games: int
     byes: int
+    score_exact: str = ""
+    score_text: str = ""
+    buchholz_exact: str = ""
+    buchholz_text: str = ""
+    sonneborn_berger_exact: str = ""
+    sonneborn_berger_text: str = ""
+    direct_exact: str = ""
+    direct_text: str = ""
+    #: The first tie-break that put this line below the one above ("" when shared or first).
+    decided_by: str = ""
+    #: True when the line above has the same place (a tie no tie-break separates).
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -210,11 +226,9 @@ def tournament_page(
 
 def _add_swiss(session: Session, t: Tournament, page: TournamentPage, who: dict[int, tuple]) -> None:
     """A Swiss page's standings and rounds."""
-    page.swiss_standings = [
-        SwissStanding(r.place, who[r.version_id][0], who[r.version_id][1], who[r.version_id][2],
-                      who[r.version_id][3], r.score, r.buchholz, r.rating, r.games, r.byes)
-        for r in arena_tournaments.swiss_standings(session, t)
-    ]
+    rows = arena_tournaments.swiss_standings(session, t)
+    page.swiss_standings = [swiss_line(r, who[r.version_id], i > 0 and rows[i - 1].place == r.place)
+                            for i, r in enumerate(rows)]
     tables: dict[int, list[int]] = {}
     for round_no, status, count in session.execute(
         select(Match.round, Match.status, func.count()).where(Match.tournament_id == t.id)
@@ -230,6 +244,17 @@ def _add_swiss(session: Session, t: Tournament, page: TournamentPage, who: dict[
         for r in session.scalars(select(TournamentRound).where(TournamentRound.tournament_id == t.id)
                                  .order_by(TournamentRound.round))
     ]
+
+
+def swiss_line(r: arena_tournaments.SwissRow, who: tuple, shared: bool) -> SwissStanding:
+    """One standings line for the page and the JSON API, from the exact row."""
+    exact, text = swiss.fraction_text, swiss.points_text
+    return SwissStanding(
+        r.place, who[0], who[1], who[2], who[3], float(r.score), float(r.buchholz), r.rating, r.games, r.byes,
+        exact(r.score), text(r.score), exact(r.buchholz), text(r.buchholz),
+        exact(r.sonneborn_berger), text(r.sonneborn_berger), exact(r.direct), text(r.direct, 1),
+        r.decided_by, shared,
+    )
 
 
 #: Standings of finished tournaments (immutable: every match is done), per database and
