@@ -70,7 +70,10 @@ def register_version(
     if latest is not None and latest.digest == digest and latest.source == source:
         return latest
     start = ratings.initial_skill()
-    if latest is not None:
+    calibrated = ratings.anchor_skill(game, name) if owner == ratings.ANCHOR_OWNER else None
+    if calibrated is not None:  # a house bot: its documented calibration, held from game one
+        start = calibrated
+    elif latest is not None:
         prev = session.get(Rating, (latest.id, game))
         if prev is not None:
             start = ratings.Skill(prev.mu, ratings.SIGMA0)
