@@ -362,8 +362,77 @@ def _seat(table: list[int], history: History, rng: random.Random) -> tuple[int, 
     return tuple(seated)
 
 
-def pair_round(standing: Sequence[int], k: int, history: History, seed: int) -> Pairing:
-    """Pair one round: ``standing`` is every bot, best first (see :func:`standing_order`)."""
+def _score_group_pairs(order: Sequence[int], scores: Mapping[int, Fraction],
+                       history: History) -> list[tuple[int, int]] | None:
+    """Two-seat tables by score group, in the spirit of the FIDE Dutch system, as one
+    maximum-weight matching (networkx's blossom algorithm, exact on integer weights) over the
+    pairs the hard rules allow — the two never met, and they can be seated keeping both seat
+    spreads ≤ 1. Among perfect matchings it takes, lexicographically: (1) the fewest pairs
+    across score groups (floaters), (2) the smallest sum of squared score gaps those bridge, (3)
+    within a group, the Dutch shape: the top half against the bottom half (each pair's distance
+    in the group as near half the group as can be). None when the rules leave no perfect
+    matching (the general search then decides, repeats allowed where unavoidable).
+
+    Every allowed pair is an edge: the blossom algorithm is O(N³) in pure Python, ~1 s of CPU for
+    200 bots and ~3 s for 300 (docs/tournaments-and-ratings.md). Sparser graphs (partners near
+    in the standings, blocks of score groups) were tried and lost the optimum by 10-25 %."""
+    doubled = {b: int(scores.get(b, Fraction(0)) * 2)  # multiples of ½: whole numbers doubled
+               for b in order}
+    pairs = _block_pairs(list(order), doubled, history)
+    if pairs is None:
+        return None
+    pos = {b: i for i, b in enumerate(order)}
+    return sorted(((a, b) if pos[a] < pos[b] else (b, a) for a, b in pairs), key=lambda p: pos[p[0]])
+
+
+def _block_pairs(block: list[int], doubled: Mapping[int, int], history: History) -> list[tuple[int, int]] | None:
+    """A perfect matching of ``block`` (bots, best first; ``doubled`` their scores × 2) by the
+    costs of :func:`_score_group_pairs`, or None."""
+    n = len(block)
+    if n % 2:
+        return None
+    group_of: dict[int, list[int]] = defaultdict(list)
+    for b in block:
+        group_of[doubled[b]].append(b)
+    index = {b: i for g in group_of.values() for i, b in enumerate(g)}
+    half = {b: len(group_of[doubled[b]]) // 2 for b in block}
+    span = max(1, max(doubled[b] for b in block) - min(doubled[b] for b in block))
+    tier3 = n + 1                       # one pair's shape term is below n
+    tier2 = tier3 * (n // 2 + 1)        # above any matching's total shape term
+    tier1 = tier2 * (span * span * (n // 2) + 1)  # above any matching's total gap term
+    top = tier1 * (n // 2 + 1)          # every edge positive: more pairs always weigh more
+    masks = {b: history.allowed(b) for b in block}
+    edges: list[tuple[int, int, int]] = []
+    for i, a in enumerate(block):
+        mask_a, met_a, score_a, index_a = masks[a], history.met.get(a, {}), doubled[a], index[a]
+        for j in range(i + 1, n):
+            b = block[j]
+            if met_a.get(b) or (mask_a == masks[b] and mask_a.bit_count() == 1):
+                continue  # met before, or both may take only the same one seat
+            gap = score_a - doubled[b]
+            if gap:
+                cost = tier1 + tier2 * gap * gap
+            else:
+                cost = abs(abs(index_a - index[b]) - half[a])
+            edges.append((a, b, top - cost))
+    matching = _matching(block, edges)
+    return list(matching) if 2 * len(matching) == n else None
+
+
+def _matching(order: Sequence[int], edges: list[tuple[int, int, int]]) -> set[tuple[int, int]]:
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(order)
+    graph.add_weighted_edges_from(edges)
+    return nx.max_weight_matching(graph, maxcardinality=True)
+
+
+def pair_round(standing: Sequence[int], k: int, history: History, seed: int,
+               scores: Mapping[int, Fraction] | None = None) -> Pairing:
+    """Pair one round: ``standing`` is every bot, best first (see :func:`standing_order`).
+    With ``scores`` (each bot's points so far), two-seat rounds are paired by score group
+    (:func:`_score_group_pairs`); without them, and at 3-5 seats, by the cut described above."""
     if not 2 <= k <= 5:
         raise SwissError("Swiss tables have 2 to 5 seats")
     n = len(standing)
@@ -377,6 +446,10 @@ def pair_round(standing: Sequence[int], k: int, history: History, seed: int) -> 
     out = set(byes)
     order = [b for b in standing if b not in out]
     state = _Round(order, history)
+    matched = _score_group_pairs(order, scores, history) if k == 2 and scores is not None else None
+    if matched is not None:
+        seated = [_seat(list(t), history, rng) for t in matched]
+        return Pairing(seated, sorted(byes, key=place.__getitem__), 0)
     tables = _greedy(state, k)
     _repair(state, tables)
     if any(state.cost(t)[:2] != (0, 0) for t in tables):

@@ -168,7 +168,7 @@ def _pair_round(
     if round_no == 0:  # nothing played: seed by rating, the best first
         rows = sorted(rows, key=lambda r: (-r.rating, entrants.index(r.bot)))
     pairing = swiss.pair_round(swiss.standing_order(rows), tournament.players, history,
-                               seed=tournament.seed * 1009 + round_no)
+                               seed=tournament.seed * 1009 + round_no, scores={r.bot: r.score for r in rows})
     try:
         with session.begin_nested():
             session.add(TournamentRound(tournament_id=tournament.id, round=round_no,

@@ -41,7 +41,10 @@ Choices, and why:
   never better than losing to it. (Usually a loss lowers both, so a bot that keeps failing to
   start still becomes certain, and a ladder that prefers uncertain bots stops picking it.)
 * **Anchors hold still** (:func:`is_anchored`): the house bots and the solo automata (owner
-  ``house``) are the scale's reference points. Each is rated like any bot until it is
+  ``house``) are the scale's reference points. A house bot with a calibration in
+  ``anchors.json`` (:func:`anchor_skill`: ``house-random`` is the fixed point, μ 25; the others
+  their measured equivalent there, :func:`mu_from_score`) starts at it with σ =
+  :data:`ANCHOR_SIGMA` and so is fixed from its first game. Any other anchor is rated like any bot until it is
   calibrated — its sigma at or below :data:`CALIBRATED_SIGMA` (about 25 two-seat games) — and
   from then on its rating is fixed: a match is rated as usual against its fixed rating, the
   other seats take their updates, and the anchor keeps its old values. The rule depends only on

@@ -5,6 +5,8 @@ version starts from its predecessor's *current* mu with sigma reset to the start
 code is probably about as strong as before, but we are no longer sure, so it is provisional
 again and the ladder plays it first (highest sigma). The starting point is stored on the
 version (``initial_mu``/``initial_sigma``) so a rebuild from history reproduces it exactly.
+A house bot (owner ``house``) with a calibration starts at it instead and is held there
+(:func:`arena.evaluation.ratings.anchor_skill`).
 """
 
 from __future__ import annotations
