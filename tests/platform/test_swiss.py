@@ -31,14 +31,17 @@ from arena.competition.swiss import (
 )
 
 
-def _play(n: int, k: int, rounds: int, seed: int, check_each_round=None):  # noqa: ANN001, ANN202
-    """Run a simulated Swiss: random strengths plus noise decide each table's ranks."""
+def _play(n: int, k: int, rounds: int, seed: int, check_each_round=None, groups: bool = False):  # noqa: ANN001, ANN202
+    """Run a simulated Swiss: random strengths plus noise decide each table's ranks. ``groups``:
+    pair with the scores (two seats: by score group, as tournaments do)."""
     rng = random.Random(seed)
     strength = {b: rng.random() for b in range(n)}
     history, games, byes, pairings = History(k), [], [], []
     for r in range(rounds):
-        order = standing_order(standings(list(range(n)), games, byes))
-        pairing = pair_round(order, k, history, seed * 1000 + r)
+        rows = standings(list(range(n)), games, byes)
+        order = standing_order(rows)
+        pairing = pair_round(order, k, history, seed * 1000 + r,
+                             scores={x.bot: x.score for x in rows} if groups else None)
         if check_each_round is not None:
             check_each_round(r, order, history, pairing)
         pairings.append(pairing)
@@ -51,7 +54,7 @@ def _play(n: int, k: int, rounds: int, seed: int, check_each_round=None):  # noq
     return history, pairings, games, byes
 
 
-def _check_tournament(n: int, k: int, rounds: int, seed: int) -> None:
+def _check_tournament(n: int, k: int, rounds: int, seed: int, groups: bool = False) -> None:
     free = repeat_free_rounds(n, k)
 
     def each(r, order, history, pairing):  # noqa: ANN001, ANN202
@@ -63,7 +66,7 @@ def _check_tournament(n: int, k: int, rounds: int, seed: int) -> None:
         if r < free:
             assert repeats == 0, f"a repeat in round {r + 1} of {(n, k, seed)}, within {free} repeat-free rounds"
 
-    history, _pairings, _games, _byes = _play(n, k, rounds, seed, each)
+    history, _pairings, _games, _byes = _play(n, k, rounds, seed, each, groups)
     for bot, counts in history.seat_counts.items():
         assert max(counts) - min(counts) <= 1, f"bot {bot} seats {counts} in {(n, k, rounds, seed)}"
     bye_counts = [history.byes[b] for b in range(n)]
@@ -87,6 +90,26 @@ def test_field_sizes_up_to_300(n: int, k: int) -> None:
     rounds, at most the repeat-free bound plus two)."""
     rounds = min(max(2, n.bit_length() + 1), repeat_free_rounds(n, k) + 2)
     _check_tournament(n, k, rounds, seed=n * 10 + k)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(n=st.integers(10, 60), extra=st.integers(0, 2), seed=st.integers(0, 2**16))
+def test_two_seat_score_groups_keep_the_hard_rules(n: int, extra: int, seed: int) -> None:
+    """The score-group matching (two seats, with scores) keeps what the cut kept: no repeat
+    within the bound, seat spread ≤ 1, byes ≤ 1."""
+    _check_tournament(n, 2, min(repeat_free_rounds(n, 2) + extra, 8), seed, groups=True)
+
+
+@pytest.mark.parametrize("n", [37, 97])
+def test_two_seat_score_groups_reach_the_fewest_floaters(n: int) -> None:
+    """Issue 39: over rounds 2-8 the matching has exactly as many cross-group pairs as the
+    least any pairing under the same hard rules could have, round by round; the consecutive cut
+    (no scores) has more."""
+    from benchmarks.bench_swiss_pairing import simulate
+
+    matched, cut = simulate(n, seed=1), simulate(n, seed=1, groups=False)
+    assert matched["cross_group_pairs"] == matched["optimum"] and matched["repeats"] == 0
+    assert cut["cross_group_pairs"] > cut["optimum"]
 
 
 @pytest.mark.slow

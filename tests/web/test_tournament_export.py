@@ -149,6 +149,11 @@ def test_a_300_entrant_page_fits_and_finds_a_bot(browser, live_server, site, tmp
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width + 1
         update = os.environ.get("ARENA_UPDATE_SCREENSHOTS") == "1" or not (SCREENSHOTS / name).exists()
         page.screenshot(path=str((SCREENSHOTS if update else tmp_path) / name), full_page=False)
+        page.locator("#crosstable").scroll_into_view_if_needed()
+        page.evaluate("() => document.getElementById('crosstable').closest('.table-wrap').previousElementSibling.scrollIntoView()")
+        crossname = name.replace("swiss-300", "swiss-300-crosstable")
+        update = os.environ.get("ARENA_UPDATE_SCREENSHOTS") == "1" or not (SCREENSHOTS / crossname).exists()
+        page.screenshot(path=str((SCREENSHOTS if update else tmp_path) / crossname), full_page=False)
         page.fill("#entrant-filter", "entrant-123")
         assert page.locator("#swiss-standings tbody tr:visible").count() == 1
         assert page.locator("#crosstable tbody tr:visible").count() == 1
