@@ -128,6 +128,13 @@ def bench_tournament() -> None:
     _run("bench_tournament")
 
 
+@bench_group.command("swiss-pairing")
+@click.option("--seeds", default=3, show_default=True, help="tournaments per field size")
+def bench_swiss_pairing(seeds: int) -> None:
+    """Two-seat Swiss: cross-group pairs against the optimum (N = 37, 97, 200; 8 rounds), CPU a round."""
+    _run("bench_swiss_pairing", seeds=seeds)
+
+
 @bench_group.command("schedule")
 @click.option("--seeds", default=5, show_default=True, help="seeds per shape")
 def bench_schedule(seeds: int) -> None:

@@ -16,7 +16,8 @@ from flask import (
 )
 from sqlalchemy import select
 
-from arena.db import Bot
+from arena.competition import export
+from arena.db import Bot, Tournament
 from arena.intake.house import HOUSE_OWNER
 from arena.play.human import HUMAN_NAME
 from arena.quoting import shorten
@@ -298,5 +299,20 @@ def tournament(tournament_id: int):  # noqa: ANN201
     if page is None:
         abort(404, description=f"There is no tournament number {tournament_id}.")
     return render_template(
-        "tournament.html", t=page.tournament, page=page, game=game_info(page.tournament.game)
+        "tournament.html", t=page.tournament, page=page, game=game_info(page.tournament.game),
+        exports=[(table, fmt) for table in export.TABLES for fmt in export.FORMATS],
     )
+
+
+@bp.get("/tournaments/<id:tournament_id>/<any(standings, pairings, results):table>.<any(csv, json):fmt>")
+def tournament_export(tournament_id: int, table: str, fmt: str):  # noqa: ANN201
+    """A download of the tournament's standings, pairings or results: the bytes
+    ``arena tournament export`` writes (arena.competition.export)."""
+    t = db().get(Tournament, tournament_id)
+    if t is None:
+        abort(404, description=f"There is no tournament number {tournament_id}.")
+    body = export.render(export.tables(db(), t), table, fmt)
+    mimetype = "text/csv" if fmt == "csv" else "application/json"
+    response = current_app.response_class(body, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="tournament-{tournament_id}-{table}.{fmt}"'
+    return response

@@ -271,7 +271,7 @@ def _print_swiss_standings(tid: int) -> None:
 
     with session_scope() as s:
         rows = swiss_standings(s, s.get(Tournament, tid))
-    click.secho("\nSwiss standings (score, then Buchholz, then mu − 3·sigma)", bold=True)
+    click.secho("\nSwiss standings (score, then Buchholz, Sonneborn-Berger, direct encounter, mu − 3·sigma)", bold=True)
     terminal.echo(format_swiss_standings(rows))
 
 
@@ -699,10 +699,75 @@ def _demo_bots(game: str, count: int) -> list[tuple[str, str]]:
     return bots
 
 
+@click.command("export")
+@click.argument("tournament_id", type=int)
+@click.option("--table", "table", type=click.Choice(["all", "standings", "pairings", "results"]), default="all",
+              show_default=True, help="What to write.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "both"]), default="both", show_default=True)
+@click.option("--out", "out", default=".", show_default=True, metavar="DIR|-",
+              help="Folder for the files (tournament-ID-TABLE.FORMAT), or - for standard output "
+                   "(one table, one format).")
+def export_command(tournament_id: int, table: str, fmt: str, out: str) -> None:
+    """Write a tournament's standings, pairings and results as CSV and JSON (the same files as
+    the download links on its web page)."""
+    from arena.competition import export
+    from arena.db import Tournament, session_scope
+
+    tables = export.TABLES if table == "all" else (table,)
+    formats = export.FORMATS if fmt == "both" else (fmt,)
+    if out == "-" and len(tables) * len(formats) != 1:
+        raise click.UsageError("--out - writes one file: choose one --table and one --format")
+    with session_scope() as s:
+        t = s.get(Tournament, tournament_id)
+        if t is None:
+            raise click.ClickException(f"no tournament {tournament_id} in {_database()}")
+        data = export.tables(s, t)
+    if out == "-":
+        click.echo(export.render(data, tables[0], formats[0]), nl=False)
+        return
+    folder = Path(out)
+    if not folder.is_dir():
+        raise click.ClickException(f"{shorten(out, 80)} is not a folder")
+    for name in tables:
+        for f in formats:
+            path = folder / f"tournament-{tournament_id}-{name}.{f}"
+            path.write_text(export.render(data, name, f), encoding="utf-8")
+            click.echo(f"wrote {path}")
+
+
+class TournamentGroup(click.Group):
+    """``arena tournament GAME --bot …`` runs a tournament (the command it always was);
+    ``arena tournament export ID`` writes one out. A first word that is no sub-command is a game."""
+
+    def __init__(self, run: click.Command, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.run = run
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+            ctx.meta["arena.tournament_run"] = list(args)
+            return []
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]  # noqa: ANN201
+        run_args = ctx.meta.pop("arena.tournament_run", None)
+        if run_args is not None:
+            with self.run.make_context("tournament", run_args, parent=ctx.parent) as sub:
+                return self.run.invoke(sub)
+        return super().invoke(ctx)
+
+
 def register(group: click.Group) -> None:
-    for command in (tournament_command, resume_command, worker_command, beat_command,
-                    ratings_group, demo_command):
+    for command in (resume_command, worker_command, beat_command, ratings_group, demo_command):
         group.add_command(command)
+    tournament = TournamentGroup(
+        tournament_command, name="tournament",
+        help="Tournaments: run one here, or export one.\n\n\b\n"
+             "arena tournament GAME --bot … [--format swiss]   run a tournament (arena tournament GAME --help)\n"
+             "arena tournament export ID [--format csv|json]   write its standings, pairings and results",
+    )
+    tournament.add_command(export_command)
+    group.add_command(tournament)
     ladder = LadderGroup(
         ladder_show_command, name="ladder",
         help="The ladder: continuous matchmaking and ratings.\n\n\b\n"

@@ -30,10 +30,17 @@ the repair moves a bot only as far as it must.
 
 Standings (:func:`standings`): points per game are the share of the table's other bots a bot
 finished ahead of (a tie counts half): 1 for a win, ½ a draw, 0 a loss at two seats; 1, ⅔, ⅓, 0
-for the four places of a four-seat table. A failed match (never played) gives no points. Ties
-are broken by **Buchholz** — the sum over a bot's games of its opponents' mean final score (a
-bye counts the bot's own score, as a virtual opponent of equal strength) — then by the bot's
-TrueSkill rating (mu − 3·sigma, the leaderboard's), then by entry order.
+for the four places of a four-seat table. Points are exact fractions (:class:`fractions.Fraction`)
+from the table to the comparison, so equal scores are equal (as floats, 1/3 + 2/3 + … gives
+1.9999999999999998 beside 2.0 and orders bots by rounding noise). A failed match (never played)
+gives no points. Ties are broken, in order, by **Buchholz** — the sum over a bot's games of its
+opponents' mean final score (a bye counts the bot's own score, as a virtual opponent of equal
+strength) — then **Sonneborn-Berger** in its multi-seat form (per game, the opponents' final
+scores weighted by the result against each, 1 / ½ / 0, over the k − 1 opponents: at two seats
+the classic sum of beaten opponents' scores plus half of drawn ones'), then **direct encounter**
+(the results among the still-tied bots, only when every pair of them has met), then the bot's
+TrueSkill rating (mu − 3·sigma, the leaderboard's). Bots equal on all of these share a place
+(entry order only lists them).
 """
 
 from __future__ import annotations
@@ -42,11 +49,14 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations, permutations
 
 #: Points for a bye: a win (the bot could not play; it is not its fault).
-BYE_POINTS = 1.0
+BYE_POINTS = Fraction(1)
+#: A tie's share of a point.
+HALF = Fraction(1, 2)
 #: Nodes the exhaustive search may visit before it settles for the repair's pairing.
 SEARCH_BUDGET = 20_000
 
@@ -352,8 +362,77 @@ def _seat(table: list[int], history: History, rng: random.Random) -> tuple[int, 
     return tuple(seated)
 
 
-def pair_round(standing: Sequence[int], k: int, history: History, seed: int) -> Pairing:
-    """Pair one round: ``standing`` is every bot, best first (see :func:`standing_order`)."""
+def _score_group_pairs(order: Sequence[int], scores: Mapping[int, Fraction],
+                       history: History) -> list[tuple[int, int]] | None:
+    """Two-seat tables by score group, in the spirit of the FIDE Dutch system, as one
+    maximum-weight matching (networkx's blossom algorithm, exact on integer weights) over the
+    pairs the hard rules allow — the two never met, and they can be seated keeping both seat
+    spreads ≤ 1. Among perfect matchings it takes, lexicographically: (1) the fewest pairs
+    across score groups (floaters), (2) the smallest sum of squared score gaps those bridge, (3)
+    within a group, the Dutch shape: the top half against the bottom half (each pair's distance
+    in the group as near half the group as can be). None when the rules leave no perfect
+    matching (the general search then decides, repeats allowed where unavoidable).
+
+    Every allowed pair is an edge: the blossom algorithm is O(N³) in pure Python, ~1 s of CPU for
+    200 bots and ~3 s for 300 (docs/tournaments-and-ratings.md). Sparser graphs (partners near
+    in the standings, blocks of score groups) were tried and lost the optimum by 10-25 %."""
+    doubled = {b: int(scores.get(b, Fraction(0)) * 2)  # multiples of ½: whole numbers doubled
+               for b in order}
+    pairs = _block_pairs(list(order), doubled, history)
+    if pairs is None:
+        return None
+    pos = {b: i for i, b in enumerate(order)}
+    return sorted(((a, b) if pos[a] < pos[b] else (b, a) for a, b in pairs), key=lambda p: pos[p[0]])
+
+
+def _block_pairs(block: list[int], doubled: Mapping[int, int], history: History) -> list[tuple[int, int]] | None:
+    """A perfect matching of ``block`` (bots, best first; ``doubled`` their scores × 2) by the
+    costs of :func:`_score_group_pairs`, or None."""
+    n = len(block)
+    if n % 2:
+        return None
+    group_of: dict[int, list[int]] = defaultdict(list)
+    for b in block:
+        group_of[doubled[b]].append(b)
+    index = {b: i for g in group_of.values() for i, b in enumerate(g)}
+    half = {b: len(group_of[doubled[b]]) // 2 for b in block}
+    span = max(1, max(doubled[b] for b in block) - min(doubled[b] for b in block))
+    tier3 = n + 1                       # one pair's shape term is below n
+    tier2 = tier3 * (n // 2 + 1)        # above any matching's total shape term
+    tier1 = tier2 * (span * span * (n // 2) + 1)  # above any matching's total gap term
+    top = tier1 * (n // 2 + 1)          # every edge positive: more pairs always weigh more
+    masks = {b: history.allowed(b) for b in block}
+    edges: list[tuple[int, int, int]] = []
+    for i, a in enumerate(block):
+        mask_a, met_a, score_a, index_a = masks[a], history.met.get(a, {}), doubled[a], index[a]
+        for j in range(i + 1, n):
+            b = block[j]
+            if met_a.get(b) or (mask_a == masks[b] and mask_a.bit_count() == 1):
+                continue  # met before, or both may take only the same one seat
+            gap = score_a - doubled[b]
+            if gap:
+                cost = tier1 + tier2 * gap * gap
+            else:
+                cost = abs(abs(index_a - index[b]) - half[a])
+            edges.append((a, b, top - cost))
+    matching = _matching(block, edges)
+    return list(matching) if 2 * len(matching) == n else None
+
+
+def _matching(order: Sequence[int], edges: list[tuple[int, int, int]]) -> set[tuple[int, int]]:
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(order)
+    graph.add_weighted_edges_from(edges)
+    return nx.max_weight_matching(graph, maxcardinality=True)
+
+
+def pair_round(standing: Sequence[int], k: int, history: History, seed: int,
+               scores: Mapping[int, Fraction] | None = None) -> Pairing:
+    """Pair one round: ``standing`` is every bot, best first (see :func:`standing_order`).
+    With ``scores`` (each bot's points so far), two-seat rounds are paired by score group
+    (:func:`_score_group_pairs`); without them, and at 3-5 seats, by the cut described above."""
     if not 2 <= k <= 5:
         raise SwissError("Swiss tables have 2 to 5 seats")
     n = len(standing)
@@ -367,6 +446,10 @@ def pair_round(standing: Sequence[int], k: int, history: History, seed: int) -> 
     out = set(byes)
     order = [b for b in standing if b not in out]
     state = _Round(order, history)
+    matched = _score_group_pairs(order, scores, history) if k == 2 and scores is not None else None
+    if matched is not None:
+        seated = [_seat(list(t), history, rng) for t in matched]
+        return Pairing(seated, sorted(byes, key=place.__getitem__), 0)
     tables = _greedy(state, k)
     _repair(state, tables)
     if any(state.cost(t)[:2] != (0, 0) for t in tables):
@@ -381,16 +464,39 @@ def pair_round(standing: Sequence[int], k: int, history: History, seed: int) -> 
 # --- standings ---------------------------------------------------------------------------------
 
 
-def table_points(ranks: Sequence[int]) -> list[float]:
+def table_points(ranks: Sequence[int]) -> list[Fraction]:
     """Points of each seat of a finished table (rank 1 is first; equal ranks tie): the share of
-    the other bots it finished ahead of, a tie counting half."""
+    the other bots it finished ahead of, a tie counting half. Exact: sums of these fractions are
+    compared, and ``1/3 + 2/3`` summed as floats is ``0.9999999999999999`` next to ``1.0``."""
     k = len(ranks)
     if k < 2:
-        return [0.0] * k
+        return [Fraction(0)] * k
     return [
-        sum(1.0 if r < o else 0.5 if r == o else 0.0 for j, o in enumerate(ranks) if j != i) / (k - 1)
+        sum((_versus(r, o) for j, o in enumerate(ranks) if j != i), Fraction(0)) / (k - 1)
         for i, r in enumerate(ranks)
     ]
+
+
+def _versus(mine: int, other: int) -> Fraction:
+    """One bot's result against one other bot at the same table, from their ranks: 1, ½ or 0."""
+    return Fraction(1) if mine < other else HALF if mine == other else Fraction(0)
+
+
+def points_text(value: Fraction, digits: int = 2) -> str:
+    """The one way points and tie-break sums are written (page, API text, CLI, exports): fixed
+    ``digits`` decimals rounded half up from the exact fraction, so equal values always read the
+    same and no float ever decides a digit."""
+    scaled = abs(value) * 10**digits
+    whole = (scaled.numerator * 2 + scaled.denominator) // (2 * scaled.denominator)  # half up
+    sign = "-" if value < 0 and whole else ""
+    if digits == 0:
+        return f"{sign}{whole}"
+    return f"{sign}{whole // 10**digits}.{whole % 10**digits:0{digits}d}"
+
+
+def fraction_text(value: Fraction) -> str:
+    """A point total as an exact fraction (``7/3``; ``2`` when whole): the machine-readable form."""
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 @dataclass(frozen=True)
@@ -404,45 +510,111 @@ class Game:
 
 @dataclass(frozen=True)
 class Standing:
+    """One line of the standings. ``place`` is shared by bots equal on every tie-break up to and
+    including the rating (entry order only lists them); ``decided_by`` names the first tie-break
+    that separated this bot from the one above it ("" for the first line or a shared place)."""
+
     place: int
     bot: int
-    score: float
-    buchholz: float
+    score: Fraction
+    buchholz: Fraction
+    sonneborn_berger: Fraction
+    direct: Fraction
     rating: float
     games: int
     byes: int
+    decided_by: str = ""
+
+
+#: The tie-breaks in the order they apply (the ``decided_by`` values), after the score.
+TIE_BREAKS = ("score", "Buchholz", "Sonneborn-Berger", "direct encounter", "rating")
 
 
 def standings(
     entrants: Sequence[int], games: Iterable[Game], byes: Iterable[int],
     rating: Mapping[int, float] | None = None,
 ) -> list[Standing]:
-    """The table of the tournament so far, best first (score, Buchholz, rating, entry order)."""
+    """The table of the tournament so far, best first: score, then Buchholz, then
+    Sonneborn-Berger (multi-seat form), then direct encounter, then rating; exact throughout."""
     rating = rating or {}
-    score: dict[int, float] = dict.fromkeys(entrants, 0.0)
+    games = list(games)
+    zero = Fraction(0)
+    score: dict[int, Fraction] = dict.fromkeys(entrants, zero)
     played: dict[int, int] = dict.fromkeys(entrants, 0)
     bye_count: dict[int, int] = dict.fromkeys(entrants, 0)
     opponents: dict[int, list[list[int]]] = {b: [] for b in entrants}
+    # per game and bot: (result against each other bot at the table), for SB and direct encounter
+    results: dict[int, list[list[tuple[int, Fraction]]]] = {b: [] for b in entrants}
     for game in games:
         for b in game.bots:
             opponents[b].append([o for o in game.bots if o != b])
             played[b] += 1
         if game.ranks is not None:
-            for b, p in zip(game.bots, table_points(game.ranks), strict=True):
+            for i, (b, p) in enumerate(zip(game.bots, table_points(game.ranks), strict=True)):
                 score[b] += p
+                results[b].append([(o, _versus(game.ranks[i], game.ranks[j]))
+                                   for j, o in enumerate(game.bots) if j != i])
     for b in byes:
         bye_count[b] += 1
         score[b] += BYE_POINTS
     buchholz = {
-        b: sum(sum(score[o] for o in opp) / len(opp) for opp in opponents[b]) + bye_count[b] * score[b]
+        b: sum((sum((score[o] for o in opp), zero) / len(opp) for opp in opponents[b]), zero)
+        + bye_count[b] * score[b]
         for b in entrants
     }
+    # Sonneborn-Berger, multi-seat form: per game, each opponent's score weighted by the result
+    # against that opponent (1 / ½ / 0), divided by the k − 1 opponents; at two seats the classic
+    # sum of beaten opponents' scores plus half the drawn ones'.
+    sonneborn = {
+        b: sum((sum((r * score[o] for o, r in game), zero) / len(game) for game in results[b] if game), zero)
+        for b in entrants
+    }
+    groups: dict[tuple[Fraction, Fraction, Fraction], list[int]] = defaultdict(list)
+    for b in entrants:
+        groups[(score[b], buchholz[b], sonneborn[b])].append(b)
+    direct: dict[int, Fraction] = dict.fromkeys(entrants, zero)
+    for members in groups.values():
+        if len(members) > 1:
+            direct.update(_direct_encounter(members, results))
     entry = {b: i for i, b in enumerate(entrants)}
-    ordered = sorted(entrants, key=lambda b: (-score[b], -buchholz[b], -rating.get(b, 0.0), entry[b]))
-    return [
-        Standing(i + 1, b, score[b], round(buchholz[b], 6), rating.get(b, 0.0), played[b], bye_count[b])
-        for i, b in enumerate(ordered)
-    ]
+
+    def key(b: int) -> tuple[Fraction, Fraction, Fraction, Fraction, float]:
+        return (-score[b], -buchholz[b], -sonneborn[b], -direct[b], -rating.get(b, 0.0))
+
+    ordered = sorted(entrants, key=lambda b: (*key(b), entry[b]))
+    rows: list[Standing] = []
+    place = 0
+    for i, b in enumerate(ordered):
+        decided = ""
+        if i == 0 or key(ordered[i - 1]) != key(b):
+            place = i + 1
+            if i:
+                above = key(ordered[i - 1])
+                decided = next(TIE_BREAKS[j] for j, (x, y) in enumerate(zip(above, key(b), strict=True)) if x != y)
+        rows.append(Standing(place, b, score[b], buchholz[b], sonneborn[b], direct[b], rating.get(b, 0.0),
+                             played[b], bye_count[b], decided))
+    return rows
+
+
+def _direct_encounter(
+    members: Sequence[int], results: Mapping[int, list[list[tuple[int, Fraction]]]],
+) -> dict[int, Fraction]:
+    """Direct encounter among bots tied on score, Buchholz and Sonneborn-Berger: each one's
+    results (1 / ½ / 0 per other member at a shared finished table) against the others of the
+    group. As in the FIDE rule it applies only when every pair of the group has met; otherwise
+    every member gets 0 and the next tie-break decides."""
+    group = set(members)
+    met: set[frozenset[int]] = set()
+    total = dict.fromkeys(members, Fraction(0))
+    for b in members:
+        for game in results[b]:
+            for o, r in game:
+                if o in group:
+                    met.add(frozenset((b, o)))
+                    total[b] += r
+    if len(met) < len(members) * (len(members) - 1) // 2:
+        return dict.fromkeys(members, Fraction(0))
+    return total
 
 
 def standing_order(rows: Sequence[Standing]) -> list[int]:

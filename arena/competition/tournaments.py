@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from fractions import Fraction
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -167,7 +168,7 @@ def _pair_round(
     if round_no == 0:  # nothing played: seed by rating, the best first
         rows = sorted(rows, key=lambda r: (-r.rating, entrants.index(r.bot)))
     pairing = swiss.pair_round(swiss.standing_order(rows), tournament.players, history,
-                               seed=tournament.seed * 1009 + round_no)
+                               seed=tournament.seed * 1009 + round_no, scores={r.bot: r.score for r in rows})
     try:
         with session.begin_nested():
             session.add(TournamentRound(tournament_id=tournament.id, round=round_no,
@@ -288,20 +289,25 @@ def stalled_swiss(tournament_id: int | None = None) -> list[int]:
 
 @dataclass(frozen=True)
 class SwissRow:
-    """One line of a Swiss tournament's standings."""
+    """One line of a Swiss tournament's standings; points and tie-break sums exact."""
 
     place: int
     version_id: int
     label: str
-    score: float
-    buchholz: float
+    score: Fraction
+    buchholz: Fraction
+    sonneborn_berger: Fraction
+    direct: Fraction
     rating: float
     games: int
     byes: int
+    #: The first tie-break that put this line below the one above ("" when shared or first).
+    decided_by: str = ""
 
 
 def swiss_standings(session: Session, tournament: Tournament) -> list[SwissRow]:
-    """The standings of a Swiss so far (score, Buchholz, rating; see :mod:`arena.competition.swiss`)."""
+    """The standings of a Swiss so far (score, Buchholz, Sonneborn-Berger, direct encounter,
+    rating; see :mod:`arena.competition.swiss`)."""
     entrants = [e.bot_version_id for e in tournament.entries]
     _history, games, byes = _swiss_history(session, tournament, entrants)
     rows = swiss.standings(entrants, games, byes, _ratings(session, tournament.game, entrants))
@@ -309,16 +315,20 @@ def swiss_standings(session: Session, tournament: Tournament) -> list[SwissRow]:
         select(BotVersion.id, Bot.name, BotVersion.number)
         .join(Bot, Bot.id == BotVersion.bot_id).where(BotVersion.id.in_(entrants))
     )}
-    return [SwissRow(r.place, r.bot, labels.get(r.bot, str(r.bot)), r.score, r.buchholz, r.rating,
-                     r.games, r.byes) for r in rows]
+    return [SwissRow(r.place, r.bot, labels.get(r.bot, str(r.bot)), r.score, r.buchholz, r.sonneborn_berger,
+                     r.direct, r.rating, r.games, r.byes, r.decided_by) for r in rows]
 
 
 def format_swiss_standings(rows: list[SwissRow]) -> str:
-    head = f"{'#':>3}  {'bot':<28} {'score':>6} {'buchholz':>8} {'mu-3σ':>7} {'games':>5} {'byes':>4}"
+    """The CLI's table: points and tie-breaks written by :func:`arena.competition.swiss.points_text`,
+    the same digits as the website and the exports."""
+    head = (f"{'#':>3}  {'bot':<28} {'score':>6} {'buchholz':>8} {'s-b':>7} {'direct':>6} {'mu-3σ':>7} "
+            f"{'games':>5} {'byes':>4}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r.place:>3}  {r.label[:28]:<28} {r.score:>6.2f} {r.buchholz:>8.2f} "
-                     f"{r.rating:>7.2f} {r.games:>5} {r.byes:>4}")
+        lines.append(f"{r.place:>3}  {r.label[:28]:<28} {swiss.points_text(r.score):>6} "
+                     f"{swiss.points_text(r.buchholz):>8} {swiss.points_text(r.sonneborn_berger):>7} "
+                     f"{swiss.points_text(r.direct, 1):>6} {r.rating:>7.2f} {r.games:>5} {r.byes:>4}")
     return "\n".join(lines)
 
 

@@ -41,7 +41,10 @@ Choices, and why:
   never better than losing to it. (Usually a loss lowers both, so a bot that keeps failing to
   start still becomes certain, and a ladder that prefers uncertain bots stops picking it.)
 * **Anchors hold still** (:func:`is_anchored`): the house bots and the solo automata (owner
-  ``house``) are the scale's reference points. Each is rated like any bot until it is
+  ``house``) are the scale's reference points. A house bot with a calibration in
+  ``anchors.json`` (:func:`anchor_skill`: ``house-random`` is the fixed point, μ 25; the others
+  their measured equivalent there, :func:`mu_from_score`) starts at it with σ =
+  :data:`ANCHOR_SIGMA` and so is fixed from its first game. Any other anchor is rated like any bot until it is
   calibrated — its sigma at or below :data:`CALIBRATED_SIGMA` (about 25 two-seat games) — and
   from then on its rating is fixed: a match is rated as usual against its fixed rating, the
   other seats take their updates, and the anchor keeps its old values. The rule depends only on
@@ -54,10 +57,13 @@ table — equality is exact (``==`` on floats), not approximate.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
+from statistics import NormalDist
 
 import trueskill
 
@@ -74,6 +80,13 @@ PROVISIONAL_SIGMA = 3.0
 CALIBRATED_SIGMA = 2.0
 #: The owner of every anchor (arena.intake.house.HOUSE_OWNER; an account may not take the name).
 ANCHOR_OWNER = "house"
+#: The house bots' calibration: the scale's fixed point and each anchor's measured equivalent
+#: there (written by ``benchmarks/anchor_calibration.py``; see :func:`anchor_skill`).
+ANCHORS_FILE = Path(__file__).with_name("anchors.json")
+_ANCHORS = json.loads(ANCHORS_FILE.read_text())
+#: The sigma a calibrated anchor starts with and keeps: at or below :data:`CALIBRATED_SIGMA`, so
+#: it is fixed from its first game (:func:`is_anchored`).
+ANCHOR_SIGMA: float = float(_ANCHORS["anchor_sigma"])
 DEFAULT_DRAW_PROBABILITY = 0.05
 DRAW_PROBABILITY: dict[str, float] = {
     "black_angel": 0.10,
@@ -106,6 +119,27 @@ def is_anchored(owner: str | None, sigma: float) -> bool:
     """Whether a version of ``owner`` whose rating has ``sigma`` is a fixed anchor now: a house
     bot or automaton that is calibrated. Its sigma never changes again, so this stays true."""
     return owner == ANCHOR_OWNER and sigma <= CALIBRATED_SIGMA
+
+
+def mu_from_score(score: float, games: int) -> float:
+    """An anchor's mu at the scale's fixed point from its ``score`` (win 1, draw ½) over ``games``
+    two-seat games against the fixed-point bot: TrueSkill's performance model between two
+    near-certain players gives P(win) = Φ(Δμ / (√2·β)), so Δμ = √2·β·Φ⁻¹(score); the score is
+    clamped to [1/(2·games), 1 − 1/(2·games)] so a clean sweep gives a finite, cautious mu."""
+    low = 1 / (2 * games)
+    share = min(max(score, low), 1 - low)
+    return float(_ANCHORS["fixed_point"]["mu"]) + math.sqrt(2) * (SIGMA0 / 2) * NormalDist().inv_cdf(share)
+
+
+def anchor_skill(game: str, name: str) -> Skill | None:
+    """The calibrated rating of house bot ``name`` in ``game`` (``anchors.json``): the fixed
+    point for ``house-random`` in every game, else the measured equivalent; None for a house bot
+    with no calibration (it is rated until :data:`CALIBRATED_SIGMA`, the fallback rule)."""
+    point = _ANCHORS["fixed_point"]
+    if name == point["bot"]:
+        return Skill(float(point["mu"]), ANCHOR_SIGMA)
+    entry = _ANCHORS["games"].get(game, {}).get(name)
+    return None if entry is None else Skill(float(entry["mu"]), ANCHOR_SIGMA)
 
 
 def idle_seats(forfeits: Sequence[dict], decisions: Sequence[dict] | None) -> set[int]:

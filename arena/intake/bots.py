@@ -5,6 +5,8 @@ version starts from its predecessor's *current* mu with sigma reset to the start
 code is probably about as strong as before, but we are no longer sure, so it is provisional
 again and the ladder plays it first (highest sigma). The starting point is stored on the
 version (``initial_mu``/``initial_sigma``) so a rebuild from history reproduces it exactly.
+A house bot (owner ``house``) with a calibration starts at it instead and is held there
+(:func:`arena.evaluation.ratings.anchor_skill`).
 """
 
 from __future__ import annotations
@@ -70,7 +72,10 @@ def register_version(
     if latest is not None and latest.digest == digest and latest.source == source:
         return latest
     start = ratings.initial_skill()
-    if latest is not None:
+    calibrated = ratings.anchor_skill(game, name) if owner == ratings.ANCHOR_OWNER else None
+    if calibrated is not None:  # a house bot: its documented calibration, held from game one
+        start = calibrated
+    elif latest is not None:
         prev = session.get(Rating, (latest.id, game))
         if prev is not None:
             start = ratings.Skill(prev.mu, ratings.SIGMA0)

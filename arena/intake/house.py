@@ -2,7 +2,8 @@
 registered on every ladder so each game's rating scale has fixed reference points: anchors.
 
 A house bot's source never changes (the sample bot folders of the installed package), so its
-rating is calibrated over its first ladder games and then fixed (:func:`arena.evaluation.ratings.is_anchored`:
+rating is set from its calibration (:func:`arena.evaluation.ratings.anchor_skill`, ``anchors.json``) and held
+there; a house bot with no calibration is rated over its first ladder games and then fixed (:func:`arena.evaluation.ratings.is_anchored`:
 from sigma <= ``CALIBRATED_SIGMA`` on, matches move only the other seats), and the leaderboard can
 say where every other bot stands against "random", "greedy" and "ismcts" — the same next month. The search bot runs at its fixed default budget (its
 share of the decision clock). :func:`ensure_house_bots` is idempotent: registering the same

@@ -14,6 +14,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from arena.competition import ladder
 from arena.competition import tournaments as arena_tournaments
 from arena.competition.round_robin import ScheduleError
+from arena.competition.swiss import fraction_text
 from arena.db import Ladder, Match, Tournament, TournamentRound, session_scope, utcnow
 from arena.intake import authors, bots, house
 from arena.server import convert
@@ -59,7 +60,10 @@ def _add_swiss(session: Session, t: Tournament, message: pb.Tournament) -> None:
     for r in arena_tournaments.swiss_standings(session, t):
         message.swiss_standings.add(
             place=r.place, bot_id=bot_of[r.version_id], bot_version_id=r.version_id, label=r.label,
-            score=r.score, buchholz=r.buchholz, rating=r.rating, games=r.games, byes=r.byes)
+            score=float(r.score), buchholz=float(r.buchholz), rating=r.rating, games=r.games, byes=r.byes,
+            score_exact=fraction_text(r.score), buchholz_exact=fraction_text(r.buchholz),
+            sonneborn_berger_exact=fraction_text(r.sonneborn_berger), direct_exact=fraction_text(r.direct),
+            decided_by=r.decided_by)
     tables: dict[int, list[int]] = {}
     for round_no, status, count in session.execute(
         select(Match.round, Match.status, func.count()).where(Match.tournament_id == t.id)

@@ -4,6 +4,7 @@ socket: rounds paired one after another, and GetTournament's standings and round
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 
 import grpc
 import pytest
@@ -39,9 +40,13 @@ def test_a_swiss_over_the_api_pairs_every_round_and_shows_standings(server, stub
     assert [r.number for r in t.swiss_rounds] == [1, 2, 3]
     assert all(r.tables == r.tables_finished == 1 and r.repeats == 0 for r in t.swiss_rounds[:2])
     assert len({r.bye_version_ids[0] for r in t.swiss_rounds}) == 3  # each bot sits out once
-    assert [s.place for s in t.swiss_standings] == [1, 2, 3]
+    places = [s.place for s in t.swiss_standings]
+    assert places[0] == 1 and places == sorted(places)
     assert sorted(s.bot_id for s in t.swiss_standings) == sorted(ids)
     assert sum(s.score for s in t.swiss_standings) == pytest.approx(3 + 3)
+    assert sum(Fraction(s.score_exact) for s in t.swiss_standings) == 6  # exact, as a fraction
+    assert all(float(Fraction(s.score_exact)) == s.score for s in t.swiss_standings)
+    assert all(s.sonneborn_berger_exact and s.direct_exact for s in t.swiss_standings)
     assert all(s.games == 2 and s.byes == 1 for s in t.swiss_standings)
 
 

@@ -292,3 +292,59 @@ def test_bots_n_matches_rate_against_the_anchored_bot_players(db_url: str, playe
         assert m.automaton_rank == m.result["details"]["automaton_rank"]
         assert (s.get(Rating, (auto, "orbital")).mu, s.get(Rating, (auto, "orbital")).sigma) == (28.0, 1.9)
         assert all(s.get(Rating, (v, "orbital")).sigma < ratings.SIGMA0 for v in seats)
+
+
+# --- anchors set from their calibration (issue 39 item 7) --------------------------------------
+
+
+def test_mu_from_score_reads_the_performance_model() -> None:
+    assert ratings.mu_from_score(0.5, 100) == 25.0  # level with the fixed point
+    # TrueSkill's own two-player win probability at that gap gives the score back
+    mu = ratings.mu_from_score(0.8, 100)
+    gap = (mu - 25.0) / (2 ** 0.5 * ratings.SIGMA0 / 2)
+    from statistics import NormalDist
+    assert NormalDist().cdf(gap) == pytest.approx(0.8)
+    # a clean sweep is finite: placed where one more game could have moved it
+    assert ratings.mu_from_score(1.0, 40) == ratings.mu_from_score(1 - 1 / 80, 40) < 50
+    assert ratings.mu_from_score(0.0, 40) > 0
+
+
+def test_a_calibrated_house_bot_starts_at_its_calibration_and_holds_there(db_url: str, tmp_path: Path) -> None:
+    """The fixed point (house-random) starts at mu 25 with ANCHOR_SIGMA, already anchored: its
+    first games move only the other seat, and the rebuild agrees. A house bot of a game with a
+    measured calibration starts at that mu; one without falls back to being rated until
+    calibrated; a user's bot named like a house bot gets nothing of it."""
+    point = ratings.anchor_skill(GAME, "house-random")
+    assert point == Skill(25.0, ratings.ANCHOR_SIGMA) and ratings.is_anchored("house", point.sigma)
+    with session_scope() as s:
+        anchor = bots.register_version(s, GAME, _folder(tmp_path, "r"), name="house-random", owner="house").id
+        uncalibrated = bots.register_version(s, GAME, _folder(tmp_path, "i"), name="house-ismcts", owner="house").id
+        impostor = bots.register_version(s, GAME, _folder(tmp_path, "x"), name="house-random", owner="mallory").id
+        other = bots.register_version(s, GAME, _folder(tmp_path, "o"), name="o").id
+        assert (_rating(s, anchor).mu, _rating(s, anchor).sigma) == (25.0, ratings.ANCHOR_SIGMA)
+        assert (_rating(s, uncalibrated).mu, _rating(s, uncalibrated).sigma) == (ratings.MU0, ratings.SIGMA0)
+        assert (_rating(s, impostor).mu, _rating(s, impostor).sigma) == (ratings.MU0, ratings.SIGMA0)
+        mids = [recording.create_match(s, GAME, "base", [anchor, other], seed=i).id for i in range(12)]
+    for i, mid in enumerate(mids):
+        with session_scope() as s:
+            before = _rating(s, other).mu
+            ranks = [2, 1] if i % 3 else [1, 2]
+            assert recording.record_result(s, mid, _record(ranks, [], _moves(0, 1)))
+            assert (_rating(s, anchor).mu, _rating(s, anchor).sigma) == (25.0, ratings.ANCHOR_SIGMA)
+            assert _rating(s, other).mu != before
+    with session_scope() as s:
+        assert ratings.compare_with_stored(s, GAME) == []
+        assert _rating(s, anchor).games_played == 12
+
+
+@pytest.mark.parametrize("game", ["black_angel", "solenia", "orbital"])
+def test_every_greedy_house_bot_has_a_measured_calibration(game: str) -> None:
+    """anchors.json holds a measurement for each game's greedy house bot, and its mu is what
+    the documented formula gives for the recorded score."""
+    import json
+
+    entry = json.loads(ratings.ANCHORS_FILE.read_text())["games"][game]["house-greedy"]
+    assert entry["wins"] + entry["draws"] + entry["losses"] == entry["games"] > 0
+    assert entry["score"] == pytest.approx((entry["wins"] + entry["draws"] / 2) / entry["games"], abs=1e-4)
+    assert entry["mu"] == pytest.approx(ratings.mu_from_score(entry["score"], entry["games"]), abs=1e-3)
+    assert ratings.anchor_skill(game, "house-greedy") == Skill(entry["mu"], ratings.ANCHOR_SIGMA)

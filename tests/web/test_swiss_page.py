@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -57,10 +58,18 @@ def test_swiss_page_shows_standings_and_rounds(client, site) -> None:
     html = client.get(f"/tournaments/{tid}").get_data(as_text=True)
     assert "Swiss" in html and 'id="swiss-standings"' in html and 'id="rounds"' in html
     assert "Buchholz" in html and "2 of 3 paired" in html
+    assert "Sonneborn-Berger" in html and "1 for a win, ½ for a draw, 0 for a loss" in html  # the two-seat words
     assert "3 / 3" in html and "0 / 3" in html  # round 1 finished, round 2 waiting
     data = client.get(f"/api/tournaments/{tid}").get_json()
     standings = data["swiss_standings"]
-    assert len(standings) == 7 and [r["place"] for r in standings] == list(range(1, 8))
+    assert len(standings) == 7 and standings[0]["place"] == 1
+    # places follow the lines; a place is shared exactly when every tie-break is level
+    key = ("score_exact", "buchholz_exact", "sonneborn_berger_exact", "direct_exact", "rating")
+    for i, (above, row) in enumerate(zip(standings, standings[1:], strict=False), start=2):
+        level = all(above[k] == row[k] for k in key)
+        assert row["place"] == (above["place"] if level else i) and row["shared"] == level
+        assert level or row["decided_by"] in ("score", "Buchholz", "Sonneborn-Berger", "direct encounter", "rating")
+    assert all(Fraction(r["score_exact"]) == r["score"] and f"{r['score']:.2f}" == r["score_text"] for r in standings)
     # 3 games, and the byes of rounds 1 and 2 (a bye counts once its round is paired)
     assert sum(r["score"] for r in standings) == pytest.approx(3 + 2)
     assert [len(r["byes"]) for r in data["rounds"]] == [1, 1]

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
+from arena.competition import swiss
 from arena.competition import tournaments as arena_tournaments
 from arena.db import (
     Bot,
@@ -65,7 +66,10 @@ class Standing:
 
 @dataclass(frozen=True)
 class SwissStanding:
-    """A line of a Swiss tournament's standings (arena.competition.tournaments.swiss_standings)."""
+    """A line of a Swiss tournament's standings (arena.competition.tournaments.swiss_standings).
+    Points and tie-break sums are exact fractions in ``*_exact`` ("7/3") and written with
+    :func:`arena.competition.swiss.points_text` in ``*_text`` (the page's, the CLI's and the
+    exports' digits); ``score`` and ``buchholz`` are the nearest doubles, as in the gRPC API."""
 
     place: int
     bot_id: int
@@ -77,6 +81,18 @@ class SwissStanding:
     rating: float
     games: int
     byes: int
+    score_exact: str = ""
+    score_text: str = ""
+    buchholz_exact: str = ""
+    buchholz_text: str = ""
+    sonneborn_berger_exact: str = ""
+    sonneborn_berger_text: str = ""
+    direct_exact: str = ""
+    direct_text: str = ""
+    #: The first tie-break that put this line below the one above ("" when shared or first).
+    decided_by: str = ""
+    #: True when the line above has the same place (a tie no tie-break separates).
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,6 +104,27 @@ class SwissRound:
     finished: int
     byes: list[str]
     repeats: int
+
+
+@dataclass(frozen=True)
+class CrossCell:
+    """One round of one bot in the crosstable. ``text``: at two seats ``+12`` (won against the
+    bot now in place 12), ``=12`` (drew), ``−12`` (lost), ``12`` (paired, not played yet),
+    ``×12`` (the match failed), ``bye``; at k seats the place at the table (``2/4``) then the
+    others' places. ``title`` says it in words."""
+
+    text: str
+    title: str
+    kind: str  # win, draw, loss, place, pending, failed, bye, none
+
+
+@dataclass(frozen=True)
+class CrossLine:
+    place: int
+    bot_name: str
+    version: int
+    score_text: str
+    cells: list[CrossCell]
 
 
 #: Tables of the schedule shown at once: a tournament of 500 matches rendered whole took
@@ -108,6 +145,8 @@ class TournamentPage:
     #: Swiss only: standings by score, Buchholz, rating; and the rounds paired so far.
     swiss_standings: list[SwissStanding] | None = None
     rounds: list[SwissRound] | None = None
+    #: Swiss only: the crosstable, one line per standings line, one cell per paired round.
+    crosstable: list[CrossLine] | None = None
 
 
 def _brief(t: Tournament) -> TournamentBrief:
@@ -210,11 +249,9 @@ def tournament_page(
 
 def _add_swiss(session: Session, t: Tournament, page: TournamentPage, who: dict[int, tuple]) -> None:
     """A Swiss page's standings and rounds."""
-    page.swiss_standings = [
-        SwissStanding(r.place, who[r.version_id][0], who[r.version_id][1], who[r.version_id][2],
-                      who[r.version_id][3], r.score, r.buchholz, r.rating, r.games, r.byes)
-        for r in arena_tournaments.swiss_standings(session, t)
-    ]
+    rows = arena_tournaments.swiss_standings(session, t)
+    page.swiss_standings = [swiss_line(r, who[r.version_id], i > 0 and rows[i - 1].place == r.place)
+                            for i, r in enumerate(rows)]
     tables: dict[int, list[int]] = {}
     for round_no, status, count in session.execute(
         select(Match.round, Match.status, func.count()).where(Match.tournament_id == t.id)
@@ -224,12 +261,68 @@ def _add_swiss(session: Session, t: Tournament, page: TournamentPage, who: dict[
         entry[0] += count
         if status in ("done", "failed"):
             entry[1] += count
+    page.crosstable = _crosstable(session, t, rows, who)
     page.rounds = [
         SwissRound(r.round + 1, *tables.get(r.round, [0, 0]),
                    [f"{who[v][1]} v{who[v][3]}" for v in r.byes or [] if v in who], r.repeats)
         for r in session.scalars(select(TournamentRound).where(TournamentRound.tournament_id == t.id)
                                  .order_by(TournamentRound.round))
     ]
+
+
+def _crosstable(session: Session, t: Tournament, rows: list, who: dict[int, tuple]) -> list[CrossLine]:
+    """Each bot's rounds, opponents named by their place now (as chess crosstables do): filled
+    as soon as a round is paired, so the pairings are public before the games are played."""
+    place = {r.version_id: r.place for r in rows}
+    paired = session.scalar(select(func.count()).select_from(TournamentRound)
+                            .where(TournamentRound.tournament_id == t.id)) or 0
+    cells: dict[int, dict[int, CrossCell]] = {r.version_id: {} for r in rows}
+    tables: dict[str, tuple[int, str, list[tuple[int, int | None]]]] = {}
+    for mid, rnd, status, vid, rank in session.execute(
+        select(Match.id, Match.round, Match.status, MatchSeat.bot_version_id, MatchSeat.rank)
+        .join(MatchSeat, MatchSeat.match_id == Match.id).where(Match.tournament_id == t.id)
+        .order_by(Match.id, MatchSeat.seat)
+    ):
+        tables.setdefault(mid, (rnd, status, []))[2].append((vid, rank))
+    k = t.players
+    for rnd, status, seats in tables.values():
+        for vid, rank in seats:
+            others = [(o, r) for o, r in seats if o != vid]
+            names = ", ".join(f"{who[o][1]} (#{place.get(o, '?')})" for o, _r in others if o in who)
+            where = " ".join(str(place.get(o, "?")) for o, _r in others)
+            if status == "failed":
+                cell = CrossCell(f"×{where}", f"Round {rnd + 1}: failed, no points; with {names}", "failed")
+            elif status != "done" or rank is None:
+                cell = CrossCell(where, f"Round {rnd + 1}: paired with {names}, not played yet", "pending")
+            elif k == 2:
+                other = others[0][1] if others and others[0][1] is not None else rank
+                sign, word, kind = ("+", "won against", "win") if rank < other else \
+                    ("=", "drew with", "draw") if rank == other else ("−", "lost to", "loss")
+                cell = CrossCell(f"{sign}{where}", f"Round {rnd + 1}: {word} {names}", kind)
+            else:
+                cell = CrossCell(f"{rank}/{k} · {where}", f"Round {rnd + 1}: place {rank} of {k}, with {names}",
+                                 "place")
+            if vid in cells:
+                cells[vid][rnd] = cell
+    for rnd, byes in session.execute(select(TournamentRound.round, TournamentRound.byes)
+                                     .where(TournamentRound.tournament_id == t.id)):
+        for vid in byes or []:
+            if vid in cells:
+                cells[vid][rnd] = CrossCell("bye", f"Round {rnd + 1}: a bye (1 point, no game)", "bye")
+    none = CrossCell("", "", "none")
+    return [CrossLine(r.place, who[r.version_id][1], who[r.version_id][3], swiss.points_text(r.score),
+                      [cells[r.version_id].get(n, none) for n in range(paired)]) for r in rows]
+
+
+def swiss_line(r: arena_tournaments.SwissRow, who: tuple, shared: bool) -> SwissStanding:
+    """One standings line for the page and the JSON API, from the exact row."""
+    exact, text = swiss.fraction_text, swiss.points_text
+    return SwissStanding(
+        r.place, who[0], who[1], who[2], who[3], float(r.score), float(r.buchholz), r.rating, r.games, r.byes,
+        exact(r.score), text(r.score), exact(r.buchholz), text(r.buchholz),
+        exact(r.sonneborn_berger), text(r.sonneborn_berger), exact(r.direct), text(r.direct, 1),
+        r.decided_by, shared,
+    )
 
 
 #: Standings of finished tournaments (immutable: every match is done), per database and
