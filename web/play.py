@@ -93,22 +93,42 @@ def _configurations(game: str) -> dict[int, tuple[str, ...]]:
     return {players: spec.variants_for(players) for players in spec.player_counts}
 
 
+def _form_problem(game: str, players_raw: str | None) -> str | None:
+    """What is wrong with the form's game and number of players, naming what is allowed (None:
+    nothing). A form value the form never offers is a mistake to explain, not a missing page."""
+    games = registry.game_names()
+    if game not in games:
+        shown = game[:40] + ("…" if len(game) > 40 else "")
+        return f"there is no game “{shown}”: choose one of {', '.join(games)}"
+    if players_raw is None:
+        return None
+    counts = sorted(_configurations(game))
+    if not (players_raw.isdigit() and len(players_raw) < 4 and int(players_raw) in counts):
+        return (f"{game_info(game).title} is played by {', '.join(map(str, counts))} player(s), "
+                f"not “{players_raw[:12]}”")
+    return None
+
+
 @bp.get("/play")
 def new_game(error: str | None = None, status: int = 200) -> Any:
-    """Choose a game, the number of players, a variant, your seat and the bots to play."""
+    """Choose a game, the number of players, a variant, your seat and the bots to play.
+
+    A game or a number of players the form does not offer answers 400 with the form and what
+    is allowed (``?game=`` and ``?players=`` are the form's own links)."""
     games = registry.game_names()
     game = request.values.get("game") or ""
-    if game and game not in games:
-        abort(404, description="There is no such game.")
+    raw_players = request.values.get("players") or None
+    problem = _form_problem(game, raw_players) if game else None
+    if problem is not None:
+        if error is None:
+            error, status = problem, 400
+        if game not in games:
+            game = ""
+        raw_players = None
     context: dict[str, Any] = {"games": [game_info(g) for g in games], "game": None, "error": error}
     if game:
         configs = _configurations(game)
-        try:
-            players = int(request.values.get("players") or min(p for p in configs if p > 1))
-        except ValueError:
-            players = 0
-        if players not in configs:
-            abort(404, description=f"{game} is not played by that many players.")
+        players = int(raw_players) if raw_players else min(p for p in configs if p > 1)
         context.update(
             game=game_info(game),
             configs=configs,
@@ -119,6 +139,25 @@ def new_game(error: str | None = None, status: int = 200) -> Any:
             decision_s=human.decision_seconds(),
         )
     return render_template("play_new.html", **context), status
+
+
+def _start_problem(form: Any) -> str | None:
+    """What is wrong with a start form (game, players, variant, seat, opponents), naming what is
+    allowed; None when the platform may be asked (it checks again, and the caps)."""
+    game = form.get("game", "")
+    problem = _form_problem(game, form.get("players", ""))
+    if problem is not None:
+        return problem
+    players = int(form["players"])
+    variants = _configurations(game)[players]
+    variant = form.get("variant") or None
+    if variant is not None and variant not in variants:
+        return (f"a {players}-player game of {game_info(game).title} has the variants "
+                f"{', '.join(variants)}, not “{variant[:40]}”")
+    chosen = form.get("seat", "random")
+    if chosen != "random" and not (chosen.isdigit() and 1 <= int(chosen[:3]) <= players):
+        return f"your seat is player 1 to {players} or random, not “{chosen[:12]}”"
+    return None
 
 
 def _opponent_choices(game: str) -> dict[str, Any]:
@@ -137,11 +176,11 @@ def start() -> Any:
     """Start a game: the seat's secret goes into a cookie, then to the seat's page."""
     _same_origin()
     form = request.form
+    problem = _start_problem(form)
+    if problem is not None:
+        return new_game(error=problem, status=400)
     game = form.get("game", "")
-    try:
-        players = int(form.get("players", "0"))
-    except ValueError:
-        players = 0
+    players = int(form["players"])
     chosen_seat = form.get("seat", "random")
     seat = (
         random.randrange(players)
