@@ -45,6 +45,10 @@ from referee import registry
 from web import account
 from web.db import db
 from web.games import game_info
+from web.labels import plain, readable
+from web.live import decision_log
+from web.pages import replay_for
+from web.queries import matches as match_q
 
 bp = Blueprint("play", __name__)
 
@@ -251,20 +255,141 @@ def _board_view(view: human.SeatView) -> dict[str, Any]:
     return board
 
 
+#: The move log keeps this many of the latest moves (a long Black Angel game has ~400).
+LOG_MOVES = 500
+
+
+def _who(seat: Any, view: human.SeatView) -> str:
+    """A seat in the log: "you", or "player N (bot name)" — player 1..N, as the rulebooks."""
+    if seat == view.seat:
+        return "you"
+    if isinstance(seat, int) and 0 <= seat < len(view.seat_names):
+        return f"player {seat + 1} ({view.seat_names[seat]})"
+    return "the game"
+
+
+def move_log(view: human.SeatView, page: match_q.MatchPage | None = None) -> list[dict[str, Any]]:
+    """The game's moves in words, oldest first, as the seat may know them: every seat's public
+    choice and the public events it caused; another seat's hidden choice as "a hidden choice";
+    the person's own hidden choice in words, marked private (from the seat's own row). While
+    the game runs it is read from the public live stream; once it is over, from the public
+    record (which names every choice)."""
+    entries: list[dict[str, Any]] = []
+    if page is not None and page.record and isinstance(page.record.get("decisions"), list):
+        try:
+            replay = replay_for(page)
+            labels = replay.labels() if replay is not None else []
+            decisions = replay.decisions if replay is not None else []
+        except Exception:  # noqa: BLE001 - a record the engine cannot replay: no log, not a 500
+            labels, decisions = [], []
+        for i, d in enumerate(decisions):
+            label = labels[i] if i < len(labels) else None
+            entries.append({"n": i, "seat": d.seat, "who": _who(d.seat, view),
+                            "words": plain(label or d.option_id), "private": False, "hidden": False,
+                            "forced": d.forced, "events": [plain(e) for e in d.events]})
+        return entries[-LOG_MOVES:]
+    for d in decision_log(view.match_id):
+        mine = d.get("seat") == view.seat
+        own = view.own_choices.get(d.get("n")) if mine else None
+        hidden = bool(d.get("private_choice"))
+        if hidden and own is not None:
+            words = plain(own)
+        elif hidden:
+            words = "your hidden choice" if mine else "a hidden choice"
+        else:
+            words = plain(d.get("label") or own or d.get("option") or "")
+        entries.append({"n": d.get("n"), "seat": d.get("seat"), "who": _who(d.get("seat"), view),
+                        "words": words, "private": hidden and mine, "hidden": hidden and not mine,
+                        "forced": d.get("forced"), "events": [plain(e) for e in d.get("events") or []]})
+    return entries[-LOG_MOVES:]
+
+
+def last_moves(view: human.SeatView, log: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Each opponent's latest move since the person's own last one, by seat: what the board
+    marks until the person moves again (lichess's last-move squares, for every opponent)."""
+    marks: dict[int, dict[str, Any]] = {}
+    for entry in reversed(log):
+        if entry["seat"] == view.seat:
+            break
+        if isinstance(entry["seat"], int) and entry["seat"] not in marks:
+            marks[entry["seat"]] = entry
+    return marks
+
+
+#: Orbital's result ranks by these, in this order (its rulebook's end: VP, then population
+#: icons on undamaged modules, then MC): its breakdown's columns.
+ORBITAL_TIEBREAK = ("VP", "population on undamaged modules", "MC")
+
+
+def score_breakdown(result: dict[str, Any] | None, names: list[str]) -> dict[str, Any] | None:
+    """The end's score breakdown as the game's rulebook scores: a column a scoring category
+    (Black Angel: the track, advanced tiles, conversion; Solenia: each category of its score
+    pad; Orbital: VP and its tie-breaks), a row a player, the total last. None: no breakdown."""
+    details = (result or {}).get("details") or {}
+    scores = (result or {}).get("scores") or []
+    ranks = (result or {}).get("ranks") or []
+    parts = details.get("breakdown")
+    if isinstance(parts, list) and parts and all(isinstance(p, dict) for p in parts):
+        keys = [k for k in parts[0] if k != "total"]
+        columns = [readable(k) for k in keys]
+        values = [[p.get(k) for k in keys] for p in parts]
+    elif isinstance(details.get("tiebreak"), list):
+        columns = list(ORBITAL_TIEBREAK)
+        values = [list(t) for t in details["tiebreak"]]
+    else:
+        return None
+    rows = [
+        {"seat": i, "name": names[i] if i < len(names) else f"player {i + 1}", "values": v,
+         "total": scores[i] if i < len(scores) else None, "rank": ranks[i] if i < len(ranks) else None}
+        for i, v in enumerate(values[: len(names)])
+    ]
+    return {"columns": columns, "rows": rows}
+
+
+def _end(view: human.SeatView, page: match_q.MatchPage | None) -> dict[str, Any]:
+    """What the end shows beside the result: the final board (the record's last position; the
+    seat's own observation is cleared when the game ends, and the record is public then), the
+    score breakdown and "Play again" (same bots, seats rotated)."""
+    if view.status != "done" or page is None:
+        return {}
+    out: dict[str, Any] = {
+        "breakdown": score_breakdown(view.result, [n if n != "you" else "you" for n in view.seat_names]),
+        "rematch": human.rematch(db(), view.match_id, view.seat),
+        "final_scores": (view.result or {}).get("scores"),
+    }
+    try:
+        replay = replay_for(page)
+        if replay is not None:
+            out["final_view"] = replay.step(replay.last).view
+    except Exception:  # noqa: BLE001 - a record the engine cannot replay: the result still shows
+        pass
+    return out
+
+
 @bp.get("/play/<match_id>/")
 @bp.get("/play/<match_id>")
 def seat(match_id: str) -> Any:
     """The person's seat: their observation, the board picture, the options as buttons."""
     view = _view(match_id)
     name = view.game if re.fullmatch(r"[a-z_]+", view.game) else "generic"
+    page = (match_q.match_page(db(), match_id, account.viewer())
+            if view.match_status in match_q.FINISHED else None)
+    log = move_log(view, page)
+    marks = last_moves(view, log)
+    end = _end(view, page)
     response = make_response(
         render_template(
             "play.html",
             v=view,
             game=game_info(view.game),
-            view=_board_view(view),
-            seats=[{"name": n} for n in view.seat_names],
-            final_scores=None,
+            view=end.get("final_view") or _board_view(view),
+            end=end,
+            log=log,
+            marks=marks,
+            # the board's player panels read a seat's name and, for an opponent who moved since
+            # the person's last move, that move (the mark stays until the person moves again)
+            seats=[{"name": n, "last_move": marks.get(i)} for i, n in enumerate(view.seat_names)],
+            final_scores=end.get("final_scores"),
             board_template=f"boards/{name}.html",
             # The server's own message from the move just refused, kept in the signed session
             # cookie: a query string's text is never shown as the site's message.
