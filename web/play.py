@@ -288,7 +288,7 @@ def move_log(view: human.SeatView, page: match_q.MatchPage | None = None) -> lis
                             "words": plain(label or d.option_id), "private": False, "hidden": False,
                             "forced": d.forced, "events": [plain(e) for e in d.events]})
         return entries[-LOG_MOVES:]
-    for d in decision_log(view.match_id):
+    for d in _caught_up_log(view):
         mine = d.get("seat") == view.seat
         own = view.own_choices.get(d.get("n")) if mine else None
         hidden = bool(d.get("private_choice"))
@@ -302,6 +302,27 @@ def move_log(view: human.SeatView, page: match_q.MatchPage | None = None) -> lis
                         "words": words, "private": hidden and mine, "hidden": hidden and not mine,
                         "forced": d.get("forced"), "events": [plain(e) for e in d.get("events") or []]})
     return entries[-LOG_MOVES:]
+
+
+#: How long a seat's page waits for the public stream to carry every move before the decision
+#: it shows (the stream is sent in batches every 50 ms, after the referee asks the seat).
+LOG_CATCH_UP_S = 0.6
+
+
+def _caught_up_log(view: human.SeatView) -> list[dict[str, Any]]:
+    """The public decisions up to the one waiting for the person: the referee numbers decisions
+    in one sequence for every seat, so the log is whole when it reaches ``decision - 1``. The
+    stream may lag the seat's row by a batch; wait a moment (bounded) rather than show the
+    person a log without the move they must answer."""
+    end = time.monotonic() + LOG_CATCH_UP_S
+    while True:
+        log = decision_log(view.match_id)
+        newest = log[-1].get("n") if log else -1
+        if view.decision is None or not isinstance(newest, int) or newest >= view.decision - 1:
+            return log
+        if time.monotonic() > end:
+            return log
+        time.sleep(0.05)
 
 
 def last_moves(view: human.SeatView, log: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
@@ -339,7 +360,7 @@ def score_breakdown(result: dict[str, Any] | None, names: list[str]) -> dict[str
     else:
         return None
     rows = [
-        {"seat": i, "name": names[i] if i < len(names) else f"player {i + 1}", "values": v,
+        {"seat": i, "name": names[i] if i < len(names) else f"player {i + 1}", "cells": v,
          "total": scores[i] if i < len(scores) else None, "rank": ranks[i] if i < len(ranks) else None}
         for i, v in enumerate(values[: len(names)])
     ]

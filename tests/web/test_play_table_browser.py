@@ -7,12 +7,29 @@ At 1280 and 390 px; nothing scrolls sideways."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import pytest
 from playwright.sync_api import expect
 
+from arena.play.human import PER_CLIENT_ENV
 from tests.web.test_play_browser import _play_to_the_end, _start, default_setup  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _roomy_caps() -> Iterator[None]:
+    """This module leaves games to the fallback (resigned games count until they end): the
+    set-up's ``arena web`` (started after this, with this environment) allows eight a client."""
+    saved = os.environ.get(PER_CLIENT_ENV)
+    os.environ[PER_CLIENT_ENV] = "8"
+    yield
+    if saved is None:
+        os.environ.pop(PER_CLIENT_ENV, None)
+    else:
+        os.environ[PER_CLIENT_ENV] = saved
 
 
 def _wait_turn(page) -> bool:  # noqa: ANN001
@@ -75,6 +92,10 @@ def test_the_log_grows_by_every_move_and_marks_the_opponents_last_move(
             assert mine and mine[0]["mine"], (decision, after[-3:])
             assert " ".join(label.split())[:20] in mine[0]["text"] or "only you see this" in mine[0]["text"]
         assert marked, "no opponent's move was ever marked"
+        # leave: the fallback plays the seat to the end
+        page.locator("#leave summary").click()
+        page.click("#resign")
+        page.wait_for_selector("#resigned, #play-result")
     finally:
         context.close()
 

@@ -85,6 +85,8 @@
   // bots then: this page polls), and swap in the page that comes back.
   main.addEventListener("submit", function (event) {
     var form = event.target;
+    // "Play again" starts a new game at a new address: the browser posts it and follows
+    if (form instanceof HTMLFormElement && form.hasAttribute("data-navigate")) return;
     if (!(form instanceof HTMLFormElement) || busy) { event.preventDefault(); return; }
     event.preventDefault();
     busy = true;
