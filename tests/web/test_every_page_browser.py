@@ -8,9 +8,11 @@ page per route shape (ids replaced by ``#``), so it grows with the site rather t
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -27,6 +29,7 @@ from tests.web.test_signin_browser import _sign_in
 from web.app import create_app
 
 pytestmark = pytest.mark.browser
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 #: At most this many pages (one per route shape): the site has about thirty.
 MAX_PAGES = 60
@@ -115,5 +118,21 @@ def test_every_linked_page_answers_and_fits_a_phone(browser, server, authors_sit
         assert visited >= 15, shapes  # the crawl did reach the site
         assert {"/me", "/me/bots/#", "/matches/#", "/tournaments/#"} <= shapes
         assert not problems, "\n".join(problems)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_tournament_pages_screenshots(browser, server, width: int, tmp_path) -> None:  # noqa: ANN001
+    """The tournament list (each format named) at both widths: docs/screenshots when asked
+    (``ARENA_UPDATE_SCREENSHOTS=1``), else a scratch folder; and it fits."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 500)
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/tournaments")
+        assert page.locator("[data-format=swiss]").first.inner_text() == "Swiss"
+        assert page.evaluate(OVERFLOW_JS) == []
+        shots = SHOTS if os.environ.get("ARENA_UPDATE_SCREENSHOTS") == "1" else tmp_path
+        page.screenshot(path=str(shots / f"tournaments{'-phone' if width < 500 else ''}.png"), full_page=True)
     finally:
         context.close()

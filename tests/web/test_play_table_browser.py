@@ -14,7 +14,12 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.play.human import PER_CLIENT_ENV
-from tests.web.test_play_browser import _play_to_the_end, _start, default_setup  # noqa: F401 - the fixture
+from tests.web.test_play_browser import (  # noqa: F401 - default_setup: the fixture
+    _play_to_the_end,
+    _screenshots,
+    _start,
+    default_setup,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -79,6 +84,8 @@ def test_the_log_grows_by_every_move_and_marks_the_opponents_last_move(
                 expect(marks.first).to_be_visible()
             assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
             expect(log).to_be_attached()
+            if _click == 6 and width > 500:
+                _screenshots(page, f"play-table-{game.replace('_', '-')}")
             decision = page.locator("#seat").get_attribute("data-decision")
             turn = page.locator("#your-turn").element_handle()
             label = page.locator("#your-turn button.option").first.inner_text()
@@ -119,6 +126,8 @@ def test_the_end_keeps_the_final_board_the_scores_and_play_again(
             assert page.request.get(default_setup + href).ok, href
         assert page.locator("[data-log] > li").count() > 0
         assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+        if width > 500:
+            _screenshots(page, f"play-end-{game.replace('_', '-')}")
         box = page.locator("#play-again").bounding_box()
         assert box and box["height"] >= 44  # a finger's tap target
         # Play again: the same bot, seats rotated (player 1 becomes player 2 in a 2-player game)
