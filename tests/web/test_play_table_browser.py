@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.play.human import PER_CLIENT_ENV
+from tests.web.test_every_page_browser import OVERFLOW_JS
 from tests.web.test_play_browser import (  # noqa: F401 - default_setup: the fixture
     _play_to_the_end,
     _screenshots,
@@ -82,9 +83,9 @@ def test_the_log_grows_by_every_move_and_marks_the_opponents_last_move(
                 marked += 1
                 assert {m["n"] for m in opponents_since if m["last"]}
                 expect(marks.first).to_be_visible()
-            assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+            assert page.evaluate(OVERFLOW_JS) == []
             expect(log).to_be_attached()
-            if _click == 6 and width > 500:
+            if opponents_since and marked == 1 and width > 500:  # the first marked position
                 _screenshots(page, f"play-table-{game.replace('_', '-')}")
             decision = page.locator("#seat").get_attribute("data-decision")
             turn = page.locator("#your-turn").element_handle()
@@ -126,6 +127,7 @@ def test_the_end_keeps_the_final_board_the_scores_and_play_again(
             assert page.request.get(default_setup + href).ok, href
         assert page.locator("[data-log] > li").count() > 0
         assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+        assert page.evaluate(OVERFLOW_JS) == []  # the breakdown fits too
         if width > 500:
             _screenshots(page, f"play-end-{game.replace('_', '-')}")
         box = page.locator("#play-again").bounding_box()

@@ -74,6 +74,8 @@
     var s = seat();
     if (!s) return;
     tick();
+    var log = document.getElementById("play-log");
+    if (log) log.scrollTop = log.scrollHeight; // the newest move in view
     shown = s.dataset.decision;
     showTable();
     if (s.dataset.status === "playing" || s.dataset.status === "resigned") {
