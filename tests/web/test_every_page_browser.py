@@ -48,6 +48,8 @@ def authors_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
                                           name="Insect Swiss", sandbox=False)
         t.status = "running"
         tid = t.id
+        tournaments.create_tournament(s, "toy", vids[:3], 2, rounds=1, seed=2, name="Insect Cup",
+                                      sandbox=False)
     with session_scope(url) as s:
         first = [m.id for m in s.scalars(select(Match).where(Match.tournament_id == tid))]
     for mid in first:
@@ -131,6 +133,7 @@ def test_tournament_pages_screenshots(browser, server, width: int, tmp_path) -> 
     try:
         page.goto(f"{server}/tournaments")
         assert page.locator("[data-format=swiss]").first.inner_text() == "Swiss"
+        assert page.locator("[data-format=round_robin]").first.inner_text() == "Round-robin"
         assert page.evaluate(OVERFLOW_JS) == []
         shots = SHOTS if os.environ.get("ARENA_UPDATE_SCREENSHOTS") == "1" else tmp_path
         page.screenshot(path=str(shots / f"tournaments{'-phone' if width < 500 else ''}.png"), full_page=True)
