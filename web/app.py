@@ -16,10 +16,11 @@ from flask import Flask, abort, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from arena.evaluation.ratings import CALIBRATED_SIGMA, PROVISIONAL_SIGMA
+from arena.play.human import RESIGNED
 from arena.quoting import MAX_MESSAGE, shorten
 from web import account, labels, my_pages, organiser
 from web.db import close_session, db, make_sessionmaker
-from web.games import known_games
+from web.games import game_info, known_games
 from web.ids import IdConverter
 from web.orbital_board import COLOUR_TYPES, TYPE_ROLES, station_grid
 from web.queries.leaderboard import PageCache, WinCache
@@ -118,6 +119,26 @@ def _register_filters(app: Flask) -> None:
     @app.template_filter("humanize")
     def humanize(key: object) -> str:
         return str(key).replace("_", " ")
+
+    @app.template_filter("player")
+    def player(seat: object) -> str:
+        """A seat as the rulebooks number it: seat 0 is "player 1" (one numbering on every page)."""
+        return f"player {seat + 1}" if isinstance(seat, int) else f"player {seat}"
+
+    @app.template_filter("forfeit_word")
+    def forfeit_word(reason: str | None, message: str | None = None, person: bool = False) -> str:
+        """The forfeit as a person reads it: a person who resigned "resigned", though the record
+        keeps the referee's reason (``bot_error`` with :data:`arena.play.human.RESIGNED`). Where
+        the message is not at hand (a list of matches), ``person`` says the seat is a person's:
+        a person's seat has no process to fail, so its only ``bot_error`` is the resignation."""
+        if (message or "").endswith(RESIGNED) or (person and reason == "bot_error"):
+            return "resigned"
+        return str(reason or "")
+
+    @app.template_filter("game_title")
+    def game_title(name: str) -> str:
+        """A game's name as its rulebook writes it (the engine's title), not its key."""
+        return game_info(name).title
 
     @app.template_filter("score")
     def score(value: float | int | None) -> str:

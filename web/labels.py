@@ -212,14 +212,24 @@ def _token(match: re.Match[str]) -> str:
     return readable(word)
 
 
+_SEAT = re.compile(r"\b([Ss])eat (\d{1,2})\b")
+
+
+def _player(match: re.Match[str]) -> str:
+    return f"{'P' if match.group(1) == 'S' else 'p'}layer {int(match.group(2)) + 1}"
+
+
 def plain(text: object) -> str:
-    """An engine text with any identifier in it turned into words.
+    """An engine text with any identifier in it turned into words, its seats numbered as the
+    rulebooks number players.
 
     Engines should write player language, and mostly do; a line that still names a rule value
     (``the Ravager on action 3: lose_resource``, ``(repair:clockwise)``) is shown with that value
     in words ("lose a resource", "(repair clockwise)"). Prose never
-    contains ``word_word`` or ``word:word`` without spaces, so nothing else changes."""
-    return _IDENTIFIER.sub(_token, str(text))
+    contains ``word_word`` or ``word:word`` without spaces, so nothing else changes. The engines
+    and the protocol count seats from 0 ("seat 0 moves ship 2"); every page a person reads says
+    "player 1" (issue #37: one numbering everywhere, as the rulebooks do)."""
+    return _SEAT.sub(_player, _IDENTIFIER.sub(_token, str(text)))
 
 
 _BREAK_AFTER = re.compile(r"((?:[_\-./)]|&gt;)+)(?=.)")

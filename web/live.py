@@ -44,21 +44,7 @@ def live_state(match_id: str, status: str) -> dict[str, Any]:
             events, view = _snapshot(match_id)
         except Exception:  # noqa: BLE001 - broker or table unreachable: nothing live yet, says the page
             events, view = [], None
-    opening: list[str] = []
-    decisions: list[dict[str, Any]] = []
-    forfeits: list[dict[str, Any]] = []
-    for event in events:
-        kind = event.get("type")
-        if kind == "start":
-            opening = [str(line) for line in event.get("opening_events") or []]
-        elif kind == "decision":
-            decisions.append({
-                "n": event.get("n"), "seat": event.get("seat"), "option": event.get("option"),
-                "private_choice": bool(event.get("private_choice")), "forced": bool(event.get("forced")),
-                "comment": event.get("comment") or "", "events": [str(e) for e in event.get("events") or []],
-            })
-        elif kind == "forfeit":
-            forfeits.append({k: event.get(k) for k in ("seat", "reason", "message", "decision")})
+    opening, decisions, forfeits = _parse(events)
     return {
         "match_id": match_id,
         "status": status,
@@ -69,3 +55,36 @@ def live_state(match_id: str, status: str) -> dict[str, Any]:
         "forfeits": forfeits,
         "view": view,
     }
+
+
+def decision_log(match_id: str) -> list[dict[str, Any]]:
+    """Every public decision of a running match so far (what the seat's move log in words is
+    made of, web/play.py); empty when the stream cannot be read or the match is over."""
+    try:
+        events, _view = _snapshot(match_id)
+    except Exception:  # noqa: BLE001 - broker or table unreachable: no log yet, as the live page
+        return []
+    return _parse(events)[1]
+
+
+def _parse(
+    events: list[dict[str, Any]],
+) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The stream's opening lines, decisions and forfeits, in order."""
+    opening: list[str] = []
+    decisions: list[dict[str, Any]] = []
+    forfeits: list[dict[str, Any]] = []
+    for event in events:
+        kind = event.get("type")
+        if kind == "start":
+            opening = [str(line) for line in event.get("opening_events") or []]
+        elif kind == "decision":
+            decisions.append({
+                "n": event.get("n"), "seat": event.get("seat"), "option": event.get("option"),
+                "label": event.get("label") or "",
+                "private_choice": bool(event.get("private_choice")), "forced": bool(event.get("forced")),
+                "comment": event.get("comment") or "", "events": [str(e) for e in event.get("events") or []],
+            })
+        elif kind == "forfeit":
+            forfeits.append({k: event.get(k) for k in ("seat", "reason", "message", "decision")})
+    return opening, decisions, forfeits

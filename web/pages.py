@@ -178,7 +178,9 @@ def matches():  # noqa: ANN201
     )
 
 
-def _replay_for(page: match_q.MatchPage) -> Replay | None:
+def replay_for(page: match_q.MatchPage) -> Replay | None:
+    """The match's replay from the app's cache (None: no record yet); the seat's page reads
+    its end's log from it too (web/play.py)."""
     if not page.record or not isinstance(page.record.get("decisions"), list):
         return None
     cache = current_app.extensions["arena_replays"]
@@ -212,7 +214,7 @@ def match(match_id: str):  # noqa: ANN201
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     replay, replay_error, ctx = None, None, {}
     try:
-        replay = _replay_for(page)
+        replay = replay_for(page)
         if replay is not None:
             asked = request.args.get("step")  # "end": the final result (where a live page hands over)
             index = replay.last if asked == "end" else parse_number(asked) or 0
@@ -270,7 +272,7 @@ def match_step(match_id: str, index: int):  # noqa: ANN201
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     try:
-        replay = _replay_for(page)
+        replay = replay_for(page)
         if replay is None:
             abort(404, description="This match has no replay yet.")
         if index > replay.last:

@@ -45,6 +45,10 @@ from referee import registry
 from web import account
 from web.db import db
 from web.games import game_info
+from web.labels import plain, readable
+from web.live import decision_log
+from web.pages import replay_for
+from web.queries import matches as match_q
 
 bp = Blueprint("play", __name__)
 
@@ -93,22 +97,42 @@ def _configurations(game: str) -> dict[int, tuple[str, ...]]:
     return {players: spec.variants_for(players) for players in spec.player_counts}
 
 
+def _form_problem(game: str, players_raw: str | None) -> str | None:
+    """What is wrong with the form's game and number of players, naming what is allowed (None:
+    nothing). A form value the form never offers is a mistake to explain, not a missing page."""
+    games = registry.game_names()
+    if game not in games:
+        shown = game[:40] + ("…" if len(game) > 40 else "")
+        return f"there is no game “{shown}”: choose one of {', '.join(games)}"
+    if players_raw is None:
+        return None
+    counts = sorted(_configurations(game))
+    if not (players_raw.isdigit() and len(players_raw) < 4 and int(players_raw) in counts):
+        return (f"{game_info(game).title} is played by {', '.join(map(str, counts))} player(s), "
+                f"not “{players_raw[:12]}”")
+    return None
+
+
 @bp.get("/play")
 def new_game(error: str | None = None, status: int = 200) -> Any:
-    """Choose a game, the number of players, a variant, your seat and the bots to play."""
+    """Choose a game, the number of players, a variant, your seat and the bots to play.
+
+    A game or a number of players the form does not offer answers 400 with the form and what
+    is allowed (``?game=`` and ``?players=`` are the form's own links)."""
     games = registry.game_names()
     game = request.values.get("game") or ""
-    if game and game not in games:
-        abort(404, description="There is no such game.")
+    raw_players = request.values.get("players") or None
+    problem = _form_problem(game, raw_players) if game else None
+    if problem is not None:
+        if error is None:
+            error, status = problem, 400
+        if game not in games:
+            game = ""
+        raw_players = None
     context: dict[str, Any] = {"games": [game_info(g) for g in games], "game": None, "error": error}
     if game:
         configs = _configurations(game)
-        try:
-            players = int(request.values.get("players") or min(p for p in configs if p > 1))
-        except ValueError:
-            players = 0
-        if players not in configs:
-            abort(404, description=f"{game} is not played by that many players.")
+        players = int(raw_players) if raw_players else min(p for p in configs if p > 1)
         context.update(
             game=game_info(game),
             configs=configs,
@@ -119,6 +143,25 @@ def new_game(error: str | None = None, status: int = 200) -> Any:
             decision_s=human.decision_seconds(),
         )
     return render_template("play_new.html", **context), status
+
+
+def _start_problem(form: Any) -> str | None:
+    """What is wrong with a start form (game, players, variant, seat, opponents), naming what is
+    allowed; None when the platform may be asked (it checks again, and the caps)."""
+    game = form.get("game", "")
+    problem = _form_problem(game, form.get("players", ""))
+    if problem is not None:
+        return problem
+    players = int(form["players"])
+    variants = _configurations(game)[players]
+    variant = form.get("variant") or None
+    if variant is not None and variant not in variants:
+        return (f"a {players}-player game of {game_info(game).title} has the variants "
+                f"{', '.join(variants)}, not “{variant[:40]}”")
+    chosen = form.get("seat", "random")
+    if chosen != "random" and not (chosen.isdigit() and 1 <= int(chosen[:3]) <= players):
+        return f"your seat is player 1 to {players} or random, not “{chosen[:12]}”"
+    return None
 
 
 def _opponent_choices(game: str) -> dict[str, Any]:
@@ -137,11 +180,11 @@ def start() -> Any:
     """Start a game: the seat's secret goes into a cookie, then to the seat's page."""
     _same_origin()
     form = request.form
+    problem = _start_problem(form)
+    if problem is not None:
+        return new_game(error=problem, status=400)
     game = form.get("game", "")
-    try:
-        players = int(form.get("players", "0"))
-    except ValueError:
-        players = 0
+    players = int(form["players"])
     chosen_seat = form.get("seat", "random")
     seat = (
         random.randrange(players)
@@ -212,20 +255,162 @@ def _board_view(view: human.SeatView) -> dict[str, Any]:
     return board
 
 
+#: The move log keeps this many of the latest moves (a long Black Angel game has ~400).
+LOG_MOVES = 500
+
+
+def _who(seat: Any, view: human.SeatView) -> str:
+    """A seat in the log: "you", or "player N (bot name)" — player 1..N, as the rulebooks."""
+    if seat == view.seat:
+        return "you"
+    if isinstance(seat, int) and 0 <= seat < len(view.seat_names):
+        return f"player {seat + 1} ({view.seat_names[seat]})"
+    return "the game"
+
+
+def move_log(view: human.SeatView, page: match_q.MatchPage | None = None) -> list[dict[str, Any]]:
+    """The game's moves in words, oldest first, as the seat may know them: every seat's public
+    choice and the public events it caused; another seat's hidden choice as "a hidden choice";
+    the person's own hidden choice in words, marked private (from the seat's own row). While
+    the game runs it is read from the public live stream; once it is over, from the public
+    record (which names every choice)."""
+    entries: list[dict[str, Any]] = []
+    if page is not None and page.record and isinstance(page.record.get("decisions"), list):
+        try:
+            replay = replay_for(page)
+            labels = replay.labels() if replay is not None else []
+            decisions = replay.decisions if replay is not None else []
+        except Exception:  # noqa: BLE001 - a record the engine cannot replay: no log, not a 500
+            labels, decisions = [], []
+        for i, d in enumerate(decisions):
+            label = labels[i] if i < len(labels) else None
+            entries.append({"n": i, "seat": d.seat, "who": _who(d.seat, view),
+                            "words": plain(label or d.option_id), "private": False, "hidden": False,
+                            "forced": d.forced, "events": [plain(e) for e in d.events]})
+        return entries[-LOG_MOVES:]
+    for d in _caught_up_log(view):
+        mine = d.get("seat") == view.seat
+        own = view.own_choices.get(d.get("n")) if mine else None
+        hidden = bool(d.get("private_choice"))
+        if hidden and own is not None:
+            words = plain(own)
+        elif hidden:
+            words = "your hidden choice" if mine else "a hidden choice"
+        else:
+            words = plain(d.get("label") or own or d.get("option") or "")
+        entries.append({"n": d.get("n"), "seat": d.get("seat"), "who": _who(d.get("seat"), view),
+                        "words": words, "private": hidden and mine, "hidden": hidden and not mine,
+                        "forced": d.get("forced"), "events": [plain(e) for e in d.get("events") or []]})
+    return entries[-LOG_MOVES:]
+
+
+#: How long a seat's page waits for the public stream to carry every move before the decision
+#: it shows (the stream is sent in batches every 50 ms, after the referee asks the seat).
+LOG_CATCH_UP_S = 0.6
+
+
+def _caught_up_log(view: human.SeatView) -> list[dict[str, Any]]:
+    """The public decisions up to the one waiting for the person: the referee numbers decisions
+    in one sequence for every seat, so the log is whole when it reaches ``decision - 1``. The
+    stream may lag the seat's row by a batch; wait a moment (bounded) rather than show the
+    person a log without the move they must answer."""
+    end = time.monotonic() + LOG_CATCH_UP_S
+    while True:
+        log = decision_log(view.match_id)
+        newest = log[-1].get("n") if log else -1
+        if view.decision is None or not isinstance(newest, int) or newest >= view.decision - 1:
+            return log
+        if time.monotonic() > end:
+            return log
+        time.sleep(0.05)
+
+
+def last_moves(view: human.SeatView, log: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Each opponent's latest move since the person's own last one, by seat: what the board
+    marks until the person moves again (lichess's last-move squares, for every opponent)."""
+    marks: dict[int, dict[str, Any]] = {}
+    for entry in reversed(log):
+        if entry["seat"] == view.seat:
+            break
+        if isinstance(entry["seat"], int) and entry["seat"] not in marks:
+            marks[entry["seat"]] = entry
+    return marks
+
+
+#: Orbital's result ranks by these, in this order (its rulebook's end: VP, then population
+#: icons on undamaged modules, then MC): its breakdown's columns.
+ORBITAL_TIEBREAK = ("VP", "population on undamaged modules", "MC")
+
+
+def score_breakdown(result: dict[str, Any] | None, names: list[str]) -> dict[str, Any] | None:
+    """The end's score breakdown as the game's rulebook scores: a column a scoring category
+    (Black Angel: the track, advanced tiles, conversion; Solenia: each category of its score
+    pad; Orbital: VP and its tie-breaks), a row a player, the total last. None: no breakdown."""
+    details = (result or {}).get("details") or {}
+    scores = (result or {}).get("scores") or []
+    ranks = (result or {}).get("ranks") or []
+    parts = details.get("breakdown")
+    if isinstance(parts, list) and parts and all(isinstance(p, dict) for p in parts):
+        keys = [k for k in parts[0] if k != "total"]
+        columns = [readable(k) for k in keys]
+        values = [[p.get(k) for k in keys] for p in parts]
+    elif isinstance(details.get("tiebreak"), list):
+        columns = list(ORBITAL_TIEBREAK)
+        values = [list(t) for t in details["tiebreak"]]
+    else:
+        return None
+    rows = [
+        {"seat": i, "name": names[i] if i < len(names) else f"player {i + 1}", "cells": v,
+         "total": scores[i] if i < len(scores) else None, "rank": ranks[i] if i < len(ranks) else None}
+        for i, v in enumerate(values[: len(names)])
+    ]
+    return {"columns": columns, "rows": rows}
+
+
+def _end(view: human.SeatView, page: match_q.MatchPage | None) -> dict[str, Any]:
+    """What the end shows beside the result: the final board (the record's last position; the
+    seat's own observation is cleared when the game ends, and the record is public then), the
+    score breakdown and "Play again" (same bots, seats rotated)."""
+    if view.status != "done" or page is None:
+        return {}
+    out: dict[str, Any] = {
+        "breakdown": score_breakdown(view.result, [n if n != "you" else "you" for n in view.seat_names]),
+        "rematch": human.rematch(db(), view.match_id, view.seat),
+        "final_scores": (view.result or {}).get("scores"),
+    }
+    try:
+        replay = replay_for(page)
+        if replay is not None:
+            out["final_view"] = replay.step(replay.last).view
+    except Exception:  # noqa: BLE001 - a record the engine cannot replay: the result still shows
+        pass
+    return out
+
+
 @bp.get("/play/<match_id>/")
 @bp.get("/play/<match_id>")
 def seat(match_id: str) -> Any:
     """The person's seat: their observation, the board picture, the options as buttons."""
     view = _view(match_id)
     name = view.game if re.fullmatch(r"[a-z_]+", view.game) else "generic"
+    page = (match_q.match_page(db(), match_id, account.viewer())
+            if view.match_status in match_q.FINISHED else None)
+    log = move_log(view, page)
+    marks = last_moves(view, log)
+    end = _end(view, page)
     response = make_response(
         render_template(
             "play.html",
             v=view,
             game=game_info(view.game),
-            view=_board_view(view),
-            seats=[{"name": n} for n in view.seat_names],
-            final_scores=None,
+            view=end.get("final_view") or _board_view(view),
+            end=end,
+            log=log,
+            marks=marks,
+            # the board's player panels read a seat's name and, for an opponent who moved since
+            # the person's last move, that move (the mark stays until the person moves again)
+            seats=[{"name": n, "last_move": marks.get(i)} for i, n in enumerate(view.seat_names)],
+            final_scores=end.get("final_scores"),
             board_template=f"boards/{name}.html",
             # The server's own message from the move just refused, kept in the signed session
             # cookie: a query string's text is never shown as the site's message.

@@ -46,6 +46,10 @@ class HumanSeat(Base):
     #: the person's answer to ``answer_decision`` (the match process takes it and clears it)
     answer: Mapped[str | None] = mapped_column(String(200), nullable=True)
     answer_decision: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: the person's own choices in words, ``[[decision, label], …]`` JSON: the move log shows
+    #: the seat its own hidden choices (the public stream hides their labels), only to the
+    #: secret's holder, as the observation
+    own_log: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: the process playing the match renews this while it runs (a page can tell a dead game)
     alive_until: Mapped[float | None] = mapped_column(Float, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -386,6 +386,9 @@ class SeatView:
     error: str | None = None
     #: The seat's forfeit when the game is over ({"reason", "message"}), else None.
     forfeit: dict[str, Any] | None = None
+    #: The person's own choices in words by decision number (their hidden ones included: the
+    #: public stream does not name those).
+    own_choices: dict[int, str] = field(default_factory=dict)
 
 
 def seat_view(session: Session, match_id: str, secret: str | None) -> SeatView | None:
@@ -430,7 +433,36 @@ def seat_view(session: Session, match_id: str, secret: str | None) -> SeatView |
             (f for f in match.forfeits or [] if isinstance(f, dict) and f.get("seat") == row.seat),
             None,
         ),
+        own_choices={int(n): str(label) for n, label in orjson.loads(row.own_log or "[]")},
     )
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """The start form of "Play again": the same game, variant and bots, seats rotated by one
+    (the person moves to the next seat; each bot too), as a board game club changes who starts."""
+
+    game: str
+    players: int
+    variant: str
+    seat: int  # the person's new seat, 1..players (the form's numbering)
+    opponents: list[str]  # the opponent keys (:class:`Opponent`) in seat order, the person's left out
+
+
+def rematch(session: Session, match_id: str, seat: int) -> Rematch | None:
+    """"Play again" for the person in ``seat`` of ``match_id`` (None: no such match)."""
+    match = session.get(Match, match_id)
+    if match is None:
+        return None
+    keys: list[str] = []
+    for s in sorted(match.seats, key=lambda x: x.seat):
+        bot = s.version.bot
+        keys.append(bot.name if bot.owner == house.HOUSE_OWNER else f"v{s.version.id}")
+    n = len(keys)
+    rotated = [keys[(k - 1) % n] for k in range(n)]  # who sat at j sits at j + 1
+    new_seat = (seat + 1) % n
+    return Rematch(match.game, n, match.variant, new_seat + 1,
+                   [key for k, key in enumerate(rotated) if k != new_seat])
 
 
 def _own_row(s: Session, match_id: str, secret: str | None) -> HumanSeat:
@@ -454,9 +486,11 @@ def choose(
         row = _own_row(s, match_id, secret)
         if row.status != "playing" or row.decision != decision:
             raise HumanGameError("that decision is no longer waiting (the game moved on)")
-        if not any(o[0] == option_id for o in orjson.loads(row.options or "[]")):
+        label = next((o[1] for o in orjson.loads(row.options or "[]") if o[0] == option_id), None)
+        if label is None:
             raise HumanGameError(f"{option_id[:80]!r} is not one of the options")
         row.answer, row.answer_decision = option_id, decision
+        row.own_log = orjson.dumps([*orjson.loads(row.own_log or "[]"), [decision, label]]).decode()
     _wake(match_id)
 
 

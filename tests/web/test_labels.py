@@ -80,8 +80,11 @@ def test_plain_turns_identifiers_in_engine_text_into_words() -> None:
     )
     assert labels.plain("boost: plus1:command") == "boost: +1 on command"
     # prose, times and ratios stay as they are
-    for text in ("seat 0 takes tile 30: 2 VP", "at 12:30", "a 3:1 trade", "sequence A"):
+    for text in ("player 1 takes tile 30: 2 VP", "at 12:30", "a 3:1 trade", "sequence A"):
         assert labels.plain(text) == text
+    # the engines count seats from 0; a person reads players from 1, as the rulebooks do
+    assert labels.plain("seat 0 takes tile 30; Seat 3 passes") == "player 1 takes tile 30; Player 4 passes"
+    assert labels.plain("your seat passes") == "your seat passes"
 
 
 def test_wrap_name_escapes_and_breaks_only_after_word_separators() -> None:

@@ -254,6 +254,7 @@ def test_the_page_follows_the_table_without_a_reload_and_resign_ends_the_game(
     page.click("#resign")
     expect(page.locator("#play-result")).to_be_visible(timeout=60000)
     expect(page.locator("#play-forfeit")).to_contain_text("You resigned")
+    expect(page.locator("#play-forfeit .badge")).to_have_text("resigned")  # never bot_error
     assert page.evaluate("window.__samePage") is True
     with session_scope() as s:
         match = s.get(Match, match_id)

@@ -16,6 +16,7 @@ from arena.competition import tournaments
 from arena.db import Match, dispose_all, session_scope
 from arena.records import recording
 from tests.web.seed import add_bot
+from tests.web.test_every_page_browser import OVERFLOW_JS
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
@@ -86,6 +87,7 @@ def test_swiss_page_in_a_browser(browser, live_server, site, tmp_path, width: in
         assert page.locator("#rounds tbody tr").count() == 2
         assert page.get_by_role("columnheader", name="Buchholz").is_visible()
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width + 1
+        assert page.evaluate(OVERFLOW_JS) == []  # nor does any table scroll inside its frame
         # docs/screenshots only when asked (or missing): a normal run must not rewrite committed images
         update = os.environ.get("ARENA_UPDATE_SCREENSHOTS") == "1" or not (SCREENSHOTS / name).exists()
         page.screenshot(path=str((SCREENSHOTS if update else tmp_path) / name), full_page=True)

@@ -47,6 +47,7 @@ class TournamentBrief:
 
     @property
     def format_label(self) -> str:
+        """The format as its name is written: "Swiss" (a proper name), "round-robin"."""
         return "Swiss" if self.format == "swiss" else "round-robin"
 
 

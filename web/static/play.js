@@ -74,6 +74,8 @@
     var s = seat();
     if (!s) return;
     tick();
+    var log = document.getElementById("play-log");
+    if (log) log.scrollTop = log.scrollHeight; // the newest move in view
     shown = s.dataset.decision;
     showTable();
     if (s.dataset.status === "playing" || s.dataset.status === "resigned") {
@@ -85,6 +87,8 @@
   // bots then: this page polls), and swap in the page that comes back.
   main.addEventListener("submit", function (event) {
     var form = event.target;
+    // "Play again" starts a new game at a new address: the browser posts it and follows
+    if (form instanceof HTMLFormElement && form.hasAttribute("data-navigate")) return;
     if (!(form instanceof HTMLFormElement) || busy) { event.preventDefault(); return; }
     event.preventDefault();
     busy = true;
