@@ -215,12 +215,13 @@ def test_wrong_token_and_unknown_game_are_refusals_not_retries(server, stub) -> 
 
 
 def test_the_ladder_seats_a_dial_in_bot_only_while_it_is_connected(server, stub) -> None:  # noqa: ANN001
-    owner = new_account(stub, "pres")
-    bots = [Running(dial(server, owner.token, f"pres-{i}", game="solenia")) for i in range(2)]
+    # Two authors: bots of one author never meet at a rated table (one author, one seat).
+    owners = [new_account(stub, prefix) for prefix in ("presa", "presb")]
+    bots = [Running(dial(server, owners[i].token, f"pres-{i}", game="solenia")) for i in range(2)]
     try:
         for r in bots:
             assert r.bot.welcomed.wait(20), r.error
-        sources = [dialin_client.source(owner.name, "solenia", f"pres-{i}") for i in range(2)]
+        sources = [dialin_client.source(owners[i].name, "solenia", f"pres-{i}") for i in range(2)]
         assert dialin.connected_among(sources) == set(sources)
         ids = [r.bot.welcome.bot.bot.id for r in bots]
         wait_for(lambda: all(stub.GetVersionStatus(pb.GetVersionStatusRequest(bot_id=i)).status

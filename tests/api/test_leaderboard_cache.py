@@ -29,9 +29,10 @@ def _board(stub) -> dict[int, pb.LeaderboardRow]:  # noqa: ANN001
 
 def test_leaderboard_is_cached_and_follows_every_change(server, stub, tmp_path, monkeypatch) -> None:  # noqa: ANN001
     owner = new_account(stub, "board")
+    rival = new_account(stub, "rival")  # one author, one seat: two authors' bots play rated
     with session_scope() as s:
         a = bots.register_version(s, "toy", _bot_folder(tmp_path, "a", "# a\n"), name="cache-a", owner=owner.name)
-        b = bots.register_version(s, "toy", _bot_folder(tmp_path, "b", "# b\n"), name="cache-b", owner=owner.name)
+        b = bots.register_version(s, "toy", _bot_folder(tmp_path, "b", "# b\n"), name="cache-b", owner=rival.name)
         bot_a, bot_b, version_a, version_b = a.bot_id, b.bot_id, a.id, b.id
     built = []
     real = results.leaderboard
@@ -54,7 +55,7 @@ def test_leaderboard_is_cached_and_follows_every_change(server, stub, tmp_path, 
 
     # A new version of b (registered elsewhere) shows at once, under its new number.
     with session_scope() as s:
-        bots.register_version(s, "toy", _bot_folder(tmp_path, "b", "# b, better\n"), name="cache-b", owner=owner.name)
+        bots.register_version(s, "toy", _bot_folder(tmp_path, "b", "# b, better\n"), name="cache-b", owner=rival.name)
     assert _board(stub)[bot_b].bot == "cache-b v2"
 
     # Deactivating through the API drops the bot from the very next answer.

@@ -411,14 +411,12 @@ def test_helpers_stopped_before_a_sleep_do_not_void_the_match(hostile, mode: str
 def test_a_bot_cannot_lower_its_autogroup_weight(hostile) -> None:
     """autogroup_starver tries to set its session's autogroup to nice 19 (its threads' own nice
     staying 0), which would have it starved by every other task and look host-starved. The
-    sandbox's /proc is read-only: the write is refused, and its spin past the clock is a plain
-    ``timeout``. (A weight lowered some other way is not forgiven: test_fair_clock.py.)"""
-    record = play("toy", [hostile("autogroup_starver"), str(RANDOM_BOT)],
-                  tc=TimeControl(decision_ms=1000, bank_ms=0))
-    forfeit = _forfeited(record, 0, "timeout")
+    sandbox's /proc is read-only: the write is refused, and the bot, with nothing to gain, plays
+    on. (A weight lowered some other way is not forgiven: test_fair_clock.py.)"""
+    record = play("toy", [hostile("autogroup_starver"), str(RANDOM_BOT)])
+    assert record.forfeits == [], record.forfeits
     note = next(d.comment for d in record.decisions if d.seat == 0 and not d.forced)
     assert "Read-only file system" in note, note
-    assert forfeit.decision > 0
 
 
 # --- the shared kernel: reaped children, socket and pipe buffers, locks, quotas (issue 35) -----

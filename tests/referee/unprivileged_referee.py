@@ -74,7 +74,8 @@ def burners() -> dict:
                                            SeatSpec("b", RANDOM)], seed=1,
                                    match_id="unpriv-reaped_burners"))
     mine = [d for d in record.decisions if d.seat == 0 and not d.forced]
-    return {"forfeits": [f.reason for f in record.forfeits], "comments": [d.comment for d in mine],
+    return {"forfeits": [f.reason for f in record.forfeits], "messages": [f.message for f in record.forfeits],
+            "comments": [d.comment for d in mine],
             "cpu_ms": [d.cpu_ms for d in mine], "left_running": own_processes()}
 
 
@@ -119,7 +120,7 @@ def main() -> None:
         except HostOverloaded as exc:
             out["void_attacker"] = {"void": str(exc), "forfeits": []}
     # Its autogroup's weight is no knob of its own (a read-only /proc): a plain timeout.
-    out["autogroup_starver"] = play("autogroup_starver", time_control=TimeControl(decision_ms=1000, bank_ms=0))
+    out["autogroup_starver"] = play("autogroup_starver")
     # Kernel memory in no process (issue 35): mode.txt and the memory limit in limit.txt.
     for name in ("socket_buffers", "pipe_hoarder", "map_spray", "splice_pin-socket",
                  "splice_pin-pipe", "undumpable"):

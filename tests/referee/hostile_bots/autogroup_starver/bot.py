@@ -4,17 +4,18 @@ Its first decision sets its autogroup's nice value to 19 (``/proc/self/autogroup
 by its owner, and a thread's own nice value stays 0), and at its second it spins past its
 clock: on a busy host every other session's tasks go first, so it sits in the run queue
 nearly all the time. Those waits are its own choice; forgiven, they would void the match.
-Its comment says whether the write took."""
+Its comment says whether the write took; refused (a read-only /proc), it plays on at once."""
 
 import time
 
 from arena.sdk import serve_bot
 
 calls = 0
+note_refused = False
 
 
 def act(observation: dict, legal_options: list):
-    global calls
+    global calls, note_refused
     calls += 1
     if calls == 1:
         try:
@@ -24,7 +25,10 @@ def act(observation: dict, legal_options: list):
                 note = fh.read().strip()
         except OSError as exc:
             note = f"autogroup: {exc.strerror}"
+            note_refused = True
         return legal_options[0].id, note
+    if note_refused:
+        return legal_options[0].id  # nothing to gain: it plays on
     end = time.monotonic() + 60
     while time.monotonic() < end:
         pass
