@@ -187,12 +187,20 @@ def deep_look(view: SandboxView, procs: list[ProcInfo], limits: SandboxLimits,
     seen: dict[int, float] = {}
     pipes: set[int] = set()
     maps = tables = 0
+    dead: set[int] | None = None
     for p in procs:
         try:
             pipes |= view.pipe_inodes([p.pid])
             maps += view.mappings(p.pid, limits.mappings - maps)
             tables += view.page_table_bytes(p.pid)
         except PermissionError:
+            if dead is None:  # read once, and only when something could not be read
+                dead = {pid for pid, state in view.states().items() if state in (b"Z", b"X")}
+            if p.pid in dead:
+                # Exited, not yet waited for (with SIGCHLD's action fixed, a child stays so
+                # until its parent waits): no descriptor, no mapping left to hide. A leader
+                # whose threads live on is not listed as dead (SandboxView.states).
+                continue
             seen[p.pid] = (hidden or {}).get(p.pid, now)
             if now - seen[p.pid] >= HIDDEN_S:
                 raise Hidden("its processes hid their descriptors or mappings from the memory "
