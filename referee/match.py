@@ -385,6 +385,12 @@ class _Runner:
                 # a hard cap (referee/fair_clock.py; a pread per thread of the bot).
                 mark = seat.client.mark_waits() if HOST_LOAD.busy() else None
                 call_ms = allowed_ms * (1.0 if mark is None else DECISION_CAP_FACTOR)
+                # Every other seat is stopped before this one runs: a freeze still pending from
+                # its own reply (referee/off_turn.py spares a seat asked again at once) is made
+                # now, so no opponent takes CPU from the start of this seat's thinking.
+                for other in self.seats:
+                    if other is not seat and other.client is not None:
+                        _freeze(other.client)
                 process = seat.client.process
                 if process is not None:
                     process.thaw()

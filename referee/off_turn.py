@@ -3,11 +3,11 @@
 Why: a freeze and a thaw each cost the kernel some 0.1-0.3 ms (every thread of the bot is
 woken to stop, then woken to go on), which would double the referee's own work per decision
 for bots that answer in a millisecond. Yet freezing matters only while another seat *thinks*.
-So after a reply the runner asks for a freeze :data:`FREEZE_AFTER_S` later; if the next seat
-has answered by then and the first is asked again, its thaw cancels the freeze that never
-happened. A seat that thinks longer than that finds the other frozen for the rest of its
-thinking: what an opponent can take from it is at most :data:`FREEZE_AFTER_S` of CPU per
-core per decision, from the very start of its thinking.
+So after a reply the runner asks for a freeze :data:`FREEZE_AFTER_S` later; if the same seat
+is asked again at once (a game where one seat moves several times in a row), its thaw cancels
+the freeze that never happened. Before another seat is thawed, the runner makes every pending
+freeze of the other seats at once (referee.match), so no opponent runs while a seat thinks,
+however late this thread wakes on a loaded host.
 
 One daemon thread per referee process does the freezes that fall due, for every match of the
 process (a worker plays several at once).
