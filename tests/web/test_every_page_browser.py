@@ -113,10 +113,20 @@ def test_every_linked_page_answers_and_fits_a_phone(browser, server, authors_sit
                 problems.append(f"{path}: {response.status if response else 'no answer'}")
                 continue
             problems += [f"{path}: {o}" for o in page.evaluate(OVERFLOW_JS)]
-            for href in page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)"):
+            links = page.eval_on_selector_all(
+                "a[href]", "as => as.map(a => [a.href, a.hasAttribute('download')])")
+            for href, download in links:
                 parts = urlsplit(href)
-                if parts.netloc == urlsplit(server).netloc and not SKIP.match(parts.path):
-                    todo.append(parts.path + (f"?{parts.query}" if parts.query.startswith("game=") else ""))
+                if parts.netloc != urlsplit(server).netloc or SKIP.match(parts.path):
+                    continue
+                if download:  # a file (a tournament's CSV or JSON): it answers, it is no page
+                    if _shape(parts.path) not in shapes:
+                        shapes.add(_shape(parts.path))
+                        answer = page.request.get(href)
+                        if answer.status >= 400:
+                            problems.append(f"{parts.path}: {answer.status}")
+                    continue
+                todo.append(parts.path + (f"?{parts.query}" if parts.query.startswith("game=") else ""))
         assert visited >= 15, shapes  # the crawl did reach the site
         assert {"/me", "/me/bots/#", "/matches/#", "/tournaments/#"} <= shapes
         assert not problems, "\n".join(problems)
