@@ -937,15 +937,6 @@ class BotProcess:
         ours = _mount_points_in_tmp()
         return [f for f in found if f not in ours]
 
-    def pause(self, paused: bool) -> None:
-        """Freeze or thaw (:meth:`freeze`): a seat that forfeited on a timeout may still be
-        computing, and must not take CPU from the seats still playing while it waits for its
-        MatchEnd."""
-        if paused:
-            self.freeze()
-        else:
-            self.thaw()
-
     def freeze_soon(self) -> None:
         """Freeze a moment from now (:data:`referee.off_turn.FREEZE_AFTER_S`) unless it is thawed
         before: what the runner does after a reply, so that a seat asked again at once costs
