@@ -4,6 +4,7 @@ real Chromium (Debian's ``/usr/bin/chromium`` driven by Playwright; never a down
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterator
@@ -57,9 +58,10 @@ def client(app: Flask):  # noqa: ANN201
     return app.test_client()
 
 
-@pytest.fixture(scope="module")
-def live_server(app: Flask) -> Iterator[str]:
-    """The app on a real socket in a thread; yields its base URL."""
+@contextlib.contextmanager
+def serving(app: Flask) -> Iterator[str]:
+    """``app`` on a real socket in a thread; yields its base URL (modules with a site of their
+    own serve it through this too)."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -68,6 +70,13 @@ def live_server(app: Flask) -> Iterator[str]:
     finally:
         server.shutdown()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def live_server(app: Flask) -> Iterator[str]:
+    """The app on a real socket in a thread; yields its base URL."""
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,17 @@ a refused upload's qualification match with the reason word only, its author the
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from flask import Flask
-from werkzeug.serving import make_server
 
 from arena.db import dispose_all
 from tests.web.authors_seed import QUALIFICATION_ID, Site, seed
+from tests.web.conftest import serving
 from tests.web.test_browser import _save_screenshot
 from tests.web.test_play_browser import _start, default_setup  # noqa: F401 - the fixture
+from tests.web.test_signin_browser import _sign_in
 from web.app import create_app
 
 pytestmark = pytest.mark.browser
@@ -45,22 +44,8 @@ def authors_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 
 @pytest.fixture(scope="module")
 def server(authors_site) -> Iterator[str]:  # noqa: ANN001
-    app: Flask = create_app(authors_site[0])
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_port}"
-    finally:
-        srv.shutdown()
-        thread.join(timeout=5)
-
-
-def _sign_in(page, server: str, token: str) -> None:  # noqa: ANN001
-    page.goto(f"{server}/signin")
-    page.get_by_label("API token").fill(token)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{server}/me")
+    with serving(create_app(authors_site[0])) as url:
+        yield url
 
 
 def _fits(page) -> bool:  # noqa: ANN001

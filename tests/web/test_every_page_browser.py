@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from flask import Flask
 from sqlalchemy import select
-from werkzeug.serving import make_server
 
 from arena.competition import tournaments
 from arena.db import Match, dispose_all, session_scope
 from arena.records import recording
+from tests.web.conftest import serving
 from tests.web.seed import add_bot
 from tests.web.signin_seed import Authors, seed_authors
 from tests.web.test_signin_browser import _sign_in
@@ -61,15 +59,8 @@ def authors_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 
 @pytest.fixture(scope="module")
 def server(authors_site) -> Iterator[str]:  # noqa: ANN001
-    app: Flask = create_app(authors_site[0])
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_port}"
-    finally:
-        srv.shutdown()
-        thread.join(timeout=5)
+    with serving(create_app(authors_site[0])) as url:
+        yield url
 
 
 def _shape(path: str) -> str:
