@@ -26,7 +26,8 @@ The window is measured exactly (a mark at its start, a walk at its end, both of 
 not inferred from the host's load average or PSI: a bot cannot make another seat's time look
 forgiven, nor hide its own sleep behind load it made during the opponents' turns, nor bring
 into the window waits its helpers gathered before it (issue 35: a task the mark did not see is
-counted from its birth only when it was provably born after the mark). What remains is bounded
+counted from its birth only when it was born in the mark's clock tick or later, so at most one
+tick of waits from before the mark comes in with it). What remains is bounded
 by the caller: a second void at one seat's decisions is that seat's forfeit (``void_limit``). :class:`HostLoad` (PSI) only decides
 whether a decision is worth measuring at all, which keeps the quiet host's hot path as it was.
 How the limits use it (hard caps, ``server_error``) is in ``referee.bot_client`` and
@@ -60,7 +61,8 @@ def own_time_ms(wall_ms: float, cpu_ms: float | None, waited_ms: float | None) -
 def boot_ticks() -> int:
     """Now, in the unit and on the clock of a task's start time (clock ticks since boot,
     CLOCK_BOOTTIME): the kernel truncates a start time to a tick, so a task whose start time
-    is *greater* than a moment taken with this was provably born after it."""
+    is *greater* than a moment taken with this was provably born after it, and one whose start
+    time equals it was born at most one tick (10 ms) before it."""
     return time.clock_gettime_ns(time.CLOCK_BOOTTIME) // (1_000_000_000 // _HZ)
 
 
@@ -107,9 +109,12 @@ class RunQueueWaits:
 
     Every :meth:`mark` and every :meth:`waited_ms` walks the whole tree (``/proc/<pid>/task``
     and each task's ``children``): a task the marks do not know was either born after the mark
-    — provably so only when its start time is after the mark's moment — and counts from its
-    birth, or it was missed (born in the same clock tick as the mark, or hidden from the walk)
-    and gets nothing forgiven. The old way, a mark that re-read only the tasks found by the
+    — its start time is the mark's clock tick or later — and counts from its birth, or it was
+    hidden from the walk (born in an earlier tick) and gets nothing forgiven. Counting a task of
+    the mark's own tick from its birth brings into the window at most one tick (10 ms) of waits
+    from before the mark, of one task (the window counts the most of any one task, so more
+    helpers do not add up); refusing it would forgive nothing to the gRPC worker thread a bot
+    starts to answer the very call the mark opened, which is born within milliseconds of it. The old way, a mark that re-read only the tasks found by the
     last walk, let a bot start busy helpers after that walk, stop them and sleep: every wait
     they had gathered before the decision was counted as inside it, and the sleep was forgiven
     (issue 35). A task that ended before the window's end counts what it had waited when a
@@ -265,8 +270,8 @@ class RunQueueWaits:
                 base = 0
             elif (marked := since.tasks.get(tid)) is not None and marked[1] == start:
                 base = marked[0]
-            elif start > since.at_ticks:
-                base = 0  # provably born after the mark: all its waits are in the window
+            elif start >= since.at_ticks:
+                base = 0  # born in the mark's tick or later: at most one tick before the mark
             else:
                 continue  # born before the mark but not in it: nothing of it is forgiven
             most = max(most, ns - base)
