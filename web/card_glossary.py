@@ -136,7 +136,7 @@ def orbital_module_text(card: dict[str, Any]) -> str:
 def orbital_cards() -> dict[str, str]:
     """Every Orbital card name (modules, events, cores) → its rules text."""
     out: dict[str, str] = {
-        "Core": "The core module every station starts with (basic structure, red): population 1, "
+        "Basic Core": "The core module every station starts with (basic structure, red): population 1, "
         "an exit on each side. An upgrade (4 MC) gives it an upgrade core's colour and ability.",
     }
     for card in _data("orbital", "modules.json")["cards"]:
@@ -237,3 +237,37 @@ def mission(mid: int) -> dict[str, Any] | None:
 def ba_tile(tid: int) -> dict[str, Any] | None:
     """A Black Angel technology, starting or advanced tile's data by id, or None."""
     return _ba()["advanced"].get(int(tid)) or _ba()["tile"].get(int(tid))
+
+
+def rules_of(game: str, card: Any) -> str:
+    """The rules text of a card or tile *as a board view carries it* (the dict the template
+    draws: an Orbital card, a Black Angel mission, tile or Ravager, a Solenia supply tile,
+    technology tile or spaceship card), for its hover/tap text; "" for anything else.
+
+    Why from the view's dict: a template has the card in hand, not its glossary name, and the
+    shapes differ by game (the engines' ``views.py``)."""
+    if isinstance(card, str):
+        return SOLENIA_KINDS["spaceship card"] if game == "solenia" and card.startswith("<") else ""
+    if not isinstance(card, dict):
+        return ""
+    if game == "orbital":
+        return card_rules(game, str(card.get("name") or "")) or ""
+    cid = card.get("id")
+    if game == "black_angel" and isinstance(cid, int):
+        if "reward" in card:
+            kind = f"{card.get('kind', 'active')} mission"
+            return f"{card_text(game, 'mission', cid)} ({kind}: {BLACK_ANGEL_KINDS[kind]})"
+        if "effect_text" in card or ("action" in card and "effect" in card and "colour" not in card):
+            return f"{card_text(game, 'ravager', cid)} ({BLACK_ANGEL_KINDS['Ravager']})"
+        if "colour" in card:
+            name = ba_tile_name(cid)
+            text = card_text(game, "tile", cid)
+            return f"{text} ({name}: {BLACK_ANGEL_KINDS[name]})" if text else ""
+    if game == "solenia":
+        if "points" in card and "cost" in card and isinstance(cid, int):
+            return card_text(game, "supply", cid) or ""
+        if "level" in card and isinstance(cid, int):
+            return card_text(game, "tech", cid) or ""
+        if str(card.get("text", "")).startswith("<"):
+            return f"{card['text']}. {SOLENIA_KINDS['spaceship card']}"
+    return ""

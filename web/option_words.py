@@ -324,6 +324,8 @@ def _unique(words: Sequence[OptionWords]) -> list[OptionWords]:
 
 
 def register(app: Flask) -> None:
-    """Templates may call ``option_words(game, view, options)`` and ``card_rules(game, name)``."""
+    """Templates may call ``option_words(game, view, options)``, ``card_rules(game, name)`` and
+    ``rules_of(game, card)`` (a card dict of the board view → its hover/tap text)."""
     app.jinja_env.globals["option_words"] = option_words
     app.jinja_env.globals["card_rules"] = cards.card_rules
+    app.jinja_env.globals["rules_of"] = cards.rules_of

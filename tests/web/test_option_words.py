@@ -163,7 +163,7 @@ def test_every_card_and_tile_of_each_game_has_glossary_text() -> None:
     Solenia's map boards (places on the board, not cards)."""
     for name in ([c["name"] for c in _data("orbital", "modules.json")["cards"]]
                  + [c["name"] for c in _data("orbital", "events.json")["cards"]]
-                 + [c["name"] for c in _data("orbital", "cores.json")["cards"]] + ["Core"]):
+                 + [c["name"] for c in _data("orbital", "cores.json")["cards"]] + ["Basic Core"]):
         text = glossary.card_rules("orbital", name)
         assert text and len(text) > 20, name
     for card in _data("black_angel", "missions.json")["cards"]:
@@ -193,3 +193,46 @@ def test_glossary_page_lists_each_games_cards(client) -> None:  # noqa: ANN001
     assert f'id="{glossary.card_anchor("orbital", "Airlock")}"' in page
     assert f'id="{glossary.card_anchor("solenia", "technology tile")}"' in page
     assert f'id="{glossary.card_anchor("black_angel", "technology tile")}"' in page
+
+
+def _drawn_cards(game: str, view: dict[str, Any]) -> list[Any]:
+    """The cards and tiles a game's board template draws from a spectator view."""
+    if game == "orbital":
+        out = [m.get("card") for st in view.get("stations") or [] for m in st.get("modules") or []]
+        out += [slot.get("card") for slot in view.get("market") or []]
+        return out + [c for hand in view.get("hands") or [] for c in hand or []]
+    if game == "black_angel":
+        out = list(view.get("display") or []) + list(view.get("advanced_display") or [])
+        out += [r for a in view.get("actions") or [] for r in a.get("ravagers") or []]
+        for p in view.get("seats") or []:
+            out += list(p.get("grid") or []) + list((p.get("hand") or {}).get("missions") or [])
+            out += list((p.get("hand") or {}).get("ravagers") or [])
+        return [c for c in out if c]
+    out = [t for tiles in (view.get("market") or {}).values() for t in tiles or []]
+    for p in view.get("players_info") or []:
+        out += list(p.get("day_row") or []) + list(p.get("night_row") or [])
+        out += [p.get("tech_level1")] + list(p.get("tech_level3") or [])
+    draft = view.get("draft") or {}
+    out += list(draft.get("level1") or []) + [t for s in draft.get("level3_sets") or [] for t in s]
+    return [c for c in out + [c for hand in view.get("hands") or [] for c in hand or []] if c]
+
+
+@pytest.mark.parametrize(("game", "players", "variant"), [
+    ("black_angel", 2, "advanced"), ("black_angel", 1, "solo"), ("orbital", 3, "standard"),
+    ("orbital", 1, "peaceful"), ("solenia", 2, "winter-tech"), ("solenia", 1, "summer")])
+def test_every_card_the_board_draws_has_rules_text(game: str, players: int, variant: str) -> None:
+    """Item 3: hover or tap on any card or tile of the board shows its rules (rules_of)."""
+    state = registry.new_game(game, players, 5, variant)
+    rng = random.Random(5)
+    seen = 0
+    while True:
+        for card in _drawn_cards(game, state.spectator_view()):
+            text = card_glossary.rules_of(game, card)
+            assert text and len(text) > 15 and "None" not in text, card
+            seen += 1
+        if state.is_over():
+            break
+        for _ in range(15):
+            if not state.is_over():
+                state.apply(rng.choice(state.legal_options()).id)
+    assert seen > 20
