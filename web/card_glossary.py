@@ -25,36 +25,39 @@ from web.labels import ba_boost, ba_effect, ba_ejection, ba_ravager, readable
 
 #: What the rulebook calls each kind of Black Angel card or tile, and what it does.
 BLACK_ANGEL_KINDS: dict[str, str] = {
-    "active mission": "A mission card played into space from your hand (sequence A, step 1): "
-    "placed at the hex where your ship stops, it pays its reward at once, and its active effect "
-    "again each time you use it later (rulebook: active missions).",
-    "neutral mission": "A mission card played into space from your hand: it pays its reward at "
-    "once; when the Black Angel ejects it, it scores its ejection reward (rulebook: neutral "
-    "missions).",
+    "active mission": "A mission card from your hand, placed in space when you command a ship "
+    "(at the hex the ship stops on): it pays its reward at once; later a die of its colour "
+    "activates it (when it is yours or your ship is on it) for its active effect.",
+    "neutral mission": "A mission card from your hand, placed in space when you command a ship: "
+    "it pays its reward at once, and scores its ejection reward when the Black Angel ejects it "
+    "from space.",
     "Ravager": "A Ravager card: played from your hand instead of a mission, it activates every "
-    "technology tile of the line you place it by; on the action board it strikes whoever uses "
-    "its action with its permanent effect, or −1 VP if they cannot (rulebook: the Ravagers).",
-    "technology tile": "A tile of your ship grid (orange, gray or green), bought at technology "
-    "discovery: activated by a card placed at the end of its row or column, it gives its "
-    "standard effect; its boost side (advanced rules) gives a one-time bonus; a ⚡ lightning "
-    "space holds one debris.",
+    "tile of the row or column it is placed by; on the action board it strikes whoever uses "
+    "its action with its effect, or −1 VP if they cannot.",
+    "technology tile": "A tile of your ship grid (orange, gray or green), taken at technology "
+    "discovery: a mission card of its colour placed at the end of its row or column activates "
+    "it for its effect; its boost side (advanced rules) gives a one-time bonus instead; a ⚡ "
+    "lightning space takes a debris, which gives the tile's effect.",
     "starting tile": "One of the three tiles each player starts with on the ship grid; it works "
     "like a technology tile.",
-    "advanced tile": "An advanced technology tile (black): scores 1 VP at the end for each "
-    "component it counts, up to its cap (rulebook: advanced technology tiles).",
+    "advanced tile": "An advanced technology tile (black): at the end of the game it scores 1 VP "
+    "for each component it counts, up to its cap.",
 }
 
 #: Solenia's kinds of card and tile, as its rulebook names them.
 SOLENIA_KINDS: dict[str, str] = {
-    "spaceship card": "A spaceship card <0>, <1> or <2>: played onto a map cell at the distance "
-    "its value allows from the supply ship (more distance costs resources); when recovered it "
-    "gives what is printed under it. Or discard it to advance the supply ship.",
-    "day supply tile": "A day supply tile of the market: pay its resources (stone and water, "
-    "mostly) from a day city next to the ship to complete it; it scores its points and goes "
+    "spaceship card": "A spaceship card <0>, <1> or <2>: played on an empty cell on or next to "
+    "the supply ship, or next to one of your cards, it gives its value in the region's resource "
+    "(on a city: that many stars, then you may complete a supply tile); a <0> card moves the "
+    "ship 1 cell. When its board is detached the card comes back and gives what is printed "
+    "under it (recovery). With no open cell: discard a card to advance the ship, or discard "
+    "resources to place it farther away.",
+    "day supply tile": "A day supply tile of the market: when your card lands on a day city, "
+    "pay its resources (mostly stone and water) to complete it; it scores its points and goes "
     "into your day row.",
-    "night supply tile": "A night supply tile of the market: pay its resources (wood and wheat, "
-    "mostly) from a night city next to the ship to complete it; it scores its points and goes "
-    "into your night row.",
+    "night supply tile": "A night supply tile of the market: when your card lands on a night "
+    "city, pay its resources (mostly wood and wheat) to complete it; it scores its points and "
+    "goes into your night row.",
     "technology tile": "Winter side with technology (advanced rule 2): a level 1 tile changes a "
     "rule for you from the start; a level 3 set is two tiles, one for your day row and one for "
     "your night row, scored as printed.",

@@ -126,9 +126,9 @@ def _orbital(obs: dict[str, Any], oid: str, label: str) -> OptionWords:
     if kind == "build" and (m := re.match(r"build (.+) on module \d+ side ([NESW]) for (\d+) MC$", label)):
         card, side, cost = m.groups()
         parent = int(rest.split(":")[1].split(".")[0])
-        where = f"{_SIDES[side]} of {module_words(own, parent)}"
-        return OptionWords(oid, f"build {card} {where} for {cost} MC", card, _rules("orbital", card))
-    if kind in ("act", "repair") and rest.isdigit():
+        where = f" {_SIDES[side]} of {module_words(own, parent)}" if own else ""
+        return OptionWords(oid, f"build {card}{where} for {cost} MC", card, _rules("orbital", card))
+    if kind in ("act", "repair") and rest.isdigit() and own:
         mod = next((x for x in (own or {}).get("modules") or [] if x.get("index") == int(rest)), None)
         name = _module_name(mod) if mod else None
         cost = re.search(r"\(\d+ MC\)$", label)
@@ -138,6 +138,8 @@ def _orbital(obs: dict[str, Any], oid: str, label: str) -> OptionWords:
     if kind == "tgt":
         parts = rest.split(":")
         st = _station(obs, int(parts[0])) if parts[0].isdigit() else None
+        if st is None:  # no view (a log line): the engine's words, its players numbered 1..N
+            return OptionWords(oid, plain(re.sub(r"\bP(\d+)\b", r"player \1", label)))
         who = _station_name(st, "another station")
         if len(parts) == 1:
             return OptionWords(oid, f"target {who}")
@@ -149,7 +151,7 @@ def _orbital(obs: dict[str, Any], oid: str, label: str) -> OptionWords:
         return OptionWords(oid, f"target {who}'s {where}", name, _rules("orbital", name))
     if kind == "upgrade" and (m := re.search(r"the (\w+ Core)", label)):
         return OptionWords(oid, plain(label), m.group(1), _rules("orbital", m.group(1)))
-    if (m := re.match(r"(buy|play|return|discard|keep|take) (.+?)( for \d+ MC)?$", label)) and m.group(2) in cards.orbital_cards():
+    if (m := re.match(r"(buy|play|return|discard|keep|take|activate|repair) (.+?)( for \d+ MC| \(\d+ MC\))?$", label)) and m.group(2) in cards.orbital_cards():
         return OptionWords(oid, plain(label), m.group(2), _rules("orbital", m.group(2)))
     return OptionWords(oid, plain(label))
 
@@ -309,6 +311,14 @@ def option_words(game: str, observation: dict[str, Any] | None,
             o = OptionWords(oid, plain(label))  # a view this code does not know: the plain words
         out.append(_shorten(o))
     return _unique(out)
+
+
+def choice_words(game: str, option_id: str, label: str, view: dict[str, Any] | None = None) -> str:
+    """One chosen option in the board's words, for a move log or a replay: with the view the
+    choice was made in, as :func:`option_words` reads it; without one (a log line), the card
+    names and players still read as on the board, and a place the words cannot find is left
+    out rather than given as a number ("build Airlock for 6 MC")."""
+    return option_words(game, view, [(option_id, label)])[0].words
 
 
 def _unique(words: Sequence[OptionWords]) -> list[OptionWords]:

@@ -19,7 +19,7 @@ import pytest
 import referee
 from referee import registry
 from web import card_glossary, glossary
-from web.option_words import MAX_WORDS, OptionWords, module_words, option_words
+from web.option_words import MAX_WORDS, OptionWords, choice_words, module_words, option_words
 
 GAMES = ("black_angel", "orbital", "solenia")
 
@@ -80,6 +80,9 @@ def play_and_check(game: str, players: int, variant: str, seed: int) -> int:
         options = state.legal_options()
         obs = state.observation(state.to_move())
         check_decision(game, obs, [o.id for o in options], option_words(game, obs, options))
+        for o in options[:8]:  # a log line has no view: its words show no raw numbers either
+            words = choice_words(game, o.id, o.label)
+            assert not RAW.search(words) and len(words) <= MAX_WORDS, (words, o)
         state.apply(rng.choice(options).id)
         n += 1
     return n
