@@ -313,6 +313,16 @@ def option_words(game: str, observation: dict[str, Any] | None,
     return _unique(out)
 
 
+#: Options whose words need the seat's view to name a place (a module's neighbours, a grid
+#: tile): a replay builds that view only for these.
+_NEEDS_VIEW = {"orbital": ("build:", "act:", "repair:", "tgt:"), "black_angel": ("flip:", "boost:", "rc")}
+
+
+def needs_view(game: str, option_id: str) -> bool:
+    """Whether :func:`choice_words` reads the seat's view for this option (else None will do)."""
+    return option_id.startswith(_NEEDS_VIEW.get(game, ()))
+
+
 def choice_words(game: str, option_id: str, label: str, view: dict[str, Any] | None = None) -> str:
     """One chosen option in the board's words, for a move log or a replay: with the view the
     choice was made in, as :func:`option_words` reads it; without one (a log line), the card
