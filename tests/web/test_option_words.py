@@ -18,8 +18,10 @@ import pytest
 
 import referee
 from referee import registry
+from tests.web.seed import play_record
 from web import card_glossary, glossary
 from web.option_words import MAX_WORDS, OptionWords, choice_words, module_words, option_words
+from web.replay import Replay
 
 GAMES = ("black_angel", "orbital", "solenia")
 
@@ -239,3 +241,17 @@ def test_every_card_the_board_draws_has_rules_text(game: str, players: int, vari
             if not state.is_over():
                 state.apply(rng.choice(state.legal_options()).id)
     assert seen > 20
+
+
+@pytest.mark.parametrize(("game", "variant"), [("orbital", "standard"), ("black_angel", "advanced"), ("solenia", "summer")])
+def test_a_replay_logs_each_choice_in_the_boards_words(game: str, variant: str) -> None:
+    """The replay's step box and event log (and a finished /play game's log) read as the options
+    did: no module index, mission id or coordinate."""
+    record = play_record("m" * 32, ["a", "b"], seed=6, game=game, variant=variant).to_dict()
+    replay = Replay(record)
+    labels = replay.labels()
+    assert len(labels) == replay.last > 20 and all(labels)
+    assert not [w for w in labels if RAW.search(w or "")]
+    if game == "orbital":
+        assert any(re.search(r"^build .+ (north|east|south|west) of ", w or "") for w in labels)
+    assert replay.step(replay.last).label == labels[-1]
