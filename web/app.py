@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException
 from arena.evaluation.ratings import CALIBRATED_SIGMA, PROVISIONAL_SIGMA
 from arena.play.human import RESIGNED
 from arena.quoting import MAX_MESSAGE, shorten
-from web import account, labels, my_pages, organiser
+from web import account, labels, my_pages, option_words, organiser
 from web.db import close_session, db, make_sessionmaker
 from web.games import game_info, known_games
 from web.ids import IdConverter
@@ -59,6 +59,7 @@ def create_app(database_url: str | None = None) -> Flask:
     app.register_blueprint(challenge_bp)
     _register_filters(app)
     labels.register(app)
+    option_words.register(app)
     # Everything alive now (modules, SQLAlchemy mappers, compiled templates' environment) lives
     # as long as the process. Moving it out of the collector's reach makes the full collections
     # a page view triggers cheap: without this, one request in ten paid a ~40 ms gen-2 pause

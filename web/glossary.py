@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from arena.evaluation.ratings import CALIBRATED_SIGMA, MU0, PROVISIONAL_SIGMA, SIGMA0
 from referee.faults import REASONS
+from web.card_glossary import game_cards
 
 
 @dataclass(frozen=True)
@@ -21,11 +22,14 @@ class Term:
     term: str
     meaning: str
     also: tuple[str, ...] = ()
+    #: the game a card entry belongs to ("orbital"): two games may name a card alike
+    game: str = ""
 
     @property
     def anchor(self) -> str:
-        """The entry's id on the page (``/glossary#provisional``)."""
-        slug = re.sub(r"[^a-z0-9]+", "-", self.term.lower().replace("μ", "mu").replace("σ", "sigma"))
+        """The entry's id on the page (``/glossary#provisional``, ``/glossary#orbital-airlock``)."""
+        text = f"{self.game} {self.term}" if self.game else self.term
+        slug = re.sub(r"[^a-z0-9]+", "-", text.lower().replace("μ", "mu").replace("σ", "sigma"))
         return slug.strip("-") or "term"
 
 
@@ -67,8 +71,9 @@ RATINGS: tuple[Term, ...] = (
 )
 
 MATCHES: tuple[Term, ...] = (
-    Term("seat", "A bot's place at the table, numbered from 0. Tournaments give every bot every "
-         "seat about equally often; the game's rules say who starts."),
+    Term("seat", "A bot's or a person's place at the table: player 1 to N, as the rulebooks number "
+         "them (a bot's protocol counts seats from 0). Tournaments give every bot every seat about "
+         "equally often; the game's rules say who starts.", ("player",)),
     Term("variant", "A version of a game's rules: base or advanced rules, a solo game against an "
          "automaton and its difficulty, or a board side (`arena games` lists them)."),
     Term("solo", "A one-player game against an automaton the engine plays (Hal, the virtual "
@@ -111,15 +116,41 @@ TOURNAMENTS: tuple[Term, ...] = (
          "or is weaker (then it is held).", ("version test", "held by its test")),
 )
 
+def _cards(game: str) -> tuple[Term, ...]:
+    return tuple(Term(name, text, game=game) for name, text in sorted(game_cards(game).items()))
+
+
+#: The cards and tiles of each game by the names the board and the option buttons use; the
+#: texts are the ones a card shows on hover or tap (:func:`card_rules`).
+GAME_CARDS: tuple[tuple[str, str, tuple[Term, ...]], ...] = (
+    ("black-angel-cards", "Black Angel: cards and tiles", _cards("black_angel")),
+    ("orbital-cards", "Star Scrappers: Orbital: modules, events and cores", _cards("orbital")),
+    ("solenia-cards", "Solenia: cards and tiles", _cards("solenia")),
+)
+
 SECTIONS: tuple[tuple[str, str, tuple[Term, ...]], ...] = (
     ("ratings", "Ratings and the leaderboard", RATINGS),
     ("matches", "Matches and replays", MATCHES),
     ("forfeits", "Forfeit reasons", FORFEITS),
     ("tournaments", "Tournaments", TOURNAMENTS),
+    *GAME_CARDS,
 )
 
 
+def card_rules(game: str, name: str) -> str | None:
+    """The rules text of a card or tile of ``game`` by the name the board gives it (its glossary
+    entry), or None when the glossary has no such card. What a button's ``rules`` and the board's
+    hover/tap text show (issue #37 item 3)."""
+    return game_cards(game).get(name)
+
+
+def card_anchor(game: str, name: str) -> str | None:
+    """The /glossary anchor of a card's entry, for a "more" link beside its rules text."""
+    return Term(name, "", game=game).anchor if card_rules(game, name) is not None else None
+
+
 def all_terms() -> list[Term]:
+    """Every entry of the page, in order."""
     return [t for _, _, terms in SECTIONS for t in terms]
 
 

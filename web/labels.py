@@ -219,6 +219,10 @@ def _player(match: re.Match[str]) -> str:
     return f"{'P' if match.group(1) == 'S' else 'p'}layer {int(match.group(2)) + 1}"
 
 
+#: Orbital and Solenia write a player as "P2" (already counted from 1, as their rulebooks).
+_SHORT_PLAYER = re.compile(r"\bP([1-9])\b(?!\.\d)")
+
+
 def plain(text: object) -> str:
     """An engine text with any identifier in it turned into words, its seats numbered as the
     rulebooks number players.
@@ -227,9 +231,11 @@ def plain(text: object) -> str:
     (``the Ravager on action 3: lose_resource``, ``(repair:clockwise)``) is shown with that value
     in words ("lose a resource", "(repair clockwise)"). Prose never
     contains ``word_word`` or ``word:word`` without spaces, so nothing else changes. The engines
-    and the protocol count seats from 0 ("seat 0 moves ship 2"); every page a person reads says
-    "player 1" (issue #37: one numbering everywhere, as the rulebooks do)."""
-    return _SEAT.sub(_player, _IDENTIFIER.sub(_token, str(text)))
+    and the protocol count seats from 0 ("seat 0 moves ship 2"), Orbital and Solenia write "P1";
+    every page a person reads says "player 1" (issue #37: one numbering everywhere, as the
+    rulebooks do)."""
+    text = _SEAT.sub(_player, _IDENTIFIER.sub(_token, str(text)))
+    return _SHORT_PLAYER.sub(r"player \1", text)
 
 
 _BREAK_AFTER = re.compile(r"((?:[_\-./)]|&gt;)+)(?=.)")

@@ -22,6 +22,7 @@ from typing import Any
 from referee import registry
 from referee.black_angel.board import effect_text
 from referee.engine import EngineError, GameState
+from web.option_words import choice_words, needs_view
 
 CHECKPOINT_EVERY = 16
 CACHE_SIZE = 32
@@ -185,8 +186,20 @@ class Replay:
         except EngineError as exc:
             raise ReplayError(f"decision {i}: the engine rejects {option!r}: {exc}") from exc
 
+    def _words(self, state: GameState, decision: Any, label: str | None) -> str | None:
+        """The chosen option in the board's words (issue #37: "build Airlock north of Core", not
+        "module 0 side N"), read in the seat's view when the words name a place. A record is
+        public once the match is over, so the seat's view of a past decision hides nothing."""
+        if label is None:
+            return None
+        seat = getattr(decision, "seat", None)
+        view = (state.observation(seat) if isinstance(seat, int) and needs_view(self.game, decision.option_id)
+                else None)
+        return choice_words(self.game, decision.option_id, label, view)
+
     def labels(self) -> list[str | None]:
-        """Each decision's option label, the words the step box shows, for the event log.
+        """Each decision's option in the board's words (:func:`web.option_words.choice_words`),
+        the words the step box shows, for the event log.
 
         One walk through the whole game (about half a millisecond per decision), made once per
         replay and saving checkpoints on the way; a decision the engine rejects, and every one
@@ -198,7 +211,7 @@ class Replay:
             state = self._checkpoints[0].clone()
         for i, decision in enumerate(self.decisions):
             found = {o.id: o.label for o in state.legal_options()}
-            out[i] = found.get(decision.option_id)
+            out[i] = self._words(state, decision, found.get(decision.option_id))
             try:
                 self._apply(state, i)
             except ReplayError:
@@ -220,7 +233,7 @@ class Replay:
             prompt = state.decision_prompt()
             decision = self.decisions[index - 1]
             labels = {o.id: o.label for o in state.legal_options()}
-            label = labels.get(decision.option_id)
+            label = self._words(state, decision, labels.get(decision.option_id))
             events = tuple(self._apply(state, index - 1))
         diverged = decision is not None and bool(decision.events) and not same_events(self.game, decision.events, events)
         result = state.result().to_json() if state.is_over() else None

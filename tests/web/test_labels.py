@@ -85,6 +85,10 @@ def test_plain_turns_identifiers_in_engine_text_into_words() -> None:
     # the engines count seats from 0; a person reads players from 1, as the rulebooks do
     assert labels.plain("seat 0 takes tile 30; Seat 3 passes") == "player 1 takes tile 30; Player 4 passes"
     assert labels.plain("your seat passes") == "your seat passes"
+    # Orbital's and Solenia's "P2" already counts from 1: the same words, the same number
+    assert labels.plain("P2 recovers its <1> card; target P1's Airlock") == (
+        "player 2 recovers its <1> card; target player 1's Airlock")
+    assert labels.plain("P2P and MP3 stay") == "P2P and MP3 stay"
 
 
 def test_wrap_name_escapes_and_breaks_only_after_word_separators() -> None:
