@@ -674,6 +674,9 @@ def demo_command(no_web: bool, port: int, host: str, rounds: int) -> None:
         played.append(game)
     if not played:
         raise click.ClickException("no game engine could be loaded")
+    from arena.cli.season import demo_season  # a small finished season (arena season show ID)
+
+    demo_season(played[0], _demo_bots(played[0], 4), sandbox)
     if no_web:
         return
     # The website is the web layer's ``arena web`` command (the platform does not import web/).
