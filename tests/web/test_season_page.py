@@ -20,6 +20,7 @@ from arena.competition import seasons, tournaments
 from arena.db import Bot, Match, Tournament, dispose_all, session_scope, utcnow
 from arena.records import recording
 from tests.web.seed import add_bot
+from tests.web.test_markup import check_page
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 NAMES = ["aurora-with-a-rather-long-name-for-a-phone", "borealis", "cassiopeia", "draco", "eridanus", "fornax"]
@@ -61,6 +62,7 @@ def test_the_list_the_page_the_downloads_and_the_bot_pages(client, site) -> None
     html = client.get("/seasons").get_data(as_text=True)
     assert "Autumn 2026" in html and "Winter 2026" in html and 'href="/seasons"' in html  # in the menu too
     page = client.get(f"/seasons/{sid}").get_data(as_text=True)
+    check_page(page)
     assert "Final standings" in page and "Final standings published" in page and "provisional" not in page
     assert page.count('class="finalist"') == 4 and page.count("<tr") == 1 + len(NAMES)
     with session_scope(url) as s:
