@@ -352,10 +352,19 @@ def export_command(season_id: int, fmt: str, out: str) -> None:
         click.echo(f"wrote {path}")
 
 
-def demo_season(game: str, bots: list[tuple[str, str]], sandbox: bool) -> int:
-    """``arena demo``'s small finished season: ``bots`` (already registered by the demo's
-    tournaments) entered, submissions closed at once, a two-cycle round-robin final of the top
-    four, standings published. Returns its id."""
+@season_group.command("demo", hidden=True)
+@click.option("--game", required=True)
+@click.option("--name", "names", multiple=True, required=True)
+@click.option("--sandbox/--no-sandbox", default=True)
+def demo_command(game: str, names: tuple[str, ...], sandbox: bool) -> None:
+    """``arena demo``'s small finished season (the demo invokes this by name)."""
+    demo_season(game, names, sandbox)
+
+
+def demo_season(game: str, names: tuple[str, ...], sandbox: bool) -> int:
+    """``arena demo``'s small finished season: the local bots ``names`` (already registered by
+    the demo's tournaments) entered, submissions closed at once, a two-cycle round-robin final
+    of the top four, standings published. Returns its id."""
     from datetime import timedelta
 
     from sqlalchemy import select
@@ -368,7 +377,7 @@ def demo_season(game: str, bots: list[tuple[str, str]], sandbox: bool) -> int:
             s, game, f"Demo season ({game})", utcnow() + timedelta(days=1), top_k=4, final_rounds=2,
             description="A small season made by arena demo: four bots, entries closed at once, a final of "
                         "two round-robin cycles.")
-        for name, _source in bots:
+        for name in names:
             bot = s.scalar(select(Bot).where(Bot.owner == "local", Bot.name == name, Bot.game == game))
             if bot is not None:
                 seasons.enter(s, season, bot)
