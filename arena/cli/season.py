@@ -363,7 +363,7 @@ def demo_command(game: str, names: tuple[str, ...], sandbox: bool) -> None:
 
 def demo_season(game: str, names: tuple[str, ...], sandbox: bool) -> int:
     """``arena demo``'s small finished season: the local bots ``names`` (already registered by
-    the demo's tournaments) entered, submissions closed at once, a two-cycle round-robin final
+    the demo's tournaments) entered, submissions closed at once, a one-cycle round-robin final
     of the top four, standings published. Returns its id."""
     from datetime import timedelta
 
@@ -374,9 +374,9 @@ def demo_season(game: str, names: tuple[str, ...], sandbox: bool) -> int:
 
     with session_scope() as s:
         season = seasons.create_season(
-            s, game, f"Demo season ({game})", utcnow() + timedelta(days=1), top_k=4, final_rounds=2,
+            s, game, f"Demo season ({game})", utcnow() + timedelta(days=1), top_k=4, final_rounds=1,
             description="A small season made by arena demo: four bots, entries closed at once, a final of "
-                        "two round-robin cycles.")
+                        "one round-robin cycle (every finalist meets every other in both seats).")
         for name in names:
             bot = s.scalar(select(Bot).where(Bot.owner == "local", Bot.name == name, Bot.game == game))
             if bot is not None:

@@ -25,8 +25,8 @@ command, arena/cli/season.py):
    finished ahead of, a tie counting half, exact fractions (:func:`arena.competition.swiss.table_points`)
    — then Buchholz, Sonneborn-Berger, direct encounter and rating, as a Swiss's standings
    (:func:`arena.competition.swiss.standings`). Entries outside the top K follow, by their
-   rating at the freeze. An entry with no playing version before the deadline is listed
-   unplaced.
+   rating at the freeze. An entry with no playing version before the deadline, or whose bot
+   was not active then (switched off: withdrawn), is listed unplaced.
 
 The published standings export as CSV or JSON (:func:`render`), the same bytes from the CLI
 (``arena season export``) and the season page's download links.
@@ -141,6 +141,10 @@ def freeze(session: Session, season: Season, now: datetime | None = None, early:
         season.deadline = now
     frozen = 0
     for entry in season.entries:
+        bot = session.get(Bot, entry.bot_id)
+        if bot is None or not bot.active:  # switched off by its owner or an admin: withdrawn
+            entry.frozen_version_id, entry.frozen_rating = None, None
+            continue
         row = session.execute(
             select(BotVersion.id, Rating.mu, Rating.sigma)
             .join(Rating, (Rating.bot_version_id == BotVersion.id) & (Rating.game == season.game))
@@ -293,7 +297,7 @@ def _compute(session: Session, season: Season) -> list[dict[str, Any]]:
     for entry in season.entries:
         if entry.frozen_version_id is None:
             row = base(entry, None)
-            row["decided_by"] = "no version before the deadline"
+            row["decided_by"] = "no version before the deadline, or not active then"
             rows.append(row)
     return rows
 

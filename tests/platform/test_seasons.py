@@ -155,5 +155,16 @@ def test_bad_seasons_are_refused_clearly(sqlite_url: str) -> None:
         seasons.freeze(s, season, early=True)
         with pytest.raises(seasons.SeasonError, match="0 entrie"):
             seasons.start_final(s, season)  # nobody to play
+    # a bot switched off before the deadline is withdrawn: nothing frozen, listed unplaced
+    with session_scope() as s:
+        entered = [bots.register_version(s, "toy", RANDOM_BOT, name=f"w{i}").bot for i in range(3)]
+        season = seasons.create_season(s, "toy", "Z", utcnow() + timedelta(hours=1), players=2, top_k=2)
+        for bot in entered:
+            seasons.enter(s, season, bot)
+        entered[0].active = False
+        assert seasons.freeze(s, season, early=True) == 2
+        rows = seasons.standings(s, season)
+        assert [r["place"] for r in rows] == [1, 2, None] and rows[-1]["bot"] == "w0"
+        assert "not active" in rows[-1]["decided_by"]
     assert seasons.parse_deadline("2026-12-31 18:00").hour == 18
     assert seasons.parse_deadline("+2d", now=utcnow()) > utcnow() + timedelta(days=1)
