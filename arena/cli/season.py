@@ -224,21 +224,29 @@ def run_final(season_id: int, workers: int | None, decision_ms: int | None, bank
                                        f"first (arena season freeze {season_id} [--now])")
         tid = season.final_tournament_id
         t = s.get(Tournament, tid)
-        total, finished = t.matches_total, t.status == "done"
-    if not finished:
-        _play(tid, total, workers, quiet)
+        total, status = t.matches_total, t.status
+    if status != "done":
+        _play(tid, total, workers, quiet, resume=status != "scheduled")
     _close(season_id, quiet)
 
 
-def _play(tid: int, total: int, workers: int | None, quiet: bool) -> None:
+def _play(tid: int, total: int, workers: int | None, quiet: bool, resume: bool = False) -> None:
     """Play tournament ``tid`` to the end as ``arena tournament`` does (Redis workers, or a
-    thread pool here), following its progress."""
+    thread pool here), following its progress; ``resume``: it was started before (an
+    interrupted run-final), so the matches without a result are sent again, as ``arena resume``
+    does."""
     from arena.cli.tournament import _follow, _spawn_workers, _stop_workers
     from arena.workers import tasks
     from arena.workers.celery_app import has_broker
 
     procs = []
-    if has_broker():
+    if resume:
+        if not has_broker():
+            tasks.set_local_workers(workers or max(1, os.cpu_count() or 1))
+        elif workers:
+            procs = _spawn_workers(workers)
+        tasks.sweep(tid)
+    elif has_broker():
         if workers:
             procs = _spawn_workers(workers)
         try:

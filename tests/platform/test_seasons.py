@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from sqlalchemy import select, update
 
 from arena.cli import cli
-from arena.competition import seasons
+from arena.competition import seasons, tournaments
 from arena.db import (
     Bot,
     BotVersion,
@@ -142,7 +142,8 @@ def test_a_season_from_entries_to_published_standings(sqlite_url: str, tmp_path:
     assert "is over" in _run("season", "run-final", "1", *SANDBOX, ok=False)
 
 
-def test_bad_seasons_are_refused_clearly(sqlite_url: str) -> None:
+@pytest.mark.usefixtures("_no_broker")
+def test_bad_seasons_withdrawals_and_an_interrupted_final(sqlite_url: str) -> None:
     assert "unknown game" in _run("season", "create", "nogame", "X", "--deadline", "+1d", ok=False)
     assert "not a deadline" in _run("season", "create", "toy", "X", "--deadline", "soon", ok=False)
     assert "already passed" in _run("season", "create", "toy", "X", "--deadline", "2020-01-01", ok=False)
@@ -166,5 +167,12 @@ def test_bad_seasons_are_refused_clearly(sqlite_url: str) -> None:
         rows = seasons.standings(s, season)
         assert [r["place"] for r in rows] == [1, 2, None] and rows[-1]["bot"] == "w0"
         assert "not active" in rows[-1]["decided_by"]
+        # a final whose run was interrupted (started, nothing played): run-final sends it again
+        final = seasons.start_final(s, season, 1000, 3000, sandbox=not SANDBOX)
+        tournaments.start(s, final)
+        sid = season.id
+    assert "final standings published" in _run("season", "run-final", str(sid), *FAST, *SANDBOX)
+    with session_scope() as s:
+        assert [r["place"] for r in s.get(Season, sid).final_standings][-1] is None
     assert seasons.parse_deadline("2026-12-31 18:00").hour == 18
     assert seasons.parse_deadline("+2d", now=utcnow()) > utcnow() + timedelta(days=1)
