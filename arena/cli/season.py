@@ -71,6 +71,7 @@ def season_group() -> None:
 def create_command(game: str, name: str, deadline: str, top_k: int, final_format: str, final_rounds: int,
                    players: int | None, variant: str | None, seed: int, description: str) -> None:
     """Open a season of GAME called NAME."""
+    import arena.workers.celery_app  # noqa: F401 - registers ARENA_EXTRA_GAMES engines, as arena tournament does
     from arena.competition import seasons
     from arena.db import session_scope
     from referee import registry
@@ -197,6 +198,7 @@ def run_final_command(season_id: int, workers: int | None, decision_ms: int | No
 def run_final(season_id: int, workers: int | None, decision_ms: int | None, bank_ms: int | None,
               sandbox: bool, quiet: bool = False) -> None:
     """Start (or continue) the final, play it to the end, publish the standings."""
+    import arena.workers.celery_app  # noqa: F401 - registers ARENA_EXTRA_GAMES engines, as arena tournament does
     from arena.competition import seasons
     from arena.db import Tournament, session_scope
 

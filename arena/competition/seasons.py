@@ -48,7 +48,16 @@ from sqlalchemy.orm import Session
 from arena.competition import round_robin as schedule
 from arena.competition import swiss, tournaments
 from arena.competition.export import _cell
-from arena.db.models import Bot, BotVersion, Match, MatchSeat, Rating, Tournament, utcnow
+from arena.db.models import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchSeat,
+    Rating,
+    Tournament,
+    TournamentRound,
+    utcnow,
+)
 from arena.db.seasons import Season, SeasonEntry
 from arena.evaluation import ratings
 from referee import registry
@@ -271,7 +280,8 @@ def _compute(session: Session, season: Season) -> list[dict[str, Any]]:
         by_version = {e.frozen_version_id: e for e in chosen}
         entrants = [e.frozen_version_id for e in chosen if e.frozen_version_id is not None]
         rating = {e.frozen_version_id: e.frozen_rating or 0.0 for e in chosen}
-        for r in swiss.standings(entrants, _final_games(session, season.final_tournament_id), [], rating):
+        games, byes = _final_games(session, season.final_tournament_id)
+        for r in swiss.standings(entrants, games, byes, rating):
             row = base(by_version[r.bot], r.place)
             row.update({"finalist": True, "score": swiss.fraction_text(r.score), "score_shown": swiss.points_text(r.score),
                         "buchholz": swiss.fraction_text(r.buchholz), "buchholz_shown": swiss.points_text(r.buchholz),
@@ -315,8 +325,9 @@ def _current_ratings(session: Session, season: Season) -> dict[int, float]:
     return out
 
 
-def _final_games(session: Session, tournament_id: int) -> list[swiss.Game]:
-    """The final's finished tables (a failed match scores nothing), seats in order."""
+def _final_games(session: Session, tournament_id: int) -> tuple[list[swiss.Game], list[int]]:
+    """The final's finished tables (a failed match scores nothing), seats in order, and a Swiss
+    final's byes (each scores a win, :data:`arena.competition.swiss.BYE_POINTS`)."""
     seats: dict[str, dict[int, tuple[int, int | None]]] = {}
     status: dict[str, str] = {}
     for mid, st, seat, vid, rank in session.execute(
@@ -333,7 +344,9 @@ def _final_games(session: Session, tournament_id: int) -> list[swiss.Game]:
             games.append(swiss.Game(bots, tuple(by_seat[s][1] for s in order)))
         elif status[mid] == "failed":
             games.append(swiss.Game(bots, None))
-    return games
+    byes = [vid for (round_byes,) in session.execute(
+        select(TournamentRound.byes).where(TournamentRound.tournament_id == tournament_id)) for vid in round_byes or []]
+    return games, byes
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,12 @@ from arena.db import (
     Season,
     SeasonEntry,
     Tournament,
+    TournamentRound,
     session_scope,
     utcnow,
 )
 from arena.intake import bots, freeze
+from arena.records import recording
 from tests.platform.conftest import RANDOM_BOT
 
 SANDBOX = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
@@ -176,3 +178,34 @@ def test_bad_seasons_withdrawals_and_an_interrupted_final(sqlite_url: str) -> No
         assert [r["place"] for r in s.get(Season, sid).final_standings][-1] is None
     assert seasons.parse_deadline("2026-12-31 18:00").hour == 18
     assert seasons.parse_deadline("+2d", now=utcnow()) > utcnow() + timedelta(days=1)
+
+
+def test_a_swiss_final_counts_its_byes(sqlite_url: str) -> None:
+    """Five finalists at two seats: a bye a round, scored as a win in the season's standings as
+    in any Swiss (results recorded as a worker records them)."""
+    with session_scope() as s:
+        entered = [bots.register_version(s, "toy", RANDOM_BOT, name=f"s{i}").bot for i in range(5)]
+        season = seasons.create_season(s, "toy", "Swiss", utcnow() + timedelta(hours=1), players=2, top_k=5,
+                                       final_format="swiss", final_rounds=2)
+        for bot in entered:
+            seasons.enter(s, season, bot)
+        seasons.freeze(s, season, early=True)
+        final = seasons.start_final(s, season, sandbox=False)
+        tournaments.start(s, final)
+        sid, tid = season.id, final.id
+    for round_no in range(2):
+        if round_no:
+            assert len(tournaments.pair_next_round(tid)) == 2
+        with session_scope() as s:
+            ids = list(s.scalars(select(Match.id).where(Match.tournament_id == tid, Match.round == round_no)))
+        for mid in ids:
+            with session_scope() as s:
+                recording.record_result(s, mid, {"result": {"ranks": [1, 2], "scores": [2, 1]}, "forfeits": []})
+    with session_scope() as s:
+        rows = seasons.finish(s, s.get(Season, sid))
+        byes = [b for (r,) in s.execute(select(TournamentRound.byes).where(TournamentRound.tournament_id == tid))
+                for b in r]
+    assert len(byes) == 2
+    assert sum(Fraction(r["score"]) for r in rows) == 4 + 2  # a point a game, one a bye
+    for row in rows:
+        assert Fraction(row["score"]) >= byes.count(row["version_id"])
