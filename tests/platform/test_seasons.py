@@ -209,3 +209,27 @@ def test_a_swiss_final_counts_its_byes(sqlite_url: str) -> None:
     assert sum(Fraction(r["score"]) for r in rows) == 4 + 2  # a point a game, one a bye
     for row in rows:
         assert Fraction(row["score"]) >= byes.count(row["version_id"])
+
+
+def test_a_submission_judged_after_the_deadline_is_refused_not_stuck(sqlite_url: str, tmp_path: Path) -> None:
+    """Stored before the deadline, qualified after it: refused with the season named (its
+    verdict recorded once, nothing left qualifying), the frozen version unchanged."""
+    from arena.db.accounts import QUALIFYING, REFUSED, Submission
+    from arena.intake import qualification
+
+    folder = _bot_folder(tmp_path, "late")
+    first = _upload(folder, "late", "v1")
+    with session_scope() as s:
+        season = seasons.create_season(s, "toy", "Late", utcnow() + timedelta(hours=1), players=2, top_k=2)
+        seasons.enter(s, season, s.get(Bot, first.bot_id))
+        sub = Submission(bot_id=first.bot_id, number=2, kind="hosted", source=str(folder), status=QUALIFYING)
+        s.add(sub)
+        s.flush()
+        sub_id = sub.id
+        seasons.freeze(s, season, early=True)
+    assert qualification.record_verdict(sub_id, qualification.Outcome(True, "")) == "refused"
+    with session_scope() as s:
+        row = s.get(Submission, sub_id)
+        assert row.status == REFUSED and "whose submissions closed" in row.refusal_message
+        assert s.scalars(select(SeasonEntry)).one().frozen_version_id == first.id
+        assert len(s.get(Bot, first.bot_id).versions) == 1
