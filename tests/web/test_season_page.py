@@ -80,6 +80,13 @@ def test_the_list_the_page_the_downloads_and_the_bot_pages(client, site) -> None
         assert f"place {row['place']}</strong> of {len(NAMES)}" in bot_page
         assert ("(finalist)" in bot_page) == row["finalist"]
     assert client.get("/seasons/999").status_code == 404
+    with session_scope(url) as s:  # an open season: its entries so far, by their rating now
+        open_season = next(b for b in seasons.briefs(s) if b.status == "open")
+        seasons.enter(s, seasons.get(s, open_season.id), s.get(Bot, rows[0]["bot_id"]))
+    page = client.get(f"/seasons/{open_season.id}").get_data(as_text=True)
+    check_page(page)
+    assert "Standings so far" in page and "provisional" in page and "μ − 3σ now" in page
+    assert rows[0]["bot"] in page and "Open for entries" in page
 
 
 @pytest.mark.parametrize(("width", "name"), [(1280, "season.png"), (390, "season-phone.png")])
