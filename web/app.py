@@ -43,6 +43,7 @@ def create_app(database_url: str | None = None) -> Flask:
     app.extensions["arena_board_pages"] = PageCache()
     app.teardown_appcontext(close_session)
 
+    from web import seasons as season_pages
     from web.api import bp as api_bp
     from web.challenge import bp as challenge_bp
     from web.local_replay import bp as local_replay_bp
@@ -57,6 +58,7 @@ def create_app(database_url: str | None = None) -> Flask:
     app.register_blueprint(my_pages.bp)  # the /me pages (web/my_pages.py)
     app.register_blueprint(organiser.bp)  # /organiser/…: organisers only (web/organiser.py)
     app.register_blueprint(challenge_bp)
+    app.register_blueprint(season_pages.bp)  # /seasons (web/seasons.py)
     _register_filters(app)
     labels.register(app)
     option_words.register(app)

@@ -35,6 +35,7 @@ from web.queries import leaderboard as board_q
 from web.queries import matches as match_q
 from web.queries import tournaments as tour_q
 from web.replay import Replay, ReplayError
+from web.seasons import bot_places
 
 bp = Blueprint("pages", __name__)
 
@@ -102,6 +103,7 @@ def bot(bot_id: int):  # noqa: ANN201
     return render_template(
         "bot.html", bot=page, game=game_info(page.game), chart=chart, recent=recent.rows,
         challenges=challenge_q.of_bot(session, bot_id), challenge_with=challenge_with,
+        seasons=bot_places(bot_id),
     )
 
 

@@ -22,7 +22,7 @@ from referee.engine import EngineError
 #: Modules that contribute sub-commands, in help order: a bare name is a module of
 #: arena.cli; a dotted one is a module of a layer or a room above the CLI (arena.datasets),
 #: loaded by name only.
-COMMAND_MODULES = ("games", "play", "fork", "benchmarks.command", "tournament", "server", "client", "challenge", "author", "connect",
+COMMAND_MODULES = ("games", "play", "fork", "benchmarks.command", "tournament", "season", "server", "client", "challenge", "author", "connect",
                    "collusion", "arena.datasets.export", "web.command")
 
 

@@ -674,6 +674,11 @@ def demo_command(no_web: bool, port: int, host: str, rounds: int) -> None:
         played.append(game)
     if not played:
         raise click.ClickException("no game engine could be loaded")
+    # A small finished season (arena/cli/season.py, found by name: it uses this module's helpers).
+    ctx = click.get_current_context()
+    season = ctx.find_root().command.get_command(ctx, "season")
+    if isinstance(season, click.Group) and (demo := season.get_command(ctx, "demo")) is not None:
+        ctx.invoke(demo, game=played[0], names=tuple(n for n, _s in _demo_bots(played[0], 4)), sandbox=sandbox)
     if no_web:
         return
     # The website is the web layer's ``arena web`` command (the platform does not import web/).

@@ -36,6 +36,10 @@ from arena.db.models import (
     TournamentRound,
     utcnow,
 )
+from arena.db.seasons import (  # seasons: a period's competition (arena.competition.seasons)
+    Season,
+    SeasonEntry,
+)
 from arena.db.session import (
     database_url,
     default_sqlite_path,
@@ -56,6 +60,8 @@ __all__ = [
     "LiveBoard",
     "LiveEvent",
     "HumanSeat",
+    "Season",
+    "SeasonEntry",
     "Bot",
     "BotVersion",
     "Ladder",

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from arena.db.models import Bot, BotVersion, Rating
 from arena.evaluation import ratings
+from arena.intake import freeze
 from referee import dialin_client, registry
 from referee.engine import ConfigError
 from referee.manifest import has_entry
@@ -71,6 +72,8 @@ def register_version(
     latest = bot.latest_version
     if latest is not None and latest.digest == digest and latest.source == source:
         return latest
+    if latest is not None:  # a new version of an entered bot after its season's deadline: refused
+        freeze.check_upload(session, bot.id, name)
     start = ratings.initial_skill()
     calibrated = ratings.anchor_skill(game, name) if owner == ratings.ANCHOR_OWNER else None
     if calibrated is not None:  # a house bot: its documented calibration, held from game one

@@ -40,7 +40,7 @@ from arena.db import Bot, BotVersion, session_scope, utcnow
 from arena.db.accounts import QUALIFIED, QUALIFYING, REFUSED, Submission
 from arena.db.models import SprtTest
 from arena.evaluation.sprt import RUNNING, SprtSettings
-from arena.intake import sprt_runner
+from arena.intake import freeze, sprt_runner
 from arena.intake.bots import register_version
 from arena.intake.table import RANDOM_BOT, table_for
 from referee.engine import ConfigError, TimeControl
@@ -190,6 +190,9 @@ def record_verdict(sub_id: int, outcome: Outcome, url: str | None = None,
         bot = s.get(Bot, sub.bot_id)
         sub.match_id = outcome.match_id or None
         sub.record = outcome.record
+        closed = freeze.closing_season(s, bot.id) if outcome.passed and bot.versions else None
+        if closed is not None:  # stored before a season's deadline, judged after it: frozen out
+            outcome = Outcome(False, outcome.match_id, SERVER_ERROR, freeze.refusal(closed, bot.name))
         if outcome.passed:
             before = _playing_version_id(s, bot.id)
             version = register_version(s, bot.game, sub.source, name=bot.name, owner=bot.owner)

@@ -43,7 +43,7 @@ from arena.db.accounts import CLIENT_CHARS, QUALIFYING, Submission, User
 from arena.db.models import SprtTest
 from arena.evaluation import sprt
 from arena.evaluation.sprt import SprtSettings
-from arena.intake import qualification, sprt_runner
+from arena.intake import freeze, qualification, sprt_runner
 from arena.intake.uploads import UnsafeArchive, read_archive, write_bot
 from arena.quoting import shorten
 from arena.server.config import ServerConfig
@@ -196,6 +196,10 @@ class Submissions:
                 bot = s.scalar(select(Bot).where(Bot.name == name, Bot.game == game))
                 if bot is not None and bot.owner != user.name:
                     raise denied(f"bot {name!r} for {game} belongs to another user; pick another name")
+                if bot is not None:
+                    closed = freeze.closing_season(s, bot.id)
+                    if closed is not None:
+                        raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, freeze.refusal(closed, name))
                 if bot is None:
                     # Inactive until a version qualifies: the scheduler never sees a bot with no
                     # playable version.

@@ -143,6 +143,8 @@ def test_demo_plays_every_game(tmp_path, monkeypatch: pytest.MonkeyPatch) -> Non
     for game in ("black_angel", "solenia"):
         assert f"Leaderboard — {game}" in out.stdout
     assert "0 failed" in out.stdout and (tmp_path / "arena.sqlite3").exists()
+    # and a small finished season (arena/cli/season.py demo_season)
+    assert "Demo season" in out.stdout and "final standings published" in out.stdout
 
 
 def test_resume_plays_exactly_what_an_interrupted_tournament_left(sqlite_url: str) -> None:

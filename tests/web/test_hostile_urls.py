@@ -22,6 +22,8 @@ PATH_ROUTES = [
     "/api/bots/{n}",
     "/tournaments/{n}",
     "/api/tournaments/{n}",
+    "/seasons/{n}",
+    "/seasons/{n}/standings.json",
     "/matches/{m}/steps/{n}",
     "/api/matches/{m}/replay/{n}",
 ]

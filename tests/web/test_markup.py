@@ -99,6 +99,7 @@ def pages(seeded) -> list[str]:  # noqa: ANN001
         f"/matches/{seeded.forfeit_match}?step=9",
         "/tournaments",
         f"/tournaments/{seeded.tournament_id}",
+        "/seasons",
         "/bots/424242",
     ]
 
@@ -212,6 +213,7 @@ def test_an_empty_database_renders_every_page(tmp_path) -> None:
         "/games/black_angel",
         "/matches",
         "/tournaments",
+        "/seasons",
         "/api/games",
         "/api/matches",
         "/api/tournaments",
