@@ -169,7 +169,11 @@ def test_bots_outlive_the_thread_that_launched_them(pool: BotPool) -> None:
     time.sleep(0.2)
     record = _match([str(RANDOM_BOT)] * 2, 16, pool)
     assert record.forfeits == []
-    assert pool.reuses == 2
+    # Both kept bots were alive when taken again. On a loaded host a bot's thread may still wait
+    # for a CPU after EndMatch in every look, and is retired as still working (idle_cpu): a
+    # fresh launch, not a death (seen in CI at a load of 19 on 2 CPUs).
+    assert pool.retired["dead"] == 0, pool.retired
+    assert pool.reuses + pool.retired["idle_cpu"] == 2, (pool.reuses, pool.retired)
 
 
 SCRIPT = f"""
