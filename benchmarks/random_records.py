@@ -27,8 +27,10 @@ def played_record(game: str, seed: int, players: int | None = None, variant: str
         seat = state.to_move()
         secret = state.option_audience(option)
         events = state.apply(option)
-        wall = rng.uniform(0.3, 40.0)  # full-precision floats, as the referee measures them
-        decisions.append(Decision(len(decisions), seat, option, wall, rng.uniform(0.1, wall), "", False, events,
+        # rounded as the referee records them (referee/match.py: wall to 0.001 ms, CPU to 0.1 ms)
+        wall = rng.uniform(0.3, 40.0)
+        decisions.append(Decision(len(decisions), seat, option, round(wall, 3), round(rng.uniform(0.1, wall), 1),
+                                  "", False, events,
                                   None if secret is None else list(secret),
                                   [None if (a := audience_of(e)) is None else list(a) for e in events]))
     result = state.result()

@@ -205,7 +205,9 @@ def encode_data(data: dict[str, Any]) -> bytes:
 
     try:
         record = MatchRecord.from_dict(data)
-    except RecordError as exc:
+        # as stored: from_dict renames old forfeit reasons, which would not regenerate the JSON
+        record.forfeits = [Forfeit(**f) for f in data["forfeits"]]
+    except (RecordError, TypeError, KeyError) as exc:
         raise NotCompactable(str(exc)) from None
     return encode(record)
 
