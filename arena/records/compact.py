@@ -20,10 +20,12 @@ indexes and checks the regenerated events against the stored digest and the engi
 against the stored one: a record the current engine replays differently is refused
 (:class:`RecordNotReplayable`, with a message saying why), never shown as a different game.
 
-Encoding replays the engine too (to turn option ids into indexes) and checks, as it goes, that
-every event line and audience it regenerates is the one recorded: what :func:`encode` returns
-regenerates the record it was given, or it raises :class:`NotCompactable` (the caller keeps the
-JSON). docs/records-size.md has the sizes and times.
+A record the match runner just made carries each choice's index (``record._choices``), so a
+worker stores it with no replay: packing and compressing cost about what encoding its JSON did.
+A record read back from JSON (the conversion of existing records) is replayed once to find the
+indexes, checking as it goes that every event line and audience it regenerates is the one
+recorded: then what :func:`encode` returns regenerates the record it was given, or it raises
+:class:`NotCompactable` (the caller keeps the JSON). docs/records-size.md has the sizes and times.
 """
 
 from __future__ import annotations
@@ -139,13 +141,24 @@ def _audiences(events: Sequence[str]) -> list[list[int] | None]:
 
 
 def encode(record: MatchRecord) -> bytes:
-    """The compact form of ``record``. Replays the engine once (option ids to indexes), checking
-    that it regenerates every event line, audience and the result as recorded; raises
-    :class:`NotCompactable` where it would not (keep that record's JSON)."""
+    """The compact form of ``record``. A record the match runner just made carries each
+    choice's index (``record._choices``, ``referee/match.py``): it is packed as it is, with no
+    replay. Any other record (read back from JSON) is replayed once to turn option ids into
+    indexes, checking that the engine regenerates every event line, audience and the end as
+    recorded; :class:`NotCompactable` where it would not (keep that record's JSON)."""
     if record.format_version != FORMAT_VERSION:
         raise NotCompactable(f"record format {record.format_version}, this layout stores {FORMAT_VERSION}")
     if record.game not in ENGINE_VERSIONS:
         raise NotCompactable(f"no engine version for game {record.game!r}")
+    choices = record._choices
+    if choices is not None and len(choices) == len(record.decisions):
+        indexes = list(choices)
+    else:
+        indexes = _replayed_indexes(record)
+    return _pack(record, indexes)
+
+
+def _replayed_indexes(record: MatchRecord) -> list[int]:
     try:
         state = registry.new_game(record.game, record.players, record.seed, record.variant)
     except Exception as exc:  # noqa: BLE001 - any refusal by the engine: keep the JSON
@@ -170,6 +183,10 @@ def encode(record: MatchRecord) -> bytes:
             raise NotCompactable(f"decision {i}: the engine's events differ from the record's")
     if not state.is_over():
         raise NotCompactable("the record ends before the game does")
+    return indexes
+
+
+def _pack(record: MatchRecord, indexes: list[int]) -> bytes:
     n = len(record.decisions)
     header = {
         "format_version": record.format_version, "protocol": int(PROTOCOL_VERSION),

@@ -11,7 +11,7 @@ import pytest
 
 from arena.records import compact
 from arena.records.compact import NotCompactable, RecordNotReplayable
-from referee.record import Forfeit
+from referee.record import Forfeit, MatchRecord
 from tests.records import golden_records
 
 
@@ -36,12 +36,24 @@ def test_times_come_back_exactly_at_any_resolution() -> None:
     assert len(compact.encode(record)) < len(data)  # whole microseconds take the short form
 
 
+def test_a_record_read_back_is_replayed_and_checked() -> None:
+    """A record read back from its JSON has no runner's indexes: encoding replays the engine,
+    and regenerates it byte for byte — or refuses when the engine does not replay it."""
+    record = golden_records.make("orbital", 2)
+    again = MatchRecord.from_json(record.to_json())
+    assert again._choices is None
+    assert compact.encode(again) == compact.encode(record)
+    assert compact.stored_json(compact.regenerate(compact.encode(again))) == compact.stored_json(record)
+
+
 def test_a_record_the_engine_does_not_replay_is_not_compacted() -> None:
     record = golden_records.make("black_angel", 2)
+    record._choices = None  # as read back from JSON
     record.decisions[5].events = ["something else happened"]
     with pytest.raises(NotCompactable, match="decision 5"):
         compact.encode(record)
     record = golden_records.make("black_angel", 2)
+    record._choices = None
     record.decisions.pop()  # ends before the game does
     with pytest.raises(NotCompactable, match="ends before"):
         compact.encode(record)
