@@ -113,11 +113,22 @@ def bench(games: tuple[str, ...] = ("black_angel", "solenia", "orbital"), matche
 def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[str, Any]:
     """The matches loaded into two fresh SQLite databases of the platform's schema (one row per
     match in ``matches``: as the worker stored it before, JSON text, and as it stores it now,
-    compact); each file's size after VACUUM, the load's wall time, and per million matches."""
-    from sqlalchemy import create_engine, insert, text
+    compact); each database's size after a checkpoint and VACUUM less the empty schema's, the
+    load's wall time, and per million matches."""
+    import sqlite3
+
+    from sqlalchemy import create_engine, insert
 
     from arena.db import dispose_all, init_db
     from arena.db.models import Match
+
+    def size(path: str) -> int:
+        dispose_all()
+        conn = sqlite3.connect(path)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+        conn.close()
+        return os.path.getsize(path)
 
     found: dict[str, Any] = {"price_gb_month_assumed": price_gb_month}
     total = sum(len(v) for v in every.values())
@@ -126,10 +137,10 @@ def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[st
             path = os.path.join(tmp, f"{form}.sqlite3")
             url = f"sqlite:///{path}"
             init_db(url)
-            empty = os.path.getsize(path)
+            empty = size(path)
             engine = create_engine(url)
-            rows = []
             t = time.perf_counter()
+            rows, texts = [], []
             for game, matches in every.items():
                 for record, json_text, small in matches:
                     row = {"id": record.match_id, "game": game, "variant": record.variant,
@@ -137,22 +148,20 @@ def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[st
                            "result": record.result, "forfeits": []}
                     if form == "compact":
                         row.update(record_compact=small, engine_version=compact.engine_version(game))
+                    else:
+                        texts.append((json_text.decode(), record.match_id))
                     rows.append(row)
             with engine.begin() as conn:
                 conn.execute(insert(Match), rows)
-                if form == "json":  # the text exactly as the worker wrote it (orjson, no spaces)
-                    conn.exec_driver_sql("UPDATE matches SET record = ? WHERE id = ?", [
-                        (json_text.decode(), record.match_id) for ms in every.values() for record, json_text, _ in ms])
+                if texts:  # the text exactly as the worker wrote it (orjson, no spaces)
+                    conn.exec_driver_sql("UPDATE matches SET record = ? WHERE id = ?", texts)
             load_s = time.perf_counter() - t
-            with engine.connect() as conn:
-                conn.execute(text("VACUUM"))
             engine.dispose()
-            size = os.path.getsize(path) - empty
-            per_match = size / total
-            found[form] = {"database_bytes": size, "bytes_per_match": round(per_match),
-                           "gb_per_million_matches": round(per_match * 1e6 / 1e9, 2),
-                           "usd_per_million_matches_per_month": round(per_match * 1e6 / 1e9 * price_gb_month, 3),
+            used = size(path) - empty
+            per_match = used / total
+            found[form] = {"database_bytes": used, "bytes_per_match": round(per_match),
+                           "gb_per_million_matches": round(per_match * 1e6 / 1e9, 3),
+                           "usd_per_million_matches_per_month": round(per_match * 1e6 / 1e9 * price_gb_month, 4),
                            "load_s": round(load_s, 3)}
-        dispose_all()
     found["ratio"] = round(found["json"]["database_bytes"] / max(1, found["compact"]["database_bytes"]), 1)
     return found
