@@ -111,7 +111,8 @@ def bench(games: tuple[str, ...] = ("black_angel", "solenia", "orbital"), matche
 
 
 def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[str, Any]:
-    """The matches loaded into two fresh SQLite databases of the platform's schema (one row per
+    """The matches loaded into two fresh SQLite databases of the platform's schema (the models'
+    tables, rollback journal: no WAL file beside them; one row per
     match in ``matches``: as the worker stored it before, JSON text, and as it stores it now,
     compact); each database's size after a checkpoint and VACUUM less the empty schema's, the
     load's wall time, and per million matches."""
@@ -119,11 +120,9 @@ def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[st
 
     from sqlalchemy import create_engine, insert
 
-    from arena.db import dispose_all, init_db
-    from arena.db.models import Match
+    from arena.db.models import Base, Match
 
     def size(path: str) -> int:
-        dispose_all()
         conn = sqlite3.connect(path)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("VACUUM")
@@ -136,9 +135,10 @@ def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[st
         for form in ("json", "compact"):
             path = os.path.join(tmp, f"{form}.sqlite3")
             url = f"sqlite:///{path}"
-            init_db(url)
-            empty = size(path)
             engine = create_engine(url)
+            Base.metadata.create_all(engine)  # the models' schema (what the migrations build)
+            engine.dispose()
+            empty = size(path)
             t = time.perf_counter()
             rows, texts = [], []
             for game, matches in every.items():
