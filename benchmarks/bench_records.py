@@ -60,7 +60,8 @@ def _ms(fn, *args: Any) -> tuple[Any, float]:  # noqa: ANN001, ANN401
 
 
 def bench(games: tuple[str, ...] = ("black_angel", "solenia", "orbital"), matches: int = 30,
-          players: int = 2, storage: bool = False, price_gb_month: float = 0.10) -> dict[str, Any]:
+          players: int = 2, storage: bool = False, price_gb_month: float = 0.10,
+          postgres: bool = False) -> dict[str, Any]:
     from arena.workers.tasks import _record_for_storage
     from benchmarks.random_records import played_record
 
@@ -107,7 +108,97 @@ def bench(games: tuple[str, ...] = ("black_angel", "solenia", "orbital"), matche
     stored.CACHE.clear()
     if storage:
         out["storage"] = storage_bench(every, price_gb_month)
+    if postgres:
+        out["storage_postgres"] = postgres_bench(every, price_gb_month)
     return out
+
+
+def _rows(every: dict[str, list[Any]], form: str) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """The ``matches`` rows of ``every`` as stored in ``form``, and for JSON the record texts
+    exactly as the worker wrote them (orjson, no spaces) by match id."""
+    rows, texts = [], []
+    for game, matches in every.items():
+        for record, json_text, small in matches:
+            row = {"id": record.match_id, "game": game, "variant": record.variant,
+                   "players": record.players, "seed": record.seed, "status": "done",
+                   "result": record.result, "forfeits": []}
+            if form == "compact":
+                row.update(record_compact=small, engine_version=compact.engine_version(game))
+            else:
+                texts.append((json_text.decode(), record.match_id))
+            rows.append(row)
+    return rows, texts
+
+
+def _per_million(used: int, total: int, price_gb_month: float, load_s: float) -> dict[str, Any]:
+    per_match = used / total
+    return {"database_bytes": used, "bytes_per_match": round(per_match),
+            "gb_per_million_matches": round(per_match * 1e6 / 1e9, 3),
+            "usd_per_million_matches_per_month": round(per_match * 1e6 / 1e9 * price_gb_month, 4),
+            "load_s": round(load_s, 3)}
+
+
+def _read_ms(url: str, ids: list[str]) -> dict[str, float]:
+    """Median CPU ms to read one match's record as GetMatch and the match page do (the row by
+    id through the ORM, then :func:`arena.records.stored.record_data`): the first read of each
+    (a compact one regenerated) and a second (a compact one from the LRU cache)."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import Session
+
+    from arena.db.models import Match
+    from arena.db.session import _json_dumps  # the platform's engine settings for JSON
+
+    engine = create_engine(url, json_serializer=_json_dumps)
+    stored.CACHE.clear()
+    out = {}
+    for name in ("first_read_ms", "cached_read_ms"):
+        times = []
+        for mid in ids:
+            with Session(engine) as session:
+                t = time.thread_time()
+                stored.record_data(session.get(Match, mid))
+                times.append((time.thread_time() - t) * 1000)
+        out[name] = round(statistics.median(times), 3)
+    engine.dispose()
+    stored.CACHE.clear()
+    return out
+
+
+def postgres_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[str, Any]:
+    """As :func:`storage_bench` on a throw-away PostgreSQL database (``ARENA_BENCH_PG``): the
+    ``matches`` table's size with its TOAST (PostgreSQL compresses a large JSON value itself,
+    pglz), without its indexes (the same for both forms)."""
+    from sqlalchemy import create_engine, insert, text
+
+    from arena.db.models import Base, Match
+    from benchmarks.bench_db import postgres_database
+
+    found: dict[str, Any] = {"price_gb_month_assumed": price_gb_month}
+    total = sum(len(v) for v in every.values())
+    sql_size = "SELECT pg_total_relation_size('matches') - pg_indexes_size('matches')"
+    with postgres_database() as url:
+        engine = create_engine(url)
+        Base.metadata.create_all(engine)
+        for form in ("json", "compact"):
+            with engine.begin() as conn:
+                conn.execute(text("TRUNCATE matches CASCADE"))
+            with engine.connect() as conn:
+                conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("VACUUM FULL matches"))
+                empty = conn.execute(text(sql_size)).scalar()
+            rows, texts = _rows(every, form)
+            t = time.perf_counter()
+            with engine.begin() as conn:
+                conn.execute(insert(Match), rows)
+                if texts:
+                    conn.exec_driver_sql("UPDATE matches SET record = %s WHERE id = %s", texts)
+            load_s = time.perf_counter() - t
+            with engine.connect() as conn:
+                conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("VACUUM FULL matches"))
+                used = conn.execute(text(sql_size)).scalar() - empty
+            found[form] = _per_million(used, total, price_gb_month, load_s)
+        engine.dispose()
+    found["ratio"] = round(found["json"]["database_bytes"] / max(1, found["compact"]["database_bytes"]), 1)
+    return found
 
 
 def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[str, Any]:
@@ -139,18 +230,8 @@ def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[st
             Base.metadata.create_all(engine)  # the models' schema (what the migrations build)
             engine.dispose()
             empty = size(path)
+            rows, texts = _rows(every, form)
             t = time.perf_counter()
-            rows, texts = [], []
-            for game, matches in every.items():
-                for record, json_text, small in matches:
-                    row = {"id": record.match_id, "game": game, "variant": record.variant,
-                           "players": record.players, "seed": record.seed, "status": "done",
-                           "result": record.result, "forfeits": []}
-                    if form == "compact":
-                        row.update(record_compact=small, engine_version=compact.engine_version(game))
-                    else:
-                        texts.append((json_text.decode(), record.match_id))
-                    rows.append(row)
             with engine.begin() as conn:
                 conn.execute(insert(Match), rows)
                 if texts:  # the text exactly as the worker wrote it (orjson, no spaces)
@@ -158,10 +239,7 @@ def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[st
             load_s = time.perf_counter() - t
             engine.dispose()
             used = size(path) - empty
-            per_match = used / total
-            found[form] = {"database_bytes": used, "bytes_per_match": round(per_match),
-                           "gb_per_million_matches": round(per_match * 1e6 / 1e9, 3),
-                           "usd_per_million_matches_per_month": round(per_match * 1e6 / 1e9 * price_gb_month, 4),
-                           "load_s": round(load_s, 3)}
+            found[form] = _per_million(used, total, price_gb_month, load_s)
+            found[form].update(_read_ms(url, [r["id"] for r in rows]))
     found["ratio"] = round(found["json"]["database_bytes"] / max(1, found["compact"]["database_bytes"]), 1)
     return found
