@@ -124,10 +124,38 @@ def _rows(every: dict[str, list[Any]], form: str) -> tuple[list[dict[str, Any]],
                    "result": record.result, "forfeits": []}
             if form == "compact":
                 row.update(record_compact=small, engine_version=compact.engine_version(game))
-            else:
+            elif form == "json":
                 texts.append((json_text.decode(), record.match_id))
             rows.append(row)
     return rows, texts
+
+
+def _record_each(engine: Any, every: dict[str, list[Any]], form: str) -> tuple[float, float]:  # noqa: ANN401
+    """Each match's record stored as a worker stores it — converted
+    (``arena.workers.tasks._record_for_storage``, and for the compact form
+    :func:`arena.records.stored.for_storage` first), then written by one UPDATE in a transaction
+    of its own — and the median CPU and wall ms of that, per match."""
+    from arena.workers.tasks import _record_for_storage
+
+    cpu, wall = [], []
+    sql = ("UPDATE matches SET record = ?, record_compact = ?, engine_version = ? WHERE id = ?"
+           if engine.dialect.name == "sqlite" else
+           "UPDATE matches SET record = %s, record_compact = %s, engine_version = %s WHERE id = %s")
+    for matches in every.values():
+        for record, _, _ in matches:
+            t, w = time.thread_time(), time.perf_counter()
+            if form == "compact":
+                small, version = stored.for_storage(record)
+                _record_for_storage(record, whole=False)
+                params = (None, small, version, record.match_id)
+            else:
+                _, text_ = _record_for_storage(record)
+                params = (text_, None, None, record.match_id)
+            with engine.begin() as conn:
+                conn.exec_driver_sql(sql, params)
+            cpu.append((time.thread_time() - t) * 1000)
+            wall.append((time.perf_counter() - w) * 1000)
+    return round(statistics.median(cpu), 3), round(statistics.median(wall), 3)
 
 
 def _per_million(used: int, total: int, price_gb_month: float, load_s: float) -> dict[str, Any]:
@@ -185,17 +213,17 @@ def postgres_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[s
             with engine.connect() as conn:
                 conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("VACUUM FULL matches"))
                 empty = conn.execute(text(sql_size)).scalar()
-            rows, texts = _rows(every, form)
-            t = time.perf_counter()
+            rows, _ = _rows(every, "bare")
             with engine.begin() as conn:
                 conn.execute(insert(Match), rows)
-                if texts:
-                    conn.exec_driver_sql("UPDATE matches SET record = %s WHERE id = %s", texts)
+            t = time.perf_counter()
+            cpu, wall = _record_each(engine, every, form)
             load_s = time.perf_counter() - t
             with engine.connect() as conn:
                 conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("VACUUM FULL matches"))
                 used = conn.execute(text(sql_size)).scalar() - empty
             found[form] = _per_million(used, total, price_gb_month, load_s)
+            found[form].update(record_cpu_ms=cpu, record_wall_ms=wall)
         engine.dispose()
     found["ratio"] = round(found["json"]["database_bytes"] / max(1, found["compact"]["database_bytes"]), 1)
     return found
@@ -230,16 +258,16 @@ def storage_bench(every: dict[str, list[Any]], price_gb_month: float) -> dict[st
             Base.metadata.create_all(engine)  # the models' schema (what the migrations build)
             engine.dispose()
             empty = size(path)
-            rows, texts = _rows(every, form)
-            t = time.perf_counter()
+            rows, _ = _rows(every, "bare")
             with engine.begin() as conn:
                 conn.execute(insert(Match), rows)
-                if texts:  # the text exactly as the worker wrote it (orjson, no spaces)
-                    conn.exec_driver_sql("UPDATE matches SET record = ? WHERE id = ?", texts)
+            t = time.perf_counter()
+            cpu, wall = _record_each(engine, every, form)
             load_s = time.perf_counter() - t
             engine.dispose()
             used = size(path) - empty
             found[form] = _per_million(used, total, price_gb_month, load_s)
+            found[form].update(record_cpu_ms=cpu, record_wall_ms=wall)
             found[form].update(_read_ms(url, [r["id"] for r in rows]))
     found["ratio"] = round(found["json"]["database_bytes"] / max(1, found["compact"]["database_bytes"]), 1)
     return found
