@@ -22,15 +22,21 @@ import orjson
 
 from arena.records import compact
 from arena.records.compact import NotCompactable, RecordNotReplayable
+from referee.errors import SettingError
 from referee.record import MatchRecord
 
 #: How many regenerated records the cache keeps (``ARENA_RECORD_CACHE``; each is its JSON
 #: text, 20-80 kB): the ones read often — a match on the front page, a replay being stepped.
-CACHE_SIZE = int(os.environ.get("ARENA_RECORD_CACHE", "256"))
+_size = os.environ.get("ARENA_RECORD_CACHE", "256").strip()
+if not _size.isdigit():
+    raise SettingError(f"ARENA_RECORD_CACHE={_size[:40]!r}: give a number of records (0: no cache)")
+CACHE_SIZE = int(_size)
 
 #: ``ARENA_RECORD_STORAGE``: ``compact`` (the default) stores every finished match compactly;
 #: ``json`` stores today's JSON (for a platform that must be downgraded past 0022).
-STORAGE = os.environ.get("ARENA_RECORD_STORAGE", "compact")
+STORAGE = os.environ.get("ARENA_RECORD_STORAGE", "compact").strip().lower()
+if STORAGE not in ("compact", "json"):
+    raise SettingError(f"ARENA_RECORD_STORAGE={STORAGE[:40]!r}: give compact or json")
 
 RecordUnavailable = RecordNotReplayable
 
