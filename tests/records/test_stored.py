@@ -17,13 +17,15 @@ from arena.cli import cli
 from arena.db import Match, dispose_all, session_scope
 from arena.records import compact, convert, fork, stored
 from arena.server import results
+from tests.platform.conftest import pg_url  # noqa: F401 - the fixture, for the postgres runs
 from tests.records import golden_records
 from web.app import create_app
 
 
-@pytest.fixture
-def url(tmp_path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:  # noqa: ANN001
-    url = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def url(request: pytest.FixtureRequest, tmp_path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:  # noqa: ANN001
+    url = (f"sqlite:///{tmp_path / 'arena.sqlite3'}" if request.param == "sqlite"
+           else request.getfixturevalue("pg_url"))
     monkeypatch.setenv("ARENA_DATABASE_URL", url)
     dispose_all()
     stored.CACHE.clear()
@@ -133,3 +135,35 @@ def test_recording_stores_the_compact_form(url: str) -> None:
     record.decisions[0].events = ["not what happened"]
     assert stored.for_storage(record) == (None, None)
     assert convert.convert_one(json.loads(compact.stored_json(record)))[0] is None
+
+
+def test_a_worker_records_the_compact_form_and_rates_a_late_forfeit_from_it(url: str, tmp_path) -> None:  # noqa: ANN001
+    """recording.record_result_on with the compact form (what a worker writes, on the driver's
+    cursor): no JSON stored, the engine named; a seat that forfeited after the first decision
+    has its decisions read from the regenerated record to decide whether it played."""
+    from arena.db import Rating
+    from arena.intake import bots
+    from arena.records import recording
+    from referee.record import Forfeit
+
+    record = golden_records.make("solenia", 2)
+    ids = []
+    with session_scope(url) as s:
+        for i in range(2):
+            folder = tmp_path / f"bot{i}"
+            folder.mkdir()
+            (folder / "bot.py").write_text(f"# bot {i}\n")
+            ids.append(bots.register_version(s, "solenia", str(folder), name=f"bot{i}").id)
+    with session_scope(url) as s:
+        record.match_id = recording.create_match(s, "solenia", record.variant, ids, seed=record.seed).id
+    record.forfeits = [Forfeit(1, "timeout", "answered after 1200 ms", 6)]
+    small, engine = stored.for_storage(record)
+    data = {"result": record.result, "forfeits": [vars(f) for f in record.forfeits]}
+    with session_scope(url) as s:
+        assert recording.record_result(s, record.match_id, data, game="solenia", record_compact=small,
+                                       engine_version=engine) is True
+    with session_scope(url) as s:
+        m = s.get(Match, record.match_id)
+        assert m.record is None and bytes(m.record_compact) == small and m.engine_version == "solenia/1"
+        assert stored.record_data(m) == json.loads(compact.stored_json(record))
+        assert m.rating_seq == 1 and s.get(Rating, (ids[1], "solenia")).games_played == 1  # it played
