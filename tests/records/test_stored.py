@@ -142,6 +142,7 @@ def test_a_worker_records_the_compact_form_and_rates_a_late_forfeit_from_it(url:
     cursor): no JSON stored, the engine named; a seat that forfeited after the first decision
     has its decisions read from the regenerated record to decide whether it played."""
     from arena.db import Rating
+    from arena.evaluation import ratings
     from arena.intake import bots
     from arena.records import recording
     from referee.record import Forfeit
@@ -167,3 +168,7 @@ def test_a_worker_records_the_compact_form_and_rates_a_late_forfeit_from_it(url:
         assert m.record is None and bytes(m.record_compact) == small and m.engine_version == "solenia/1"
         assert stored.record_data(m) == json.loads(compact.stored_json(record))
         assert m.rating_seq == 1 and s.get(Rating, (ids[1], "solenia")).games_played == 1  # it played
+        # a rebuild from the history reads the compact record the same way (arena ratings rebuild)
+        assert ratings.compare_with_stored(s, "solenia", stored.record_data) == []
+        with pytest.raises(ValueError, match="stored compactly: pass read_record"):
+            ratings.rebuild(s, "solenia")
