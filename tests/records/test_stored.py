@@ -87,6 +87,8 @@ def test_a_record_the_engine_would_replay_differently_is_refused(url: str, monke
     client = create_app(url).test_client()
     answer = client.get(f"/api/matches/{record.match_id}/record")
     assert answer.status_code == 409 and "this platform runs orbital/99" in answer.get_json()["message"]
+    assert client.get(f"/api/matches/{record.match_id}/replay/2").status_code == 409
+    assert "orbital/99" in client.get(f"/api/matches/{record.match_id}").get_json()["record_refused"]
     page = client.get(f"/matches/{record.match_id}").data.decode()
     assert "was played by engine orbital/1" in page
     with session_scope(url) as s, pytest.raises(results.ApiError, match="orbital/1"):
