@@ -343,16 +343,29 @@ def bench_dataset(game: str, matches: int, players: int, fmt: str, whole_observa
 @click.option("--matches", type=click.IntRange(1), default=30, show_default=True,
               help="matches of random legal play per game")
 @click.option("--players", type=click.IntRange(1, 5), default=2, show_default=True)
-def bench_records(games: tuple[str, ...], matches: int, players: int) -> None:
-    """Bytes of a match record as today's JSON (raw, gzipped) beside a compact encoding of what
-    cannot be recomputed, encode and regenerate times, and a byte-for-byte check of every
-    regenerated record (docs/records-size.md)."""
+@click.option("--storage", is_flag=True,
+              help="also load the matches into two SQLite databases (JSON, compact): sizes, load times, "
+                   "cost per million matches")
+@click.option("--price-gb-month", type=click.FloatRange(0, min_open=True), default=0.10, show_default=True,
+              help="storage price assumed for the cost per million matches (USD per GB-month)")
+@click.option("--postgres", is_flag=True,
+              help="also load them into a throw-away PostgreSQL database (ARENA_BENCH_PG; TOAST-compressed JSON)")
+def bench_records(games: tuple[str, ...], matches: int, players: int, storage: bool,
+                  price_gb_month: float, postgres: bool) -> None:
+    """Bytes of a match record as today's JSON (raw, gzipped) beside its compact stored form,
+    the encode, regenerate and cached-read times beside the engine's time for the match, and
+    a byte-for-byte check of every regenerated record (docs/records-size.md)."""
     from referee import registry
 
     for g in games:
         if g not in registry.game_names():
             raise click.UsageError(f"--game {g[:40]!r}: unknown; games: {', '.join(registry.game_names())}")
-    _run("bench_records", games=games or tuple(registry.game_names()), matches=matches, players=players)
+    games = games or tuple(registry.game_names())
+    for g in games:
+        if players not in registry.get_spec(g).player_counts:
+            raise click.UsageError(f"--players {players}: {g} is not played by {players}")
+    _run("bench_records", games=games, matches=matches, players=players,
+         storage=storage, price_gb_month=price_gb_month, postgres=postgres)
 
 
 def register(group: click.Group) -> None:

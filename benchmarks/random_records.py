@@ -21,18 +21,22 @@ def played_record(game: str, seed: int, players: int | None = None, variant: str
     state = registry.new_game(game, players, seed, variant)
     opening = list(state.opening_events())
     rng = random.Random(seed)
-    decisions = []
+    decisions, choices = [], []
     while not state.is_over():
-        option = rng.choice(state.option_ids())
+        ids = state.option_ids()
+        option = rng.choice(ids)
+        choices.append(ids.index(option))  # as the match runner keeps them (referee/match.py)
         seat = state.to_move()
         secret = state.option_audience(option)
         events = state.apply(option)
-        wall = rng.uniform(0.3, 40.0)  # full-precision floats, as the referee measures them
-        decisions.append(Decision(len(decisions), seat, option, wall, rng.uniform(0.1, wall), "", False, events,
+        # rounded as the referee records them (referee/match.py: wall to 0.001 ms, CPU to 0.1 ms)
+        wall = rng.uniform(0.3, 40.0)
+        decisions.append(Decision(len(decisions), seat, option, round(wall, 3), round(rng.uniform(0.1, wall), 1),
+                                  "", False, events,
                                   None if secret is None else list(secret),
                                   [None if (a := audience_of(e)) is None else list(a) for e in events]))
     result = state.result()
-    return MatchRecord(
+    record = MatchRecord(
         match_id=match_id or f"{game[:4]}{seed:028x}", game=game, variant=variant, players=players, seed=seed,
         time_control={"decision_ms": 1000, "bank_ms": 10000},
         seats=[{"name": f"bot{i}", "kind": "hosted"} for i in range(players)],
@@ -42,3 +46,5 @@ def played_record(game: str, seed: int, players: int | None = None, variant: str
                 "engine_ranks": list(result.ranks), "details": result.details},
         totals=[SeatTotals(i) for i in range(players)],
     )
+    record._choices = choices
+    return record

@@ -210,6 +210,10 @@ def run_match(
         for info, spec in zip(record.seats, config.seats, strict=True):
             info["source"] = spec.source
     record.opening_audiences = audiences(record.opening_events)
+    # Each decision's choice as its index in the legal options, kept beside the record (not a
+    # field: never in its JSON) so the platform stores it compactly without replaying the
+    # engine (arena.records.compact).
+    record._choices = []
     own = config.seat_time_controls
     for i, clock in own.items():
         record.seats[i]["time_control"] = {"decision_ms": clock.decision_ms, "bank_ms": clock.bank_ms}
@@ -230,6 +234,15 @@ def run_match(
     finally:
         runner.close_all()
     return record
+
+
+def _choice_index(state, options: list, option_id: str) -> int:  # noqa: ANN001 - a GameState
+    """``option_id``'s position in the decision's legal options (``options`` when the loop has
+    them already, else the engine's ``option_ids()``)."""
+    for i, option in enumerate(options):
+        if option.id == option_id:
+            return i
+    return state.option_ids().index(option_id)
 
 
 class _Runner:
@@ -345,6 +358,7 @@ class _Runner:
                                   f"in the record but seat {state.to_move()}'s in the engine")
         if not old.forced:
             self._charge(self.seats[old.seat], old.wall_ms)
+        self.record._choices.append(_choice_index(state, [], old.option))
         secret = state.option_audience(old.option)
         events = state.apply(old.option)
         decision = Decision(n, old.seat, old.option, old.wall_ms, old.cpu_ms, old.comment,
@@ -438,6 +452,7 @@ class _Runner:
             if option_id is None:
                 option_id = state.fallback_option()
             label = next((o.label for o in options if o.id == option_id), None) if not forced else None
+            self.record._choices.append(_choice_index(state, options, option_id))
             secret = state.option_audience(option_id)
             events = state.apply(option_id)
             decision = Decision(n, seat_index, option_id, round(wall_ms, 3),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.faults import canonical
 
@@ -85,6 +85,11 @@ class MatchRecord:
     #: at (decisions before it are the original's), the seat and the bot that took it over.
     origin: dict[str, Any] | None = None
     format_version: int = FORMAT_VERSION
+    #: Not a field (never in the JSON: ``to_dict`` reads the fields, orjson skips attributes
+    #: named with ``_``): the match runner sets ``record._choices``, each decision's choice as
+    #: its index in that decision's legal options, so the record is stored compactly without a
+    #: replay of the engine (``arena.records.compact``). Records read back have none.
+    _choices: ClassVar[list[int] | None] = None
 
     def events(self) -> list[str]:
         """The whole event log, in order."""

@@ -136,6 +136,8 @@ def match(match_id: str):  # noqa: ANN201
     page = _match(match_id)
     data = jsonable(page)
     data.pop("record")
+    if not data.get("record_refused"):
+        data.pop("record_refused", None)
     data["record_url"] = url_for("api.match_record", match_id=match_id)
     data["replay_url"] = url_for("api.replay", match_id=match_id)
     return data
@@ -155,6 +157,8 @@ def match_live(match_id: str):  # noqa: ANN201
 @bp.get("/matches/<match_id>/record")
 def match_record(match_id: str):  # noqa: ANN201
     page = _match(match_id)
+    if page.record_refused:
+        abort(409, description=page.record_refused)
     if page.record is None:
         abort(404, description="this match has no record yet")
     return page.record
@@ -162,6 +166,8 @@ def match_record(match_id: str):  # noqa: ANN201
 
 def _replay(match_id: str):  # noqa: ANN202
     page = _match(match_id)
+    if page.record_refused:
+        abort(409, description=page.record_refused)
     if not page.record or not isinstance(page.record.get("decisions"), list):
         abort(404, description="this match has no replay yet")
     try:

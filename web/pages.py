@@ -182,7 +182,10 @@ def matches():  # noqa: ANN201
 
 def replay_for(page: match_q.MatchPage) -> Replay | None:
     """The match's replay from the app's cache (None: no record yet); the seat's page reads
-    its end's log from it too (web/play.py)."""
+    its end's log from it too (web/play.py). A record the platform refuses to regenerate
+    (``page.record_refused``) raises :class:`ReplayError` with the reason."""
+    if page.record_refused:
+        raise ReplayError(page.record_refused)
     if not page.record or not isinstance(page.record.get("decisions"), list):
         return None
     cache = current_app.extensions["arena_replays"]

@@ -23,7 +23,7 @@ from referee.engine import EngineError
 #: arena.cli; a dotted one is a module of a layer or a room above the CLI (arena.datasets),
 #: loaded by name only.
 COMMAND_MODULES = ("games", "play", "fork", "benchmarks.command", "tournament", "season", "server", "client", "challenge", "author", "connect",
-                   "collusion", "arena.datasets.export", "web.command")
+                   "collusion", "records", "arena.datasets.export", "web.command")
 
 
 class ArenaGroup(click.Group):

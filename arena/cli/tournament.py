@@ -613,14 +613,15 @@ def ratings_rebuild(game: str, write: bool) -> None:
     from arena.db import session_scope
     from arena.evaluation import ratings
     from arena.records.recording import _lock_game
+    from arena.records.stored import record_data
 
     _spec(game)
     with session_scope() as s:
         _lock_game(s, game)  # no result is recorded while we read (and maybe write)
-        rebuilt = ratings.rebuild(s, game)
-        problems = ratings.compare_with_stored(s, game)
+        rebuilt = ratings.rebuild(s, game, record_data)
+        problems = ratings.compare_with_stored(s, game, record_data)
         if problems and write:
-            changed = ratings.write_rebuilt(s, game)
+            changed = ratings.write_rebuilt(s, game, record_data)
             click.echo(f"rewrote {changed} rating(s) from the history")
             return
     if problems:

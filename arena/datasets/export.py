@@ -111,11 +111,12 @@ class _Part:
 def _match_rows(decisions: Any, match: Any, whole: bool, vector: bool, part: _Part) -> int:
     """Append the rows of ``match`` to ``part``; the number appended. A record the engine does
     not replay adds nothing (``DecisionReplayError`` goes up to the caller, which reports it)."""
+    from arena.records import stored
     from referee.record import MatchRecord, RecordError
 
     try:
-        record = MatchRecord.from_dict(match.record)
-    except RecordError as exc:
+        record = MatchRecord.from_dict(stored.record_of(match.record, match.record_compact))
+    except (RecordError, stored.RecordUnavailable) as exc:
         raise decisions.DecisionReplayError(str(exc)) from None
     by_seat = {s.seat: s for s in match.seats}
     result = record.result

@@ -16,7 +16,8 @@ Table names and the columns other parts read (web/, arena/server) are a contract
   their byes.
 * ``matches`` (:class:`Match`) — one game: game, variant, seed, seats, status
   (``pending`` → ``running`` → ``done`` | ``failed``), timings, result, forfeits and the full match
-  record (``record``, the runner's ``MatchRecord.to_json()``) for replays. ``rating_seq`` is the
+  record (``record``, the runner's ``MatchRecord.to_json()``) for replays — or, stored compactly,
+  ``record_compact`` (read both through :func:`arena.records.stored.record_data`). ``rating_seq`` is the
   position in which the match was rated within its game: the order a rebuild replays.
 * ``match_seats`` (:class:`MatchSeat`) — who sat where, the rank/score/forfeit, and the rating
   before and after the match.
@@ -48,6 +49,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -249,6 +251,12 @@ class Match(Base):
     forfeits: Mapped[list | None] = mapped_column(JSON, nullable=True)
     timings: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     record: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    #: The record in compact form (``arena.records.compact``; 0022): when set, ``record`` is
+    #: NULL — unless the conversion kept the JSON of a record that did not verify — and
+    #: readers regenerate it through :func:`arena.records.stored.record_data`, never here.
+    record_compact: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    #: The engine that made a compact record (``"solenia/1"``: ``compact.ENGINE_VERSIONS``).
+    engine_version: Mapped[str | None] = mapped_column(String(40), nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: Voids per seat across the tries ("1,0"; NULL: none): a second void at one seat's
     #: decisions is that seat's forfeit (``void_limit``), not another try (arena.records.recording).

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from statistics import NormalDist
+from typing import Any
 
 import trueskill
 
@@ -404,8 +405,19 @@ def _rate_two(game: str, one: Skill, two: Skill, rank_one: int, rank_two: int) -
 # --- rebuilding from the match history -------------------------------------------------------
 
 
-def rebuild(session, game: str) -> dict[int, Skill]:  # noqa: ANN001 - a SQLAlchemy Session
+def _json_record(match) -> Any:  # noqa: ANN001, ANN401 - a Match row; its record as JSON data
+    if match.record is None and match.record_compact is not None:
+        raise ValueError(f"match {match.id} is stored compactly: pass read_record="
+                         "arena.records.stored.record_data to read it")
+    return match.record
+
+
+def rebuild(session, game: str, read_record=_json_record) -> dict[int, Skill]:  # noqa: ANN001 - a SQLAlchemy Session
     """Every rating of ``game`` recomputed from the history: ``{bot_version_id: Skill}``.
+
+    ``read_record(match)``: a match's stored record as JSON data, read only for a match with a
+    forfeit after its first decision (:func:`decisions_for_idle`); a caller above this room
+    passes :func:`arena.records.stored.record_data`, which also reads compact records.
 
     Starts each version at its stored initial rating and applies the rated matches in
     ``rating_seq`` order — the order in which they were recorded — with the same seats, ranks,
@@ -429,11 +441,11 @@ def rebuild(session, game: str) -> dict[int, Skill]:  # noqa: ANN001 - a SQLAlch
         select(Match)
         .where(Match.game == game, Match.rating_seq.is_not(None))
         .order_by(Match.rating_seq)
-        .options(defer(Match.record), selectinload(Match.seats))  # records: only when needed
+        .options(defer(Match.record), defer(Match.record_compact), selectinload(Match.seats))  # records: only when needed
     ).all()
     for match in matches:
         seats = sorted(match.seats, key=lambda s: s.seat)
-        idle = idle_seats(match.forfeits or [], decisions_for_idle(match.forfeits, lambda m=match: m.record))
+        idle = idle_seats(match.forfeits or [], decisions_for_idle(match.forfeits, lambda m=match: read_record(m)))
         if len(idle) >= len(seats):  # no seat played: not rated
             continue
         ids = [s.bot_version_id for s in seats]
@@ -468,13 +480,13 @@ def decisions_for_idle(forfeits: Sequence[dict] | None, record) -> Sequence[dict
     return data.get("decisions") if isinstance(data, dict) else None
 
 
-def compare_with_stored(session, game: str) -> list[str]:  # noqa: ANN001
+def compare_with_stored(session, game: str, read_record=_json_record) -> list[str]:  # noqa: ANN001
     """Differences between :func:`rebuild` and the ``ratings`` table (empty list = identical)."""
     from sqlalchemy import select
 
     from arena.db.models import Rating
 
-    rebuilt = rebuild(session, game)
+    rebuilt = rebuild(session, game, read_record)
     stored = {r.bot_version_id: r for r in session.scalars(select(Rating).where(Rating.game == game))}
     problems = []
     for vid, skill in sorted(rebuilt.items()):
@@ -491,14 +503,14 @@ def compare_with_stored(session, game: str) -> list[str]:  # noqa: ANN001
     return problems
 
 
-def write_rebuilt(session, game: str) -> int:  # noqa: ANN001
+def write_rebuilt(session, game: str, read_record=_json_record) -> int:  # noqa: ANN001
     """Overwrite the stored mu/sigma with the rebuilt values; returns how many rows changed."""
     from sqlalchemy import select
 
     from arena.db.models import Rating
 
     changed = 0
-    rebuilt = rebuild(session, game)
+    rebuilt = rebuild(session, game, read_record)
     for row in session.scalars(select(Rating).where(Rating.game == game)):
         skill = rebuilt.get(row.bot_version_id)
         if skill and (row.mu, row.sigma) != (skill.mu, skill.sigma):

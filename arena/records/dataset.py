@@ -83,8 +83,11 @@ class Selected:
     players: int
     tournament_id: int | None
     finished_at: datetime | None
-    record: dict[str, Any]
+    #: The stored JSON, or None when the record is stored compactly (``record_compact``): read
+    #: it through :func:`arena.records.stored.record_of`, which regenerates that one.
+    record: dict[str, Any] | None
     seats: list[SeatInfo] = field(default_factory=list)
+    record_compact: bytes | None = None
 
 
 def _opted_out_seat() -> Any:
@@ -99,7 +102,8 @@ def _opted_out_seat() -> Any:
 
 
 def _conditions(f: Filters) -> list[Any]:
-    conds: list[Any] = [Match.status == "done", Match.record.is_not(None), ~_opted_out_seat()]
+    conds: list[Any] = [Match.status == "done", or_(Match.record.is_not(None), Match.record_compact.is_not(None)),
+                        ~_opted_out_seat()]
     if f.games:
         conds.append(Match.game.in_(f.games))
     if f.players is not None:
@@ -141,7 +145,7 @@ def matches(session: Session, f: Filters, page: int = PAGE) -> Iterator[Selected
     after: tuple[datetime, str] | None = None
     while True:
         stmt = select(Match.id, Match.game, Match.variant, Match.players, Match.tournament_id,
-                      Match.finished_at, Match.record).where(*conds)
+                      Match.finished_at, Match.record, Match.record_compact).where(*conds)
         if after is not None:
             stmt = stmt.where(or_(when > after[0], and_(when == after[0], Match.id > after[1])))
         rows = session.execute(stmt.order_by(when, Match.id).limit(page)).all()
@@ -150,7 +154,7 @@ def matches(session: Session, f: Filters, page: int = PAGE) -> Iterator[Selected
         seats = _seats(session, [r.id for r in rows])
         for r in rows:
             yield Selected(r.id, r.game, r.variant, r.players, r.tournament_id, r.finished_at,
-                           r.record, seats.get(r.id, []))
+                           r.record, seats.get(r.id, []), r.record_compact)
         after = (rows[-1].finished_at or _EPOCH, rows[-1].id)
         session.expunge_all()
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.quoting import shorten
+from arena.records import stored
 from referee import registry
 from referee.bot_client import BotSource
 from referee.engine import ConfigError, IllegalAction, TimeControl
@@ -117,12 +118,12 @@ def _from_db(match_id: str, url: str | None) -> Original:
             raise ForkError(f"the id prefix {match_id!r} is ambiguous: it matches {shown}"
                             + (" …" if len(found) > 5 else ""))
         match = found[0]
-        if not match.record:
-            raise ForkError(f"match {match.id} has no record (status {match.status})")
         try:
-            record = MatchRecord.from_dict(match.record)
-        except RecordError as exc:
+            record = stored.match_record(match)
+        except (RecordError, stored.RecordUnavailable) as exc:
             raise ForkError(f"match {match.id}: {exc}") from None
+        if record is None:
+            raise ForkError(f"match {match.id} has no record (status {match.status})")
         by_seat = {s.seat: s.version for s in match.seats}
         sources = [_usable(by_seat[i].source) if i in by_seat else None for i in range(record.players)]
     return Original(record, sources)

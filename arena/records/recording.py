@@ -50,6 +50,7 @@ from arena.db.models import (
 from arena.db.sql import Statements, statements
 from arena.evaluation import ratings
 from arena.intake import authors
+from arena.records import stored as stored_records
 
 #: Seconds a claim lasts without renewal; the player renews every LEASE_SECONDS / 3.
 LEASE_SECONDS = float(os.environ.get("ARENA_LEASE_SECONDS", "20"))
@@ -270,7 +271,8 @@ _RATED_NOW = "(rated AND NOT (kind = 'challenge' AND :idle))"
 _SQL_FINISH = (
     f"UPDATE matches SET status = 'done', rated = {_RATED_NOW},"
     f" rating_seq = CASE WHEN {_RATED_NOW} THEN CAST(:seq AS INTEGER) END, result = :result, forfeits = :forfeits,"
-    " timings = :timings, record = :record, finished_at = :now, lease_until = NULL, error = NULL"
+    " timings = :timings, record = :record, record_compact = :compact, engine_version = :engine,"
+    " finished_at = :now, lease_until = NULL, error = NULL"
     " WHERE id = :mid"
 )
 # Done only if it was not: no row back means it already was (a duplicate delivery).
@@ -313,13 +315,14 @@ _SQL_TOURNAMENT_DONE_ONE = (
 
 def record_result(
     session: Session, match_id: str, record: dict[str, Any], *, game: str | None = None,
-    record_text: str | None = None,
+    record_text: str | None = None, record_compact: bytes | None = None, engine_version: str | None = None,
 ) -> bool:
     """Store a finished match and update the ratings, exactly once. Commits.
 
     :func:`record_result_on` in the session's transaction, then the commit."""
     counted = record_result_on(session.connection(), match_id, record, game=game,
-                               record_text=record_text, session=session)
+                               record_text=record_text, record_compact=record_compact,
+                               engine_version=engine_version, session=session)
     if counted and session.identity_map:
         session.expire_all()  # objects this session loaded before now hold the old values
     session.commit()
@@ -328,7 +331,8 @@ def record_result(
 
 def record_result_on(
     conn: Connection, match_id: str, record: dict[str, Any], *, game: str | None = None,
-    record_text: str | None = None, session: Session | None = None,
+    record_text: str | None = None, record_compact: bytes | None = None, engine_version: str | None = None,
+    session: Session | None = None,
 ) -> bool:
     """:func:`record_result` on a Core connection, inside the caller's transaction (the caller
     commits; on SQLite that transaction began with ``BEGIN IMMEDIATE``, the database write
@@ -351,6 +355,9 @@ def record_result_on(
     (a worker does: it read it to play the match), saving one more read. ``record_text`` is the
     whole record as JSON text when the caller has encoded it already (a worker does:
     ``arena.workers.tasks._record_for_storage``); ``record`` then needs only ``result`` and ``forfeits``.
+    ``record_compact`` (with its ``engine_version``) is the record in compact form
+    (:mod:`arena.records.compact`, what a worker stores): then no JSON is stored at all, and
+    ``record`` again needs only ``result`` and ``forfeits``.
     """
     started = time.perf_counter()
     orm = _JoinedSession(conn, session)
@@ -370,14 +377,26 @@ def record_result_on(
     _lock_timing.wait = time.perf_counter() - started
     result = record["result"]
     forfeits = record.get("forfeits") or []
-    stored = record_text if record_text is not None else record
-    idle = ratings.idle_seats(forfeits, ratings.decisions_for_idle(forfeits, lambda: stored))
+    if record_compact is not None:
+        record_text = None
+
+        def stored() -> Any:  # regenerated only when a seat forfeited after the first decision
+            return stored_records.record_of(None, record_compact)
+    else:
+        kept = record_text if record_text is not None else record
+
+        def stored() -> Any:
+            return kept
+    idle = ratings.idle_seats(forfeits, ratings.decisions_for_idle(forfeits, stored))
     rated = len(idle) < len(result["ranks"])  # some seat made a legal move (ratings.py)
     now = utcnow()
     finish = {
         "mid": match_id, "seq": seq if rated else None, "idle": db.flag(bool(idle)), "result": db.json(result),
         "forfeits": db.json(forfeits), "timings": db.json(record.get("timings")),
-        "record": record_text if record_text is not None else db.json(record), "now": db.when(now),
+        "record": None if record_compact is not None else record_text if record_text is not None
+        else db.json(record),
+        "compact": record_compact, "engine": engine_version if record_compact is not None else None,
+        "now": db.when(now),
     }
     if returning:
         # Done first, only if it was not: the match row is locked as the FOR UPDATE read did.

@@ -13,6 +13,7 @@ import os
 import threading
 import time
 
+import grpc
 from sqlalchemy import bindparam, func, literal, select, tuple_
 from sqlalchemy.orm import Session, selectinload
 
@@ -33,8 +34,9 @@ from arena.db.match_ids import ids_with_prefix
 from arena.intake import refusals
 from arena.intake.house import HOUSE_OWNER
 from arena.quoting import shorten
+from arena.records import stored
 from arena.server import convert
-from arena.server.errors import invalid, not_found
+from arena.server.errors import ApiError, invalid, not_found
 from arena.server.submissions import check_game, get_bot
 from referee._proto import arena_pb2 as pb
 from referee.faults import proto_number
@@ -386,8 +388,15 @@ def log_seats(match: Match, viewer: User | None) -> frozenset[int]:
 
 
 def record_json(match: Match, keep_logs: frozenset[int] = frozenset()) -> str:
-    if match.record:
-        return json.dumps(without_logs(match.record, keep_logs), ensure_ascii=False)
+    """The record as GetMatch and WatchMatch send it, in whichever form it is stored
+    (:func:`arena.records.stored.record_data`); a compact record the current engine cannot
+    replay gives FAILED_PRECONDITION with the reason, never a different game."""
+    try:
+        data = stored.record_data(match)
+    except stored.RecordUnavailable as exc:
+        raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from None
+    if data:
+        return json.dumps(without_logs(data, keep_logs), ensure_ascii=False)
     if match.status == "failed":
         return json.dumps({"match_id": match.id, "status": "failed", "error": match.error or ""})
     return ""

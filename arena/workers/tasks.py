@@ -59,6 +59,7 @@ from arena.db import (
 )
 from arena.db.sql import statements
 from arena.records import recording
+from arena.records import stored as stored_records
 from arena.workers import live
 from arena.workers.celery_app import app, broker_url, has_broker, queue_name
 from referee.engine import ConfigError, TimeControl
@@ -250,7 +251,7 @@ def close_worker_bot_pool() -> None:
         pool.close()
 
 
-def _record_for_storage(record) -> tuple[dict, str | None]:  # noqa: ANN001 - referee.record.MatchRecord
+def _record_for_storage(record, whole: bool = True) -> tuple[dict, str | None]:  # noqa: ANN001 - referee.record.MatchRecord
     """What :func:`arena.records.recording.record_result` needs of a played match: the parts it rates
     from (``result``, ``forfeits``) as JSON data, and the whole record as the JSON text the
     database stores — encoded once, by orjson in C: the record is tens of kB, and decoding it
@@ -258,10 +259,15 @@ def _record_for_storage(record) -> tuple[dict, str | None]:  # noqa: ANN001 - re
     walking it in Python, ``to_dict``, several times more). The text is exactly what encoding
     ``to_dict()`` gives (the record's fields, then ``events``). None for the text when orjson
     refuses the record (an int past 64 bits): then the data is ``to_dict()``, the whole record,
-    which the database layer encodes. A record of another kind brings its own ``to_json``."""
+    which the database layer encodes. A record of another kind brings its own ``to_json``.
+    ``whole=False``: the record is stored compactly (:mod:`arena.records.compact`), so no text
+    is made, and the data holds only ``result`` and ``forfeits``."""
     if not hasattr(record, "to_dict"):
         data = record.to_json()
         return (json.loads(data) if isinstance(data, str) else data), None
+    if not whole:  # stored compactly: only the parts it rates from
+        return orjson.loads(orjson.dumps({"result": record.result, "forfeits": record.forfeits},
+                                         option=orjson.OPT_NON_STR_KEYS)), None
     try:
         head = orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS)
         events = orjson.dumps(record.events())
@@ -498,13 +504,16 @@ def _play(match_id: str, costs: MatchCosts | _NoCosts) -> Outcome:
         costs.add("bots_wall", sum(d.wall_ms for d in record.decisions) / 1000.0)
         costs.add("bots_cpu", sum(t.cpu_ms or 0.0 for t in record.totals or []) / 1000.0)
         with costs.part("convert"):
-            data, text = _record_for_storage(record)
+            # Compact (arena.records.compact: what cannot be recomputed), else today's JSON.
+            small, engine = stored_records.for_storage(record)
+            data, text = _record_for_storage(record, whole=small is None)
 
         def store() -> bool:
             # A Core transaction, as the claim's: no ORM session around the statements.
             with get_engine().begin() as conn:
                 return recording.record_result_on(conn, match_id, data, game=config.game,
-                                                  record_text=text)
+                                                  record_text=text, record_compact=small,
+                                                  engine_version=engine)
 
         try:
             # The lease keeper keeps renewing once the database is back, so the match is not

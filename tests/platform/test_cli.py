@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 
 from arena.cli import cli
 from arena.db import Match, Rating, Tournament, session_scope
+from arena.records import stored
 from tests.platform.conftest import RANDOM_BOT
 
 SANDBOX = [] if shutil.which("bwrap") else ["--unsafe-no-sandbox"]
@@ -125,7 +126,8 @@ def test_play_match_task_is_idempotent(sqlite_url: str) -> None:
         after = [(r.mu, r.sigma, r.games_played) for r in s.scalars(select(Rating))]
         assert after == before and all(g == 1 for _, _, g in after)
         m = s.get(Match, mid)
-        assert m.attempts == 1 and m.record["match_id"] == mid and m.record["decisions"]
+        record = stored.record_data(m)  # stored compactly: regenerated
+        assert m.attempts == 1 and record["match_id"] == mid and record["decisions"]
 
 
 def test_demo_plays_every_game(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating
 from arena.db.accounts import Submission
 from arena.db.models import SprtTest
+from arena.records import stored
 from referee.faults import canonical
 
 
@@ -287,7 +288,11 @@ def my_match(session: Session, bot_id: int, match_id: str) -> MyMatch | None:
     mine = [s for s in seats if s[5] == bot_id]
     if not mine:
         return None
-    record = m.record if isinstance(m.record, dict) else {}
+    try:
+        data = stored.record_data(m)
+    except stored.RecordUnavailable:
+        data = None  # the page still shows the seats' results; the record's refusal is on its page
+    record = data if isinstance(data, dict) else {}
     forfeits = {
         f.get("seat"): f for f in record.get("forfeits") or m.forfeits or [] if isinstance(f, dict)
     }

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, aliased
 from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament, qualification_matches
 from arena.intake import refusals
 from arena.quoting import shorten
+from arena.records import stored
 from referee.faults import canonical
 from referee.record import without_logs
 
@@ -353,6 +354,9 @@ class MatchPage:
     seats: list[SeatDetail]
     record: dict[str, Any] | None
     result_details: dict[str, Any]
+    #: Why the stored record is not shown (a compact record the current engine cannot replay
+    #: as it was played: :class:`arena.records.stored.RecordUnavailable`); "" when it is.
+    record_refused: str = ""
 
 
 def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None = None) -> MatchPage | None:
@@ -368,7 +372,12 @@ def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None =
         return qualification_page(qualification, mine)
     # The public page: bots' crash logs and stderr tails are never shown here (their owners
     # read them signed in, web/my_pages.py, or through the API); the fault reason and message are.
-    record = without_logs(m.record) if isinstance(m.record, dict) else None
+    refused = ""
+    try:
+        data = stored.record_data(m)
+    except stored.RecordUnavailable as exc:
+        data, refused = None, str(exc)
+    record = without_logs(data) if isinstance(data, dict) else None
     totals = {t.get("seat"): t for t in (record or {}).get("totals") or [] if isinstance(t, dict)}
     # The page shows the reason as a badge beside the message: the message alone, so that it
     # does not read "unreachable unreachable: ...".
@@ -433,6 +442,7 @@ def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None =
         seats=seats,
         record=record,
         result_details=dict(result.get("details") or {}),
+        record_refused=refused,
     )
 
 
