@@ -62,6 +62,8 @@ class LadderTicker(threading.Thread):
                 tasks.sweep(kind="challenge", wait=0)
             except Exception:  # noqa: BLE001 - try again on the next tick
                 log.exception("challenge sweep failed")
+            if not tasks.has_broker():  # with a broker, beat's sweep keeps the deadlines
+                tasks.enforce_deadlines()
 
 
 class _LoopThread(threading.Thread):
