@@ -196,7 +196,48 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         user = accounts.caller(context, self.url)
         accounts.require_organiser(user)
         return tournaments.create_round_robin(self.url, request, sandbox=self.config.sandbox,
-                                              entries_per_author=self.config.entries_per_author)
+                                              entries_per_author=self.config.entries_per_author,
+                                              organiser=user.name)
+
+    # --- an event's lifecycle (arena.play.events checks who may) -------------------------------
+    def _event_step(self, request: object, context: grpc.ServicerContext) -> pb.Tournament:
+        return tournaments.event_step(self.url, accounts.caller(context, self.url), request)
+
+    @handle
+    def StartTournament(self, request: pb.StartTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def SetTournamentEntries(self, request: pb.SetTournamentEntriesRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802, E501
+        return self._event_step(request, context)
+
+    @handle
+    def EnterTournament(self, request: pb.EnterTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def WithdrawEntry(self, request: pb.WithdrawEntryRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def PauseTournament(self, request: pb.PauseTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def ResumeTournament(self, request: pb.ResumeTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def SetRoundDeadline(self, request: pb.SetRoundDeadlineRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def CorrectResult(self, request: pb.CorrectResultRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def ListTournamentAudit(self, request: pb.ListTournamentAuditRequest, context: grpc.ServicerContext) -> pb.ListTournamentAuditReply:  # noqa: N802, E501
+        return tournaments.list_audit(self.url, request.tournament_id)
 
     @handle
     def StartLadder(self, request: pb.StartLadderRequest, context: grpc.ServicerContext) -> pb.Ladder:  # noqa: N802
