@@ -190,3 +190,47 @@ def test_only_the_events_organiser_or_the_operator_manages_it(sqlite_url: str, t
             lifecycle.check_manager(t, "otto", "organiser")
         with pytest.raises(lifecycle.Forbidden, match="only organisers"):
             lifecycle.check_manager(t, "olga", "user")
+
+
+def test_cli_runs_an_event_and_refuses_plainly(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The operator's CLI: open, enter by OWNER/NAME, set a deadline, start (played here: no
+    broker), correct a result, read the audit log; a mistake is one line, never a traceback."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+    from tests.platform.conftest import RANDOM_BOT
+
+    monkeypatch.delenv("ARENA_BROKER_URL", raising=False)
+    if not shutil.which("bwrap"):
+        monkeypatch.setenv("ARENA_SANDBOX", "0")
+    with session_scope() as s:
+        for i in range(3):
+            bots.register_version(s, GAME, str(RANDOM_BOT), name=f"r{i}", owner=f"ann{i}")
+    run = CliRunner().invoke
+    out = run(cli, ["tournament", "create", GAME, "--rounds", "2", "--decision-ms", "1000", "--bank-ms", "3000"])
+    assert out.exit_code == 0, out.output
+    tid = int(out.output.split()[1])
+    out = run(cli, ["tournament", "enter", str(tid), "ann0/r0", "ann1/r1", "ann2/r2"])
+    assert out.exit_code == 0, out.output
+    out = run(cli, ["tournament", "enter", str(tid), "ann0/r0"])
+    assert out.exit_code == 1 and "r0 has entered already" in out.output and "Traceback" not in out.output
+    assert run(cli, ["tournament", "deadline", str(tid), "600"]).exit_code == 0
+    out = run(cli, ["tournament", "start", str(tid)])
+    assert out.exit_code == 0, out.output
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        assert (t.status, t.matches_done, t.round_deadline_s, t.organiser) == ("done", 2, 600, None)
+        mid = s.scalars(select(Match.id).where(Match.tournament_id == tid).order_by(Match.round)).first()
+    out = run(cli, ["tournament", "correct", str(tid), mid, "2,1"])
+    assert out.exit_code == 2 and "--reason" in out.output  # the reason is required
+    out = run(cli, ["tournament", "correct", str(tid), mid, "2,1", "--reason", "seat 1 used a banned book"])
+    assert out.exit_code == 0, out.output
+    out = run(cli, ["tournament", "audit", str(tid)])
+    assert out.exit_code == 0
+    lines = out.output.splitlines()
+    assert [line.split()[3] for line in lines][:2] == ["create", "enter"]
+    assert any("correct" in line and "banned book" in line and "operator" in line for line in lines)
+    out = run(cli, ["tournament", "pause", str(tid)])
+    assert out.exit_code == 1 and "only a running event can be paused" in out.output
