@@ -43,7 +43,6 @@ def _bot_id(tournament_id: int, text: str, entered: bool) -> int:
 
 def _play_here(tournament_id: int) -> None:
     """Without a broker nobody else plays the event: follow it here until it ends."""
-    from arena.cli.tournament import _follow
     from arena.db import Tournament, session_scope
     from arena.workers import tasks
     from arena.workers.celery_app import has_broker
@@ -59,10 +58,35 @@ def _play_here(tournament_id: int) -> None:
         return
     click.echo("no broker: playing the event here (Ctrl+C stops; `arena resume ID` plays the rest)")
     try:
-        _follow(tournament_id, total, quiet=False)
+        _wait(tournament_id, total)
     except KeyboardInterrupt:
         tasks.cancel_local()
         raise
+
+
+def _wait(tournament_id: int, total: int, sweep_every: float = 15.0) -> None:
+    """Until the event ends or is paused: its progress, and a sweep now and then (a lost match
+    sent again, a stalled Swiss paired, the round deadline applied)."""
+    import time
+
+    from arena.db import Tournament, session_scope
+    from arena.workers import tasks
+
+    last, shown = time.monotonic(), -1
+    while True:
+        with session_scope() as s:
+            t = s.get(Tournament, tournament_id)
+            done, total, status = t.matches_done, t.matches_total, t.status
+        if done != shown:
+            click.echo(f"{done}/{total} matches")
+            shown = done
+        if status not in ("running", "scheduled"):
+            click.echo(f"event {tournament_id} is {status}")
+            return
+        if time.monotonic() - last > sweep_every:
+            last = time.monotonic()
+            tasks.sweep(tournament_id, wait=0)  # also applies the round deadlines
+        time.sleep(0.3)
 
 
 def _run(step):  # noqa: ANN001, ANN202 - a lifecycle call; its refusal as the CLI says it

@@ -62,10 +62,21 @@ def _managed(url: str | None, tournament_id: int, actor: Actor, step: Callable[[
         return step(s, t)
 
 
-def send_start(tournament_id: int) -> str:
+def _may_send(plays_matches: bool) -> bool:
+    """Whether this process hands matches out: always with a broker (the workers play them);
+    without one only a process that plays matches (the gRPC server, the CLI) — the website
+    leaves them to ``arena serve``'s ticker (arena.workers.tasks.sweep_events)."""
+    from arena.workers.celery_app import has_broker
+
+    return plays_matches or has_broker()
+
+
+def send_start(tournament_id: int, plays_matches: bool = True) -> str:
     """Hand a scheduled event to the workers; a notice when only the sweeper can start it."""
     from arena.workers import tasks
 
+    if not _may_send(plays_matches):
+        return ""
     try:
         tasks.schedule_tournament.delay(tournament_id)
     except Exception as exc:  # noqa: BLE001 - kombu's connection errors vary by transport
@@ -75,15 +86,16 @@ def send_start(tournament_id: int) -> str:
     return ""
 
 
-def _send(ids: list[str]) -> None:
+def _send(ids: list[str], plays_matches: bool) -> None:
     from arena.workers import tasks
 
-    tasks.enqueue(ids)
+    if ids and _may_send(plays_matches):
+        tasks.enqueue(ids)
 
 
-def _pair_if_round_done(tournament_id: int) -> None:
+def _pair_if_round_done(tournament_id: int, plays_matches: bool) -> None:
     """A step that finished a Swiss round's last match (a forfeit, a resume) pairs the next one."""
-    _send(tournaments.pair_next_round(tournament_id))
+    _send(tournaments.pair_next_round(tournament_id), plays_matches)
 
 
 def create(url: str | None, actor: Actor, *, game: str, players: int, rounds: int = 1, variant: str | None = None,
@@ -91,7 +103,7 @@ def create(url: str | None, actor: Actor, *, game: str, players: int, rounds: in
            decision_ms: int | None = None, bank_ms: int | None = None, live_comments: bool = False,
            open_entries: bool = True, round_deadline_s: int | None = None, name: str = "",
            entries_per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR, sandbox: bool | None = None,
-           seed: int = 0) -> tuple[int, str]:
+           seed: int = 0, plays_matches: bool = True) -> tuple[int, str]:
     """Create an event (organisers only); started at once unless ``open_entries``. Its id and a
     notice."""
     if actor.name != lifecycle.OPERATOR and actor.role != ROLE_ORGANISER:
@@ -115,12 +127,12 @@ def create(url: str | None, actor: Actor, *, game: str, players: int, rounds: in
         lifecycle.audit(s, t, actor.name, "create", f"{t.format.replace('_', '-')} of {t.rounds} round(s), "
                         f"{t.players} seats; entries {'open' if open_entries else 'closed'}")
         tid = t.id
-    return tid, ("" if open_entries else send_start(tid))
+    return tid, ("" if open_entries else send_start(tid, plays_matches))
 
 
-def start(url: str | None, tournament_id: int, actor: Actor) -> str:
+def start(url: str | None, tournament_id: int, actor: Actor, plays_matches: bool = True) -> str:
     _managed(url, tournament_id, actor, lambda s, t: lifecycle.start(s, t, actor.name))
-    return send_start(tournament_id)
+    return send_start(tournament_id, plays_matches)
 
 
 def set_entries(url: str | None, tournament_id: int, open_: bool, actor: Actor, reason: str = "") -> None:
@@ -147,7 +159,8 @@ def enter(url: str | None, tournament_id: int, bot_id: int, actor: Actor) -> Non
         lifecycle.enter(s, t, bot, actor.name)
 
 
-def withdraw(url: str | None, tournament_id: int, bot_id: int, actor: Actor, reason: str) -> int:
+def withdraw(url: str | None, tournament_id: int, bot_id: int, actor: Actor, reason: str,
+             plays_matches: bool = True) -> int:
     with session_scope(url) as s:
         t = _load(s, tournament_id)
         bot = s.get(Bot, bot_id)
@@ -159,7 +172,7 @@ def withdraw(url: str | None, tournament_id: int, bot_id: int, actor: Actor, rea
             raise LifecycleError(f"{bot.name} has not entered event {tournament_id}")
         forfeited = lifecycle.withdraw(s, t, entry.bot_version_id, actor.name, reason)
     if forfeited:
-        _pair_if_round_done(tournament_id)
+        _pair_if_round_done(tournament_id, plays_matches)
     return forfeited
 
 
@@ -167,10 +180,11 @@ def pause(url: str | None, tournament_id: int, actor: Actor, reason: str = "") -
     return _managed(url, tournament_id, actor, lambda s, t: lifecycle.pause(s, t, actor.name, reason))
 
 
-def resume(url: str | None, tournament_id: int, actor: Actor, reason: str = "") -> int:
+def resume(url: str | None, tournament_id: int, actor: Actor, reason: str = "",
+           plays_matches: bool = True) -> int:
     ids = _managed(url, tournament_id, actor, lambda s, t: lifecycle.resume(s, t, actor.name, reason))
-    _send(ids)
-    _pair_if_round_done(tournament_id)
+    _send(ids, plays_matches)
+    _pair_if_round_done(tournament_id, plays_matches)
     return len(ids)
 
 
@@ -179,8 +193,8 @@ def set_deadline(url: str | None, tournament_id: int, seconds: int | None, actor
 
 
 def correct(url: str | None, tournament_id: int, match_id: str, ranks: list[int], actor: Actor,
-            reason: str) -> bool:
+            reason: str, plays_matches: bool = True) -> bool:
     rebuilt = _managed(url, tournament_id, actor,
                        lambda s, t: lifecycle.correct_result(s, t, match_id, ranks, actor.name, reason))
-    _pair_if_round_done(tournament_id)  # a corrected double forfeit may finish nothing new; harmless
+    _pair_if_round_done(tournament_id, plays_matches)  # pairs nothing unless a round is complete
     return rebuilt

@@ -736,6 +736,25 @@ def enforce_deadlines() -> int:
         return 0
 
 
+def sweep_events() -> int:
+    """Without a broker, ``arena serve``'s ticker plays the events the website runs (it plays no
+    match itself, arena.play.events): every scheduled or running tournament with an audit log
+    (one run through arena.play.events) is started and swept — lost matches sent again, a
+    stalled Swiss paired — and every round deadline applied. Returns matches sent."""
+    from sqlalchemy import exists
+
+    from arena.db import TournamentAudit
+
+    sent = enforce_deadlines()
+    with session_scope() as s:
+        ids = list(s.scalars(select(Tournament.id).where(
+            Tournament.status.in_(("scheduled", "running")),
+            exists().where(TournamentAudit.tournament_id == Tournament.id))))
+    for tid in ids:
+        sent += sweep(tid, wait=0)
+    return sent
+
+
 def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int:
     if kind in (None, "tournament") and (has_broker() or tournament_id is not None):
         _start_lost_tournaments(tournament_id, game)
