@@ -290,8 +290,10 @@ def resume(session: Session, t: Tournament, actor: str, reason: str = "") -> lis
         raise LifecycleError(f"event {t.id} is not paused ({t.status})")
     ids = list(session.scalars(select(Match.id).where(Match.tournament_id == t.id, Match.status == "paused")
                                .order_by(Match.round, Match.table)))
+    # queued_at cleared: sent again from now (by the caller, or by a sweep as a match never sent),
+    # the round deadline counts from then, not from before the pause
     session.execute(update(Match).where(Match.tournament_id == t.id, Match.status == "paused")
-                    .values(status="pending").execution_options(synchronize_session=False))
+                    .values(status="pending", queued_at=None).execution_options(synchronize_session=False))
     t.status = "running" if t.started_at else "scheduled"
     if t.status == "running" and t.matches_total and t.matches_done >= t.matches_total:
         t.status, t.finished_at = "done", utcnow()

@@ -234,3 +234,34 @@ def test_cli_runs_an_event_and_refuses_plainly(sqlite_url: str, monkeypatch: pyt
     assert any("correct" in line and "banned book" in line and "operator" in line for line in lines)
     out = run(cli, ["tournament", "pause", str(tid)])
     assert out.exit_code == 1 and "only a running event can be paused" in out.output
+
+
+def test_arena_serve_plays_an_event_the_website_started(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a broker the website plays nothing (plays_matches=False): the event waits
+    ``scheduled`` until ``arena serve``'s ticker (tasks.sweep_events) starts and plays it."""
+    import shutil
+
+    from arena.play import events
+    from arena.workers import tasks
+    from tests.platform.conftest import RANDOM_BOT
+
+    monkeypatch.delenv("ARENA_BROKER_URL", raising=False)
+    if not shutil.which("bwrap"):
+        monkeypatch.setenv("ARENA_SANDBOX", "0")
+    with session_scope() as s:
+        bot_ids = [bots.register_version(s, GAME, str(RANDOM_BOT), name=f"w{i}", owner=f"wa{i}").bot_id
+                   for i in range(2)]
+    olga = events.Actor("olga", "organiser")
+    tid, _ = events.create(None, olga, game=GAME, players=2, rounds=1, format="round_robin", decision_ms=1000,
+                           bank_ms=3000, plays_matches=False)
+    for bot_id in bot_ids:
+        events.enter(None, tid, bot_id, olga)
+    assert events.start(None, tid, olga, plays_matches=False) == ""
+    with session_scope() as s:
+        assert s.get(Tournament, tid).status == "scheduled"  # nobody has sent it
+    tasks.set_local_workers(2)
+    assert tasks.sweep_events() == 2  # a double round-robin of two bots
+    tasks.wait_local()
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        assert (t.status, t.matches_done) == ("done", 2)
