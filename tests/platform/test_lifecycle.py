@@ -265,3 +265,20 @@ def test_arena_serve_plays_an_event_the_website_started(sqlite_url: str, monkeyp
     with session_scope() as s:
         t = s.get(Tournament, tid)
         assert (t.status, t.matches_done) == ("done", 2)
+
+
+def test_an_entry_whose_new_upload_fails_qualification_is_withdrawn(sqlite_url: str, tmp_path: Path) -> None:
+    from arena.db.accounts import QUALIFIED, REFUSED, Submission
+
+    tid, ids = _open_swiss(tmp_path, 3)
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        lifecycle.start(s, t, "olga")
+        for number, status in ((1, QUALIFIED), (2, REFUSED)):  # bot 0's v2 refused after it entered
+            s.add(Submission(bot_id=ids[0], number=number, kind="hosted", source="/x", status=status))
+        s.add(Submission(bot_id=ids[1], number=1, kind="hosted", source="/x", status=REFUSED))  # not newer
+        s.flush()
+        gone = lifecycle.withdraw_unfit(s, t)
+        assert [e.version.bot_id for e in t.entries if e.bot_version_id in gone] == [ids[0]]
+        assert "b0's newest submission (v2) failed qualification" in t.entries[0].withdrawn_reason
+        assert t.entries[0].withdrawn_by == lifecycle.SYSTEM
