@@ -43,10 +43,9 @@ from sqlalchemy.orm import Session
 
 from arena.competition import tournaments
 from arena.competition.round_robin import ScheduleError
-from arena.db.accounts import REFUSED, ROLE_ORGANISER, Submission
+from arena.db.accounts import ROLE_ORGANISER
 from arena.db.models import (
     Bot,
-    BotVersion,
     Match,
     MatchSeat,
     RatingLock,
@@ -232,32 +231,12 @@ def _one_finished(session: Session, t: Tournament) -> None:
 
 def withdraw_unfit(session: Session, t: Tournament) -> list[int]:
     """Withdraw (actor ``system``) every active entry whose bot was deactivated, or whose newest
-    submission, made after the entered version, was refused qualification. Their version ids.
-    Two queries whatever the field's size (it runs at every pairing and deadline sweep)."""
-    active = (select(TournamentEntry.bot_version_id, BotVersion.number, Bot.id.label("bot_id"), Bot.name,
-                     Bot.active)
-              .join(BotVersion, BotVersion.id == TournamentEntry.bot_version_id)
-              .join(Bot, Bot.id == BotVersion.bot_id)
-              .where(TournamentEntry.tournament_id == t.id, TournamentEntry.withdrawn_at.is_(None)))
-    rows = session.execute(active).all()
-    if not rows:
-        return []
-    newest = (select(Submission.bot_id, func.max(Submission.number).label("number"))
-              .where(Submission.bot_id.in_([r.bot_id for r in rows])).group_by(Submission.bot_id).subquery())
-    refused = dict(session.execute(
-        select(Submission.bot_id, Submission.number)
-        .join(newest, (newest.c.bot_id == Submission.bot_id) & (newest.c.number == Submission.number))
-        .where(Submission.status == REFUSED)).all())
+    submission, made after the entered version, was refused qualification
+    (:func:`arena.competition.tournaments.unfit_entries`). Their version ids."""
     gone = []
-    for r in rows:
-        if not r.active:
-            why = f"{r.name} was deactivated"
-        elif refused.get(r.bot_id, 0) > r.number:
-            why = f"{r.name}'s newest submission (v{refused[r.bot_id]}) failed qualification"
-        else:
-            continue
-        withdraw(session, t, r.bot_version_id, SYSTEM, why)
-        gone.append(r.bot_version_id)
+    for vid, why in tournaments.unfit_entries(session, t):
+        withdraw(session, t, vid, SYSTEM, why)
+        gone.append(vid)
     return gone
 
 

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from arena.competition import round_robin as schedule
 from arena.competition import swiss
 from arena.db import session_scope
+from arena.db.accounts import REFUSED, Submission
 from arena.db.models import (
     Bot,
     BotVersion,
@@ -33,6 +34,7 @@ from arena.db.models import (
     MatchSeat,
     Rating,
     Tournament,
+    TournamentAudit,
     TournamentEntry,
     TournamentRound,
     utcnow,
@@ -295,6 +297,45 @@ def _swiss_history(
     return history, games, byes
 
 
+def unfit_entries(session: Session, t: Tournament) -> list[tuple[int, str]]:
+    """Active entries that must withdraw, with why: the bot was deactivated, or its newest
+    submission, made after the entered version, was refused qualification. Two queries whatever
+    the field's size (it runs at every pairing and deadline sweep)."""
+    rows = session.execute(
+        select(TournamentEntry.bot_version_id, BotVersion.number, Bot.id.label("bot_id"), Bot.name, Bot.active)
+        .join(BotVersion, BotVersion.id == TournamentEntry.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(TournamentEntry.tournament_id == t.id, TournamentEntry.withdrawn_at.is_(None))).all()
+    if not rows:
+        return []
+    newest = (select(Submission.bot_id, func.max(Submission.number).label("number"))
+              .where(Submission.bot_id.in_([r.bot_id for r in rows])).group_by(Submission.bot_id).subquery())
+    refused = dict(session.execute(
+        select(Submission.bot_id, Submission.number)
+        .join(newest, (newest.c.bot_id == Submission.bot_id) & (newest.c.number == Submission.number))
+        .where(Submission.status == REFUSED)).all())
+    unfit = []
+    for r in rows:
+        if not r.active:
+            unfit.append((r.bot_version_id, f"{r.name} was deactivated"))
+        elif refused.get(r.bot_id, 0) > r.number:
+            unfit.append((r.bot_version_id, f"{r.name}'s newest submission (v{refused[r.bot_id]}) failed qualification"))
+    return unfit
+
+
+def _withdraw_unfit_between_rounds(session: Session, t: Tournament) -> None:
+    """Before a Swiss pairs its next round: withdraw the unfit entries (arena.competition.lifecycle
+    says the rule; between rounds no match of theirs is left to forfeit)."""
+    now = utcnow()
+    by_version = {e.bot_version_id: e for e in t.entries}
+    for vid, why in unfit_entries(session, t):
+        entry = by_version[vid]
+        entry.withdrawn_at, entry.withdrawn_by, entry.withdrawn_reason = now, "system", why
+        session.add(TournamentAudit(tournament_id=t.id, at=now, actor="system", action="withdraw", reason=why,
+                                    detail={"version_id": vid}))
+    session.flush()
+
+
 def pair_next_round(tournament_id: int) -> list[str]:
     """Pair the next round of a running Swiss when every match of its last round is finished;
     the new matches' ids (to enqueue), or [] (not Swiss, not finished, no rounds left, or
@@ -311,6 +352,7 @@ def pair_next_round(tournament_id: int) -> list[str]:
             Match.tournament_id == t.id, Match.round == last, Match.status.not_in(("done", "failed"))))
         if unfinished:
             return []
+        _withdraw_unfit_between_rounds(s, t)
         active = sum(1 for e in t.entries if e.withdrawn_at is None)
         if active < t.players:  # withdrawals left too few to seat a table: the event ends here
             done = s.scalar(select(func.count()).select_from(Match).where(Match.tournament_id == t.id))

@@ -198,3 +198,24 @@ def correct(url: str | None, tournament_id: int, match_id: str, ranks: list[int]
                        lambda s, t: lifecycle.correct_result(s, t, match_id, ranks, actor.name, reason))
     _pair_if_round_done(tournament_id, plays_matches)  # pairs nothing unless a round is complete
     return rebuilt
+
+
+def bot_deactivated(url: str | None, bot_id: int) -> int:
+    """Withdraw a just-deactivated bot from every event still running (actor ``system``; its
+    matches not yet started become its forfeits), then pair a round that finished so. How many
+    events it left."""
+    from sqlalchemy import select
+
+    from arena.db import BotVersion, TournamentEntry
+
+    with session_scope(url) as s:
+        tids = sorted(set(s.scalars(
+            select(TournamentEntry.tournament_id).join(BotVersion, BotVersion.id == TournamentEntry.bot_version_id)
+            .join(Tournament, Tournament.id == TournamentEntry.tournament_id)
+            .where(BotVersion.bot_id == bot_id, TournamentEntry.withdrawn_at.is_(None),
+                   Tournament.status.in_(lifecycle.LIVE)))))
+        for tid in tids:
+            lifecycle.withdraw_unfit(s, s.get(Tournament, tid))
+    for tid in tids:
+        _pair_if_round_done(tid, plays_matches=True)
+    return len(tids)

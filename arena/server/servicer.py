@@ -7,6 +7,7 @@ first, so a missing or wrong token is refused before anything else is looked at.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 
 import grpc
@@ -17,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from arena.db import Bot, BotVersion, session_scope
 from arena.db.accounts import ROLE_ORGANISER, Submission, User
-from arena.play import challenges
+from arena.play import challenges, events
 from arena.server import accounts, convert, idempotency, results, tournaments, watch
 from arena.server.config import ServerConfig
 from arena.server.errors import ApiError, handle, handle_stream, invalid
@@ -35,6 +36,8 @@ from arena.workers.live import LiveBus, get_bus
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc
 from referee.record import without_logs
+
+log = logging.getLogger("arena.server.servicer")
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):
@@ -172,6 +175,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             s.flush()
             detail = self._bot_detail(s, bot)
         self.leaderboards.invalidate()  # after the commit: a rebuild now sees the bot inactive
+        try:  # withdrawn from its events now; else at their next pairing or deadline sweep
+            events.bot_deactivated(self.url, bot.id)
+        except Exception:  # noqa: BLE001 - the deactivation stands; the sweeps withdraw it later
+            log.warning("bot %s deactivated; withdrawing it from its events failed", bot.id, exc_info=True)
         return detail
 
     @handle

@@ -54,6 +54,15 @@ def test_an_event_from_entries_to_a_corrected_result(server, stub) -> None:  # n
     for account, bot_id in zip(authors, bot_ids, strict=True):
         t = stub.EnterTournament(pb.EnterTournamentRequest(tournament_id=tid, bot_id=bot_id), metadata=account.meta)
     assert sorted(e.bot_id for e in t.entries) == sorted(bot_ids)
+    # a fourth author enters, then deactivates the bot: it is withdrawn at once, by the system
+    quitter = new_account(stub, "quitter")
+    with session_scope(server.servicer.url) as s:
+        quit_bot = bots.register_version(s, "toy", str(RANDOM), name="quit", owner=quitter.name).bot_id
+    stub.EnterTournament(pb.EnterTournamentRequest(tournament_id=tid, bot_id=quit_bot), metadata=quitter.meta)
+    stub.DeactivateBot(pb.DeactivateBotRequest(bot_id=quit_bot), metadata=quitter.meta)
+    t = stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))
+    gone = next(e for e in t.entries if e.bot_id == quit_bot)
+    assert (gone.withdrawn, gone.withdrawn_by, gone.withdrawn_reason) == (True, "system", "quit was deactivated")
     # only olga manages it
     for who in (otto, plain):
         _denied(stub.StartTournament, pb.StartTournamentRequest(tournament_id=tid), who)
@@ -92,7 +101,7 @@ def test_an_event_from_entries_to_a_corrected_result(server, stub) -> None:  # n
     actions = [(e.actor, e.action) for e in log]
     assert actions[0] == (olga.name, "create")
     assert (olga.name, "start") in actions and (olga.name, "deadline") in actions
-    assert sum(a == "enter" for _, a in actions) == 3
+    assert sum(a == "enter" for _, a in actions) == 4 and ("system", "withdraw") in actions
     correction = next(e for e in log if e.action == "correct")
     assert correction.reason == "arbiter's ruling" and correction.match_id == match.id
     assert json.loads(correction.detail_json)["after"] == [2, 1] and correction.time.seconds > 0

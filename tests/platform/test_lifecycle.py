@@ -282,3 +282,21 @@ def test_an_entry_whose_new_upload_fails_qualification_is_withdrawn(sqlite_url: 
         assert [e.version.bot_id for e in t.entries if e.bot_version_id in gone] == [ids[0]]
         assert "b0's newest submission (v2) failed qualification" in t.entries[0].withdrawn_reason
         assert t.entries[0].withdrawn_by == lifecycle.SYSTEM
+
+
+def test_a_bot_deactivated_between_rounds_is_not_paired_again(sqlite_url: str, tmp_path: Path) -> None:
+    tid, ids = _open_swiss(tmp_path, 4)
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        lifecycle.start(s, t, "olga")
+        t.status, t.started_at = "running", utcnow()
+    _finish(tid, 0)
+    with session_scope() as s:
+        s.get(Bot, ids[2]).active = False
+    assert len(tournaments.pair_next_round(tid)) == 1  # 3 active at 2 seats: a table and a bye
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        gone = next(e for e in t.entries if e.version.bot_id == ids[2])
+        assert (gone.withdrawn_by, gone.withdrawn_reason) == ("system", "b2 was deactivated")
+        seated = {x.bot_version_id for m in t.matches if m.round == 1 for x in m.seats}
+        assert len(seated) == 2 and gone.bot_version_id not in seated
