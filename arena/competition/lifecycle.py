@@ -249,13 +249,11 @@ def start(session: Session, t: Tournament, actor: str) -> None:
     field = [e.bot_version_id for e in t.entries if e.withdrawn_at is None]
     if len(field) < t.players:
         raise LifecycleError(f"{t.players}-seat tables need at least {t.players} entries; {len(field)} so far")
-    t.entries_open = False
     try:
-        with session.begin_nested():
-            t.status = "scheduled"
+        with session.begin_nested():  # a refused field leaves the event open, as it was
+            t.status, t.entries_open = "scheduled", False
             tournaments.schedule_matches(session, t, field)
     except ScheduleError as exc:
-        t.status = "open"
         raise LifecycleError(str(exc)) from None
     audit(session, t, actor, "start", f"{len(field)} entries; entries closed")
     session.flush()

@@ -182,9 +182,15 @@ def pause(url: str | None, tournament_id: int, actor: Actor, reason: str = "") -
 
 def resume(url: str | None, tournament_id: int, actor: Actor, reason: str = "",
            plays_matches: bool = True) -> int:
-    ids = _managed(url, tournament_id, actor, lambda s, t: lifecycle.resume(s, t, actor.name, reason))
-    _send(ids, plays_matches)
-    _pair_if_round_done(tournament_id, plays_matches)
+    def step(session: Session, t: Tournament) -> tuple[list[str], str]:
+        return lifecycle.resume(session, t, actor.name, reason), t.status
+
+    ids, status = _managed(url, tournament_id, actor, step)
+    if status == "scheduled":  # paused before it started: its start (and its matches) is sent now
+        send_start(tournament_id, plays_matches)
+    else:
+        _send(ids, plays_matches)
+        _pair_if_round_done(tournament_id, plays_matches)
     return len(ids)
 
 

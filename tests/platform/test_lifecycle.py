@@ -300,3 +300,12 @@ def test_a_bot_deactivated_between_rounds_is_not_paired_again(sqlite_url: str, t
         assert (gone.withdrawn_by, gone.withdrawn_reason) == ("system", "b2 was deactivated")
         seated = {x.bot_version_id for m in t.matches if m.round == 1 for x in m.seats}
         assert len(seated) == 2 and gone.bot_version_id not in seated
+
+
+def test_a_refused_start_leaves_the_event_open(sqlite_url: str, tmp_path: Path) -> None:
+    tid, _ = _open_swiss(tmp_path, 1)
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        with pytest.raises(lifecycle.LifecycleError, match="need at least 2 entries; 1 so far"):
+            lifecycle.start(s, t, "olga")
+        assert (t.status, t.entries_open) == ("open", True)
