@@ -26,7 +26,7 @@ from sqlalchemy import select
 from werkzeug.wrappers import Response
 
 from arena.competition import lifecycle
-from arena.db import Bot, Match, Tournament
+from arena.db import Bot, BotVersion, Match, MatchSeat, Tournament
 from arena.db.accounts import ROLE_ORGANISER
 from arena.play import events
 from web.account import SignedIn, current_user, sign_in_required
@@ -175,6 +175,17 @@ class EntryLine:
     withdrawn: str  # "" or "by WHO: WHY"
 
 
+@dataclass(frozen=True)
+class FinishedMatch:
+    """A match the correction form offers: its seats in order with their ranks now."""
+
+    id: str
+    round: int
+    table: int
+    status: str
+    seats: str
+
+
 def _event(tournament_id: int) -> Tournament:
     t = db().get(Tournament, tournament_id)
     if t is None:
@@ -186,10 +197,19 @@ def _event_context(t: Tournament) -> dict:
     entries = [EntryLine(e.version.bot_id, e.version.label, e.version.bot.owner, e.joined_round + 1,
                          f"by {e.withdrawn_by}: {e.withdrawn_reason}" if e.withdrawn_at else "")
                for e in t.entries]
-    finished = db().execute(
+    rows = db().execute(
         select(Match.id, Match.round, Match.table, Match.status).where(
             Match.tournament_id == t.id, Match.status.in_(("done", "failed")))
         .order_by(Match.round.desc(), Match.table).limit(300)).all()
+    seats: dict[str, list[str]] = {}
+    if rows:
+        for mid, name, number, rank in db().execute(
+                select(MatchSeat.match_id, Bot.name, BotVersion.number, MatchSeat.rank)
+                .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id).join(Bot, Bot.id == BotVersion.bot_id)
+                .where(MatchSeat.match_id.in_([r.id for r in rows])).order_by(MatchSeat.match_id, MatchSeat.seat)):
+            seats.setdefault(mid, []).append(f"{name} v{number}" + (f" #{rank}" if rank is not None else ""))
+    finished = [FinishedMatch(r.id, r.round + 1, r.table + 1, r.status, " – ".join(seats.get(r.id, [])))
+                for r in rows]
     return {"t": t, "entries": entries, "finished": finished, "audit": lifecycle.audit_log(db(), t),
             "describe": lifecycle.describe(t)}
 

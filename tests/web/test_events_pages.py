@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import select
 
-from arena.db import Tournament, TournamentAudit, dispose_all, session_scope
+from arena.db import Match, Tournament, TournamentAudit, dispose_all, session_scope
 from arena.db.accounts import ROLE_ORGANISER
 from arena.play import events
+from arena.records import recording
 from arena.server.accounts import register_user, set_role
 from tests.web.conftest import serving
 from tests.web.seed import add_bot
@@ -133,6 +135,22 @@ def test_organiser_runs_an_event_and_nobody_else_can(app: Flask, site: Site) -> 
         ("olga", "start"), ("olga", "pause"), ("olga", "resume"), ("alice", "withdraw"), ("system", "forfeit")]
     public = nobody.get(f"/tournaments/{tid}").get_data(as_text=True)
     assert 'id="withdrawn"' in public and "900 s a match" in public
+    # a result (played, or alice's forfeit), then corrected by the organiser (not by otto), with a reason
+    with session_scope(site.url) as s:
+        mid, status = s.execute(select(Match.id, Match.status).where(Match.tournament_id == tid)).one()
+    if status == "pending":
+        with session_scope(site.url) as s:
+            recording.record_result(s, mid, {"result": {"ranks": [1, 2], "scores": [1, 0]}, "forfeits": []})
+    assert re.search(r"R1 T1: \S+-bot v1 #[12] – \S+-bot v1 #[12]", olga.get(f"/organiser/events/{tid}").get_data(as_text=True))
+    assert _post(otto, f"/organiser/events/{tid}/correct", match=mid, ranks="2,1", reason="x").status_code == 403
+    bad = _post(olga, f"/organiser/events/{tid}/correct", match=mid, ranks="two", reason="x")
+    assert bad.status_code == 409 and "e.g. 2,1" in bad.get_data(as_text=True)
+    assert _post(olga, f"/organiser/events/{tid}/correct", match=mid, ranks="2,1",
+                 reason="illegal move missed").status_code == 303
+    with session_scope(site.url) as s:
+        assert [x.rank for x in sorted(s.get(Match, mid).seats, key=lambda x: x.seat)] == [2, 1]
+    assert _audit(site, tid)[-1] == ("olga", "correct")
+    assert "illegal move missed" in olga.get(f"/organiser/events/{tid}").get_data(as_text=True)
 
 
 @pytest.mark.browser
