@@ -57,7 +57,7 @@ def _open_swiss(tmp_path: Path, n: int, rounds: int = 3) -> tuple[int, list[int]
     return tid, ids
 
 
-def test_entries_late_entry_and_withdrawal(sqlite_url: str, tmp_path: Path) -> None:
+def test_entries_late_entry_and_withdrawal(db_url: str, tmp_path: Path) -> None:
     tid, ids = _open_swiss(tmp_path, 4)
     late = _bot(tmp_path, "late", "comer")
     with session_scope() as s:
@@ -99,7 +99,7 @@ def test_entries_late_entry_and_withdrawal(sqlite_url: str, tmp_path: Path) -> N
         assert actions.count("withdraw") == 2 and "forfeit" in actions and "late_entry" in actions
 
 
-def test_deactivated_bot_is_withdrawn_and_pause_resume(sqlite_url: str, tmp_path: Path) -> None:
+def test_deactivated_bot_is_withdrawn_and_pause_resume(db_url: str, tmp_path: Path) -> None:
     tid, ids = _open_swiss(tmp_path, 5)
     with session_scope() as s:
         s.get(Bot, ids[4]).active = False
@@ -119,7 +119,7 @@ def test_deactivated_bot_is_withdrawn_and_pause_resume(sqlite_url: str, tmp_path
             lifecycle.resume(s, t, "olga")
 
 
-def test_round_deadline_retries_once_then_double_forfeit(sqlite_url: str, tmp_path: Path) -> None:
+def test_round_deadline_retries_once_then_double_forfeit(db_url: str, tmp_path: Path) -> None:
     tid, _ = _open_swiss(tmp_path, 4, rounds=2)
     with session_scope() as s:
         t = s.get(Tournament, tid)
@@ -150,7 +150,7 @@ def test_round_deadline_retries_once_then_double_forfeit(sqlite_url: str, tmp_pa
     assert tournaments.pair_next_round(tid)  # the round no longer waits
 
 
-def test_correction_is_audited_and_rebuilds_ratings(sqlite_url: str, tmp_path: Path) -> None:
+def test_correction_is_audited_and_rebuilds_ratings(db_url: str, tmp_path: Path) -> None:
     tid, _ = _open_swiss(tmp_path, 2, rounds=1)
     with session_scope() as s:
         t = s.get(Tournament, tid)
@@ -180,7 +180,7 @@ def test_correction_is_audited_and_rebuilds_ratings(sqlite_url: str, tmp_path: P
         assert row.reason == "the arbiter saw an illegal move" and row.at is not None
 
 
-def test_only_the_events_organiser_or_the_operator_manages_it(sqlite_url: str, tmp_path: Path) -> None:
+def test_only_the_events_organiser_or_the_operator_manages_it(db_url: str, tmp_path: Path) -> None:
     tid, _ = _open_swiss(tmp_path, 2, rounds=1)
     with session_scope() as s:
         t = s.get(Tournament, tid)
@@ -267,7 +267,7 @@ def test_arena_serve_plays_an_event_the_website_started(sqlite_url: str, monkeyp
         assert (t.status, t.matches_done) == ("done", 2)
 
 
-def test_an_entry_whose_new_upload_fails_qualification_is_withdrawn(sqlite_url: str, tmp_path: Path) -> None:
+def test_an_entry_whose_new_upload_fails_qualification_is_withdrawn(db_url: str, tmp_path: Path) -> None:
     from arena.db.accounts import QUALIFIED, REFUSED, Submission
 
     tid, ids = _open_swiss(tmp_path, 3)
@@ -284,7 +284,7 @@ def test_an_entry_whose_new_upload_fails_qualification_is_withdrawn(sqlite_url: 
         assert t.entries[0].withdrawn_by == lifecycle.SYSTEM
 
 
-def test_a_bot_deactivated_between_rounds_is_not_paired_again(sqlite_url: str, tmp_path: Path) -> None:
+def test_a_bot_deactivated_between_rounds_is_not_paired_again(db_url: str, tmp_path: Path) -> None:
     tid, ids = _open_swiss(tmp_path, 4)
     with session_scope() as s:
         t = s.get(Tournament, tid)
@@ -302,7 +302,7 @@ def test_a_bot_deactivated_between_rounds_is_not_paired_again(sqlite_url: str, t
         assert len(seated) == 2 and gone.bot_version_id not in seated
 
 
-def test_a_refused_start_leaves_the_event_open(sqlite_url: str, tmp_path: Path) -> None:
+def test_a_refused_start_leaves_the_event_open(db_url: str, tmp_path: Path) -> None:
     tid, _ = _open_swiss(tmp_path, 1)
     with session_scope() as s:
         t = s.get(Tournament, tid)
