@@ -22,7 +22,9 @@ The rules (the website's and the CLI's help say the same):
   workers is taken back from its worker and **sent again once** (another worker takes it); not
   finished the same time after that, it is scored as a **double forfeit, unrated**: the match is
   ``failed``, every seat scores 0 (a failed table scores nothing in the standings,
-  :mod:`arena.competition.swiss`). So no round waits forever.
+  :mod:`arena.competition.swiss`). So no round waits forever. Should the match's worker still
+  record a result after that, the game was played: its result stands (like a correction), and
+  the next sweep sets the event's progress count right and logs it (``late_result``).
 * **Correction** — the organiser replaces a finished match's ranks, with a reason; standings are
   computed from the ranks, so they follow, and when the match was rated every rating of the game
   is rebuilt from the history (:func:`arena.evaluation.ratings.rebuild`).
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import exists, func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from arena.competition import tournaments
 from arena.competition.round_robin import ScheduleError
@@ -333,7 +335,7 @@ def correct_result(session: Session, t: Tournament, match_id: str, ranks: list[i
 class DeadlineStep:
     tournament_id: int
     match_id: str
-    action: str  # deadline_retry | deadline_forfeit
+    action: str  # deadline_retry | deadline_forfeit | late_result
 
 
 def enforce_deadlines(session: Session, now: datetime | None = None) -> tuple[list[DeadlineStep], list[str]]:
@@ -372,8 +374,29 @@ def enforce_deadlines(session: Session, now: datetime | None = None) -> tuple[li
                 _one_finished(session, t)
                 audit(session, t, SYSTEM, "deadline_forfeit", DEADLINE_FORFEIT, match_id=mid)
                 steps.append(DeadlineStep(t.id, mid, "deadline_forfeit"))
+    _late_results(session, steps)
     session.flush()
     return steps, resend
+
+
+def _late_results(session: Session, steps: list[DeadlineStep]) -> None:
+    """A result that arrived after a match's double forfeit (its worker was alive after all):
+    the match was played, so its result stands, as a correction would; recording counted the
+    match a second time, so the event's progress is set right, and the audit log says so."""
+    logged = aliased(TournamentAudit)
+    late = session.execute(
+        select(Match.id, Match.tournament_id).join(TournamentAudit, TournamentAudit.match_id == Match.id)
+        .where(TournamentAudit.action == "deadline_forfeit", Match.status == "done",
+               ~exists().where(logged.match_id == Match.id, logged.action == "late_result"))
+    ).all()
+    for mid, tid in late:
+        t = session.get(Tournament, tid)
+        t.matches_done = max(0, t.matches_done - 1)
+        if t.status == "done" and t.matches_done < t.matches_total:
+            t.status, t.finished_at = "running", None
+        audit(session, t, SYSTEM, "late_result", "a result arrived after the double forfeit: the game was played, "
+              "its result stands", match_id=mid)
+        steps.append(DeadlineStep(tid, mid, "late_result"))
 
 
 def describe(t: Tournament) -> str:

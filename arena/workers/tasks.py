@@ -722,10 +722,11 @@ def enforce_deadlines() -> int:
     try:
         with session_scope() as s:
             steps, resend = lifecycle.enforce_deadlines(s)
+        said = {"deadline_retry": "sent again after its round deadline",
+                "deadline_forfeit": "scored as a double forfeit after its second deadline",
+                "late_result": "recorded after its double forfeit: the result stands"}
         for step in steps:
-            log.warning("tournament %s: match %s %s", step.tournament_id, step.match_id,
-                        "sent again after its round deadline" if step.action == "deadline_retry"
-                        else "scored as a double forfeit after its second deadline")
+            log.warning("tournament %s: match %s %s", step.tournament_id, step.match_id, said[step.action])
         enqueue(resend)
         sent = len(resend)
         if any(step.action == "deadline_forfeit" for step in steps):

@@ -148,6 +148,18 @@ def test_round_deadline_retries_once_then_double_forfeit(db_url: str, tmp_path: 
         assert t.matches_done == 2
         assert all(r.score == 0 for r in tournaments.swiss_standings(s, t))  # double forfeits score nothing
     assert tournaments.pair_next_round(tid)  # the round no longer waits
+    # the first match's worker was alive after all: its late result stands, counted once
+    with session_scope() as s:
+        recording.record_result(s, first.id, {"result": {"ranks": [1, 2], "scores": [1, 0]}, "forfeits": []})
+    with session_scope() as s:
+        steps, _ = lifecycle.enforce_deadlines(s, now=later)
+    assert [st.action for st in steps] == ["late_result"]
+    with session_scope() as s:
+        t = s.get(Tournament, tid)
+        assert (t.matches_done, t.status) == (2, "running")
+        assert s.get(Match, first.id).status == "done"
+        steps, _ = lifecycle.enforce_deadlines(s, now=later)
+        assert steps == []  # logged and set right once
 
 
 def test_correction_is_audited_and_rebuilds_ratings(db_url: str, tmp_path: Path) -> None:
