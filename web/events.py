@@ -307,10 +307,15 @@ class PublicEvent:
     corrections: int
 
 
-def public_event(t: Tournament) -> PublicEvent:
+def public_event(t: Tournament) -> PublicEvent | None:
+    """None for a tournament never run as an event (no audit log: a CLI or API tournament of
+    before, or one that simply ran), so its page stays as it was."""
+    log = lifecycle.audit_log(db(), t)
+    if not log and not t.entries_open:
+        return None
     ctx = [EntryLine(e.version.bot_id, e.version.label, e.version.bot.owner, e.joined_round + 1,
                      f"by {e.withdrawn_by}: {e.withdrawn_reason}" if e.withdrawn_at else "") for e in t.entries]
-    corrections = sum(1 for a in lifecycle.audit_log(db(), t) if a.action == "correct")
+    corrections = sum(1 for a in log if a.action == "correct")
     return PublicEvent(t.status, bool(t.entries_open), t.round_deadline_s, t.organiser,
                        [e for e in ctx if e.first_round > 1], [e for e in ctx if e.withdrawn], corrections)
 
