@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException
 from arena.evaluation.ratings import CALIBRATED_SIGMA, PROVISIONAL_SIGMA
 from arena.play.human import RESIGNED
 from arena.quoting import MAX_MESSAGE, shorten
-from web import account, labels, my_pages, option_words, organiser
+from web import account, events, labels, my_pages, option_words, organiser
 from web.db import close_session, db, make_sessionmaker
 from web.games import game_info, known_games
 from web.ids import IdConverter
@@ -38,6 +38,9 @@ def create_app(database_url: str | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.jinja_env.add_extension("jinja2.ext.do")
     app.extensions["arena_sessionmaker"] = make_sessionmaker(database_url)
+    # Where the organisers' steps write (web/events.py, through arena.play.events); None: the
+    # platform's default, as make_sessionmaker reads it.
+    app.config["ARENA_DATABASE_URL"] = database_url
     app.extensions["arena_replays"] = ReplayCache()
     app.extensions["arena_wins"] = WinCache()
     app.extensions["arena_board_pages"] = PageCache()
@@ -57,6 +60,7 @@ def create_app(database_url: str | None = None) -> Flask:
     account.init_app(app, database_url)  # sign-in, sessions, CSRF (web/account.py)
     app.register_blueprint(my_pages.bp)  # the /me pages (web/my_pages.py)
     app.register_blueprint(organiser.bp)  # /organiser/…: organisers only (web/organiser.py)
+    app.register_blueprint(events.bp)  # /organiser/events…, entrants' enter/withdraw (web/events.py)
     app.register_blueprint(challenge_bp)
     app.register_blueprint(season_pages.bp)  # /seasons (web/seasons.py)
     _register_filters(app)

@@ -22,7 +22,7 @@ from arena.intake.house import HOUSE_OWNER
 from arena.play.human import HUMAN_NAME
 from arena.quoting import shorten
 from arena.records.fork import command_for
-from web import account
+from web import account, events
 from web import glossary as glossary_terms
 from web.chart import rating_chart
 from web.db import db
@@ -305,9 +305,11 @@ def tournament(tournament_id: int):  # noqa: ANN201
     page = tour_q.tournament_page(db(), tournament_id, start)
     if page is None:
         abort(404, description=f"There is no tournament number {tournament_id}.")
+    row = db().get(Tournament, tournament_id)
     return render_template(
         "tournament.html", t=page.tournament, page=page, game=game_info(page.tournament.game),
         exports=[(table, fmt) for table in export.TABLES for fmt in export.FORMATS],
+        event=events.public_event(row), entrant=events.entrant_view(row),
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from arena.cli import events as event_cli
 from arena.cli import terminal
 from arena.quoting import shorten
 from referee import registry
@@ -369,6 +370,12 @@ def resume_command(tournament_id: int, workers: int | None) -> None:
         if t is None:
             raise click.ClickException(f"there is no tournament {tournament_id}")
         game, total, status = t.game, t.matches_total, t.status
+        if status == "paused":
+            raise click.ClickException(f"event {tournament_id} is paused: `arena tournament resume "
+                                       f"{tournament_id}` resumes it")
+        if status == "open":
+            raise click.ClickException(f"event {tournament_id} is open for entries: `arena tournament start "
+                                       f"{tournament_id}` starts it")
         version_ids = sorted({seat.bot_version_id for m in t.matches for seat in m.seats})
         if status == "scheduled":
             tournaments.start(s, t)
@@ -770,9 +777,15 @@ def register(group: click.Group) -> None:
         tournament_command, name="tournament",
         help="Tournaments: run one here, or export one.\n\n\b\n"
              "arena tournament GAME --bot … [--format swiss]   run a tournament (arena tournament GAME --help)\n"
-             "arena tournament export ID [--format csv|json]   write its standings, pairings and results",
+             "arena tournament export ID [--format csv|json]   write its standings, pairings and results\n"
+             "arena tournament create GAME [--format swiss] …    open an event for entries, then:\n"
+             "  enter ID BOT… | entries ID open|close | start ID | withdraw ID BOT --reason …\n"
+             "  pause ID | resume ID | deadline ID SECONDS | correct ID MATCH 2,1 --reason …\n"
+             "  audit ID | show ID                             (arena tournament COMMAND --help)",
     )
     tournament.add_command(export_command)
+    for command in event_cli.COMMANDS:
+        tournament.add_command(command)
     group.add_command(tournament)
     ladder = LadderGroup(
         ladder_show_command, name="ladder",

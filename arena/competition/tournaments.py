@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from arena.competition import round_robin as schedule
 from arena.competition import swiss
 from arena.db import session_scope
+from arena.db.accounts import REFUSED, Submission
 from arena.db.models import (
     Bot,
     BotVersion,
@@ -33,6 +34,7 @@ from arena.db.models import (
     MatchSeat,
     Rating,
     Tournament,
+    TournamentAudit,
     TournamentEntry,
     TournamentRound,
     utcnow,
@@ -63,29 +65,25 @@ def create_tournament(
     live_comments: bool = False,
     format: str = "round_robin",  # noqa: A002 - the CLI's and API's word
     entries_per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR,
+    open_entries: bool = False,
+    organiser: str | None = None,
+    round_deadline_s: int | None = None,
 ) -> Tournament:
     """Create the tournament with its matches (pending): all of them for a round-robin, the
     first round for a Swiss. Flushes; the caller commits. More than ``entries_per_author``
     entries of one author is refused (:mod:`arena.intake.authors`); where more than one is allowed, a
-    table seating two of them is created unrated."""
+    table seating two of them is created unrated.
+
+    ``open_entries``: the event opens for entries instead (status ``open``, no match yet; the
+    given versions are its first entrants); :func:`arena.competition.lifecycle.start` schedules it."""
     spec = registry.get_spec(game)
     variant = spec.check(players, variant)
-    if len(set(version_ids)) != len(version_ids):
-        raise schedule.ScheduleError("each bot version may enter a tournament once")
-    try:
-        authors.check_entries(session, version_ids, entries_per_author)
-    except authors.AuthorRuleError as exc:
-        raise schedule.ScheduleError(str(exc)) from None
-    owners = authors.owners_of(session, version_ids)
     if format not in FORMATS:
         raise schedule.ScheduleError(f"unknown tournament format {format!r} (one of {', '.join(FORMATS)})")
-    if format == "swiss":
-        check_swiss(len(version_ids), players, rounds)
-        tables: list[schedule.Table] = []
-        total = rounds * (len(version_ids) // players)
-    else:
-        tables = schedule.round_robin(len(version_ids), players, rounds, seed)
-        total = len(tables)
+    if rounds < 1:
+        raise schedule.ScheduleError("the number of rounds must be at least 1")
+    if round_deadline_s is not None and round_deadline_s < 1:
+        raise schedule.ScheduleError("the round deadline must be at least one second")
     tournament = Tournament(
         name=name or f"{game} {'Swiss' if format == 'swiss' else 'round-robin'}",
         game=game,
@@ -94,21 +92,63 @@ def create_tournament(
         rounds=rounds,
         format=format,
         seed=seed,
-        status="scheduled",
-        matches_total=total,
+        status="open" if open_entries else "scheduled",
+        matches_total=0,
         matches_done=0,
         live_comments=live_comments,
         entries_per_author=entries_per_author,
+        entries_open=open_entries,
+        organiser=organiser,
+        round_deadline_s=round_deadline_s,
+        decision_ms=decision_ms,
+        bank_ms=bank_ms,
+        sandbox=sandbox,
     )
-    session.add(tournament)
-    session.flush()
-    for pos, vid in enumerate(version_ids):
-        session.add(TournamentEntry(tournament_id=tournament.id, bot_version_id=vid, position=pos))
-    if format == "swiss":
+    if open_entries:
+        _check_field(session, version_ids, entries_per_author)
+        session.add(tournament)
+        session.flush()
+        for pos, vid in enumerate(version_ids):
+            session.add(TournamentEntry(tournament_id=tournament.id, bot_version_id=vid, position=pos))
+        session.flush()
+        return tournament
+    with session.begin_nested():  # a refused field leaves nothing behind in the caller's session
+        session.add(tournament)
+        session.flush()
+        for pos, vid in enumerate(version_ids):
+            session.add(TournamentEntry(tournament_id=tournament.id, bot_version_id=vid, position=pos))
+        schedule_matches(session, tournament, version_ids)
+    return tournament
+
+
+def _check_field(session: Session, version_ids: list[int], entries_per_author: int) -> None:
+    if len(set(version_ids)) != len(version_ids):
+        raise schedule.ScheduleError("each bot version may enter a tournament once")
+    try:
+        authors.check_entries(session, version_ids, entries_per_author)
+    except authors.AuthorRuleError as exc:
+        raise schedule.ScheduleError(str(exc)) from None
+
+
+def schedule_matches(session: Session, tournament: Tournament, version_ids: list[int]) -> None:
+    """Create the matches of a tournament whose entries are ``version_ids`` (status
+    ``scheduled``): every round-robin match, or a Swiss's first round. Flushes."""
+    _check_field(session, version_ids, tournament.entries_per_author)
+    game, variant, rounds, players = tournament.game, tournament.variant, tournament.rounds, tournament.players
+    decision_ms, bank_ms, sandbox = tournament.decision_ms, tournament.bank_ms, tournament.sandbox
+    owners = authors.owners_of(session, version_ids)
+    if tournament.format == "swiss":
+        check_swiss(len(version_ids), players, rounds)
+        tables: list[schedule.Table] = []
+        tournament.matches_total = rounds * (len(version_ids) // players)
+    else:
+        tables = schedule.round_robin(len(version_ids), players, rounds, tournament.seed)
+        tournament.matches_total = len(tables)
+    if tournament.format == "swiss":
         session.flush()
         _pair_round(session, tournament, 0, version_ids, decision_ms, bank_ms, sandbox)
         session.flush()
-        return tournament
+        return
     for table in tables:
         seated = [version_ids[i] for i in table.seats]
         recording.create_match(
@@ -127,7 +167,6 @@ def create_tournament(
             rated=not authors.repeated_authors(owners.get(v) for v in seated),
         )
     session.flush()
-    return tournament
 
 
 def check_swiss(n: int, players: int, rounds: int) -> None:
@@ -161,10 +200,15 @@ def _pair_round(
     """Pair round ``round_no`` of a Swiss and create its matches in the session's transaction.
     None when the round's row exists already (another caller paired it)."""
     entrants = version_ids or [e.bot_version_id for e in tournament.entries]
+    # Withdrawn entries are never paired again, late ones from the round they joined
+    # (arena.competition.lifecycle); everyone's games so far count in the standings.
+    active = set(version_ids or [e.bot_version_id for e in tournament.entries
+                                 if e.withdrawn_at is None and e.joined_round <= round_no])
     history, games, byes = _swiss_history(session, tournament, entrants)
     owners = authors.owners_of(session, entrants)
     _as_met(history, entrants, owners)
-    rows = swiss.standings(entrants, games, byes, _ratings(session, tournament.game, entrants))
+    rows = [r for r in swiss.standings(entrants, games, byes, _ratings(session, tournament.game, entrants))
+            if r.bot in active]
     if round_no == 0:  # nothing played: seed by rating, the best first
         rows = sorted(rows, key=lambda r: (-r.rating, entrants.index(r.bot)))
     pairing = swiss.pair_round(swiss.standing_order(rows), tournament.players, history,
@@ -177,7 +221,14 @@ def _pair_round(
         return None
     if decision_ms is None and sandbox is None:  # later rounds: the settings of round 1
         first = session.scalar(select(Match).where(Match.tournament_id == tournament.id).limit(1))
-        decision_ms, bank_ms, sandbox = first.decision_ms, first.bank_ms, first.sandbox
+        if first is not None:
+            decision_ms, bank_ms, sandbox = first.decision_ms, first.bank_ms, first.sandbox
+        else:
+            decision_ms, bank_ms, sandbox = tournament.decision_ms, tournament.bank_ms, tournament.sandbox
+    if round_no > 0:  # withdrawals and late entries change the size of the rounds left
+        so_far = session.scalar(select(func.count()).select_from(Match).where(Match.tournament_id == tournament.id))
+        tournament.matches_total = (so_far + len(pairing.tables)
+                                    + (tournament.rounds - round_no - 1) * (len(active) // tournament.players))
     ids = []
     for index, table in enumerate(pairing.tables):
         match = recording.create_match(
@@ -246,6 +297,45 @@ def _swiss_history(
     return history, games, byes
 
 
+def unfit_entries(session: Session, t: Tournament) -> list[tuple[int, str]]:
+    """Active entries that must withdraw, with why: the bot was deactivated, or its newest
+    submission, made after the entered version, was refused qualification. Two queries whatever
+    the field's size (it runs at every pairing and deadline sweep)."""
+    rows = session.execute(
+        select(TournamentEntry.bot_version_id, BotVersion.number, Bot.id.label("bot_id"), Bot.name, Bot.active)
+        .join(BotVersion, BotVersion.id == TournamentEntry.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(TournamentEntry.tournament_id == t.id, TournamentEntry.withdrawn_at.is_(None))).all()
+    if not rows:
+        return []
+    newest = (select(Submission.bot_id, func.max(Submission.number).label("number"))
+              .where(Submission.bot_id.in_([r.bot_id for r in rows])).group_by(Submission.bot_id).subquery())
+    refused = dict(session.execute(
+        select(Submission.bot_id, Submission.number)
+        .join(newest, (newest.c.bot_id == Submission.bot_id) & (newest.c.number == Submission.number))
+        .where(Submission.status == REFUSED)).all())
+    unfit = []
+    for r in rows:
+        if not r.active:
+            unfit.append((r.bot_version_id, f"{r.name} was deactivated"))
+        elif refused.get(r.bot_id, 0) > r.number:
+            unfit.append((r.bot_version_id, f"{r.name}'s newest submission (v{refused[r.bot_id]}) failed qualification"))
+    return unfit
+
+
+def _withdraw_unfit_between_rounds(session: Session, t: Tournament) -> None:
+    """Before a Swiss pairs its next round: withdraw the unfit entries (arena.competition.lifecycle
+    says the rule; between rounds no match of theirs is left to forfeit)."""
+    now = utcnow()
+    by_version = {e.bot_version_id: e for e in t.entries}
+    for vid, why in unfit_entries(session, t):
+        entry = by_version[vid]
+        entry.withdrawn_at, entry.withdrawn_by, entry.withdrawn_reason = now, "system", why
+        session.add(TournamentAudit(tournament_id=t.id, at=now, actor="system", action="withdraw", reason=why,
+                                    detail={"version_id": vid}))
+    session.flush()
+
+
 def pair_next_round(tournament_id: int) -> list[str]:
     """Pair the next round of a running Swiss when every match of its last round is finished;
     the new matches' ids (to enqueue), or [] (not Swiss, not finished, no rounds left, or
@@ -261,6 +351,15 @@ def pair_next_round(tournament_id: int) -> list[str]:
         unfinished = s.scalar(select(func.count()).select_from(Match).where(
             Match.tournament_id == t.id, Match.round == last, Match.status.not_in(("done", "failed"))))
         if unfinished:
+            return []
+        _withdraw_unfit_between_rounds(s, t)
+        active = sum(1 for e in t.entries if e.withdrawn_at is None)
+        if active < t.players:  # withdrawals left too few to seat a table: the event ends here
+            done = s.scalar(select(func.count()).select_from(Match).where(Match.tournament_id == t.id))
+            t.matches_total = done
+            t.status, t.finished_at = "done", utcnow()
+            log.info("tournament %s ended after round %d: %d active entries for %d seats",
+                     tournament_id, last + 1, active, t.players)
             return []
         ids = _pair_round(s, t, last + 1)
         if ids is None:

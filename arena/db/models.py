@@ -150,6 +150,19 @@ class Tournament(Base):
     #: Entries one author (a bot's owner) may have; house and command-line bots are exempt.
     #: Two entries of one author never play a rated game together (arena.intake.authors, 0018).
     entries_per_author: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    #: Bots may enter (0023): before the start (status ``open``) a registration, once a Swiss
+    #: runs a late entry into its next round (arena.competition.lifecycle).
+    entries_open: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: The organiser (user name) who created it; only they (or the operator's CLI) manage it.
+    organiser: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    #: Seconds a match may take from being sent to the workers; then it is retried once, then
+    #: scored as a double forfeit, unrated (arena.competition.lifecycle.enforce_deadlines).
+    round_deadline_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: The time control and sandbox of its matches, kept for matches paired later (an event
+    #: opened for entries has none yet).
+    decision_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    bank_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    sandbox: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     entries: Mapped[list[TournamentEntry]] = relationship(
         back_populates="tournament", order_by="TournamentEntry.position"
@@ -185,9 +198,34 @@ class TournamentEntry(Base):
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
     position: Mapped[int] = mapped_column(Integer)
+    #: The round (0-based) from which it is paired: 0, or later for a late entry (0023).
+    joined_round: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: Withdrawn: never paired again; its games played stand (arena.competition.lifecycle).
+    withdrawn_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    withdrawn_by: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    withdrawn_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
     tournament: Mapped[Tournament] = relationship(back_populates="entries")
     version: Mapped[BotVersion] = relationship()
+
+
+class TournamentAudit(Base):
+    """One line of an event's audit log: an organiser's action or an automatic decision (a
+    withdrawal, a deadline retry or forfeit), with who, when and why (0023)."""
+
+    __tablename__ = "tournament_audit"
+    __table_args__ = (Index("ix_tournament_audit_tournament", "tournament_id", "id"),
+                      Index("ix_tournament_audit_match", "match_id", "action"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: A user name, ``operator`` (the server machine's CLI) or ``system`` (automatic).
+    actor: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(30))
+    match_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    reason: Mapped[str] = mapped_column(Text, default="", server_default="")
+    detail: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
 class TournamentRound(Base):

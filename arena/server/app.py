@@ -62,6 +62,10 @@ class LadderTicker(threading.Thread):
                 tasks.sweep(kind="challenge", wait=0)
             except Exception:  # noqa: BLE001 - try again on the next tick
                 log.exception("challenge sweep failed")
+            try:  # the website's events and every round deadline (with a broker: beat's sweep)
+                tasks.sweep_events()
+            except Exception:  # noqa: BLE001 - try again on the next tick
+                log.exception("event sweep failed")
 
 
 class _LoopThread(threading.Thread):

@@ -7,6 +7,7 @@ first, so a missing or wrong token is refused before anything else is looked at.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 
 import grpc
@@ -17,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from arena.db import Bot, BotVersion, session_scope
 from arena.db.accounts import ROLE_ORGANISER, Submission, User
-from arena.play import challenges
+from arena.play import challenges, events
 from arena.server import accounts, convert, idempotency, results, tournaments, watch
 from arena.server.config import ServerConfig
 from arena.server.errors import ApiError, handle, handle_stream, invalid
@@ -35,6 +36,8 @@ from arena.workers.live import LiveBus, get_bus
 from referee._proto import arena_pb2 as pb
 from referee._proto import arena_pb2_grpc
 from referee.record import without_logs
+
+log = logging.getLogger("arena.server.servicer")
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):
@@ -172,6 +175,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             s.flush()
             detail = self._bot_detail(s, bot)
         self.leaderboards.invalidate()  # after the commit: a rebuild now sees the bot inactive
+        try:  # withdrawn from its events now; else at their next pairing or deadline sweep
+            events.bot_deactivated(self.url, bot.id)
+        except Exception:  # noqa: BLE001 - the deactivation stands; the sweeps withdraw it later
+            log.warning("bot %s deactivated; withdrawing it from its events failed", bot.id, exc_info=True)
         return detail
 
     @handle
@@ -196,7 +203,48 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         user = accounts.caller(context, self.url)
         accounts.require_organiser(user)
         return tournaments.create_round_robin(self.url, request, sandbox=self.config.sandbox,
-                                              entries_per_author=self.config.entries_per_author)
+                                              entries_per_author=self.config.entries_per_author,
+                                              organiser=user.name)
+
+    # --- an event's lifecycle (arena.play.events checks who may) -------------------------------
+    def _event_step(self, request: object, context: grpc.ServicerContext) -> pb.Tournament:
+        return tournaments.event_step(self.url, accounts.caller(context, self.url), request)
+
+    @handle
+    def StartTournament(self, request: pb.StartTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def SetTournamentEntries(self, request: pb.SetTournamentEntriesRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802, E501
+        return self._event_step(request, context)
+
+    @handle
+    def EnterTournament(self, request: pb.EnterTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def WithdrawEntry(self, request: pb.WithdrawEntryRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def PauseTournament(self, request: pb.PauseTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def ResumeTournament(self, request: pb.ResumeTournamentRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def SetRoundDeadline(self, request: pb.SetRoundDeadlineRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def CorrectResult(self, request: pb.CorrectResultRequest, context: grpc.ServicerContext) -> pb.Tournament:  # noqa: N802
+        return self._event_step(request, context)
+
+    @handle
+    def ListTournamentAudit(self, request: pb.ListTournamentAuditRequest, context: grpc.ServicerContext) -> pb.ListTournamentAuditReply:  # noqa: N802, E501
+        return tournaments.list_audit(self.url, request.tournament_id)
 
     @handle
     def StartLadder(self, request: pb.StartLadderRequest, context: grpc.ServicerContext) -> pb.Ladder:  # noqa: N802

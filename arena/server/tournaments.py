@@ -3,20 +3,25 @@ arena.competition.ladder), plus the progress figures clients poll."""
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import grpc
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from arena.competition import ladder
+from arena.competition import ladder, lifecycle
 from arena.competition import tournaments as arena_tournaments
 from arena.competition.round_robin import ScheduleError
 from arena.competition.swiss import fraction_text
 from arena.db import Ladder, Match, Tournament, TournamentRound, session_scope, utcnow
+from arena.db.accounts import ROLE_ORGANISER, User
 from arena.intake import authors, bots, house
+from arena.play import events
 from arena.server import convert
 from arena.server.errors import ApiError, invalid, not_found
 from arena.server.submissions import check_game, get_bot
@@ -49,7 +54,16 @@ def tournament_message(session: Session, t: Tournament, detail: bool = False) ->
         tournament_status=convert.enum_of(pb.TournamentStatus, "TOURNAMENT_STATUS_", t.status),
         create_time=convert.time_of(t.created_at),
         live_comments=bool(t.live_comments),
+        entries_open=bool(t.entries_open), round_deadline_seconds=t.round_deadline_s or 0,
+        organiser=t.organiser or "",
     )
+    if detail:
+        for e in t.entries:
+            message.entries.add(
+                bot_id=e.version.bot_id, bot_version_id=e.bot_version_id, label=e.version.label,
+                first_round=e.joined_round + 1, withdrawn=e.withdrawn_at is not None,
+                withdrawn_reason=e.withdrawn_reason or "", withdrawn_by=e.withdrawn_by or "",
+                withdraw_time=convert.time_of(e.withdrawn_at))
     if swiss and detail:
         _add_swiss(session, t, message)
     return message
@@ -153,8 +167,10 @@ def _entrants(session: Session, game: str, bot_ids: list[int],
 
 
 def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, sandbox: bool,
-                       entries_per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR) -> pb.Tournament:
-    """CreateTournament: a round-robin, or a Swiss when ``format`` says so."""
+                       entries_per_author: int = authors.DEFAULT_ENTRIES_PER_AUTHOR,
+                       organiser: str | None = None) -> pb.Tournament:
+    """CreateTournament: a round-robin, or a Swiss when ``format`` says so; with
+    ``open_entries``, an event opened for entries (arena.play.events)."""
     check_game(request.game)
     if request.players < 2:
         raise invalid("players (seats per table) must be at least 2")
@@ -166,6 +182,19 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
     if rounds > MAX_ROUNDS:
         raise invalid(f"rounds must be at most {MAX_ROUNDS}")
     decision_ms, bank_ms = _time_control(request.decision_ms, request.bank_ms)
+    if request.open_entries:
+        with session_scope(url) as s:
+            version_ids = _entrants(s, request.game, list(request.bot_ids), entries_per_author)[0] \
+                if request.bot_ids else []
+        with lifecycle_errors():
+            tid, _ = events.create(
+                url, events.Actor(organiser or lifecycle.OPERATOR, ROLE_ORGANISER), game=request.game,
+                players=request.players, rounds=rounds, variant=request.variant or None,
+                format=formats[request.format], version_ids=version_ids, decision_ms=decision_ms,
+                bank_ms=bank_ms, live_comments=request.live_comments, open_entries=True,
+                round_deadline_s=request.round_deadline_seconds or None, name=request.name,
+                entries_per_author=entries_per_author, sandbox=sandbox, seed=secrets.randbits(31))
+        return get_tournament(url, tid)
     with session_scope(url) as s:
         version_ids, entry_notice = _entrants(s, request.game, list(request.bot_ids), entries_per_author)
         if len(version_ids) < request.players:
@@ -181,6 +210,7 @@ def create_round_robin(url: str | None, request: pb.CreateTournamentRequest, san
                 decision_ms=decision_ms, bank_ms=bank_ms, sandbox=sandbox,
                 name=request.name[:200], live_comments=request.live_comments,
                 format=formats[request.format], entries_per_author=entries_per_author,
+                organiser=organiser, round_deadline_s=request.round_deadline_seconds or None,
             )
         except ScheduleError as exc:
             raise invalid(str(exc)) from None
@@ -225,3 +255,67 @@ def stop_ladder(url: str | None, game: str) -> pb.Ladder:
         row.enabled = False
         row.updated_at = utcnow()
     return get_ladder(url, game)
+
+
+# --- an event's lifecycle (arena.play.events) ---------------------------------------------------
+
+
+@contextmanager
+def lifecycle_errors() -> Iterator[None]:
+    """A refused step as the API says it: PERMISSION_DENIED for who may not, NOT_FOUND for no
+    such event, FAILED_PRECONDITION for a step the event's state does not allow."""
+    try:
+        yield
+    except lifecycle.Forbidden as exc:
+        raise ApiError(grpc.StatusCode.PERMISSION_DENIED, str(exc)) from None
+    except events.EventNotFound as exc:
+        raise not_found(str(exc)) from None
+    except lifecycle.LifecycleError as exc:
+        raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from None
+
+
+def _id(tournament_id: int) -> int:
+    if tournament_id <= 0:
+        raise invalid("tournament_id must be a positive tournament id")
+    return tournament_id
+
+
+def event_step(url: str | None, user: User, request: object) -> pb.Tournament:
+    """One lifecycle call (StartTournament ... CorrectResult) by ``user``; the event after it."""
+    actor = events.Actor(user.name, user.role)
+    tid = _id(request.tournament_id)  # type: ignore[attr-defined]
+    notice = ""
+    with lifecycle_errors():
+        if isinstance(request, pb.StartTournamentRequest):
+            notice = events.start(url, tid, actor)
+        elif isinstance(request, pb.SetTournamentEntriesRequest):
+            events.set_entries(url, tid, request.open, actor, request.reason)
+        elif isinstance(request, pb.EnterTournamentRequest):
+            events.enter(url, tid, request.bot_id, actor)
+        elif isinstance(request, pb.WithdrawEntryRequest):
+            events.withdraw(url, tid, request.bot_id, actor, request.reason)
+        elif isinstance(request, pb.PauseTournamentRequest):
+            events.pause(url, tid, actor, request.reason)
+        elif isinstance(request, pb.ResumeTournamentRequest):
+            events.resume(url, tid, actor, request.reason)
+        elif isinstance(request, pb.SetRoundDeadlineRequest):
+            events.set_deadline(url, tid, request.seconds or None, actor)
+        elif isinstance(request, pb.CorrectResultRequest):
+            events.correct(url, tid, request.match_id, list(request.ranks), actor, request.reason)
+        else:  # pragma: no cover - the servicer sends only the calls above
+            raise TypeError(type(request).__name__)
+    reply = get_tournament(url, tid)
+    reply.notice = notice
+    return reply
+
+
+def list_audit(url: str | None, tournament_id: int) -> pb.ListTournamentAuditReply:
+    with session_scope(url) as s:
+        t = s.get(Tournament, _id(tournament_id))
+        if t is None:
+            raise not_found(f"no tournament with id {tournament_id}")
+        return pb.ListTournamentAuditReply(entries=[
+            pb.TournamentAuditEntry(time=convert.time_of(a.at), actor=a.actor, action=a.action,
+                                    match_id=a.match_id or "", reason=a.reason or "",
+                                    detail_json=json.dumps(a.detail) if a.detail else "")
+            for a in lifecycle.audit_log(s, t)])

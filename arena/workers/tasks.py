@@ -722,10 +722,54 @@ def _start_lost_tournaments(tournament_id: int | None, game: str | None) -> list
     return started
 
 
+def enforce_deadlines() -> int:
+    """Round deadlines of running events (:func:`arena.competition.lifecycle.enforce_deadlines`):
+    a stuck match sent again once, then scored as a double forfeit; a round that finished so
+    is paired. Returns how many matches were sent. Never raises (the next sweep tries again)."""
+    from arena.competition import lifecycle
+
+    try:
+        with session_scope() as s:
+            steps, resend = lifecycle.enforce_deadlines(s)
+        said = {"deadline_retry": "sent again after its round deadline",
+                "deadline_forfeit": "scored as a double forfeit after its second deadline",
+                "late_result": "recorded after its double forfeit: the result stands"}
+        for step in steps:
+            log.warning("tournament %s: match %s %s", step.tournament_id, step.match_id, said[step.action])
+        enqueue(resend)
+        sent = len(resend)
+        if any(step.action == "deadline_forfeit" for step in steps):
+            sent += _pair_stalled_swiss(None)
+        return sent
+    except Exception:  # noqa: BLE001 - the next sweep tries again
+        log.warning("could not apply the round deadlines", exc_info=True)
+        return 0
+
+
+def sweep_events() -> int:
+    """Without a broker, ``arena serve``'s ticker plays the events the website runs (it plays no
+    match itself, arena.play.events): every scheduled or running tournament with an audit log
+    (one run through arena.play.events) is started and swept — lost matches sent again, a
+    stalled Swiss paired — and every round deadline applied. Returns matches sent."""
+    from sqlalchemy import exists
+
+    from arena.db import TournamentAudit
+
+    sent = enforce_deadlines()
+    with session_scope() as s:
+        ids = list(s.scalars(select(Tournament.id).where(
+            Tournament.status.in_(("scheduled", "running")),
+            exists().where(TournamentAudit.tournament_id == Tournament.id))))
+    for tid in ids:
+        sent += sweep(tid, wait=0)
+    return sent
+
+
 def _sweep(tournament_id: int | None, game: str | None, kind: str | None) -> int:
     if kind in (None, "tournament") and (has_broker() or tournament_id is not None):
         _start_lost_tournaments(tournament_id, game)
     if kind in (None, "tournament"):
+        enforce_deadlines()
         _pair_stalled_swiss(tournament_id)
     now = time.time()
     grace = utcnow() - timedelta(seconds=REQUEUE_GRACE)

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0024_seasons"
-down_revision = "0022_compact_records"
+down_revision = "0023_event_lifecycle"
 branch_labels = None
 depends_on = None
 
