@@ -30,6 +30,7 @@ through this encoder.
 from __future__ import annotations
 
 import importlib
+from array import array
 from collections.abc import Callable
 from functools import cache
 from itertools import compress
@@ -197,13 +198,13 @@ class IncrementalEncoder:
     state of the game (a new game, an assigned state, a state many moves on): it diffs against
     whatever it saw last. Not thread-safe; one per environment and seat.
 
-    Why the changes are gathered as (bucket, weight) lists and added in one numpy call: a move
-    changes tens of leaves, and one ``np.add.at`` costs less than tens of item assignments; a
-    dict met again at the same path (a card in a hand) adds its cached lists.
+    Why the changes are gathered as (bucket, weight) lists and added at the end: a dict met again
+    at the same path (a card in a hand) adds its cached lists, and the additions run in one
+    tight loop (cheaper than ``np.add.at`` for the tens of changes a move makes).
     """
 
     __slots__ = ("_paths", "_read", "_pids", "_snap", "_view", "_seed", "_vseed", "_kids",
-                 "_bk", "_wt", "_subtrees")
+                 "_bk", "_wt", "_subtrees", "_acc", "_big")
 
     def __init__(self, game: str) -> None:
         paths, read = layout(game)
@@ -220,7 +221,11 @@ class IncrementalEncoder:
         self._kids: dict[int, list[int]] = {}  # pid -> ids of its list items 0, 1, ...
         self._subtrees: dict[tuple[int, int], tuple[list[int], list[float], list[float]]] = {}
         self._snap: list[Any] = [ABSENT] * len(paths)
-        self._view = np.zeros(SIZE, dtype=np.float64)
+        # The running sum: an array.array (item updates from Python cost a fraction of a numpy
+        # array's, and of one np.add.at) that numpy reads through ``_view`` without a copy.
+        self._acc = array("d", bytes(8 * SIZE))
+        self._view = np.frombuffer(self._acc, dtype=np.float64)
+        self._big = False  # whether a bucket ever left [-LIMIT, LIMIT] (then clip)
         self._bk: list[int] = []
         self._wt: list[float] = []
 
@@ -233,18 +238,24 @@ class IncrementalEncoder:
             pids = self._pids
             for i in compress(range(len(changed)), changed):
                 snap[i] = self._update(pids[i], snap[i], new[i])
-            if self._bk:
-                np.add.at(self._view, self._bk, self._wt)
-                self._bk = []
-                self._wt = []
+        if self._bk:
+            acc = self._acc
+            for b, w in zip(self._bk, self._wt, strict=True):
+                v = acc[b] = acc[b] + w
+                if v > LIMIT or v < -LIMIT:
+                    self._big = True
+            self._bk = []
+            self._wt = []
         out = self._view.astype(np.float32)
-        out.clip(-LIMIT, LIMIT, out=out)  # = encode's clip then cast (rounding is monotone)
+        if self._big:  # a bucket beyond the bounds once: clip as encode does (after the cast:
+            out.clip(-LIMIT, LIMIT, out=out)  # the same, rounding is monotone)
         return out
 
     def reset(self) -> None:
         """Forget everything (the next vector is built from scratch)."""
         self._snap = [ABSENT] * len(self._snap)
         self._view[:] = 0.0
+        self._big = False
 
     def _items(self, pid: int, n: int) -> list[int]:
         kids = self._kids.get(pid)
@@ -271,8 +282,17 @@ class IncrementalEncoder:
             shared = min(lo, ln)
             out = old[:shared]
             update = self._update
+            seed, vseed, bk, wt = self._seed, self._vseed, self._bk, self._wt
             for i in compress(range(shared), map(ne, old, new)):
-                out[i] = update(kids[i], old[i], new[i])
+                a = old[i]
+                b = out[i] = new[i]
+                if type(a) is int and type(b) is int:  # inline: most changes are of a number
+                    k = kids[i]
+                    vs = vseed[k]
+                    bk += (seed[k] & _MASK, (vs + a * VALUE_STEP) & _MASK, (vs + b * VALUE_STEP) & _MASK)
+                    wt += (b - a, -1.0, 1.0)
+                else:
+                    out[i] = update(kids[i], a, b)
             for i in range(shared, lo):
                 self._add(kids[i], old[i], -1.0)
             for i in range(shared, ln):
