@@ -43,7 +43,7 @@ spaces = require("gymnasium.spaces", "gymnasium")
 class TabletopEnv(gym.Env):
     """One configuration of a game, seat ``seat`` learning, every other seat a house bot."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": list(core.RENDER_MODES)}
 
     def __init__(self, game: str, opponents: str | Any = "greedy", players: int = 2,
                  variant: str | None = None, seat: int = 0, render_mode: str | None = None,
@@ -51,9 +51,7 @@ class TabletopEnv(gym.Env):
         self.variant = core.check_config(game, players, variant)
         if not isinstance(seat, int) or not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {str(seat)[:20]}")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', "
-                             f"not {str(render_mode)[:40]!r}")
+        core.check_render_mode(render_mode)
         self.game, self.players, self.seat, self.render_mode = game, players, seat, render_mode
         self.opponents = opponents
         self.info_extras = bool(info_extras)
@@ -188,9 +186,10 @@ class TabletopEnv(gym.Env):
             self._obs()
         return self._mask.copy()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         """``ansi``: the board as text (public view and the learner's options; never the seed);
-        ``human``: the same printed."""
+        ``human``: the same printed; ``rgb_array``: the
+        board as an image (the public view, as the website draws it: arena/envs/picture.py)."""
         return core.render(self.state, self.render_mode)
 
 

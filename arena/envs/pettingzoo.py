@@ -159,7 +159,7 @@ class _LazyInfo(dict):
 class TabletopAEC(AECEnv):
     """One game (one configuration) as a PettingZoo AEC environment."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "tabletop_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(core.RENDER_MODES), "name": "tabletop_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -172,9 +172,7 @@ class TabletopAEC(AECEnv):
     ) -> None:
         super().__init__()
         self.variant = core.check_config(game, players, variant)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', "
-                             f"not {str(render_mode)[:40]!r}")
+        core.check_render_mode(render_mode)
         if observation not in MODES:
             raise ValueError(
                 f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}"
@@ -390,9 +388,10 @@ class TabletopAEC(AECEnv):
         """A copy the caller may keep and modify (an engine may share parts between calls)."""
         return orjson.loads(orjson.dumps(self._observation(seat)))
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         """``ansi``: the board as text — the public view and the options of the agent to move,
-        never the seed or another seat's hidden state; ``human``: the same printed."""
+        never the seed or another seat's hidden state; ``human``: the same printed; ``rgb_array``: the
+        board as an image (the public view, as the website draws it: arena/envs/picture.py)."""
         return core.render(self._state, self.render_mode)
 
     def state(self) -> Any:

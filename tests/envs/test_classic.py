@@ -21,16 +21,38 @@ from arena.envs.pettingzoo import env  # noqa: E402
 GAMES = ("black_angel", "solenia", "orbital")
 
 
+def _drawn(image: np.ndarray) -> bool:
+    """An image with a board on it: taller than the title, ink of several colours."""
+    return image.shape[0] > 200 and image.shape[1] == 1000 and len(np.unique(image.reshape(-1, 3), axis=0)) > 4
+
+
 @pytest.mark.parametrize("game", GAMES)
-def test_render_test_passes_in_ansi_and_human(game: str) -> None:
+def test_render_test_passes_in_ansi_human_and_rgb_array(game: str) -> None:
+    pytest.importorskip("PIL", reason="rgb_array needs Pillow (the envs extra)")
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         render_test(lambda render_mode=None: env(game, 2, render_mode=render_mode),
-                    custom_tests={"ansi": lambda text: "options:" in text or "game over" in text})
+                    custom_tests={"ansi": lambda text: "options:" in text or "game over" in text,
+                                  "rgb_array": _drawn})
     assert "to move" in printed.getvalue()  # human mode printed the board
-    assert env(game).metadata["render_modes"] == ["ansi", "human"]
+    assert env(game).metadata["render_modes"] == ["human", "ansi", "rgb_array"]
     with pytest.raises(ValueError, match="render_mode must be"):
-        env(game, render_mode="rgb_array")
+        env(game, render_mode="pygame")
+
+
+def test_the_picture_changes_with_the_public_board_and_gymnasium_draws_it_too() -> None:
+    pytest.importorskip("PIL", reason="rgb_array needs Pillow (the envs extra)")
+    from arena.envs import gymnasium as gym_envs
+
+    e = env("orbital", 2, render_mode="rgb_array")
+    e.reset(seed=2)
+    before = e.render()
+    e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert not np.array_equal(before, e.render())
+    g = gym_envs.env("solenia", "random", render_mode="rgb_array")
+    g.reset(seed=1)
+    image = g.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3 and _drawn(image)
 
 
 def test_state_is_callable_and_is_every_seats_vector() -> None:
