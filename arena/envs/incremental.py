@@ -43,6 +43,8 @@ _MASK = SIZE - 1
 #: Dicts whose leaves are cached per encoder (the cards of a game, at each hand position).
 _SUBTREE_LIMIT = 20_000
 _INT = {int}
+#: Up to this many changed buckets are added one by one, more with one ``np.bincount``.
+_LOOP_LIMIT = 64
 
 
 class _Absent:
@@ -55,6 +57,14 @@ class _Absent:
 
 
 ABSENT = _Absent()
+
+
+class Card(dict):
+    """A card's dict as the engine's view gives it, made once per card and game by a layout and
+    never changed: so the encoder keeps it as its own snapshot (no copy), compares it by
+    identity and caches its leaves per path for good (a game has a few hundred cards)."""
+
+    __slots__ = ()
 
 
 #: A layout: the paths (from the observation's root) of its parts, and the function that reads
@@ -120,12 +130,12 @@ def _solenia() -> Layout:
     flat = tuple(k for k in FLAT_LISTS if k != "vp_deck")
     nested = ("market", "res", "out_cards", "tech3", "tech_pts", "offer3", "rows")
     attrs = attrgetter(*scalars, *flat, *nested)
-    cards: dict[int, dict[str, Any]] = {}
+    cards: dict[int, Card] = {}
 
-    def card(c: int) -> dict[str, Any]:
+    def card(c: int) -> Card:
         got = cards.get(c)
         if got is None:
-            got = cards[c] = V._hand(_One(c), 0)[0]
+            got = cards[c] = Card(V._hand(_One(c), 0)[0])
         return got
 
     def read(st: Any, seat: int) -> tuple[Any, ...]:
@@ -159,13 +169,13 @@ def _orbital() -> Layout:
     from referee.orbital.state import P_OBS
 
     attrs = attrgetter(*V.RAW_SCALARS, *V.RAW_FLAT, "track", "mods", "known", "maybe", "gone")
-    cards: dict[int, dict[str, Any]] = {}
+    cards: dict[int, Card] = {}
     discard_layout = V.discard_layout
 
-    def card(c: int) -> dict[str, Any]:
+    def card(c: int) -> Card:
         got = cards.get(c)
         if got is None:
-            got = cards[c] = card_json(c)
+            got = cards[c] = Card(card_json(c))
         return got
 
     def read(st: Any, seat: int) -> tuple[Any, ...]:
@@ -204,7 +214,7 @@ class IncrementalEncoder:
     """
 
     __slots__ = ("_paths", "_read", "_pids", "_snap", "_view", "_seed", "_vseed", "_kids",
-                 "_bk", "_wt", "_subtrees", "_acc", "_big")
+                 "_bk", "_wt", "_subtrees", "_acc", "_big", "_cards")
 
     def __init__(self, game: str) -> None:
         paths, read = layout(game)
@@ -219,7 +229,8 @@ class IncrementalEncoder:
         self._seed = self._paths.seed
         self._vseed = self._paths.value_seed
         self._kids: dict[int, list[int]] = {}  # pid -> ids of its list items 0, 1, ...
-        self._subtrees: dict[tuple[int, int], tuple[list[int], list[float], list[float]]] = {}
+        self._subtrees: dict[tuple[int, int], tuple[Any, ...]] = {}
+        self._cards: dict[tuple[int, int], tuple[list[int], list[float], list[float]]] = {}
         self._snap: list[Any] = [ABSENT] * len(paths)
         # The running sum: an array.array (item updates from Python cost a fraction of a numpy
         # array's, and of one np.add.at) that numpy reads through ``_view`` without a copy.
@@ -239,11 +250,17 @@ class IncrementalEncoder:
             for i in compress(range(len(changed)), changed):
                 snap[i] = self._update(pids[i], snap[i], new[i])
         if self._bk:
-            acc = self._acc
-            for b, w in zip(self._bk, self._wt, strict=True):
-                v = acc[b] = acc[b] + w
-                if v > LIMIT or v < -LIMIT:
-                    self._big = True
+            if len(self._bk) > _LOOP_LIMIT:  # many (a hand shifted): one numpy pass is cheaper
+                view = self._view
+                view += np.bincount(self._bk, weights=self._wt, minlength=SIZE)
+                if not self._big:
+                    self._big = bool(view.max() > LIMIT or view.min() < -LIMIT)
+            else:
+                acc = self._acc
+                for b, w in zip(self._bk, self._wt, strict=True):
+                    v = acc[b] = acc[b] + w
+                    if v > LIMIT or v < -LIMIT:
+                        self._big = True
             self._bk = []
             self._wt = []
         out = self._view.astype(np.float32)
@@ -323,6 +340,20 @@ class IncrementalEncoder:
                 self._wt += [sign] * n
                 return value[:]
             return [self._add(kids[i], v, sign) for i, v in enumerate(value)]
+        if kind is Card:  # immutable: its own snapshot, its leaves cached by (path, identity)
+            key = (pid, id(value))
+            got = self._cards.get(key)
+            if got is None:
+                bk, wt = self._bk, self._wt
+                self._bk, self._wt = [], []
+                child = self._paths.child
+                for k, v in value.items():
+                    self._add(child(pid, k), v, 1.0)
+                got = self._cards[key] = (self._bk, self._wt, [-w for w in self._wt])
+                self._bk, self._wt = bk, wt
+            self._bk += got[0]
+            self._wt += got[1] if sign > 0 else got[2]
+            return value
         if kind is dict:
             # A dict is kept whole in snapshots and its leaves cached by (path, identity): the
             # layouts hand out the same dict object for the same card, so a card moving
