@@ -40,8 +40,6 @@ from typing import Any
 from arena.envs.encoding import LIMIT, SIZE, VALUE_STEP, _Paths, np
 
 _MASK = SIZE - 1
-#: Dicts whose leaves are cached per encoder (the cards of a game, at each hand position).
-_SUBTREE_LIMIT = 20_000
 _INT = {int}
 #: Up to this many changed buckets are added one by one, more with one ``np.bincount``.
 _LOOP_LIMIT = 64
@@ -209,12 +207,12 @@ class IncrementalEncoder:
     whatever it saw last. Not thread-safe; one per environment and seat.
 
     Why the changes are gathered as (bucket, weight) lists and added at the end: a dict met again
-    at the same path (a card in a hand) adds its cached lists, and the additions run in one
+    at the same path (a :class:`Card` in a hand) adds its cached lists, and the additions run in one
     tight loop (cheaper than ``np.add.at`` for the tens of changes a move makes).
     """
 
     __slots__ = ("_paths", "_read", "_pids", "_snap", "_view", "_seed", "_vseed", "_kids",
-                 "_bk", "_wt", "_subtrees", "_acc", "_big", "_cards")
+                 "_bk", "_wt", "_acc", "_big", "_cards")
 
     def __init__(self, game: str) -> None:
         paths, read = layout(game)
@@ -229,7 +227,6 @@ class IncrementalEncoder:
         self._seed = self._paths.seed
         self._vseed = self._paths.value_seed
         self._kids: dict[int, list[int]] = {}  # pid -> ids of its list items 0, 1, ...
-        self._subtrees: dict[tuple[int, int], tuple[Any, ...]] = {}
         self._cards: dict[tuple[int, int], tuple[list[int], list[float], list[float]]] = {}
         self._snap: list[Any] = [ABSENT] * len(paths)
         # The running sum: an array.array (item updates from Python cost a fraction of a numpy
@@ -315,8 +312,17 @@ class IncrementalEncoder:
             for i in range(shared, ln):
                 out.append(self._add(kids[i], new[i], 1.0))
             return out
-        # Anything else, dicts included, is taken out and put back whole: a dict here is a card
-        # (its leaves cached by _add) or a small context dict, cheaper whole than key by key.
+        if tn is dict and to is dict:  # an engine's dict (a context): key by key
+            child = self._paths.child
+            out = {}
+            for key, b in new.items():
+                a = old.get(key, ABSENT)
+                out[key] = a if type(a) is type(b) and a == b else self._update(child(pid, key), a, b)
+            for key, a in old.items():
+                if key not in new:
+                    self._add(child(pid, key), a, -1.0)
+            return out
+        # anything else (a card, a number that became a list ...) is taken out and put back whole
         self._add(pid, old, -1.0)
         return self._add(pid, new, 1.0)
 
@@ -354,29 +360,9 @@ class IncrementalEncoder:
             self._bk += got[0]
             self._wt += got[1] if sign > 0 else got[2]
             return value
-        if kind is dict:
-            # A dict is kept whole in snapshots and its leaves cached by (path, identity): the
-            # layouts hand out the same dict object for the same card, so a card moving
-            # through a hand costs two list extensions, not a walk. The cache holds the dict
-            # itself too, so an identity is never reused while cached, and its snapshot, to
-            # tell an engine's dict changed in place (a context) from the one cached.
-            key = (pid, id(value))
-            got = self._subtrees.get(key)
-            if got is None or got[3] is not value or got[4] != value:  # an engine's dict may change
-                bk, wt = self._bk, self._wt
-                self._bk, self._wt = [], []
-                child = self._paths.child
-                copy = {k: self._add(child(pid, k), v, 1.0) for k, v in value.items()}
-                got = (self._bk, self._wt, [-w for w in self._wt], value, copy)
-                self._bk, self._wt = bk, wt
-                if len(self._subtrees) >= _SUBTREE_LIMIT:
-                    self._subtrees.clear()
-                self._subtrees[key] = got
-                # the snapshot (``copy``) is what comes back to be taken out: cached too
-                self._subtrees[(pid, id(copy))] = (*got[:3], copy, copy)
-            self._bk += got[0]
-            self._wt += got[1] if sign > 0 else got[2]
-            return got[4]
+        if kind is dict:  # an engine's dict: walked (a new one each step; cards are Card)
+            child = self._paths.child
+            return {k: self._add(child(pid, k), v, sign) for k, v in value.items()}
         if value is ABSENT:
             return ABSENT
         if kind is float:
