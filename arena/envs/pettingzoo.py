@@ -27,7 +27,9 @@ Why so much laziness and caching: a step of the bare engine costs tens of micros
 first version of this wrapper spent ~30x that on work nobody asked for (every seat's
 structured observation copied after every move, the options listed twice, the whole observation
 walked leaf by leaf). Now a step computes the legal options once (``_legal``), the vector only
-when ``observe`` is called (once per seat per step, cached), and infos only when read;
+when ``observe`` is called (once per seat per step, cached; kept per seat as a running sum over
+the leaves that changed since that seat last looked: :mod:`arena.envs.incremental`), and infos
+only when read;
 ``arena bench envs`` measures the result beside the bare engine.
 """
 
