@@ -85,6 +85,25 @@ def layout(game: str) -> Layout:
     return make()
 
 
+def _copy2(lists: list[list[Any]]) -> list[list[Any]]:
+    return [x[:] for x in lists]
+
+
+def _last(derive: Callable[[Any], Any], copy: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``derive`` remembering its last input (a private copy) and answer: a derived part whose
+    engine source did not change since the last call (one C-level ``==``) is not derived again.
+    The answer is shared between calls, so it must not be changed: the encoder only reads it."""
+    last: list[Any] = [None]  # (input copy, answer), replaced in one assignment
+
+    def get(source: Any) -> Any:
+        got = last[0]
+        if got is None or got[0] != source:
+            got = last[0] = (copy(source), derive(source))
+        return got[1]
+
+    return get
+
+
 def _black_angel() -> Layout:
     from referee.black_angel import data as D  # noqa: N812 - the engine's own alias
     from referee.black_angel import observed as O  # noqa: N812
@@ -98,22 +117,29 @@ def _black_angel() -> Layout:
                "t_stack_below", "hal_deck_size", "hand_m_colours", "hand_r_sizes", "slot_backs",
                "own_hand_m", "own_hand_r", "own_slots", "ctx")
 
+    cards = _last(lambda d: [[k, v[0], v[1]] for k, v in sorted(d.items())],
+                  lambda d: {k: v[:] for k, v in d.items()})
+    below = _last(lambda t: [sorted(st[:-1]) for st in t], _copy2)
+    colours = _last(lambda hands: [[sum(1 for m in h if colour[m] == c) for c in range(3)]
+                                   for h in hands], _copy2)
+    backs = _last(lambda slots: [[back(c) for c in sl] for sl in slots], _copy2)
+
     def read(s: Any, seat: int) -> tuple[Any, ...]:
         if seat == s.seat and not s.over:
             ctx = s.ctx
         else:
             ctx = {k: v for k, v in s.ctx.items() if k not in private}
         return (seat, *attrs(s),
-                [[k, v[0], v[1]] for k, v in sorted(s.cards.items())],
+                cards(s.cards),
                 len(s.rav_deck),
                 [len(d) for d in s.m_deck],
                 sorted(s.a_deck),
                 [st[-1] if st else -1 for st in s.t_stack],
-                [sorted(st[:-1]) for st in s.t_stack],
+                below(s.t_stack),
                 len(s.hal_deck),
-                [[sum(1 for m in h if colour[m] == c) for c in range(3)] for h in s.hand_m],
+                colours(s.hand_m),
                 [len(h) for h in s.hand_r],
-                [[back(c) for c in sl] for sl in s.slots],
+                backs(s.slots),
                 s.hand_m[seat], s.hand_r[seat], s.slots[seat], ctx)
 
     paths = (("seat",), *(("raw", k) for k in (*scalars, *lists, *lists2, "ej_cards", *derived)))
