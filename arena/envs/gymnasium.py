@@ -72,8 +72,8 @@ class TabletopEnv(gym.Env):
         # The learner's int8 mask: one buffer, last step's ones cleared and this step's set
         # (a fresh zeroed array of Orbital's 8,569 actions a step costs more), handed out as
         # copies; and its vector kept up to date move by move (arena/envs/incremental.py).
+        # (no numpy view kept on it: a deep copy of the env would copy the view apart from it)
         self._bits = bytearray(n)
-        self._buffer = np.frombuffer(self._bits, np.int8)
         self._encoder = IncrementalEncoder(game)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -139,7 +139,7 @@ class TabletopEnv(gym.Env):
         """The vector (of the engine's compact observation: arena/envs/encoding.py) and the mask;
         the legal ids are listed once and kept for ``_info``."""
         self._list_legal()
-        mask = self._buffer.copy()
+        mask = np.frombuffer(self._bits, np.int8).copy()
         self._mask = mask.view(bool).copy()  # for action_masks(): safe from changes to obs
         return {"observation": self._encoder.vector(self.state, self.seat), "action_mask": mask}
 

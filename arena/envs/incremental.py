@@ -29,6 +29,7 @@ through this encoder.
 
 from __future__ import annotations
 
+import copy
 import importlib
 from array import array
 from collections.abc import Callable
@@ -53,6 +54,12 @@ class _Absent:
     def __repr__(self) -> str:
         return "ABSENT"
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Absent:
+        return self  # a singleton: compared by identity
+
+    def __reduce__(self) -> str:
+        return "ABSENT"
+
 
 ABSENT = _Absent()
 
@@ -63,6 +70,12 @@ class Card(dict):
     identity and caches its leaves per path for good (a game has a few hundred cards)."""
 
     __slots__ = ()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Card:
+        return self  # immutable and shared: a copy would break the identity caches
+
+    def __copy__(self) -> Card:
+        return self
 
 
 #: A layout: the paths (from the observation's root) of its parts, and the function that reads
@@ -290,6 +303,18 @@ class IncrementalEncoder:
         if self._big:  # a bucket beyond the bounds once: clip as encode does (after the cast:
             out.clip(-LIMIT, LIMIT, out=out)  # the same, rounding is monotone)
         return out
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> IncrementalEncoder:
+        """A copy whose numpy view reads its own running sum (a plain deep copy would copy the
+        view apart from the array it must read). Environments are deep-copied by some tools."""
+        other = IncrementalEncoder.__new__(IncrementalEncoder)
+        for name in self.__slots__:
+            if name != "_view":
+                setattr(other, name, copy.deepcopy(getattr(self, name), memo))
+        other._view = np.frombuffer(other._acc, dtype=np.float64)
+        other._seed = other._paths.seed
+        other._vseed = other._paths.value_seed
+        return other
 
     def reset(self) -> None:
         """Forget everything (the next vector is built from scratch)."""

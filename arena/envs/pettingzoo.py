@@ -212,8 +212,8 @@ class TabletopAEC(AECEnv):
         # The int8 mask of the seat to move, handed out as copies: one buffer for the whole
         # game, the last step's ones cleared and this step's set (Orbital's catalogue has
         # 8,569 actions; a fresh buffer a step costs more than the few writes).
+        # (no numpy view kept on it: a deep copy of the env would copy the view apart from it)
         self._bits = bytearray(n)
-        self._mask: Any = np.frombuffer(self._bits, np.int8)
         self._no_mask = np.zeros(n, dtype=np.int8)  # every other seat's (copied too)
         self._seat_agents = list(enumerate(self.possible_agents))
         self._obs_at: dict[int, tuple[int, dict[str, Any]]] = {}
@@ -289,7 +289,7 @@ class TabletopAEC(AECEnv):
             self.agent_selection = self.possible_agents[seat]
 
     def _legal(self) -> dict[int, str]:
-        """Action number -> option id of the legal options now, and their mask (``_mask``):
+        """Action number -> option id of the legal options now, and their mask (``_bits``):
         listed once per step, the mask written in the same loop (into one bytearray with a
         numpy view: cheaper than a numpy index array and a fancy assignment)."""
         if self._legal_at != self._stamp:
@@ -361,7 +361,7 @@ class TabletopAEC(AECEnv):
         if seat == self._to_move:
             if self._legal_at != self._stamp:
                 self._legal()
-            mask = self._mask.copy()
+            mask = np.frombuffer(self._bits, np.int8).copy()
         else:
             mask = self._no_mask.copy()
         if not self._vector:

@@ -3,6 +3,7 @@ observation on every decision, for the seat to move and for seats that look only
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
@@ -52,3 +53,33 @@ def test_a_reset_encoder_starts_afresh_and_big_values_are_clipped_as_encode_clip
 def test_an_unknown_game_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="no incremental layout"):
         IncrementalEncoder("chess")
+
+
+def test_a_deep_copied_environment_keeps_its_own_running_sum() -> None:
+    from arena.envs.pettingzoo import env
+
+    e = env("orbital", 2)
+    e.reset(seed=3)
+    e.observe(e.agent_selection)
+    twin = copy.deepcopy(e)
+    for _ in range(6):
+        twin.step(int(np.flatnonzero(twin.observe(twin.agent_selection)["action_mask"])[0]))
+        seat = twin.game_state.to_move()
+        assert np.array_equal(twin.observe(twin.agent_selection)["observation"],
+                              encode(core.compact_observation(twin.game_state, seat)))
+    seat = e.game_state.to_move()
+    assert np.array_equal(e.observe(e.agent_selection)["observation"],
+                          encode(core.compact_observation(e.game_state, seat)))
+
+
+def test_a_deep_copied_gymnasium_environment_steps_on_its_own() -> None:
+    from arena.envs.gymnasium import env
+
+    e = env("solenia", "random")
+    obs, _ = e.reset(seed=2)
+    twin = copy.deepcopy(e)
+    for _ in range(5):
+        obs, _r, done, _t, info = twin.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        assert not info["illegal_action"] and not done
+        assert np.array_equal(obs["observation"], encode(core.compact_observation(twin.state, 0)))
+        assert np.array_equal(twin.action_masks(), obs["action_mask"].astype(bool))
