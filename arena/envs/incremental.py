@@ -12,7 +12,8 @@ How the changed leaves are found without building the observation: per game, :da
 lists the observation's leaves-bearing parts (``/seat``, ``/raw/mc``, ``/hand`` …) with a
 function that reads them *straight from the engine state* — references to the engine's own
 lists where ``views.compact`` copies them, the few derived parts (sizes, sorted piles, card
-dicts, what only the seat to move may see) computed as ``compact`` computes them. One C-level
+dicts, what only the seat to move may see) computed as ``compact`` computes them (the costlier
+ones again only when their engine source changed: :func:`_last`). One C-level
 ``==`` per part against this encoder's private snapshot says whether it changed; a changed part
 is diffed position by position (lists) and key by key (dicts), and its snapshot is updated.
 
@@ -22,9 +23,9 @@ puts a float in an observation; a float would make the running sum drift, so
 :meth:`IncrementalEncoder.vector` refuses one), kept unclipped in float64 and clipped on the way
 out as ``encode`` does. tests/envs/test_incremental.py compares the two on every decision of
 random games of every configuration, seat by seat, including seats observed only now and then.
-The parts a layout reads are exactly ``compact``'s keys (checked when an encoder is made), so
-nothing a seat may not see reaches its vector: the hidden-information tests of tests/envs run
-through this encoder.
+The parts a layout reads are exactly ``compact``'s keys (:func:`check_layout`, run by the tests
+for every configuration), so nothing a seat may not see reaches its vector: the
+hidden-information tests of tests/envs run through this encoder.
 """
 
 from __future__ import annotations
