@@ -284,8 +284,19 @@ class IncrementalEncoder:
         changed = list(map(ne, snap, new))
         if True in changed:
             pids = self._pids
+            update = self._update
             for i in compress(range(len(changed)), changed):
-                snap[i] = self._update(pids[i], snap[i], new[i])
+                a = snap[i]
+                b = new[i]
+                if type(a) is int and type(b) is int:  # inline: a scalar of the engine
+                    k = pids[i]
+                    vs = self._vseed[k]
+                    self._bk += (self._seed[k] & _MASK, (vs + a * VALUE_STEP) & _MASK,
+                                 (vs + b * VALUE_STEP) & _MASK)
+                    self._wt += (b - a, -1.0, 1.0)
+                    snap[i] = b
+                else:
+                    snap[i] = update(pids[i], a, b)
         if self._bk:
             if len(self._bk) > _LOOP_LIMIT:  # many (a hand shifted): one numpy pass is cheaper
                 view = self._view
@@ -344,8 +355,10 @@ class IncrementalEncoder:
             return new
         if tn is list and to is list:
             lo, ln = len(old), len(new)
-            kids = self._items(pid, max(lo, ln))
-            shared = min(lo, ln)
+            shared, most = (lo, ln) if lo < ln else (ln, lo)
+            kids = self._kids.get(pid)
+            if kids is None or len(kids) < most:
+                kids = self._items(pid, most)
             out = old[:shared]
             update = self._update
             seed, vseed, bk, wt = self._seed, self._vseed, self._bk, self._wt
