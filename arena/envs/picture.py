@@ -1,4 +1,4 @@
-"""``render_mode="rgb_array"``: the board as an image (``numpy`` H x W x 3 ``uint8``).
+"""``render_mode="rgb_array"``: the board as an image (``numpy`` H x W x 3 ``uint8``, a fixed size per game).
 
 What it draws is what the website's board pages draw (web/templates/boards/<game>.html) from the
 same input, the engine's public view (``state.public_view()``): whose turn and the decision, the
@@ -26,6 +26,11 @@ _draw = require("PIL.ImageDraw", "Pillow")
 _font = require("PIL.ImageFont", "Pillow")
 
 WIDTH = 1000
+#: Every frame of a game has the same size (video recorders such as Gymnasium's ``RecordVideo``
+#: need that): wide and tall enough for the largest board met in random games of every
+#: configuration (tests/envs/test_classic.py); anything beyond is cut off, never rescaled.
+HEIGHT = {"black_angel": 1100, "solenia": 1100, "orbital": 1800}
+DEFAULT_HEIGHT = 1100
 #: The website's colours (web/templates/boards/*.html and its stylesheet).
 FILL = {
     "red": "#e06666", "green": "#6aa84f", "yellow": "#f1c232", "orange": "#f6a04d",
@@ -49,7 +54,7 @@ def _load_font(size: int) -> Any:
 class Sheet:
     """A growing page of text lines and shapes, cut to its used height at the end."""
 
-    def __init__(self, height: int = 2400) -> None:
+    def __init__(self, height: int = DEFAULT_HEIGHT) -> None:
         self.image = _image.new("RGB", (WIDTH, height), "white")
         self.draw = _draw.Draw(self.image)
         self.font = _load_font(13)
@@ -65,7 +70,7 @@ class Sheet:
         self.draw.text((x, self.y), text[:150], fill=colour, font=self.font)
         self.y += 17
 
-    def swatches(self, items: list[tuple[str, str]], x: int = 10, width: int = 118) -> None:
+    def swatches(self, items: list[tuple[Any, str]], x: int = 10, width: int = 118) -> None:
         """A row of labelled boxes filled with their colours (cards, tiles, cores), wrapping."""
         left = x
         for colour, label in items:
@@ -77,18 +82,32 @@ class Sheet:
         if items:
             self.y += 42
 
-    def box(self, x: int, y: int, w: int, h: int, colour: str, label: str = "",
+    def box(self, x: int, y: int, w: int, h: int, colour: Any, label: str = "",
             outline: str = INK, thick: int = 1) -> None:
-        self.draw.rectangle((x, y, x + w, y + h), fill=FILL.get(colour, colour if colour.startswith("#")
-                                                                  else "#ffffff"),
-                            outline=outline, width=thick)
+        self.draw.rectangle((x, y, x + w, y + h), fill=_fill(colour), outline=outline, width=thick)
         if label:
             for i, part in enumerate(_wrap(label, max(4, w // 7))[:2]):
                 self.draw.text((x + 3, y + 2 + 15 * i), part, fill=INK, font=self.font)
 
     def array(self) -> Any:
-        height = min(self.image.height, self.y + 10)
-        return np.asarray(self.image.crop((0, 0, WIDTH, height)), dtype=np.uint8).copy()
+        return np.asarray(self.image, dtype=np.uint8).copy()
+
+
+def _fill(colour: Any) -> str:
+    """The website's colour of a name, a ``#rrggbb`` as is, else white."""
+    if not isinstance(colour, str):
+        return "#ffffff"
+    return FILL.get(colour) or (colour if colour.startswith("#") else "#ffffff")
+
+
+def _d(node: Any) -> dict[str, Any]:
+    """``node`` if it is a dict, else an empty one (an empty slot, a null card)."""
+    return node if isinstance(node, dict) else {}
+
+
+def _l(node: Any) -> list[Any]:
+    """``node`` if it is a list, else an empty one."""
+    return node if isinstance(node, list) else []
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -105,8 +124,9 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 def picture(state: Any) -> Any:
-    """The image of ``state``'s public view (or a blank page saying there is no game yet)."""
-    sheet = Sheet()
+    """The image of ``state``'s public view (or a blank page saying there is no game yet), of
+    the game's fixed size: ``HEIGHT[game]`` x :data:`WIDTH` x 3."""
+    sheet = Sheet(DEFAULT_HEIGHT if state is None else HEIGHT.get(state.spec.name, DEFAULT_HEIGHT))
     if state is None:
         sheet.heading("no game yet: call reset()")
         return sheet.array()
@@ -132,14 +152,15 @@ def _orbital(sheet: Sheet, view: dict[str, Any]) -> None:
         sheet.draw.text((18 + (y - 1) * 28, sheet.y + 3), str(y), fill="white" if now else INK,
                         font=sheet.font)
     sheet.y += 28
-    for st in view.get("stations") or []:
+    for st in map(_d, _l(view.get("stations"))):
         a = st.get("actor", 0)
         head = f"{st.get('name')}" + (" (bot player)" if st.get("bot") else "")
         sheet.heading(head + ("  - to move" if view.get("to_move") == a else ""))
         sheet.line(f"VP {st.get('vp')} · MC {st.get('mc')} · unused crew {st.get('unused_crew')} · "
                    f"population {st.get('population')} · hand {st.get('hand_size')}/"
                    f"{st.get('hand_limit')}")
-        modules = st.get("modules") or []
+        modules = [m for m in map(_d, _l(st.get("modules")))
+                   if isinstance(m.get("x"), int) and isinstance(m.get("y"), int)]
         if not modules:
             continue
         xs = [m["x"] for m in modules]
@@ -152,68 +173,74 @@ def _orbital(sheet: Sheet, view: dict[str, Any]) -> None:
             if x + cell > WIDTH:
                 continue
             colour = "damaged" if m.get("damage") else m.get("colour", "#ffffff")
-            core = (m.get("card") or {}).get("kind") == "core"
+            core = _d(m.get("card")).get("kind") == "core"
             marks = (f"x{m['damage']} " if m.get("damage") else "") + (
                 f"crew {m['crew']}" if m.get("crew") else "")
-            sheet.box(x, y, cell - 6, 42, colour, (m.get("card") or {}).get("name", ""),
+            sheet.box(x, y, cell - 6, 42, colour, str(_d(m.get("card")).get("name", "")),
                       thick=3 if core else 1)
             if marks:
                 sheet.draw.text((x + 3, y + 28), marks, fill=INK, font=sheet.font)
         sheet.y = top + (max(ys) - min(ys) + 1) * 48 + 6
     sheet.heading("Market")
-    sheet.swatches([((s.get("card") or {}).get("colour", "#ffffff"),
-                     f"{(s.get('card') or {}).get('name', '')} {s.get('cost')} MC")
-                    for s in view.get("market") or []])
-    sheet.line("Upgrade cores: " + (", ".join(view.get("upgrade_cores") or []) or "none")
+    sheet.swatches([(_d(s.get("card")).get("colour"),
+                     f"{_d(s.get('card')).get('name', '')} {s.get('cost')} MC")
+                    for s in map(_d, _l(view.get("market")))])
+    sheet.line("Upgrade cores: " + (", ".join(map(str, _l(view.get("upgrade_cores")))) or "none")
                + f" · deck {view.get('deck_size')} · discard pile {view.get('discard_size')}")
-    for i, track in enumerate(view.get("opponent_tracks") or []):
-        sheet.line(f"Opponent {i + 1} · VP {(view.get('opponent_vp') or [None] * 9)[i]} · "
+    opponent_vp = _l(view.get("opponent_vp"))
+    for i, track in enumerate(map(_d, _l(view.get("opponent_tracks")))):
+        sheet.line(f"Opponent {i + 1} · VP {opponent_vp[i] if i < len(opponent_vp) else '?'} · "
                    + " ".join(f"{c} {n}" for c, n in track.items()))
 
 
 def _solenia(sheet: Sheet, view: dict[str, Any]) -> None:
     sheet.line(f"phase {view.get('phase')} · tile decks "
-               + ", ".join(f"{k} {v}" for k, v in (view.get("tile_deck_counts") or {}).items()))
-    boards = view.get("boards") or []
-    ship = (view.get("ship") or {}).get("pos")
+               + ", ".join(f"{k} {v}" for k, v in _d(view.get("tile_deck_counts")).items()))
+    boards = map(_d, _l(view.get("boards")))
+    ship = _d(view.get("ship")).get("pos")
     top = sheet.y + 8
     r = 26
     rows = 0
     for board in boards:
-        for c in board.get("cells") or []:
+        for c in map(_d, _l(board.get("cells"))):
+            if not (isinstance(c.get("col"), int) and isinstance(c.get("row"), int)):
+                continue
             x = 30 + c["col"] * 2 * r * 0.9 + (r * 0.9 if c["row"] % 2 else 0)
             y = top + 20 + c["row"] * r * 1.55
             rows = max(rows, c["row"] + 1)
             points = [(x + r * np.cos(np.pi / 6 + k * np.pi / 3), y + r * np.sin(np.pi / 6 + k * np.pi / 3))
                       for k in range(6)]
-            owner = c.get("owner")
-            sheet.draw.polygon(points, fill=FILL.get(c.get("type"), "#ffffff"),
-                               outline=SEAT[owner % len(SEAT)] if owner is not None else INK,
-                               width=4 if owner is not None else 1)
-            label = (c.get("type") or "")[:5]
-            if c.get("card"):
-                label = f"s{owner}"
+            owner = c.get("owner")  # a seat, the solo game's virtual player ("virtual"), or None
+            if isinstance(owner, int) and not isinstance(owner, bool):
+                ring = SEAT[owner % len(SEAT)]
+            else:
+                ring = INK if owner is None else "#000000"
+            sheet.draw.polygon(points, fill=FILL.get(c.get("type"), "#ffffff"), outline=ring,
+                               width=1 if owner is None else 4)
+            label = str(c.get("type") or "")[:5]
+            if c.get("card") or owner is not None:
+                label = f"s{owner}" if isinstance(owner, int) else str(owner)[:5]
             if c.get("pos") == ship:
                 label = "ship"
             sheet.draw.text((x - 14, y - 7), label, fill=INK, font=sheet.font)
     sheet.y = int(top + 40 + rows * r * 1.55)
-    market = view.get("market") or {}
+    market = _d(view.get("market"))
     for kind in ("day", "night"):
-        tiles = market.get(kind) or []
+        tiles = [t for t in _l(market.get(kind)) if isinstance(t, dict)]
         sheet.line(f"{kind} tiles on offer:")
         sheet.swatches([(kind, f"{t.get('points')} pts: " + " ".join(
-            f"{n} {res}" for res, n in (t.get("cost") or {}).items() if n)) for t in tiles], width=180)
-    for p in view.get("players_info") or []:
+            f"{n} {res}" for res, n in _d(t.get("cost")).items() if n)) for t in tiles], width=180)
+    for p in map(_d, _l(view.get("players_info"))):
         seat = p.get("seat")
-        score = p.get("score_now") or {}
+        score = _d(p.get("score_now"))
         sheet.heading(f"seat {seat}" + ("  - to move" if view.get("to_move") == seat else ""))
         sheet.line(f"score {score.get('total')} · stars {p.get('stars')} · resources "
-                   + ", ".join(f"{k} {v}" for k, v in (p.get("resources") or {}).items())
+                   + ", ".join(f"{k} {v}" for k, v in _d(p.get("resources")).items())
                    + f" (limit {p.get('resource_limit')}) · hand {p.get('hand_count')} · deck "
                    f"{p.get('deck_count')}")
         for row in ("day_row", "night_row"):
-            tiles = p.get(row) or []
-            sheet.swatches([(row[:-4] if t else "#ffffff", f"{t.get('points')} pts" if t else "")
+            tiles = _l(p.get(row))
+            sheet.swatches([(row[:-4] if t else "#ffffff", f"{_d(t).get('points')} pts" if t else "")
                             for t in tiles], width=70)
 
 
@@ -221,32 +248,33 @@ def _black_angel(sheet: Sheet, view: dict[str, Any]) -> None:
     sheet.line(f"round {view.get('round')} · phase {view.get('phase')}"
                + (" · end triggered" if view.get("end_triggered") else ""))
     sheet.heading("Action spaces")
-    sheet.swatches([(a.get("colour", "#ffffff"), f"{a.get('number')} {a.get('name')}"
+    sheet.swatches([(a.get("colour"), f"{a.get('number')} {a.get('name')}"
                      + (f" dmg {a.get('damage')}" if a.get("damage") else ""))
-                    for a in view.get("actions") or []], width=160)
+                    for a in map(_d, _l(view.get("actions")))], width=160)
     sheet.heading("Technology display")
-    sheet.swatches([((t or {}).get("colour", "#ffffff"),
-                     f"cost {c}" + (" lightning" if (t or {}).get("lightning") else "") if t else "empty")
-                    for t, c in zip(view.get("display") or [], view.get("display_costs") or [],
+    sheet.swatches([(_d(t).get("colour"),
+                     f"cost {c}" + (" lightning" if _d(t).get("lightning") else "") if t else "empty")
+                    for t, c in zip(_l(view.get("display")), _l(view.get("display_costs")),
                                     strict=False)], width=120)
     sheet.heading("Space")
-    for strip in (view.get("space") or {}).get("strips") or []:
+    for strip in map(_d, _l(_d(view.get("space")).get("strips"))):
         items = []
-        for h in strip.get("hexes") or []:
-            label = h.get("type", "")
+        for h in map(_d, _l(strip.get("hexes"))):
+            label = str(h.get("type", ""))
             if h.get("black_angel"):
                 label += " ANGEL"
             if h.get("ships"):
-                label += " ships " + ",".join(str(s) for s in h.get("ship_owners") or h["ships"])
-            items.append((h.get("type") if h.get("type") in FILL else "#ffffff", label))
+                label += " ships " + ",".join(str(s) for s in _l(h.get("ship_owners")) or _l(h["ships"]))
+            items.append((h.get("type"), label))
         sheet.swatches(items, width=150)
-    for s in view.get("seats") or []:
+    for s in map(_d, _l(view.get("seats"))):
         seat = s.get("seat")
         sheet.heading(f"{s.get('name')}" + ("  - to move" if view.get("to_move") == seat else ""))
         sheet.line(f"VP {s.get('vp')} · resources {s.get('resources')} · debris {s.get('debris')} · "
                    f"ships {s.get('ships')} · robots: break room {s.get('robots_break_room')}, supply "
                    f"{s.get('robots_supply')}")
-        sheet.swatches([(d.get("colour", "#ffffff"), f"die {d.get('face')}"
-                         + (" R" if d.get("reserved") else "")) for d in s.get("dice") or []], width=70)
-        sheet.swatches([((t or {}).get("colour", "#ffffff"), str((t or {}).get("id", "")))
-                        for t in s.get("grid") or []], width=60)
+        sheet.swatches([(d.get("colour"), f"die {d.get('face')}"
+                         + (" R" if d.get("reserved") else "")) for d in map(_d, _l(s.get("dice")))],
+                       width=70)
+        sheet.swatches([(_d(t).get("colour"), str(_d(t).get("id", ""))) for t in _l(s.get("grid"))],
+                       width=60)
