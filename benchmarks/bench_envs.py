@@ -20,7 +20,13 @@ loop does per decision:
 * ``openspiel``: ``legal_actions()`` and ``apply_action()`` of the registered Python game (which
   keeps every seat's perfect-recall digest: an observation per seat per move).
 
-The ratios are what to read: ``pettingzoo / engine+observation`` and ``pettingzoo-mask / engine``.
+The ratios are what to read: ``pettingzoo / engine`` and ``gymnasium+masks / engine`` (issue #38
+asks for >= 0.5), ``pettingzoo-mask / engine``.
+
+Then, per game, Gymnasium's ``AsyncVectorEnv`` with two worker processes against one env in
+this process, in steps per *wall-clock* second (:func:`bench_vector`; >= 1.6x asked on two
+cores): the only figure here that other load on the machine distorts, since it measures
+parallelism.
 """
 
 from __future__ import annotations
@@ -188,10 +194,74 @@ def bench_game(
     return out
 
 
+def _make_env(game: str) -> Any:
+    """A sub-environment of the vector measurement (module level: worker processes import it)."""
+    from arena.envs.gymnasium import env
+
+    return env(game, opponents="random", players=2)
+
+
+def _vector_steps(vec: Any, seconds: float, seed: int) -> int:
+    """Steps of ``vec`` (every sub-env's, counted) with random legal actions in ``seconds`` of
+    wall time. A sub-env whose episode ended is reset by the vector env on its next step
+    (Gymnasium's default autoreset), whatever the action."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    obs, _ = vec.reset(seed=seed)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        masks = obs["action_mask"]
+        actions = np.zeros(len(masks), dtype=np.int64)
+        for i, mask in enumerate(masks):
+            legal = mask.view(bool).nonzero()[0]
+            if len(legal):
+                actions[i] = legal[rng.integers(len(legal))]
+        obs, _r, _d, _t, _i = vec.step(actions)
+        steps += len(masks)
+    return steps
+
+
+def bench_vector(game: str, seconds: float = 3.0, workers: int = 2) -> dict[str, Any]:
+    """Gymnasium's ``AsyncVectorEnv`` with ``workers`` worker processes (one sub-env each)
+    beside one env stepped in this process (``SyncVectorEnv`` of one, the same loop), in
+    steps per wall-clock second — the figure a trainer sees. Wall time, so other load on the
+    machine lowers both; run on an idle machine for the absolute figures."""
+    from functools import partial
+
+    from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+
+    make = partial(_make_env, game)
+    single = SyncVectorEnv([make])
+    async_ = AsyncVectorEnv([make for _ in range(workers)])
+    try:
+        _vector_steps(single, 0.2, 1)  # warm-up: imports, catalogues, path tables
+        _vector_steps(async_, 0.2, 1)
+        one = _vector_steps(single, seconds, 0) / seconds
+        many = _vector_steps(async_, seconds, 0) / seconds
+    finally:
+        single.close()
+        async_.close()
+    return {
+        "single_env_steps_per_s": round(one),
+        f"async_{workers}_workers_steps_per_s": round(many),
+        f"async_{workers}_workers_vs_single": round(many / one, 2) if one else 0.0,
+    }
+
+
 def bench(
     games: tuple[str, ...] = GAMES,
     seconds: float = 3.0,
     toolkits: tuple[str, ...] = ("pettingzoo", "gymnasium", "openspiel"),
     progress: Callable[[str], None] | None = None,
+    vector: bool = True,
 ) -> dict[str, Any]:
-    return {game: bench_game(game, seconds, toolkits, progress) for game in games}
+    out = {game: bench_game(game, seconds, toolkits, progress) for game in games}
+    if vector and "gymnasium" in toolkits:
+        for game in games:
+            row = bench_vector(game, seconds)
+            if progress is not None:
+                progress(f"{game} AsyncVectorEnv: {row}")
+            out[game].update(row)
+    return out

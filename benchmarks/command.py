@@ -282,11 +282,14 @@ def bench_shortcuts_grpc(decisions: int, rounds: int) -> None:
               help="CPU seconds of random games per loop")
 @click.option("--toolkit", "toolkits", multiple=True, type=click.Choice(["pettingzoo", "gymnasium", "openspiel"]),
               help="a wrapper (repeatable; default: all three)")
-def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...]) -> None:
+@click.option("--vector/--no-vector", default=True, show_default=True,
+              help="also AsyncVectorEnv (2 worker processes) against one env, wall-clock steps/s")
+def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...], vector: bool) -> None:
     """Toolkit wrappers' steps per CPU second beside the bare engine's decisions, same run.
 
-    Random 2-player games; the ratios to read are pettingzoo / engine+observation (the vector
-    needs the engine's observation) and pettingzoo-mask / engine. Needs the envs extra.
+    Random 2-player games; the ratios to read are pettingzoo / engine and gymnasium+masks /
+    engine (vector observations), and pettingzoo-mask / engine; then AsyncVectorEnv with two
+    workers / one env (wall clock: other load on the machine lowers it). Needs the envs extra.
     """
     try:
         from benchmarks.bench_envs import GAMES, bench
@@ -294,7 +297,7 @@ def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...]
         raise click.ClickException(str(exc).splitlines()[0]) from None
     try:
         result = bench(games or GAMES, seconds, toolkits or ("pettingzoo", "gymnasium", "openspiel"),
-                       progress=lambda line: click.echo(line, err=True))
+                       progress=lambda line: click.echo(line, err=True), vector=vector)
     except ImportError as exc:  # arena.envs.MissingExtra: one line naming the extra
         raise click.ClickException(str(exc).splitlines()[0]) from None
     for game, row in result.items():

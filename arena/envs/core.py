@@ -99,11 +99,27 @@ def board_text(state: GameState) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(state: GameState | None, mode: str | None) -> str | None:
+#: The render modes of every wrapper: PettingZoo's classic games' (text printed, text, image).
+RENDER_MODES = ("human", "ansi", "rgb_array")
+
+
+def check_render_mode(mode: str | None) -> None:
+    """``ValueError`` (a clear message) for a render mode the wrappers do not offer."""
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None, {', '.join(map(repr, RENDER_MODES))}, "
+                         f"not {str(mode)[:40]!r}")
+
+
+def render(state: GameState | None, mode: str | None) -> Any:
     """``render()`` of the toolkit wrappers: the text for ``ansi``, printed for ``human``
-    (PettingZoo's and Gymnasium's convention: ``human`` returns ``None``)."""
+    (PettingZoo's and Gymnasium's convention: ``human`` returns ``None``), the board as an
+    H x W x 3 ``uint8`` image for ``rgb_array`` (:mod:`arena.envs.picture`, needs Pillow)."""
     if mode is None:
         return None
+    if mode == "rgb_array":
+        from arena.envs.picture import picture
+
+        return picture(state)
     if state is None:
         text = "no game yet: call reset()\n"
     else:

@@ -24,12 +24,14 @@ action (one the mask rules out) ends the episode at once with reward -1 and
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import Any
 
 from arena.envs import core, require
 from arena.envs.catalogue import catalogue
-from arena.envs.encoding import LIMIT, SIZE, encode
+from arena.envs.encoding import LIMIT, SIZE
+from arena.envs.incremental import IncrementalEncoder
 from arena.envs.opponents import ISMCTS_ITERATIONS, opponent
 from arena.envs.registration import register_envs
 
@@ -41,7 +43,7 @@ spaces = require("gymnasium.spaces", "gymnasium")
 class TabletopEnv(gym.Env):
     """One configuration of a game, seat ``seat`` learning, every other seat a house bot."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": list(core.RENDER_MODES)}
 
     def __init__(self, game: str, opponents: str | Any = "greedy", players: int = 2,
                  variant: str | None = None, seat: int = 0, render_mode: str | None = None,
@@ -49,9 +51,7 @@ class TabletopEnv(gym.Env):
         self.variant = core.check_config(game, players, variant)
         if not isinstance(seat, int) or not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {str(seat)[:20]}")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', "
-                             f"not {str(render_mode)[:40]!r}")
+        core.check_render_mode(render_mode)
         self.game, self.players, self.seat, self.render_mode = game, players, seat, render_mode
         self.opponents = opponents
         self.info_extras = bool(info_extras)
@@ -68,6 +68,13 @@ class TabletopEnv(gym.Env):
         self._ended = True  # until reset(); also after an illegal action
         self._ids: list[str] = []  # the legal ids _obs listed last (the learner's turn)
         self._mask: Any = None  # the mask _obs built last (None: not for the current state)
+        self._legal: dict[int, str] = {}  # action number -> legal option id, listed by _obs
+        # The learner's int8 mask: one buffer, last step's ones cleared and this step's set
+        # (a fresh zeroed array of Orbital's 8,569 actions a step costs more), handed out as
+        # copies; and its vector kept up to date move by move (arena/envs/incremental.py).
+        # (no numpy view kept on it: a deep copy of the env would copy the view apart from it)
+        self._bits = bytearray(n)
+        self._encoder = IncrementalEncoder(game)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
@@ -89,7 +96,7 @@ class TabletopEnv(gym.Env):
         the learner's turn, so the next ``step`` is always the learner's."""
         self._state = value
         self._ids = []
-        self._mask = None
+        self._mask = None  # (``_legal`` stays: its ones are what _list_legal clears in _bits)
         if value is None:
             self._ended = True
             return
@@ -100,7 +107,15 @@ class TabletopEnv(gym.Env):
         if self._ended:
             raise RuntimeError("the episode is over (or not started): call reset()")
         try:
-            option_id = core.option_of(self.catalogue, self.state, action)
+            # the legal options _obs listed for this very state (after an assigned state, the
+            # mask is None and they are listed afresh); core.option_of says why an action is not
+            legal = self._legal if self._mask is not None else self._list_legal()
+            try:
+                option_id = legal.get(operator.index(action))
+            except TypeError:  # not an integer
+                option_id = None
+            if option_id is None:
+                option_id = core.option_of(self.catalogue, self.state, action)
         except ValueError as exc:
             info = self._info()
             info["illegal_action"] = True
@@ -123,17 +138,30 @@ class TabletopEnv(gym.Env):
     def _obs(self) -> dict[str, Any]:
         """The vector (of the engine's compact observation: arena/envs/encoding.py) and the mask;
         the legal ids are listed once and kept for ``_info``."""
-        mask = np.zeros(len(self.catalogue), dtype=np.int8)
+        self._list_legal()
+        mask = np.frombuffer(self._bits, np.int8).copy()
+        self._mask = mask.view(bool).copy()  # for action_masks(): safe from changes to obs
+        return {"observation": self._encoder.vector(self.state, self.seat), "action_mask": mask}
+
+    def _list_legal(self) -> dict[int, str]:
+        """List the learner's legal options once for this state: ``_ids``, ``_legal`` and the
+        ones of ``_bits`` (the last state's cleared)."""
         self._ids = self.state.option_ids() if self.state.to_move() == self.seat else []
-        if self._ids:
-            index = self.catalogue.index
-            try:
-                mask[[index[o] for o in self._ids]] = 1
-            except KeyError:
-                core.legal_actions(self.catalogue, self.state)  # raises UnknownOption naming the id
-                raise
-        self._mask = mask.astype(bool)  # for action_masks(): a copy, safe from changes to obs
-        return {"observation": encode(core.compact_observation(self.state, self.seat)), "action_mask": mask}
+        bits = self._bits
+        for i in self._legal:
+            bits[i] = 0
+        legal: dict[int, str] = {}
+        self._legal = legal
+        index = self.catalogue.index
+        try:
+            for o in self._ids:
+                i = index[o]
+                legal[i] = o
+                bits[i] = 1
+        except KeyError:
+            core.legal_actions(self.catalogue, self.state)  # raises UnknownOption naming the id
+            raise
+        return legal
 
     def _info(self) -> dict[str, Any]:
         """The fixed-structure info (vector-env safe), plus the extras when asked for."""
@@ -158,9 +186,10 @@ class TabletopEnv(gym.Env):
             self._obs()
         return self._mask.copy()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         """``ansi``: the board as text (public view and the learner's options; never the seed);
-        ``human``: the same printed."""
+        ``human``: the same printed; ``rgb_array``: the
+        board as an image (the public view, as the website draws it: arena/envs/picture.py)."""
         return core.render(self.state, self.render_mode)
 
 

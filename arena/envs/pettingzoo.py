@@ -27,7 +27,9 @@ Why so much laziness and caching: a step of the bare engine costs tens of micros
 first version of this wrapper spent ~30x that on work nobody asked for (every seat's
 structured observation copied after every move, the options listed twice, the whole observation
 walked leaf by leaf). Now a step computes the legal options once (``_legal``), the vector only
-when ``observe`` is called (once per seat per step, cached), and infos only when read;
+when ``observe`` is called (once per seat per step, cached; kept per seat as a running sum over
+the leaves that changed since that seat last looked: :mod:`arena.envs.incremental`), and infos
+only when read;
 ``arena bench envs`` measures the result beside the bare engine.
 """
 
@@ -41,7 +43,8 @@ import orjson
 
 from arena.envs import core, require
 from arena.envs.catalogue import catalogue
-from arena.envs.encoding import LIMIT, SIZE, encode
+from arena.envs.encoding import LIMIT, SIZE
+from arena.envs.incremental import IncrementalEncoder
 
 np = require("numpy", "numpy")
 _pz = require("pettingzoo", "pettingzoo")
@@ -158,7 +161,7 @@ class _LazyInfo(dict):
 class TabletopAEC(AECEnv):
     """One game (one configuration) as a PettingZoo AEC environment."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "tabletop_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(core.RENDER_MODES), "name": "tabletop_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -171,9 +174,7 @@ class TabletopAEC(AECEnv):
     ) -> None:
         super().__init__()
         self.variant = core.check_config(game, players, variant)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', "
-                             f"not {str(render_mode)[:40]!r}")
+        core.check_render_mode(render_mode)
         if observation not in MODES:
             raise ValueError(
                 f"observation must be one of {', '.join(MODES)}, not {str(observation)[:40]!r}"
@@ -211,12 +212,15 @@ class TabletopAEC(AECEnv):
         # The int8 mask of the seat to move, handed out as copies: one buffer for the whole
         # game, the last step's ones cleared and this step's set (Orbital's catalogue has
         # 8,569 actions; a fresh buffer a step costs more than the few writes).
+        # (no numpy view kept on it: a deep copy of the env would copy the view apart from it)
         self._bits = bytearray(n)
-        self._mask: Any = np.frombuffer(self._bits, np.int8)
         self._no_mask = np.zeros(n, dtype=np.int8)  # every other seat's (copied too)
         self._seat_agents = list(enumerate(self.possible_agents))
         self._obs_at: dict[int, tuple[int, dict[str, Any]]] = {}
         self._vec_at: dict[int, tuple[int, Any]] = {}
+        #: Per seat, its vector kept up to date move by move (arena/envs/incremental.py): equal
+        #: to ``encode(compact_observation(state, seat))`` at a fraction of its cost.
+        self._encoders = [IncrementalEncoder(game) for _ in range(players)]
 
     @property
     def game_state(self) -> Any:
@@ -285,7 +289,7 @@ class TabletopAEC(AECEnv):
             self.agent_selection = self.possible_agents[seat]
 
     def _legal(self) -> dict[int, str]:
-        """Action number -> option id of the legal options now, and their mask (``_mask``):
+        """Action number -> option id of the legal options now, and their mask (``_bits``):
         listed once per step, the mask written in the same loop (into one bytearray with a
         numpy view: cheaper than a numpy index array and a fancy assignment)."""
         if self._legal_at != self._stamp:
@@ -357,18 +361,23 @@ class TabletopAEC(AECEnv):
         if seat == self._to_move:
             if self._legal_at != self._stamp:
                 self._legal()
-            mask = self._mask.copy()
+            mask = np.frombuffer(self._bits, np.int8).copy()
         else:
             mask = self._no_mask.copy()
         if not self._vector:
             return {"action_mask": mask}
+        return {"observation": self._vector_of(seat), "action_mask": mask}
+
+    def _vector_of(self, seat: int) -> Any:
+        """``seat``'s vector now (a new array): its :class:`IncrementalEncoder` brings the
+        running sum up to date with the moves since that seat last looked; a second call in the
+        same step copies the first."""
         got = self._vec_at.get(seat)
         if got is None or got[0] != self._stamp:
-            got = self._vec_at[seat] = (
-                self._stamp,
-                encode(core.compact_observation(self._state, seat)),
-            )
-        return {"observation": got[1].copy(), "action_mask": mask}
+            vec = self._encoders[seat].vector(self._state, seat)
+            self._vec_at[seat] = (self._stamp, vec)
+            return vec.copy()
+        return got[1].copy()
 
     def _observation(self, seat: int) -> dict[str, Any]:
         """The engine's observation of ``seat`` now (shared: the encoder only reads it)."""
@@ -381,9 +390,10 @@ class TabletopAEC(AECEnv):
         """A copy the caller may keep and modify (an engine may share parts between calls)."""
         return orjson.loads(orjson.dumps(self._observation(seat)))
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         """``ansi``: the board as text — the public view and the options of the agent to move,
-        never the seed or another seat's hidden state; ``human``: the same printed."""
+        never the seed or another seat's hidden state; ``human``: the same printed; ``rgb_array``: the
+        board as an image (the public view, as the website draws it: arena/envs/picture.py)."""
         return core.render(self._state, self.render_mode)
 
     def state(self) -> Any:
@@ -393,8 +403,7 @@ class TabletopAEC(AECEnv):
         future. The engine state itself is :attr:`game_state`."""
         if self._state is None:
             raise RuntimeError("no game yet: call reset() first")
-        return np.concatenate([encode(core.compact_observation(self._state, seat))
-                               for seat in range(self.players)])
+        return np.concatenate([self._vector_of(seat) for seat in range(self.players)])
 
     def close(self) -> None:
         pass

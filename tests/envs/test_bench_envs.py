@@ -36,6 +36,16 @@ def test_bench_envs_prints_every_loop_and_the_ratios() -> None:
     assert "gymnasium" not in out.output
 
 
+def test_bench_envs_measures_async_vector_envs_beside_one_env() -> None:
+    out = CliRunner().invoke(
+        bench_group, ["envs", "--game", "orbital", "--toolkit", "gymnasium", "--seconds", "0.2"]
+    )
+    assert out.exit_code == 0, out.output
+    for key in ("gymnasium+masks_vs_engine", "single_env_steps_per_s",
+                "async_2_workers_steps_per_s", "async_2_workers_vs_single"):
+        assert key in out.output
+
+
 def test_one_game_against_openspiel_gives_both_sides_the_budget() -> None:
     out = play_one("solenia", seed=3, our_seat=1, budget=0.005)
     assert out["score"] in (0.0, 0.5, 1.0) and out["decisions"] > 20

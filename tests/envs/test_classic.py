@@ -21,16 +21,66 @@ from arena.envs.pettingzoo import env  # noqa: E402
 GAMES = ("black_angel", "solenia", "orbital")
 
 
+def _drawn(image: np.ndarray, game: str) -> bool:
+    """An image of the game's fixed size with a board on it: dark ink (text) and colour (tiles)."""
+    from arena.envs.picture import HEIGHT, WIDTH
+
+    coloured = (image.max(axis=2).astype(int) - image.min(axis=2)) > 60
+    return (image.shape == (HEIGHT[game], WIDTH, 3) and int(coloured.sum()) > 2000
+            and bool((image.max(axis=2) < 80).any()))
+
+
 @pytest.mark.parametrize("game", GAMES)
-def test_render_test_passes_in_ansi_and_human(game: str) -> None:
+def test_render_test_passes_in_ansi_human_and_rgb_array(game: str) -> None:
+    pytest.importorskip("PIL", reason="rgb_array needs Pillow (the envs extra)")
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         render_test(lambda render_mode=None: env(game, 2, render_mode=render_mode),
-                    custom_tests={"ansi": lambda text: "options:" in text or "game over" in text})
+                    custom_tests={"ansi": lambda text: "options:" in text or "game over" in text,
+                                  "rgb_array": lambda image: _drawn(image, game)})
     assert "to move" in printed.getvalue()  # human mode printed the board
-    assert env(game).metadata["render_modes"] == ["ansi", "human"]
+    assert env(game).metadata["render_modes"] == ["human", "ansi", "rgb_array"]
     with pytest.raises(ValueError, match="render_mode must be"):
-        env(game, render_mode="rgb_array")
+        env(game, render_mode="pygame")
+
+
+def test_the_picture_changes_with_the_public_board_and_gymnasium_draws_it_too() -> None:
+    pytest.importorskip("PIL", reason="rgb_array needs Pillow (the envs extra)")
+    from arena.envs import gymnasium as gym_envs
+
+    e = env("orbital", 2, render_mode="rgb_array")
+    e.reset(seed=2)
+    before = e.render()
+    e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert not np.array_equal(before, e.render())
+    g = gym_envs.env("solenia", "random", render_mode="rgb_array")
+    g.reset(seed=1)
+    image = g.render()
+    assert image.dtype == np.uint8 and _drawn(image, "solenia")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_configuration_draws_at_one_size_from_start_to_end(game: str) -> None:
+    """Empty slots, solo players, bot players, the end: every frame drawn, all the same size."""
+    pytest.importorskip("PIL", reason="rgb_array needs Pillow (the envs extra)")
+    import random
+
+    from arena.envs.picture import picture
+    from referee import registry
+
+    for players, variant in core.configurations(game):
+        state = registry.new_game(game, players, 1, variant)
+        rng = random.Random(players)
+        shapes = {picture(state).shape}
+        for n in range(10_000):
+            if state.is_over():
+                break
+            if n % 60 == 59:
+                shapes.add(picture(state).shape)
+            ids = state.option_ids()
+            state.apply(ids[rng.randrange(len(ids))])
+        shapes.add(picture(state).shape)
+        assert len(shapes) == 1, (players, variant, shapes)
 
 
 def test_state_is_callable_and_is_every_seats_vector() -> None:

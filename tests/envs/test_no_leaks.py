@@ -21,6 +21,7 @@ pytest.importorskip("pettingzoo", reason='the envs extra is not installed: pip i
 
 import numpy as np  # noqa: E402
 
+from arena.envs import core  # noqa: E402
 from arena.envs import gymnasium as gym_envs  # noqa: E402
 from arena.envs import pettingzoo as pz  # noqa: E402
 from arena.sdk import sample_state  # noqa: E402
@@ -39,6 +40,7 @@ def _surfaces(e) -> dict:  # noqa: ANN001
         "last": (reward, terminated, truncated),
         "infos": {a: copy.deepcopy(dict(i)) for a, i in e.infos.items()},
         "render": e.render(),
+        "picture": core.render(e.game_state, "rgb_array").tobytes(),  # render_mode="rgb_array"
         "agents": list(e.agents),
         "terminations": dict(e.terminations),
         "rewards": dict(e.rewards),
