@@ -101,10 +101,10 @@ class Adam:
             p -= (self.lr * math.sqrt(1 - b2**self.t) / (1 - b1**self.t)) * m / (np.sqrt(v) + 1e-8)
 
 
-def _env(game: str, players: int, seat: int) -> Any:
+def _env(game: str, players: int, seat: int, opponents: str = "random") -> Any:
     from arena.envs.gymnasium import env
 
-    return env(game, opponents="random", players=players, seat=seat)
+    return env(game, opponents=opponents, players=players, seat=seat)
 
 
 def play(
@@ -116,8 +116,9 @@ def play(
     rng: Any = None,
     teacher: Any = None,
     record: list | None = None,
+    opponents: str = "random",
 ) -> list[tuple[int, int]]:
-    """Play one game per seed against the random bot, the learner in seat ``seed % players``.
+    """Play one game per seed against house bot ``opponents`` (default random), the learner in seat ``seed % players``.
 
     ``policy(vector, mask) -> index`` (or, with ``rng``, its ``sample`` draws the move); with
     ``teacher`` (a house bot of :mod:`arena.envs.opponents`) every learner state is also
@@ -126,7 +127,7 @@ def play(
     best rank of the others) per game.
     """
     cat = catalogue(game)
-    envs = [_env(game, players, seat) for seat in range(players)]
+    envs = [_env(game, players, seat, opponents) for seat in range(players)]
     teach = random.Random(0)
     out = []
     for seed in seeds:
