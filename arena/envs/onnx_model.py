@@ -119,3 +119,43 @@ class OnnxPolicy:
         """The legal action with the highest logit."""
         return int(np.argmax(self.logits(np.asarray(obs_vector)[None, :],
                                           np.asarray(action_mask)[None, :])[0]))
+
+
+def export_value_mlp(
+    path: str | Path, mu: Any, sd: Any, layers: list[tuple[Any, Any]], meta: dict[str, str]
+) -> Path:
+    """Write a value network as an ONNX model: input ``features`` float32[N, F], standardised
+    with ``mu``/``sd``, then each (weights, bias) of ``layers`` (tanh between them, none after
+    the last), output ``value`` float32[N, outputs]; ``meta`` goes into the model's metadata.
+    For bots whose network reads their own features rather than the environments' vector."""
+    onnx = require("onnx", "onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    init = [numpy_helper.from_array(np.asarray(mu, dtype=np.float32), "mu"),
+            numpy_helper.from_array(np.asarray(sd, dtype=np.float32), "sd")]
+    nodes = [helper.make_node("Sub", ["features", "mu"], ["centred"]),
+             helper.make_node("Div", ["centred", "sd"], ["x0"])]
+    x = "x0"
+    for i, (w, b) in enumerate(layers):
+        init += [numpy_helper.from_array(np.asarray(w, dtype=np.float32), f"w{i}"),
+                 numpy_helper.from_array(np.asarray(b, dtype=np.float32), f"b{i}")]
+        nodes += [helper.make_node("MatMul", [x, f"w{i}"], [f"m{i}"])]
+        last = i == len(layers) - 1
+        nodes += [helper.make_node("Add", [f"m{i}", f"b{i}"], ["value" if last else f"a{i}"])]
+        if not last:
+            nodes += [helper.make_node("Tanh", [f"a{i}"], [f"x{i + 1}"])]
+            x = f"x{i + 1}"
+    inputs, outputs = np.shape(layers[0][0])[0], np.shape(layers[-1][0])[1]
+    graph = helper.make_graph(
+        nodes, "value",
+        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["N", inputs])],
+        [helper.make_tensor_value_info("value", TensorProto.FLOAT, ["N", outputs])], init)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="tabletop-arena")
+    model.ir_version = IR_VERSION
+    helper.set_model_props(model, meta)
+    onnx.checker.check_model(model)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(model.SerializeToString())
+    return path
