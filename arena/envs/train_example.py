@@ -14,12 +14,16 @@ mistakes lead to, which plain copying never shows it. The teacher only labels: i
 seat's observation and legal options, as any bot would (``arena.envs.opponents``). REINFORCE
 then optimises the environment's own reward (+1 win, -1 loss) with the batch mean as baseline.
 
-Writes the weights (``weights.npz``, float16, the file the bot serves), the training curve
-(``training.png``) and its figures (``training.json``) into one folder: ``--dir``, by default
-``$ARENA_HOME/trained/learned_<game>`` (``ARENA_HOME`` unset: the same home the server uses,
-``${XDG_DATA_HOME:-~/.local/share}/tabletop-arena``) — never over the repository's tracked
-example unless told to (``--dir sample_bots/learned_solenia`` with ``--curve`` for the docs' PNG). The win share the curve shows is measured on held-out seeds; the
-benchmark (``arena bench learned``) measures the saved bot on seeds 0..199.
+Writes the weights (``weights.npz``, float16, the file the bot serves), the same network as an
+ONNX model (``model.onnx``, :mod:`arena.envs.onnx_model`, where the ``onnx`` package is
+installed), the training curve (``training.png``) and its figures (``training.json``) into one
+folder: ``--dir``, by default ``$ARENA_HOME/trained/learned_<game>`` (``ARENA_HOME`` unset: the
+same home the server uses, ``${XDG_DATA_HOME:-~/.local/share}/tabletop-arena``). A run never
+replaces a file git tracks (the committed example, the docs' PNG) unless ``--replace-tracked``
+says so (``--dir sample_bots/learned_solenia --curve docs/learned_solenia_training.png
+--replace-tracked`` retrains the example). ``--opponent greedy`` plays DAgger's games, REINFORCE
+and the curve against greedy instead of random. The win share the curve shows is measured on
+held-out seeds; the benchmark (``arena bench learned``) measures the saved bot on seeds 0..199.
 """
 
 from __future__ import annotations

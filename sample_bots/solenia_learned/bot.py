@@ -1,9 +1,9 @@
-"""The learned Solenia bot: the greedy bot's turn planner, with a network (``model.onnx``, run
-by ONNX Runtime) judging the end-of-turn states instead of greedy's rules of thumb.
+"""The learned Solenia bot: the greedy bot's turn planner, with a learned model (``model.onnx``,
+run by ONNX Runtime) judging the end-of-turn states instead of greedy's rules of thumb.
 
 ``model.onnx`` comes from ``python -m sample_bots.solenia_learned.train`` (seeded; the command
-and its figures are in ``training.json`` beside it; docs/environments.md, "A learned bot that
-beats greedy"). It needs numpy and onnxruntime, declared in ``requirements.txt``: the hosted
+and its figures are in ``training.json`` beside it; docs/environments.md, "A learned bot on the
+ladder"). It needs numpy and onnxruntime, declared in ``requirements.txt``: the hosted
 runtime offers them with the ``learned`` extra (docs/bot-authors-guide.md).
 """
 

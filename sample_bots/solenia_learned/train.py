@@ -31,6 +31,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import signal  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import asdict, dataclass  # noqa: E402
@@ -65,11 +66,11 @@ class Settings:
     """Everything that shapes a run (stored in training.json)."""
 
     seed: int = 1
-    generations: int = 12
+    generations: int = 4
     pairs: int = 4  # antithetic pairs of directions per generation
     games: int = 30  # games per model per generation (the same seeds for all of them)
-    sigma: float = 0.3  # step of a direction, in points per standard deviation of a feature
-    lr: float = 1.0
+    sigma: float = 0.15  # step of a direction, in points per standard deviation of a feature
+    lr: float = 0.5
     scale_games: int = 20  # greedy-vs-greedy games whose states set each feature's spread
     eval_games: int = 200
     workers: int = 1
@@ -125,9 +126,13 @@ class Games:
             return [_outcome(j) for j in jobs]
         return self.pool.map(_outcome, jobs, chunksize=max(1, len(jobs) // 16))
 
-    def close(self) -> None:
+    def close(self, finished: bool = True) -> None:
+        """Wait for the workers (``finished``) or stop them now (an error, Ctrl-C, SIGTERM)."""
         if self.pool is not None:
-            self.pool.close()
+            if finished:
+                self.pool.close()
+            else:
+                self.pool.terminate()
             self.pool.join()
 
 
@@ -204,9 +209,11 @@ def train(s: Settings, folder: Path | None, log: Any = print) -> dict[str, Any]:
             figures["cpu_s_main_process"] = round(time.process_time() - start, 1)
             figures["wall_s"] = round(time.perf_counter() - wall, 1)
             (folder / FIGURES).write_text(json.dumps(figures, indent=1) + "\n")
-        return figures
-    finally:
-        games.close()
+    except BaseException:
+        games.close(finished=False)
+        raise
+    games.close()
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("would replace files the repository tracks: " + ", ".join(map(str, tracked))
                 + "; choose another --dir, or pass --replace-tracked to retrain them")
     folder.mkdir(parents=True, exist_ok=True)
+    # SIGTERM as an exception: the worker pool is stopped with the run, never left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     train(s, folder, log=lambda line: print(line, file=sys.stderr, flush=True))
     return 0
 
