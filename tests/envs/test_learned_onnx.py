@@ -127,8 +127,9 @@ def test_training_never_replaces_tracked_files_unless_told(command: list[str]) -
 
 
 def test_the_committed_learned_bot_plays_a_game_with_its_onnx_model() -> None:
-    w, t, lost = learned_train.match_vs_greedy(learned_train._learned(OnnxValue(BOT / "model.onnx")), [11])
-    assert w + t + lost == 1
+    bots = [learned_train._learned(OnnxValue(BOT / "model.onnx")), learned_train._greedy()]
+    ranks, scores = learned_train.play_game(11, bots)
+    assert sorted(ranks) in ([1, 2], [1, 1]) and min(scores) > 0
     assert (BOT / "requirements.txt").read_text().split() == ["numpy>=1.24", "onnxruntime>=1.16"]
 
 
