@@ -146,6 +146,15 @@ def test_the_learned_bot_plays_sandboxed_inside_the_default_time_control() -> No
     assert max(d.cpu_ms if d.cpu_ms is not None else d.wall_ms for d in mine) < TimeControl().decision_ms
 
 
+@pytest.mark.sandbox
+@pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap is not installed")
+def test_the_learned_bot_qualifies_like_any_other() -> None:
+    from arena.intake.qualification import qualify
+
+    outcome = qualify("solenia", str(BOT), seed=7)
+    assert outcome.passed, (outcome.kind, outcome.message, outcome.log_tail)
+
+
 @pytest.mark.slow
 def test_the_committed_bots_measurement_against_greedy_reproduces() -> None:
     # The measurement training.json and docs/environments.md report, played again from the
