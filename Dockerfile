@@ -17,10 +17,11 @@ COPY referee ./referee
 COPY web ./web
 COPY sample_bots ./sample_bots
 COPY benchmarks ./benchmarks
-# The build compiles protos/ into referee/_proto (setup.py hook). numpy is there for hosted bots
-# (a trained policy served with arena.sdk.serve_policy, docs/environments.md): they run on this
-# Python, and numpy is the one library beyond the SDK a hosted bot may import.
-RUN pip install --no-cache-dir . "numpy>=1.24" \
+# The build compiles protos/ into referee/_proto (setup.py hook). The `learned` extra is there
+# for hosted bots (a trained policy, docs/environments.md): they run on this Python, and numpy and
+# onnxruntime are the libraries beyond the SDK the hosted runtime offers (referee/runtime.py),
+# pinned to the versions the tests ran (docs/bot-authors-guide.md, "Packages a hosted bot may use").
+RUN pip install --no-cache-dir ".[learned]" "numpy==2.4.*" "onnxruntime==1.32.*" \
     && python -c "import referee._proto.bot_pb2, referee.registry"
 
 # Sandboxed bots run as unprivileged uids; the shared data volume (uploaded bots, beat state).

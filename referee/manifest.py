@@ -15,6 +15,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from referee.runtime import RuntimeMissing, check_requirements
+
 PYTHON_ENTRY = "bot.py"
 MANIFEST = "bot.json"
 #: Where a manifest's program may live (the sandbox's PATH; all of it under /usr or links to it).
@@ -65,8 +67,15 @@ def launch_command(bot_dir: Path, inside_dir: str, address: str, *, launcher: bo
 
     With ``launcher`` (the sandbox) the bot starts through :mod:`referee.bot_launch`, which
     applies its Landlock restriction first and then runs ``bot.py`` in the same interpreter, or
-    ``os.execv``'s the manifest's program (the restriction is inherited across exec)."""
+    ``os.execv``'s the manifest's program (the restriction is inherited across exec).
+    A ``bot.py`` bot's ``requirements.txt`` is checked against the hosted runtime first
+    (:mod:`referee.runtime`): a missing package stops the launch with the reason, not a crash."""
     command = read_command(bot_dir)
+    if command is None:
+        try:
+            check_requirements(bot_dir)
+        except RuntimeMissing as exc:
+            raise ManifestError(str(exc)) from None
     prefix = [sys.executable, "-s", "-B", "-m", "referee.bot_launch"] if launcher else []
     if command is None:
         if not launcher:

@@ -21,7 +21,7 @@ from referee.engine import ConfigError, TimeControl
                    "are replayed from the record, the new bot plays the next one on")
 @click.option("--seat", type=int, required=True, help="the seat the new bot takes over")
 @click.option("--bot", required=True, metavar="PATH_OR_NAME",
-              help="the new bot: a folder with bot.py, host:port, or random, greedy, ismcts")
+              help="the new bot: a folder with bot.py, host:port, or random, greedy, ismcts, learned")
 @click.option("--others", default=None, metavar="PATH_OR_NAME",
               help="the bot for the other seats whose recorded bot is not on this machine")
 @click.option("--db", "db_url", default=None,

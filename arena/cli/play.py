@@ -78,7 +78,7 @@ def check_bots(flag: str, sources: list[str]) -> None:
         try:
             BotSource.parse(source)
         except ValueError as exc:
-            raise click.UsageError(f"{flag} {source}: {exc} (built-in bots: random, greedy, ismcts)") from None
+            raise click.UsageError(f"{flag} {source}: {exc} (built-in bots: random, greedy, ismcts, learned)") from None
 
 
 def _result_table(record: MatchRecord) -> str:
@@ -111,7 +111,7 @@ def _result_table(record: MatchRecord) -> str:
 @click.argument("game")
 @click.option("--bot", "bots", multiple=True, required=True, metavar="PATH_OR_HOST:PORT",
               help="a bot folder with bot.py (hosted, sandboxed), host:port (remote), or a built-in bot: "
-                   "random, greedy, ismcts; repeat per seat")
+                   "random, greedy, ismcts, learned (Solenia); repeat per seat")
 @click.option("--players", type=int, default=None,
               help="player count (default: the number of --bot; one --bot is repeated N times)")
 @click.option("--variant", default=None, help="game variant (default: the game's default)")

@@ -52,7 +52,7 @@ def _sandbox_or_fail(unsafe: bool) -> bool:
 
 def _parse_bots(specs: tuple[str, ...], game: str) -> list[tuple[str, str]]:
     """``--bot PATH`` or ``--bot NAME=PATH``, where PATH may also be a built-in bot's name
-    (random, greedy, ismcts, as for ``arena play``); the same bot twice becomes two named bots."""
+    (random, greedy, ismcts, learned, as for ``arena play``); the same bot twice becomes two named bots."""
     from arena.intake.house_bots import NAMES, UnknownBuiltin, resolve
 
     out: list[tuple[str, str]] = []

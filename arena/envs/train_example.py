@@ -14,12 +14,16 @@ mistakes lead to, which plain copying never shows it. The teacher only labels: i
 seat's observation and legal options, as any bot would (``arena.envs.opponents``). REINFORCE
 then optimises the environment's own reward (+1 win, -1 loss) with the batch mean as baseline.
 
-Writes the weights (``weights.npz``, float16, the file the bot serves), the training curve
-(``training.png``) and its figures (``training.json``) into one folder: ``--dir``, by default
-``$ARENA_HOME/trained/learned_<game>`` (``ARENA_HOME`` unset: the same home the server uses,
-``${XDG_DATA_HOME:-~/.local/share}/tabletop-arena``) — never over the repository's tracked
-example unless told to (``--dir sample_bots/learned_solenia`` with ``--curve`` for the docs' PNG). The win share the curve shows is measured on held-out seeds; the
-benchmark (``arena bench learned``) measures the saved bot on seeds 0..199.
+Writes the weights (``weights.npz``, float16, the file the bot serves), the same network as an
+ONNX model (``model.onnx``, :mod:`arena.envs.onnx_model`, where the ``onnx`` package is
+installed), the training curve (``training.png``) and its figures (``training.json``) into one
+folder: ``--dir``, by default ``$ARENA_HOME/trained/learned_<game>`` (``ARENA_HOME`` unset: the
+same home the server uses, ``${XDG_DATA_HOME:-~/.local/share}/tabletop-arena``). A run never
+replaces a file git tracks (the committed example, the docs' PNG) unless ``--replace-tracked``
+says so (``--dir sample_bots/learned_solenia --curve docs/learned_solenia_training.png
+--replace-tracked`` retrains the example). ``--opponent greedy`` plays DAgger's games, REINFORCE
+and the curve against greedy instead of random. The win share the curve shows is measured on
+held-out seeds; the benchmark (``arena bench learned``) measures the saved bot on seeds 0..199.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from dataclasses import asdict, dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from arena.envs import require  # noqa: E402
+from arena.envs import MissingExtra, require  # noqa: E402
 from arena.envs.catalogue import catalogue  # noqa: E402
 from arena.envs.encoding import SIZE  # noqa: E402
 from arena.envs.mlp import MaskedMLP  # noqa: E402
@@ -50,6 +54,10 @@ np = require("numpy", "numpy")
 #: Seeds of the curve's evaluation games: far from the benchmark's 0..199 and from training's.
 EVAL_SEED0 = 1_000_000
 TRAIN_SEED0 = 2_000_000
+#: The ONNX model's file name beside weights.npz (what an ONNX bot folder ships).
+ONNX_NAME = "model.onnx"
+#: The files a run writes into its folder (besides the curve, which may go elsewhere).
+OUTPUTS = ("weights.npz", "training.json", ONNX_NAME)
 
 
 @dataclass
@@ -69,6 +77,7 @@ class Settings:
     rl_lr: float = 5e-4
     eval_games: int = 60  # per point of the curve
     seed: int = 1
+    opponent: str = "random"  # the house bot of the DAgger games, REINFORCE and the curve
 
 
 @dataclass
@@ -101,10 +110,10 @@ class Adam:
             p -= (self.lr * math.sqrt(1 - b2**self.t) / (1 - b1**self.t)) * m / (np.sqrt(v) + 1e-8)
 
 
-def _env(game: str, players: int, seat: int) -> Any:
+def _env(game: str, players: int, seat: int, opponents: str = "random") -> Any:
     from arena.envs.gymnasium import env
 
-    return env(game, opponents="random", players=players, seat=seat)
+    return env(game, opponents=opponents, players=players, seat=seat)
 
 
 def play(
@@ -116,8 +125,9 @@ def play(
     rng: Any = None,
     teacher: Any = None,
     record: list | None = None,
+    opponents: str = "random",
 ) -> list[tuple[int, int]]:
-    """Play one game per seed against the random bot, the learner in seat ``seed % players``.
+    """Play one game per seed against house bot ``opponents`` (default random), the learner in seat ``seed % players``.
 
     ``policy(vector, mask) -> index`` (or, with ``rng``, its ``sample`` draws the move); with
     ``teacher`` (a house bot of :mod:`arena.envs.opponents`) every learner state is also
@@ -126,7 +136,7 @@ def play(
     best rank of the others) per game.
     """
     cat = catalogue(game)
-    envs = [_env(game, players, seat) for seat in range(players)]
+    envs = [_env(game, players, seat, opponents) for seat in range(players)]
     teach = random.Random(0)
     out = []
     for seed in seeds:
@@ -165,12 +175,14 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _teacher_games(game: str, players: int, seeds: list[int], record: list) -> None:
+def _teacher_games(
+    game: str, players: int, seeds: list[int], record: list, opponents: str = "random"
+) -> None:
     """Round 0: the greedy bot plays the learner's seat; each of its choices is a label."""
     cat = catalogue(game)
     bot = opponent("greedy", game)
     rng = random.Random(0)
-    envs = [_env(game, players, seat) for seat in range(players)]
+    envs = [_env(game, players, seat, opponents) for seat in range(players)]
     for seed in seeds:
         e = envs[seed % players]
         obs, _ = e.reset(seed=seed)
@@ -193,9 +205,14 @@ def _stack(games: list[list[tuple[Any, Any, int]]]) -> tuple[Any, Any, Any]:
 
 
 def train(
-    s: Settings, out: Path | None = None, curve_png: Path | None = None, log: Any = print
+    s: Settings,
+    out: Path | None = None,
+    curve_png: Path | None = None,
+    log: Any = print,
+    onnx: bool = False,
 ) -> tuple[MaskedMLP, dict[str, Any]]:
-    """Train per ``s``; save the weights to ``out`` and the curve to ``curve_png`` if given.
+    """Train per ``s``; save the weights to ``out`` (with ``onnx``, the ONNX model beside them,
+    :data:`ONNX_NAME`) and the curve to ``curve_png`` if given.
 
     Returns the (float16-rounded) network and the figures of the run."""
     cat = catalogue(s.game)
@@ -208,7 +225,9 @@ def train(
     start = time.process_time()
 
     def point(phase: str, loss: float) -> None:
-        share = wins(play(net, s.game, eval_seeds, s.players)) / max(1, len(eval_seeds))
+        share = wins(play(net, s.game, eval_seeds, s.players, opponents=s.opponent)) / max(
+            1, len(eval_seeds)
+        )
         curve.phase.append(phase)
         curve.seconds.append(round(time.process_time() - start, 1))
         curve.games.append(games_played)
@@ -216,7 +235,7 @@ def train(
         curve.loss.append(round(loss, 4))
         log(
             f"{phase:<12} games {games_played:>5}  cpu {curve.seconds[-1]:>7.1f} s  "
-            f"loss {loss:7.4f}  win share vs random {share:.3f}"
+            f"loss {loss:7.4f}  win share vs {s.opponent} {share:.3f}"
         )
 
     point("untrained", float("nan"))
@@ -227,7 +246,7 @@ def train(
         next_seed += s.games_per_round
         data: list[list[tuple[Any, Any, int]]] = []  # this round's games
         if r == 0:
-            _teacher_games(s.game, s.players, seeds, data)
+            _teacher_games(s.game, s.players, seeds, data, s.opponent)
         else:  # DAgger: the learner plays (sampling), the teacher labels where it went
             play(
                 net,
@@ -237,6 +256,7 @@ def train(
                 rng=rng,
                 teacher=opponent("greedy", s.game),
                 record=data,
+                opponents=s.opponent,
             )
         games_played += len(seeds)
         # Stacked round by round, the per-state vectors dropped at once: the data's memory
@@ -266,7 +286,9 @@ def train(
         seeds = list(range(next_seed, next_seed + s.rl_games))
         next_seed += s.rl_games
         games: list = []
-        outcomes = play(net, s.game, seeds, s.players, rng=rng, record=games)
+        outcomes = play(
+            net, s.game, seeds, s.players, rng=rng, record=games, opponents=s.opponent
+        )
         games_played += len(seeds)
         returns = np.array(
             [
@@ -294,6 +316,11 @@ def train(
         net.save(out)
         (out.parent / "training.json").write_text(json.dumps(figures, indent=1) + "\n")
         log(f"weights: {out} ({out.stat().st_size:,} bytes)")
+        if onnx:
+            from arena.envs.onnx_model import export
+
+            model = export(net, out.with_name(ONNX_NAME), {"settings": asdict(s)})
+            log(f"ONNX model: {model} ({model.stat().st_size:,} bytes)")
     if curve_png is not None:
         plot(curve, s, curve_png)
         log(f"curve: {curve_png}")
@@ -389,12 +416,39 @@ def default_dir(game: str) -> Path:
     return base / "trained" / f"learned_{game}"
 
 
+def tracked_files(paths: list[Path]) -> list[Path]:
+    """Those of ``paths`` that exist and that git tracks in the work tree holding them: a
+    training run never replaces committed files unless told to (``--replace-tracked``).
+    Without git, or outside a work tree, nothing counts as tracked."""
+    import subprocess
+
+    out = []
+    for path in paths:
+        if not path.is_file():
+            continue
+        try:
+            done = subprocess.run(
+                ["git", "ls-files", "--error-unmatch", "--", path.resolve().name],
+                cwd=path.resolve().parent, capture_output=True, timeout=30, check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return []
+        if done.returncode == 0:
+            out.append(path)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     d = Settings()
     p = argparse.ArgumentParser(
         prog="python -m arena.envs.train_example", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--game", default=d.game, choices=["solenia", "black_angel"])
+    p.add_argument(
+        "--opponent", default=d.opponent, choices=["random", "greedy"],
+        help="the house bot the learner plays in DAgger, REINFORCE and the curve "
+             f"(default {d.opponent})",
+    )
     for name, least, text in (
         ("hidden", 1, "hidden units"),
         ("rounds", 1, "DAgger rounds (round 0: the greedy bot plays)"),
@@ -425,12 +479,37 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--curve", type=Path, help="training curve PNG (default DIR/training.png)")
     p.add_argument("--no-curve", action="store_true", help="skip the PNG (no matplotlib needed)")
+    p.add_argument(
+        "--onnx", choices=["auto", "yes", "no"], default="auto",
+        help=f"also write the ONNX model ({ONNX_NAME}; needs the onnx package, the 'learned' "
+             "extra): auto = where onnx is installed (default)",
+    )
+    p.add_argument(
+        "--replace-tracked", action="store_true",
+        help="allow replacing files git tracks (retraining a committed example bot)",
+    )
     args = p.parse_args(argv)
     s = Settings(**{k: getattr(args, k) for k in asdict(d) if k != "players"})
     folder = args.dir or default_dir(s.game)
     out = folder / "weights.npz"
     curve = None if args.no_curve else (args.curve or folder / "training.png")
-    train(s, out, curve, log=lambda line: print(line, file=sys.stderr, flush=True))
+    targets = [folder / name for name in OUTPUTS] + ([curve] if curve else [])
+    tracked = [] if args.replace_tracked else tracked_files(targets)
+    if tracked:
+        p.error(
+            "would replace files the repository tracks: "
+            + ", ".join(str(t) for t in tracked)
+            + "; choose another --dir/--curve, or pass --replace-tracked to retrain them"
+        )
+    onnx = args.onnx != "no"
+    if onnx:
+        try:
+            require("onnx", "onnx")  # before minutes of training, not after
+        except MissingExtra as exc:
+            if args.onnx == "yes":
+                p.error(f"{exc}; or pass --onnx no")
+            onnx = False
+    train(s, out, curve, log=lambda line: print(line, file=sys.stderr, flush=True), onnx=onnx)
     return 0
 
 

@@ -24,6 +24,7 @@ from arena.intake import freeze
 from referee import dialin_client, registry
 from referee.engine import ConfigError
 from referee.manifest import has_entry
+from referee.runtime import RuntimeMissing, check_requirements
 
 #: A remote bot: ``host:port`` (plaintext) or ``tls://host:port`` (see referee.bot_client.dial).
 _REMOTE = re.compile(r"(?:tls://)?(?:[\w.\-]+|\[[0-9a-fA-F:]+\]):\d+")  # fullmatch, not ^…$
@@ -39,6 +40,10 @@ def source_digest(source: str) -> tuple[str, str]:
     if path.is_dir():
         if not has_entry(path):
             raise BotError(f"{source}: a hosted bot is a folder containing bot.py (or a bot.json manifest); none found")
+        try:
+            check_requirements(path)
+        except RuntimeMissing as exc:
+            raise BotError(str(exc)) from None
         h = hashlib.sha256()
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
             if "__pycache__" in file.parts or file.suffix == ".pyc":

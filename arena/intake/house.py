@@ -13,6 +13,8 @@ ladder tick.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sqlalchemy.orm import Session
 
 from arena.intake import house_bots as builtin_bots
@@ -21,13 +23,20 @@ HOUSE_OWNER = "house"
 
 
 def house_sources(game: str) -> dict[str, str]:
-    """{bot name: folder} of the house bots of ``game`` (greedy only where a game has one)."""
+    """{bot name: folder} of the house bots of ``game`` (greedy and learned only where a game
+    has one; learned only where this server's bot runtime has the packages it declares — the
+    ``learned`` extra, referee/runtime.py — so a server without them keeps the other house bots
+    on the ladder instead of failing to register)."""
+    from referee.runtime import RuntimeMissing, check_requirements
+
     out = {}
     for name in builtin_bots.NAMES:
         try:
-            out[f"house-{name}"] = builtin_bots.resolve(name, game)
-        except builtin_bots.UnknownBuiltin:
+            folder = builtin_bots.resolve(name, game)
+            check_requirements(Path(folder))
+        except (builtin_bots.UnknownBuiltin, RuntimeMissing):
             continue
+        out[f"house-{name}"] = folder
     return out
 
 

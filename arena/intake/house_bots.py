@@ -55,7 +55,7 @@ def resolve(source: str, game: str) -> str:
     path = SAMPLE_BOTS / REGISTRY["bots"][source]["folder"].format(game=game)
     if not (path / "bot.py").is_file():
         raise UnknownBuiltin(f"there is no built-in {source} bot for {game}; "
-                             f"built-in bots: {', '.join(NAMES)} (greedy only for some games)")
+                             f"built-in bots: {', '.join(NAMES)} (greedy and learned only for some games)")
     return str(path)
 
 

@@ -78,3 +78,18 @@ def test_play_accepts_names_from_any_folder(tmp_path):
     assert "ismcts" in result.output and "solenia_greedy" in result.output
     assert "forfeit" not in result.output
     assert bad.exit_code == 2 and "no built-in greedy bot for toy" in bad.output
+
+
+def test_the_learned_house_bot_exists_where_a_game_has_one_and_the_runtime_can_run_it(monkeypatch):
+    from arena.intake import house
+    from referee import runtime
+
+    assert resolve("learned", "solenia") == str(SAMPLE_BOTS / "solenia_learned")
+    with pytest.raises(UnknownBuiltin, match="no built-in learned bot for black_angel"):
+        resolve("learned", "black_angel")
+    have_runtime = all(runtime.offered()[p] for p in ("numpy", "onnxruntime"))
+    assert ("house-learned" in house.house_sources("solenia")) is have_runtime
+    assert "house-learned" not in house.house_sources("black_angel")
+    # A server without the learned extra keeps its other house bots instead of failing.
+    monkeypatch.setattr(runtime, "installed", lambda name: None if name == "onnxruntime" else "9")
+    assert sorted(house.house_sources("solenia")) == ["house-greedy", "house-ismcts", "house-random"]

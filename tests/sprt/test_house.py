@@ -22,9 +22,12 @@ def test_house_bots_are_idempotent_on_the_ladder_and_marked(tmp_path: Path) -> N
         with session_scope(url) as s:
             first = house.ensure_house_bots(s, "solenia")
             again = house.ensure_house_bots(s, "solenia")
-            assert first == again and len(first) == 3
+            # learned too where this Python has the learned extra (numpy, onnxruntime)
+            expected = sorted(house.house_sources("solenia"))
+            assert set(expected) - {"house-learned"} == {"house-greedy", "house-ismcts", "house-random"}
+            assert first == again and len(first) == len(expected)
             names = sorted(b.name for b in s.scalars(select(Bot).where(Bot.owner == house.HOUSE_OWNER)))
-            assert names == ["house-greedy", "house-ismcts", "house-random"]
+            assert names == expected
             mine = bots.register_version(s, "solenia", RANDOM, name="author-bot", owner="alice")
             # A held second version (its SPRT running) must not replace v1 anywhere.
             held = BotVersion(bot_id=mine.bot_id, number=2, kind="hosted", source="/nowhere", digest="x",
@@ -38,8 +41,7 @@ def test_house_bots_are_idempotent_on_the_ladder_and_marked(tmp_path: Path) -> N
             assert held.id not in seated and mine.id in seated
             board = leaderboard(s, "solenia", 50)
             rows = {r.bot: r.house for r in board.rows}
-            assert rows == {"house-random v1": True, "house-greedy v1": True, "house-ismcts v1": True,
-                            "author-bot v1": False}
+            assert rows == {**{f"{name} v1": True for name in expected}, "author-bot v1": False}
     finally:
         dispose_all()
 
@@ -53,9 +55,10 @@ def test_ladder_house_switch_on_off_and_as_is(tmp_path: Path) -> None:
         with session_scope(url) as s:
             hal = house.ensure_automaton(s, "solenia", "virtual-player-summer")
             ladder.ensure_ladder(s, "solenia", sandbox=False, house=True)
-            assert house.active_house_bots(s, "solenia") == 3
+            count = len(house.house_sources("solenia"))
+            assert house.active_house_bots(s, "solenia") == count >= 3
             ladder.ensure_ladder(s, "solenia", sandbox=False)  # None: as they are
-            assert house.active_house_bots(s, "solenia") == 3
+            assert house.active_house_bots(s, "solenia") == count
             ladder.ensure_ladder(s, "solenia", sandbox=False, house=False)
             assert house.active_house_bots(s, "solenia") == 0
             owners = {v.bot.owner for v in bots.latest_versions(s, "solenia")}

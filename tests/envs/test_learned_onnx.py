@@ -1,0 +1,178 @@
+"""Learned bots through ONNX: the export is the network, the pipelines run end to end on a tiny
+budget and reproduce byte for byte, runs never replace tracked files unless told, and the
+committed learned Solenia bot beats greedy (the long measurement is marked slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from arena.envs.catalogue import catalogue  # noqa: E402
+from arena.envs.mlp import EncodingMismatch, MaskedMLP  # noqa: E402
+from arena.envs.onnx_model import ILLEGAL, OnnxPolicy, export  # noqa: E402
+from arena.envs.train_example import wilson  # noqa: E402
+from referee import sandbox  # noqa: E402
+from referee.engine import TimeControl  # noqa: E402
+from referee.match import MatchConfig, SeatSpec, run_match  # noqa: E402
+from sample_bots.solenia_learned import train as learned_train  # noqa: E402
+from sample_bots.solenia_learned.features import NAMES  # noqa: E402
+from sample_bots.solenia_learned.model import LinearValue, OnnxValue, greedy_weights  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = ROOT / "sample_bots" / "solenia_learned"
+GREEDY = ROOT / "sample_bots" / "solenia_greedy"
+
+
+def test_the_onnx_export_computes_what_the_numpy_network_does(tmp_path: Path) -> None:
+    cat = catalogue("solenia")
+    rng = np.random.default_rng(3)
+    net = MaskedMLP.initial(2048, 8, len(cat), 3, "solenia")
+    net.w2 = rng.normal(0, 1, net.w2.shape).astype(np.float32)
+    x = rng.normal(0, 3, (5, 2048)).astype(np.float32)
+    net.normalise_on(x)
+    masks = (rng.random((5, len(cat))) < 0.1).astype(np.float32)
+    masks[:, 0] = 1
+    export(net, tmp_path / "m.onnx", {"why": "test"})
+    policy = OnnxPolicy(tmp_path / "m.onnx")
+    assert policy.game == "solenia"
+    got = policy.logits(x, masks)
+    _, want = net.forward(x)
+    legal = masks > 0
+    assert np.allclose(got[legal], want[legal], atol=1e-4)
+    assert (got[~legal] == ILLEGAL).all()
+    assert [policy(x[i], masks[i]) for i in range(5)] == [net(x[i], masks[i]) for i in range(5)]
+
+
+def test_an_onnx_policy_of_another_encoding_is_refused(tmp_path: Path) -> None:
+    import onnx
+
+    net = MaskedMLP.initial(2048, 2, len(catalogue("solenia")), 0, "solenia")
+    path = export(net, tmp_path / "m.onnx")
+    model = onnx.load(str(path))
+    for prop in model.metadata_props:
+        if prop.key == "encoding":
+            prop.value = "2048:00000000"
+    path.write_bytes(model.SerializeToString())
+    with pytest.raises(EncodingMismatch, match="retrain it"):
+        OnnxPolicy(path)
+
+
+def test_the_learned_pipeline_runs_end_to_end_and_reproduces(tmp_path: Path) -> None:
+    # The short form of `python -m sample_bots.solenia_learned.train`: a generation of the
+    # search, the export and the exported bot's measurement, a handful of games.
+    s = learned_train.Settings(generations=1, pairs=1, games=1, scale_games=1, eval_games=2)
+    figures = [learned_train.train(s, tmp_path / name, log=lambda line: None) for name in "ab"]
+    assert (tmp_path / "a" / "model.onnx").read_bytes() == (tmp_path / "b" / "model.onnx").read_bytes()
+    assert figures[0]["weights"] == figures[1]["weights"]
+    assert [g["games"] for g in figures[0]["generations"]] == [2]  # one pair, one seed each
+    saved = json.loads((tmp_path / "a" / "training.json").read_text())
+    measured = saved["eval_vs_greedy"]
+    assert measured["wins"] + measured["ties"] + measured["losses"] == 2
+    assert saved["command"].startswith("python -m sample_bots.solenia_learned.train --seed 1 ")
+
+
+def test_the_untrained_model_is_the_greedy_bot() -> None:
+    # Training starts from greedy's own evaluation: same choices, so the same game.
+    from referee import registry
+
+    value = LinearValue(greedy_weights())
+    greedy = learned_train._greedy()
+    for seed in (2, 3):
+        st = registry.new_game("solenia", 2, seed, None)
+        while not st.is_over():
+            seat = st.to_move()
+            choice = greedy(st, seat)
+            assert learned_train._learned(value)(st, seat) == choice
+            st.apply(choice)
+
+
+def test_the_exported_value_is_the_trained_one(tmp_path: Path) -> None:
+    from arena.envs.onnx_model import export_value_mlp
+    from referee import registry
+    from sample_bots.solenia_learned.features import SIZE
+    from sample_bots.solenia_learned.model import FEATURES_ID
+
+    w = np.random.default_rng(0).normal(0, 1, SIZE).astype(np.float32)
+    export_value_mlp(tmp_path / "v.onnx", np.zeros(SIZE), np.ones(SIZE), [(w[:, None], np.zeros(1))],
+                     {"features": FEATURES_ID})
+    states = [registry.new_game("solenia", 2, seed, None) for seed in range(4)]
+    assert np.allclose(OnnxValue(tmp_path / "v.onnx")(states, 0), LinearValue(w)(states, 0), atol=1e-3)
+    export_value_mlp(tmp_path / "other.onnx", np.zeros(SIZE), np.ones(SIZE), [(w[:, None], np.zeros(1))],
+                     {"features": "something else"})
+    with pytest.raises(ValueError, match="other features"):
+        OnnxValue(tmp_path / "other.onnx")
+
+
+@pytest.mark.parametrize("command", [
+    ["arena.envs.train_example", "--dir", "sample_bots/learned_solenia", "--no-curve"],
+    ["sample_bots.solenia_learned.train", "--dir", "sample_bots/solenia_learned"],
+])
+def test_training_never_replaces_tracked_files_unless_told(command: list[str]) -> None:
+    if subprocess.run(["git", "ls-files", "--error-unmatch", "sample_bots/learned_solenia/weights.npz"],
+                      cwd=ROOT, capture_output=True).returncode != 0:
+        pytest.skip("not a git work tree with the committed bot")
+    run = subprocess.run([sys.executable, "-m", *command], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 2 and "would replace files the repository tracks" in run.stderr, run.stderr
+    assert "--replace-tracked" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_the_committed_learned_bot_plays_a_game_with_its_onnx_model() -> None:
+    bots = [learned_train._learned(OnnxValue(BOT / "model.onnx")), learned_train._greedy()]
+    ranks, scores = learned_train.play_game(11, bots)
+    assert sorted(ranks) in ([1, 2], [1, 1]) and min(scores) > 0
+    assert (BOT / "requirements.txt").read_text().split() == ["numpy>=1.24", "onnxruntime>=1.16"]
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap is not installed")
+def test_the_learned_bot_plays_sandboxed_inside_the_default_time_control() -> None:
+    record = run_match(MatchConfig(game="solenia", seed=4, sandbox=True,
+                                   seats=[SeatSpec("learned", str(BOT)), SeatSpec("greedy", str(GREEDY))]))
+    assert record.forfeits == [], [(f.reason, f.message, f.log_tail) for f in record.forfeits]
+    assert record.result is not None
+    mine = [d for d in record.decisions if d.seat == 0 and not d.forced]
+    assert mine and not any(d.forced for d in record.decisions)
+    # Inside the default time control (1 s a decision) with room to spare, even on a loaded machine.
+    assert max(d.cpu_ms if d.cpu_ms is not None else d.wall_ms for d in mine) < TimeControl().decision_ms
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap is not installed")
+def test_the_learned_bot_qualifies_like_any_other() -> None:
+    from arena.intake.qualification import qualify
+
+    outcome = qualify("solenia", str(BOT), seed=7)
+    assert outcome.passed, (outcome.kind, outcome.message, outcome.log_tail)
+
+
+@pytest.mark.slow
+def test_the_committed_bots_measurement_against_greedy_reproduces() -> None:
+    # The measurement training.json and docs/environments.md report, played again from the
+    # committed model.onnx: 200 held-out seeds, seats alternating, the same counts exactly.
+    saved = json.loads((BOT / "training.json").read_text())["eval_vs_greedy"]
+    first, last = (int(x) for x in saved["seeds"].split(".."))
+    seeds = list(range(first, last + 1))
+    assert len(seeds) >= 200
+    games = learned_train.Games(2)
+    try:
+        w = OnnxValue(BOT / "model.onnx").values(np.eye(len(NAMES), dtype=np.float32))
+        results = games.run([(w, 0.0, seed) for seed in seeds])
+    finally:
+        games.close()
+    won = sum(1 for r, _ in results if r == 1)
+    tied = sum(1 for r, _ in results if r == 0)
+    assert (won, tied) == (saved["wins"], saved["ties"])
+    lo, hi = wilson(won, len(seeds))
+    assert [round(lo, 3), round(hi, 3)] == saved["wilson95"]
+    docs = (ROOT / "docs" / "environments.md").read_text()
+    assert f"| solenia_learned (model.onnx) | greedy | {won} | {tied} |" in docs
