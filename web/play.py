@@ -49,6 +49,7 @@ from web.labels import plain, readable
 from web.live import decision_log
 from web.pages import replay_for
 from web.queries import matches as match_q
+from web.targets import choices
 
 bp = Blueprint("play", __name__)
 
@@ -405,6 +406,8 @@ def seat(match_id: str) -> Any:
             game=game_info(view.game),
             view=end.get("final_view") or _board_view(view),
             end=end,
+            # each option with the board keys a person clicks to choose it (web/targets.py)
+            choices=choices(view.game, view.seat, view.options),
             log=log,
             marks=marks,
             # the board's player panels read a seat's name and, for an opponent who moved since
