@@ -30,8 +30,32 @@ _BUILD = re.compile(r"build:(\d+):(\d+)\.([0-3])")
 _SOLENIA_TILE = re.compile(r"\b(day|night) tile\b")
 
 
-def _black_angel(option: str, seat: int, label: str) -> list[str]:
+def _hex_where(observation: dict[str, Any], match: Any) -> str | None:
+    """The key of the first hex of Black Angel's space map for which ``match(hex)`` holds."""
+    space = observation.get("space") if isinstance(observation, dict) else None
+    for strip in (space or {}).get("strips") or []:
+        for h in strip.get("hexes") or [] if isinstance(strip, dict) else []:
+            if isinstance(h, dict) and isinstance(h.get("hex"), int) and match(h):
+                return f"hex:{h['hex']}"
+    return None
+
+
+def _black_angel(option: str, seat: int, label: str, observation: dict[str, Any]) -> list[str]:
     kind, _, rest = option.partition(":")
+    if kind == "ship":
+        # which ship: the one on the hex the label names; a new one starts at the Black Angel
+        if rest == "new":
+            key = _hex_where(observation, lambda h: h.get("black_angel"))
+        else:
+            at = label.rsplit(" at ", 1)[-1].strip()
+            key = _hex_where(observation, lambda h: h.get("label") == at)
+        return [key] if key else []
+    if kind == "mis" and rest.isdigit():
+        return [f"hex:{rest}"]
+    if kind in ("place", "keep") and rest.isdigit():
+        return [f"mission:{rest}"]
+    if kind == "boost" and rest.isdigit():
+        return [f"grid:{seat}:{rest}"]
     if kind in ("use", "flip", "reserve") and rest.isdigit():
         return [f"die:{seat}:{rest}"]
     if kind == "buy":
@@ -61,7 +85,7 @@ def _black_angel(option: str, seat: int, label: str) -> list[str]:
     return []
 
 
-def _orbital(option: str, seat: int, label: str) -> list[str]:
+def _orbital(option: str, seat: int, label: str, observation: dict[str, Any]) -> list[str]:
     build = _BUILD.fullmatch(option)
     if build:
         card, module, side = build.groups()
@@ -86,7 +110,7 @@ def _orbital(option: str, seat: int, label: str) -> list[str]:
     return []
 
 
-def _solenia(option: str, seat: int, label: str) -> list[str]:
+def _solenia(option: str, seat: int, label: str, observation: dict[str, Any]) -> list[str]:
     kind, _, rest = option.partition(":")
     if kind == "card" and rest.isdigit():
         return [f"card:{rest}"]
@@ -106,16 +130,19 @@ def _solenia(option: str, seat: int, label: str) -> list[str]:
 _BY_GAME = {"black_angel": _black_angel, "orbital": _orbital, "solenia": _solenia}
 
 
-def option_targets(game: str, seat: int, option: str, label: str = "") -> list[str]:
+def option_targets(game: str, seat: int, option: str, label: str = "",
+                   observation: dict[str, Any] | None = None) -> list[str]:
     """The board keys a person clicks, in order, to choose ``option`` (``[]``: it has no place
     on the board and stays a button). ``seat`` is the person's seat (their dice, their station);
     ``label`` is the engine's own label, read only where the id alone does not say which row of
-    a market it means (Solenia's supply tiles are numbered within the day or night row)."""
+    a market it means (Solenia's supply tiles are numbered within the day or night row) or
+    which of a seat's ships (Black Angel: by the hex it names, found in the ``observation``)."""
     parts = _BY_GAME.get(game)
-    return parts(option, seat, label) if parts is not None else []
+    return parts(option, seat, label, observation or {}) if parts is not None else []
 
 
-def choices(game: str, seat: int, options: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def choices(game: str, seat: int, options: list[tuple[str, str]],
+            observation: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The decision's options with their board parts, for the page (``data-parts``)."""
-    return [{"id": oid, "label": label, "parts": option_targets(game, seat, oid, label)}
+    return [{"id": oid, "label": label, "parts": option_targets(game, seat, oid, label, observation)}
             for oid, label in options]

@@ -104,13 +104,7 @@
     });
     table = { board: board, opts: opts, picked: [], byKey: byKey };
     render();
-    var first = board.querySelector("[data-choice].target");
-    if (first && first.scrollIntoView) {
-      var r = first.getBoundingClientRect();
-      var bar = document.getElementById("board-bar");
-      var bottom = window.innerHeight - (bar ? bar.offsetHeight : 0);
-      if (r.top < 0 || r.bottom > bottom) first.scrollIntoView({ block: "center" });
-    }
+    reveal();
   }
 
   function remaining() {
@@ -160,8 +154,10 @@
     if (!bar || !box || !prompt) return;
     box.innerHTML = "";
     var words;
+    var asked = document.querySelector("#your-turn .prompt");
     if (n === 0) {
-      words = next.length ? "Your move: click or tap a highlighted place" : "Your move:";
+      words = "Your move" + (asked ? " (" + asked.textContent.trim() + ")" : "") +
+        (next.length ? ": click or tap a highlighted place" : ":");
       if (done.length && next.length) words += ", or";
     } else if (done.length === 1 && !next.length) {
       words = "Confirm: " + done[0].label;
@@ -177,6 +173,20 @@
     }
     if (n > 0) box.appendChild(barButton("Cancel", null, "secondary cancel"));
     bar.hidden = false;
+    if (n > 0 && next.length) reveal();
+  }
+
+  // Bring the next places into view when none is on screen (on a phone: the map above the
+  // hand), never hidden behind the action bar.
+  function reveal() {
+    var bar = document.getElementById("board-bar");
+    var bottom = window.innerHeight - (bar ? bar.offsetHeight : 0);
+    var places = table.board.querySelectorAll("[data-target][data-choice]");
+    for (var i = 0; i < places.length; i++) {
+      var r = places[i].getBoundingClientRect();
+      if (r.bottom > 0 && r.top < bottom) return;
+    }
+    if (places.length && places[0].scrollIntoView) places[0].scrollIntoView({ block: "center" });
   }
 
   function send(o) {
