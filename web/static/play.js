@@ -35,6 +35,10 @@
     main.innerHTML = fresh.innerHTML;
     main.removeAttribute("aria-busy");
     start();
+    // the game just ended: the result and the final board from the top (the page may have
+    // been scrolled down to the last place clicked)
+    var result = document.getElementById("play-result");
+    if (result && result.scrollIntoView) result.scrollIntoView({ block: "start" });
     if (window.performance && performance.measure) performance.measure("play-swap", "play-answer");
   }
 
