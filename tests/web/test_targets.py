@@ -72,3 +72,22 @@ def test_every_option_with_a_place_is_marked_on_the_seats_board(app, game: str, 
     # every option without a place is of a kind that is a button by nature
     assert set(seen) <= BUTTONS[game], seen
     assert placed
+
+
+def test_a_build_is_the_card_then_the_place_and_unknown_options_stay_buttons() -> None:
+    # Orbital's build: which card of the hand, then which free exit (rulebook 모듈 건설)
+    assert option_targets("orbital", 0, "build:45:1.3") == ["card:45", "exit:1:W"]
+    assert option_targets("orbital", 1, "act:2") == ["module:1:2"]
+    assert option_targets("orbital", 0, "tgt:1:3") == ["module:1:3"]
+    # a Black Angel ship is found on the hex its label names; the seat's own dice and grid
+    space = {"space": {"strips": [{"hexes": [{"hex": 7, "label": "strip 2 hex 3"},
+                                             {"hex": 8, "label": "strip 2 hex 4", "black_angel": True}]}]}}
+    assert option_targets("black_angel", 0, "ship:1", "move your ship at strip 2 hex 3", space) == ["hex:7"]
+    assert option_targets("black_angel", 0, "ship:new", "launch a new ship", space) == ["hex:8"]
+    assert option_targets("black_angel", 2, "use:1") == ["die:2:1"]
+    assert option_targets("black_angel", 2, "put:4") == ["grid:2:4"]
+    # Solenia's supply tiles are numbered within their row: the label says which
+    assert option_targets("solenia", 0, "tile:2", "night tile #30 (2 wood; 4 pts)") == ["tile:night:2"]
+    for game, option in [("orbital", "pass"), ("black_angel", "nocard"), ("solenia", "ship:2"),
+                         ("toy", "card:1"), ("orbital", "build:x")]:
+        assert option_targets(game, 0, option) == [], option

@@ -32,7 +32,9 @@
     var doc = new DOMParser().parseFromString(html, "text/html");
     var fresh = doc.getElementById("play-main");
     if (!fresh) { window.location.reload(); return; }
-    main.innerHTML = fresh.innerHTML;
+    // move the parsed nodes in (re-serialising them through innerHTML would parse twice)
+    while (main.firstChild) main.removeChild(main.firstChild);
+    while (fresh.firstChild) main.appendChild(document.adoptNode(fresh.firstChild));
     main.removeAttribute("aria-busy");
     start();
     // the game just ended: the result and the final board from the top (the page may have
