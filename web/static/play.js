@@ -87,6 +87,11 @@
   // A click narrows the options; one option left: a one-click choice is sent at once, a longer
   // one asks for Confirm. Options with no place on the board are buttons in the action bar.
   var table = null; // the decision being chosen on the board: {board, opts, picked, byKey}
+  var listOpen = false; // a person who opened the option list keeps it open at the next decisions
+
+  main.addEventListener("toggle", function (event) {
+    if (event.target instanceof Element && event.target.id === "option-list") listOpen = event.target.open;
+  }, true);
 
   function keysOf(el) { return (el.getAttribute("data-target") || "").split(" ").filter(Boolean); }
 
@@ -95,7 +100,7 @@
     var board = document.querySelector("#play-board[data-deciding]");
     var buttons = document.querySelectorAll("#your-turn button.option[data-option-id]");
     var list = document.getElementById("option-list");
-    if (list) list.open = false; // the board is the way; the list stays one tap away
+    if (list) list.open = listOpen; // the board is the way; the list stays one tap away
     if (!board || !buttons.length) return;
     var byKey = {};
     Array.prototype.forEach.call(board.querySelectorAll("[data-target]"), function (el) {
