@@ -63,11 +63,42 @@ def _log_size(page: Page) -> int:
     return page.locator("[data-log] > li").count()
 
 
+#: Hovering an option outlines its places (``.hint``), hovering a place outlines its options.
+_HOVER = """() => {
+  const over = (el, type) => el.dispatchEvent(new MouseEvent(type, {bubbles: true}));
+  const option = [...document.querySelectorAll('#your-turn button.option')].find(b => b.dataset.parts);
+  if (!option) return null;
+  const key = option.dataset.parts.split(' ')[0];
+  over(option, 'mouseover');
+  const lit = [...document.querySelectorAll('[data-board] .hint')].map(e => e.getAttribute('data-target'));
+  over(option, 'mouseout');
+  const place = [...document.querySelectorAll('[data-board] [data-target]')]
+    .find(e => e.getAttribute('data-target').split(' ').includes(key));
+  over(place, 'mouseover');
+  const options = [...document.querySelectorAll('#your-turn button.option.hint')].map(b => b.dataset.optionId);
+  over(place, 'mouseout');
+  return {key, lit, options, id: option.dataset.optionId,
+          left: document.querySelectorAll('.hint').length};
+}"""
+
+
+def _check_the_hover_link(page: Page) -> bool:
+    """False: the decision has no option with a place (all are buttons of the bar)."""
+    link = page.evaluate(_HOVER)
+    if link is None:
+        return False
+    assert link["lit"] and all(link["key"] in k.split() for k in link["lit"]), link
+    assert link["id"] in link["options"], link
+    assert link["left"] == 0, link
+    return True
+
+
 def _play_on_the_board(page: Page, seed: int, width: int, shot: str) -> dict[str, float]:
     """Play to the end by clicking ``[data-choice]`` elements of the board only; returns the
     measurements (clicks, moves, the slowest swap)."""
     rng = random.Random(seed)
     moves = clicks = places = 0
+    hovered = False
     swaps: list[float] = []
     small: list[tuple[str, float, float]] = []
     while True:
@@ -79,6 +110,8 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str) -> dict[str
         before = _log_size(page)
         if moves == 8:
             _shot(page, f"{shot}-mid")
+        if not hovered:
+            hovered = _check_the_hover_link(page)
         for _part in range(8):
             choices = page.locator("[data-board] [data-choice]")
             count = choices.count()
@@ -121,6 +154,7 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str) -> dict[str
     swaps.sort()
     # the game is played on the board: most clicks are places (cards, cells, modules, dice)
     assert places * 2 > clicks, (places, clicks)
+    assert hovered, "no decision had an option with a place"
     return {"moves": moves, "clicks": clicks, "places": places, "median_swap_ms": swaps[len(swaps) // 2] if swaps else 0.0,
             "p90_swap_ms": swaps[int(len(swaps) * 0.9)] if swaps else 0.0,
             "max_swap_ms": swaps[-1] if swaps else 0.0, "small_targets": len(small)}
