@@ -53,7 +53,9 @@ def _roomy_caps() -> Iterator[None]:
         os.environ[PER_CLIENT_ENV] = saved
 
 
-def _shot(page: Page, name: str) -> None:
+def _shot(page: Page, name: str | None) -> None:
+    if name is None:
+        return
     shots = (os.path.join(os.path.dirname(__file__), "..", "..", "docs", "screenshots")
              if os.environ.get("ARENA_UPDATE_SCREENSHOTS") else os.environ.get("ARENA_SHOT_DIR", "/tmp"))
     page.screenshot(path=os.path.join(shots, f"{name}.png"), full_page=False)
@@ -93,7 +95,7 @@ def _check_the_hover_link(page: Page) -> bool:
     return True
 
 
-def _play_on_the_board(page: Page, seed: int, width: int, shot: str) -> dict[str, float]:
+def _play_on_the_board(page: Page, seed: int, width: int, shot: str | None) -> dict[str, float]:
     """Play to the end by clicking ``[data-choice]`` elements of the board only; returns the
     measurements (clicks, moves, the slowest swap)."""
     rng = random.Random(seed)
@@ -109,7 +111,7 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str) -> dict[str
         decision = page.locator("#seat").get_attribute("data-decision")
         before = _log_size(page)
         if moves == 8:
-            _shot(page, f"{shot}-mid")
+            _shot(page, shot and f"{shot}-mid")
         if not hovered:
             hovered = _check_the_hover_link(page)
         for _part in range(8):
@@ -147,7 +149,7 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str) -> dict[str
     expect(page.locator("[data-board][data-final]")).to_be_attached()
     # the end shows from the top: the result in view, not the last place clicked
     expect(page.locator("#play-outcome")).to_be_in_viewport()
-    _shot(page, f"{shot}-end")
+    _shot(page, shot and f"{shot}-end")
     # tap targets: a finger's 44 px on a phone (a desktop's mouse is precise; reported only)
     if width < 500:
         assert not small, small[:5]
@@ -160,8 +162,12 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str) -> dict[str
             "max_swap_ms": swaps[-1] if swaps else 0.0, "small_targets": len(small)}
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize(("game", "players"), [("black_angel", 2), ("orbital", 2), ("solenia", 2)])
+@pytest.mark.parametrize(("game", "players", "width"), [
+    *[(game, 2, width) for game in ("black_angel", "orbital", "solenia") for width in (1280, 390)],
+    # the solo games: Hal, Orbital's bot players, Solenia's virtual player (whose card the
+    # person places on the map); no screenshots
+    ("black_angel", 1, 1280), ("orbital", 1, 390), ("solenia", 1, 390),
+])
 def test_a_whole_game_played_on_the_board(
     browser, default_setup: str, game: str, players: int, width: int  # noqa: F811, ANN001
 ) -> None:
@@ -178,8 +184,8 @@ def test_a_whole_game_played_on_the_board(
         started = time.monotonic()
         _start(page, default_setup, game, players)
         paint = page.evaluate(_PAINT)
-        stats = _play_on_the_board(page, 7, width,
-                                   f"board-{game.replace('_', '-')}-{'phone' if width < 500 else 'desktop'}")
+        shot = f"board-{game.replace('_', '-')}-{'phone' if width < 500 else 'desktop'}" if players == 2 else None
+        stats = _play_on_the_board(page, 7, width, shot)
         stats["seconds"] = round(time.monotonic() - started, 1)
         stats["first_paint_ms"] = paint
         stats["form_first_paint_ms"] = form_paint
