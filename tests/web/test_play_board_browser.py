@@ -100,7 +100,7 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str | None) -> d
     measurements (clicks, moves, the slowest swap)."""
     rng = random.Random(seed)
     moves = clicks = places = 0
-    hovered = False
+    hovered = picked_shot = False
     swaps: list[float] = []
     small: list[tuple[str, float, float]] = []
     while True:
@@ -130,6 +130,11 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str | None) -> d
             if page.locator("#play-main[aria-busy=true]").count() or \
                     page.locator("#seat").get_attribute("data-decision") != decision:
                 break
+            # a choice of several parts: the part picked is marked, the next ones are lit
+            expect(page.locator("#board-bar .cancel")).to_be_visible()
+            if not picked_shot and page.locator("[data-board] .picked").count():
+                picked_shot = True
+                _shot(page, shot and f"{shot}-pick")
         else:
             pytest.fail("eight clicks did not make a move")
         page.wait_for_function(

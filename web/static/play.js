@@ -173,7 +173,10 @@
     } else if (done.length === 1 && !next.length) {
       words = "Confirm: " + done[0].label;
     } else {
-      words = next.length ? "Next: click or tap a highlighted place" : "Which one?";
+      var last = (table.byKey[table.picked[n - 1]] || [])[0];
+      var what = last ? last.querySelector("strong") : null; // the card picked, by its name
+      words = (next.length ? "Next" : "Which one") + (what ? " (" + what.textContent.trim() + ")" : "") +
+        (next.length ? ": click or tap a highlighted place" : "?");
       if (done.length && next.length) words += ", or";
     }
     prompt.textContent = words;
