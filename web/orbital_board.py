@@ -76,19 +76,35 @@ class Tile:
 
 
 @dataclass(frozen=True)
+class ExitCell:
+    """An empty cell next to one or more free exits: where a new module can be built (on a
+    person's own station at ``/play``, the place they click to build). ``exit_keys`` are the
+    board keys of :mod:`web.targets` (``exit:<module>:<side>``), one per exit that reaches it."""
+
+    column: int
+    row: int
+    exit_keys: tuple[str, ...]
+    #: the modules whose exits reach this cell, for the tooltip
+    name: str
+
+
+@dataclass(frozen=True)
 class StationGrid:
     """A station's tiles and the size of its grid."""
 
     columns: int
     rows: int
     tiles: list[Tile] = field(default_factory=list)
+    exit_cells: list[ExitCell] = field(default_factory=list)
 
     @property
-    def cells(self) -> list[list[Tile | None]]:
+    def cells(self) -> list[list[Tile | ExitCell | None]]:
         """The grid row by row, ``None`` for an empty cell. The page's security policy allows no
         inline styles, so a tile cannot be placed by ``grid-column``: the board writes every
         row in full instead (equal flex cells line the columns up)."""
-        out: list[list[Tile | None]] = [[None] * self.columns for _ in range(self.rows)]
+        out: list[list[Tile | ExitCell | None]] = [[None] * self.columns for _ in range(self.rows)]
+        for e in self.exit_cells:
+            out[e.row - 1][e.column - 1] = e
         for t in self.tiles:
             out[t.row - 1][t.column - 1] = t
         return out
@@ -104,15 +120,33 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def station_grid(station: Any) -> StationGrid:
+def station_grid(station: Any, with_exits: bool = False) -> StationGrid:
     """The tiles of one station of Orbital's spectator view; tolerant of missing keys (an old
-    record's view, a hand-made one in a test): a module without a cell is left out."""
+    record's view, a hand-made one in a test): a module without a cell is left out.
+
+    ``with_exits``: the grid grows to hold the empty cells next to free exits (an
+    :class:`ExitCell` each), so a person building on their own station clicks the place."""
     mods = station.get("modules") if isinstance(station, dict) else None
     placed = [m for m in (mods or []) if isinstance(m, dict) and _int(m.get("x")) is not None and _int(m.get("y")) is not None]
     if not placed:
         return StationGrid(columns=1, rows=1)
     xs = [m["x"] for m in placed]
     ys = [m["y"] for m in placed]
+    reach: dict[tuple[int, int], list[tuple[str, str]]] = {}
+    if with_exits:
+        taken = {(m["x"], m["y"]) for m in placed}
+        for i, m in enumerate(placed):
+            if _int(m.get("damage")):
+                continue
+            index = _int(m.get("index"))
+            card = m.get("card") if isinstance(m.get("card"), dict) else {}
+            for d in ("N", "E", "S", "W"):
+                cell = (m["x"] + STEPS[d][0], m["y"] + STEPS[d][1])
+                if d in (m.get("exits") or []) and cell not in taken:
+                    reach.setdefault(cell, []).append(
+                        (f"exit:{i if index is None else index}:{d}", str(card.get("name") or "module")))
+        xs += [c[0] for c in reach]
+        ys += [c[1] for c in reach]
     x0, y0 = min(xs), min(ys)
     by_index = {m.get("index", i): m for i, m in enumerate(mods or []) if isinstance(m, dict)}
     cells = {(m["x"], m["y"]) for m in placed}
@@ -151,4 +185,10 @@ def station_grid(station: Any) -> StationGrid:
             entrance=entrance,
             free_exits=free,
         ))
-    return StationGrid(columns=max(xs) - x0 + 1, rows=max(ys) - y0 + 1, tiles=tiles)
+    exit_cells = [
+        ExitCell(column=x - x0 + 1, row=y - y0 + 1, exit_keys=tuple(k for k, _ in ways),
+                 name=" and ".join(sorted({n for _, n in ways})))
+        for (x, y), ways in sorted(reach.items())
+    ]
+    return StationGrid(columns=max(xs) - x0 + 1, rows=max(ys) - y0 + 1, tiles=tiles,
+                       exit_cells=exit_cells)

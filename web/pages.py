@@ -29,6 +29,7 @@ from web.db import db
 from web.games import game_info, known_games
 from web.ids import MAX_ID, parse_number
 from web.live import live_state
+from web.marks import live_moves, mark, step_moves
 from web.queries import bots as bot_q
 from web.queries import challenges as challenge_q
 from web.queries import leaderboard as board_q
@@ -197,7 +198,8 @@ def _step_context(page: match_q.MatchPage, replay: Replay, index: int) -> dict:
     name = page.game if _SAFE_GAME.fullmatch(page.game) else "generic"
     return {
         "step": step,
-        "seats": page.seats,
+        # the board marks the move that led here, as /play and the live page mark moves
+        "seats": mark(page.seats, step_moves(step)),
         "last": replay.last,
         "result": page.status == "done",
         "board_template": f"boards/{name}.html",
@@ -242,7 +244,7 @@ def match(match_id: str):  # noqa: ANN201
 def _live_context(page: match_q.MatchPage) -> dict:
     name = page.game if _SAFE_GAME.fullmatch(page.game) else "generic"
     state = live_state(page.id, page.status)
-    return {"live": state, "seats": page.seats, "view": state["view"] or {},
+    return {"live": state, "seats": mark(page.seats, live_moves(state["log"])), "view": state["view"] or {},
             "board_template": f"boards/{name}.html", "final_scores": None, "match": page}
 
 

@@ -49,6 +49,7 @@ from web.labels import plain, readable
 from web.live import decision_log
 from web.pages import replay_for
 from web.queries import matches as match_q
+from web.targets import choices
 
 bp = Blueprint("play", __name__)
 
@@ -239,20 +240,26 @@ def _view(match_id: str) -> human.SeatView:
     return view
 
 
-def _board_view(view: human.SeatView) -> dict[str, Any]:
-    """The seat's observation shaped as the board templates read a view: the seat's own hand
-    (and Orbital's peek) where a spectator view keeps every seat's, the others' left out."""
-    board = dict(view.observation or {})
+def seat_board(observation: dict[str, Any] | None, game: str, seat: int, players: int) -> dict[str, Any]:
+    """A seat's observation shaped as the board templates read a view: the seat's own hand
+    (and Orbital's peek) where a spectator view keeps every seat's, the others' left out. The
+    observation's own keys stay (``seat``, Solenia's named ``hand``: the board marks the hand's
+    cards with their ids from it, see :mod:`web.targets`)."""
+    board = dict(observation or {})
     hand = board.get("hand")
     if isinstance(hand, list) and "hands" not in board:
         # Solenia's observation names each card ({"id", "value", "text"}); the spectator's
         # view (what the template draws) has the text only.
         hand = [
-            c["text"] if isinstance(c, dict) and view.game == "solenia" and "text" in c else c
+            c["text"] if isinstance(c, dict) and game == "solenia" and "text" in c else c
             for c in hand
         ]
-        board["hands"] = [hand if i == view.seat else None for i in range(view.players)]
+        board["hands"] = [hand if i == seat else None for i in range(players)]
     return board
+
+
+def _board_view(view: human.SeatView) -> dict[str, Any]:
+    return seat_board(view.observation, view.game, view.seat, view.players)
 
 
 #: The move log keeps this many of the latest moves (a long Black Angel game has ~400).
@@ -405,6 +412,8 @@ def seat(match_id: str) -> Any:
             game=game_info(view.game),
             view=end.get("final_view") or _board_view(view),
             end=end,
+            # each option with the board keys a person clicks to choose it (web/targets.py)
+            choices=choices(view.game, view.seat, view.options, view.observation),
             log=log,
             marks=marks,
             # the board's player panels read a seat's name and, for an opponent who moved since

@@ -129,3 +129,15 @@ def test_event_log_entries_carry_the_step_box_labels(game: str, client, engine_m
         assert CHOICE.findall(step) == [log[index - 1]]
         option_id, label = log[index - 1]
         assert label and label != option_id
+
+
+@pytest.mark.parametrize("game", ["solenia", "black_angel"])
+def test_a_replay_step_marks_the_move_that_led_there_on_the_board(game: str, client, engine_matches) -> None:
+    """Issue #37 item 6: the replay draws the same board as /play, with the last-move mark (in
+    the mover's player panel) of the decision that led to the step; the opening has none."""
+    html = client.get(f"/matches/{engine_matches[game]}/steps/0").data.decode()
+    assert "data-last-move" not in html
+    html = client.get(f"/matches/{engine_matches[game]}/steps/5").data.decode()
+    assert html.count("data-last-move=\"4\"") == 1, html.count("data-last-move")
+    # the board carries its places' keys (inert: nothing is a choice on a replay)
+    assert "data-target=" in html and "data-choice" not in html

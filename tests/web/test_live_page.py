@@ -91,6 +91,11 @@ def test_live_page_and_json_show_public_information_only(running) -> None:  # no
         assert not any(line in html for line in hidden_lines)
         assert str(SEED) not in html
     assert client.get(f"/matches/{match_id}/live/board").headers["X-Match-Status"] == "running"
+    # the same board as /play, with each player's latest public move marked (issue #37 item 6)
+    html = client.get(f"/matches/{match_id}/live/board").get_data(as_text=True)
+    latest = {d.seat: d.n for d in decisions}
+    for n in latest.values():
+        assert html.count(f'data-last-move="{n}"') == 1, n
 
 
 def test_after_the_end_the_live_page_hands_over_to_the_replay(running) -> None:  # noqa: ANN001

@@ -106,6 +106,14 @@ def _start(page, site: str, game: str, players: int = 2, bot: str = "house-rando
     return page.url.rstrip("/").rsplit("/", 1)[1]
 
 
+def _first_option(page):  # noqa: ANN001, ANN202
+    """The first option of the list, the accessible path: ``play.js`` folds the list (the board
+    is the way to play), so open it as a person opens it ("All N options as a list")."""
+    if not page.evaluate("(() => { const d = document.getElementById('option-list'); return !d || d.open; })()"):
+        page.locator("#option-list > summary").click()
+    return page.locator("#your-turn button.option").first
+
+
 def _play_to_the_end(page, limit: int = 400, shot: str | None = None) -> int:  # noqa: ANN001
     """Click the first option of every decision until the result shows; returns the clicks."""
     clicks = 0
@@ -116,7 +124,7 @@ def _play_to_the_end(page, limit: int = 400, shot: str | None = None) -> int:  #
         if shot and clicks == 12:
             _screenshots(page, shot)
         turn = page.locator("#your-turn").element_handle()
-        page.locator("#your-turn button.option").first.click()
+        _first_option(page).click()
         turn.wait_for_element_state("hidden")  # play.js swapped the next page in
         clicks += 1
         assert clicks < limit, "the game did not end"
@@ -236,7 +244,7 @@ def test_the_page_follows_the_table_without_a_reload_and_resign_ends_the_game(
     # Click until the bots have the move (a seat may have several decisions in a row).
     for _ in range(40):
         turn = page.locator("#your-turn").element_handle()
-        page.locator("#your-turn button.option").first.click()
+        _first_option(page).click()
         turn.wait_for_element_state("hidden")
         page.wait_for_selector("#your-turn, #waiting")
         if page.locator("#waiting").count():
@@ -280,7 +288,7 @@ def test_without_javascript_clicks_and_resign_are_plain_form_posts(
                     break
                 time.sleep(0.2)
                 page.reload()
-            page.locator("#your-turn button.option").first.click()
+            _first_option(page).click()
             page.wait_for_load_state()
         page.click("#leave summary")
         page.click("#resign")

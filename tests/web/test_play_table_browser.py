@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from arena.play.human import PER_CLIENT_ENV
 from tests.web.test_every_page_browser import OVERFLOW_JS
 from tests.web.test_play_browser import (  # noqa: F401 - default_setup: the fixture
+    _first_option,
     _play_to_the_end,
     _screenshots,
     _start,
@@ -89,8 +90,8 @@ def test_the_log_grows_by_every_move_and_marks_the_opponents_last_move(
                 _screenshots(page, f"play-table-{game.replace('_', '-')}")
             decision = page.locator("#seat").get_attribute("data-decision")
             turn = page.locator("#your-turn").element_handle()
-            label = page.locator("#your-turn button.option").first.inner_text()
-            page.locator("#your-turn button.option").first.click()
+            label = _first_option(page).inner_text()
+            _first_option(page).click()
             turn.wait_for_element_state("hidden")
             if not _wait_turn(page):
                 break

@@ -25,12 +25,23 @@
     clock.textContent = Math.floor(left / 60) + " min " + (left % 60) + " s";
   }
 
+  // The server's answer shown: "play-swap" (performance.measure) is the time from the answer's
+  // arrival to the new page drawn and its board ready (issue #37: within 100 ms).
   function swap(html) {
+    if (window.performance && performance.mark) performance.mark("play-answer");
     var doc = new DOMParser().parseFromString(html, "text/html");
     var fresh = doc.getElementById("play-main");
     if (!fresh) { window.location.reload(); return; }
-    main.innerHTML = fresh.innerHTML;
+    // move the parsed nodes in (re-serialising them through innerHTML would parse twice)
+    while (main.firstChild) main.removeChild(main.firstChild);
+    while (fresh.firstChild) main.appendChild(document.adoptNode(fresh.firstChild));
+    main.removeAttribute("aria-busy");
     start();
+    // the game just ended: the result and the final board from the top (the page may have
+    // been scrolled down to the last place clicked)
+    var result = document.getElementById("play-result");
+    if (result && result.scrollIntoView) result.scrollIntoView({ block: "start" });
+    if (window.performance && performance.measure) performance.measure("play-swap", "play-answer");
   }
 
   function refresh() {
@@ -47,7 +58,7 @@
         if (!st) { timer = setTimeout(poll, 2000); return; }
         var now = st.decision === null ? "" : String(st.decision);
         if (st.status !== s.dataset.status || now !== shown) { refresh(); return; }
-        timer = setTimeout(poll, 500);
+        timer = setTimeout(poll, 250);
       })
       .catch(function () { timer = setTimeout(poll, 2000); });
   }
@@ -67,6 +78,229 @@
       .catch(function () { tableTimer = setTimeout(showTable, 3000); });
   }
 
+
+  // ---- Acting on the board -------------------------------------------------------------
+  // Each option button carries data-parts: the board keys (web/targets.py) a person clicks, in
+  // order, to choose it; board elements carry the same keys in data-target. While it is the
+  // person's turn, every element standing for the next part of a remaining option is
+  // highlighted and gets data-choice (the part it stands for); the rest of the board is inert.
+  // A click narrows the options; one option left: a one-click choice is sent at once, a longer
+  // one asks for Confirm. Options with no place on the board are buttons in the action bar.
+  var table = null; // the decision being chosen on the board: {board, opts, picked, byKey}
+  var listOpen = false; // a person who opened the option list keeps it open at the next decisions
+
+  main.addEventListener("toggle", function (event) {
+    if (event.target instanceof Element && event.target.id === "option-list") listOpen = event.target.open;
+  }, true);
+
+  function keysOf(el) { return (el.getAttribute("data-target") || "").split(" ").filter(Boolean); }
+
+  function setupBoard() {
+    table = null;
+    var board = document.querySelector("#play-board[data-deciding]");
+    var buttons = document.querySelectorAll("#your-turn button.option[data-option-id]");
+    var list = document.getElementById("option-list");
+    if (list) list.open = listOpen; // the board is the way; the list stays one tap away
+    if (!board || !buttons.length) return;
+    var byKey = {};
+    Array.prototype.forEach.call(board.querySelectorAll("[data-target]"), function (el) {
+      keysOf(el).forEach(function (k) { (byKey[k] = byKey[k] || []).push(el); });
+    });
+    var opts = Array.prototype.map.call(buttons, function (b) {
+      var parts = (b.getAttribute("data-parts") || "").split(" ").filter(Boolean);
+      // a part the board does not draw: the option stays a button (never unreachable)
+      if (!parts.every(function (k) { return byKey[k]; })) parts = [];
+      return { id: b.getAttribute("data-option-id"), label: b.textContent.replace(/\s+/g, " ").trim(),
+               parts: parts, button: b };
+    });
+    table = { board: board, opts: opts, picked: [], byKey: byKey };
+    render();
+    reveal();
+  }
+
+  function remaining() {
+    var picked = table.picked;
+    return table.opts.filter(function (o) {
+      if (o.parts.length < picked.length) return false;
+      for (var i = 0; i < picked.length; i++) if (o.parts[i] !== picked[i]) return false;
+      return true;
+    });
+  }
+
+  function barButton(text, choice, cls) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.textContent = text;
+    if (choice !== null) b.setAttribute("data-choice", choice);
+    b.className = cls;
+    return b;
+  }
+
+  function render() {
+    var board = table.board;
+    Array.prototype.forEach.call(board.querySelectorAll("[data-choice], .picked"), function (el) {
+      el.removeAttribute("data-choice");
+      el.classList.remove("target", "picked");
+      if (el.hasAttribute("data-target")) { el.removeAttribute("tabindex"); el.removeAttribute("role"); }
+    });
+    table.picked.forEach(function (k) {
+      (table.byKey[k] || []).forEach(function (el) { el.classList.add("picked"); });
+    });
+    var n = table.picked.length;
+    var rem = remaining();
+    var done = rem.filter(function (o) { return o.parts.length === n; });
+    var next = rem.filter(function (o) { return o.parts.length > n; });
+    next.forEach(function (o) {
+      var key = o.parts[n];
+      table.byKey[key].forEach(function (el) {
+        el.setAttribute("data-choice", key);
+        el.classList.add("target");
+        el.setAttribute("tabindex", "0");
+        el.setAttribute("role", "button");
+      });
+    });
+    var bar = document.getElementById("board-bar");
+    var box = document.getElementById("board-buttons");
+    var prompt = document.getElementById("board-prompt");
+    if (!bar || !box || !prompt) return;
+    box.innerHTML = "";
+    var words;
+    var asked = document.querySelector("#your-turn .prompt");
+    if (n === 0) {
+      words = "Your move" + (asked ? " (" + asked.textContent.trim() + ")" : "") +
+        (next.length ? ": click or tap a highlighted place" : ":");
+      if (done.length && next.length) words += ", or";
+    } else if (done.length === 1 && !next.length) {
+      words = "Confirm: " + done[0].label;
+    } else {
+      var last = (table.byKey[table.picked[n - 1]] || [])[0];
+      var what = last ? last.querySelector("strong") : null; // the card picked, by its name
+      words = (next.length ? "Next" : "Which one") + (what ? " (" + what.textContent.trim() + ")" : "") +
+        (next.length ? ": click or tap a highlighted place" : "?");
+      if (done.length && next.length) words += ", or";
+    }
+    prompt.textContent = words;
+    if (n > 0 && done.length === 1 && !next.length) {
+      box.appendChild(barButton("Confirm", "confirm", "confirm"));
+    } else {
+      done.forEach(function (o) { box.appendChild(barButton(o.label, o.id, "option")); });
+    }
+    if (n > 0) box.appendChild(barButton("Cancel", null, "secondary cancel"));
+    bar.hidden = false;
+    if (n > 0 && next.length) reveal();
+  }
+
+  // Bring the next places into view when none is on screen (on a phone: the map above the
+  // hand), never hidden behind the action bar.
+  function reveal() {
+    var bar = document.getElementById("board-bar");
+    var bottom = window.innerHeight - (bar ? bar.offsetHeight : 0);
+    var places = table.board.querySelectorAll("[data-target][data-choice]");
+    for (var i = 0; i < places.length; i++) {
+      var r = places[i].getBoundingClientRect();
+      if (r.bottom > 0 && r.top < bottom) return;
+    }
+    if (places.length && places[0].scrollIntoView) places[0].scrollIntoView({ block: "center" });
+  }
+
+  function send(o) {
+    if (busy) return;
+    if (o.button.form && o.button.form.requestSubmit) o.button.form.requestSubmit(o.button);
+    else o.button.click();
+  }
+
+  function pick(el) {
+    var choice = el.getAttribute("data-choice");
+    if (choice === "confirm") {
+      var rem = remaining();
+      if (rem.length === 1) send(rem[0]);
+      return;
+    }
+    var direct = table.opts.filter(function (o) { return o.id === choice && !el.hasAttribute("data-target"); });
+    if (direct.length) { send(direct[0]); return; }
+    table.picked.push(choice);
+    var left = remaining();
+    if (left.length === 1 && left[0].parts.length === table.picked.length && table.picked.length === 1) {
+      send(left[0]); // one click, one option: played at once (as lichess moves a piece)
+      return;
+    }
+    render();
+  }
+
+  main.addEventListener("click", function (event) {
+    if (!table || !(event.target instanceof Element)) return;
+    if (event.target.closest(".board-bar .cancel")) { table.picked = []; render(); return; }
+    var el = event.target.closest("[data-choice]");
+    if (!el || !table.board.contains(el)) return;
+    event.preventDefault();
+    pick(el);
+  });
+
+  main.addEventListener("keydown", function (event) {
+    if (!table || (event.key !== "Enter" && event.key !== " ")) return;
+    var el = event.target instanceof Element ? event.target : null;
+    if (!el || !el.hasAttribute("data-target") || !el.hasAttribute("data-choice")) return;
+    event.preventDefault();
+    pick(el);
+  });
+
+  // The link between the option list and the board: hovering (or focusing, or long-pressing)
+  // an option lights its places on the board; hovering a place lights its options.
+  function hint(on, els) {
+    els.forEach(function (el) { el.classList.toggle("hint", on); });
+  }
+
+  function linked(el) {
+    if (!table) return [];
+    if (el.matches("#your-turn button.option")) {
+      var o = table.opts.filter(function (x) { return x.button === el; })[0];
+      if (!o) return [];
+      var out = [];
+      o.parts.forEach(function (k) { out = out.concat(table.byKey[k] || []); });
+      return out;
+    }
+    var keys = keysOf(el);
+    return table.opts.filter(function (x) {
+      return x.parts.some(function (k) { return keys.indexOf(k) >= 0; });
+    }).map(function (x) { return x.button; });
+  }
+
+  function hoverable(target) {
+    if (!(target instanceof Element)) return null;
+    return target.closest("#your-turn button.option, #play-board [data-target]");
+  }
+
+  ["mouseover", "focusin"].forEach(function (type) {
+    main.addEventListener(type, function (event) {
+      var el = hoverable(event.target);
+      if (el) hint(true, linked(el));
+    });
+  });
+  ["mouseout", "focusout"].forEach(function (type) {
+    main.addEventListener(type, function (event) {
+      var el = hoverable(event.target);
+      if (el) hint(false, linked(el));
+    });
+  });
+  var press = null;
+  var pressed = false;
+  main.addEventListener("touchstart", function (event) {
+    var el = hoverable(event.target);
+    pressed = false;
+    if (!el) return;
+    clearTimeout(press);
+    press = setTimeout(function () {
+      pressed = true;
+      var els = linked(el);
+      hint(true, els);
+      setTimeout(function () { hint(false, els); }, 1500);
+    }, 450);
+  }, { passive: true });
+  main.addEventListener("touchend", function () { clearTimeout(press); }, { passive: true });
+  main.addEventListener("click", function (event) {
+    if (pressed) { pressed = false; event.preventDefault(); event.stopImmediatePropagation(); }
+  }, true);
+
   function start() {
     clearTimeout(timer);
     clearTimeout(tableTimer);
@@ -77,9 +311,10 @@
     var log = document.getElementById("play-log");
     if (log) log.scrollTop = log.scrollHeight; // the newest move in view
     shown = s.dataset.decision;
+    setupBoard();
     showTable();
     if (s.dataset.status === "playing" || s.dataset.status === "resigned") {
-      timer = setTimeout(poll, 500);
+      timer = setTimeout(poll, 250);
     }
   }
 
@@ -92,6 +327,7 @@
     if (!(form instanceof HTMLFormElement) || busy) { event.preventDefault(); return; }
     event.preventDefault();
     busy = true;
+    main.setAttribute("aria-busy", "true"); // sent: the next page is on its way
     var data = new FormData(form);
     var button = event.submitter || clicked;
     if (button && button.name) data.append(button.name, button.value);

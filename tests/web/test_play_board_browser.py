@@ -1,0 +1,205 @@
+"""Issue #37 items 1, 2, 5, 8 and 9 in a real Chromium on the README's default set-up: a person
+plays a whole game of each game by clicking the board only (the option list hidden), at 1280
+and at 390 px. Every click must hit a highlighted target (``[data-board] [data-choice]``: a
+board place while it is legal, or a button of the board's action bar for an option with no
+place), and the move log (``data-log``) must grow by the move. The move shows within 100 ms of
+the server's answer (``play-swap``, measured by play.js). Screenshots mid-game and at the end
+go to ``ARENA_SHOT_DIR`` (``ARENA_UPDATE_SCREENSHOTS=1``: docs/screenshots/)."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from arena.play.human import PER_CLIENT_ENV
+from tests.web.test_play_browser import (  # noqa: F401 - default_setup: the fixture
+    _start,
+    default_setup,
+)
+
+pytestmark = pytest.mark.browser
+
+#: What a click reports: was it a highlighted board place or an action-bar button, with the
+#: part or option it stood for, and does the page say the move went to the server.
+#: The first contentful paint of the page, waiting for it if it has not come yet (-1: never).
+_PAINT = """() => new Promise(done => {
+  const seen = performance.getEntriesByName('first-contentful-paint');
+  if (seen.length) return done(seen[0].startTime);
+  new PerformanceObserver(list => {
+    const fcp = list.getEntries().filter(e => e.name === 'first-contentful-paint');
+    if (fcp.length) done(fcp[0].startTime);
+  }).observe({type: 'paint', buffered: true});
+  setTimeout(() => done(-1), 5000);
+})"""
+
+_CLICKED = """e => ({target: e.classList.contains('target') && e.hasAttribute('data-target'),
+  bar: !!e.closest('#board-bar'), choice: e.getAttribute('data-choice'),
+  w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height})"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _roomy_caps() -> Iterator[None]:
+    saved = os.environ.get(PER_CLIENT_ENV)
+    os.environ[PER_CLIENT_ENV] = "8"
+    yield
+    if saved is None:
+        os.environ.pop(PER_CLIENT_ENV, None)
+    else:
+        os.environ[PER_CLIENT_ENV] = saved
+
+
+def _shot(page: Page, name: str | None) -> None:
+    if name is None:
+        return
+    shots = (os.path.join(os.path.dirname(__file__), "..", "..", "docs", "screenshots")
+             if os.environ.get("ARENA_UPDATE_SCREENSHOTS") else os.environ.get("ARENA_SHOT_DIR", "/tmp"))
+    page.screenshot(path=os.path.join(shots, f"{name}.png"), full_page=False)
+
+
+def _log_size(page: Page) -> int:
+    return page.locator("[data-log] > li").count()
+
+
+#: Hovering an option outlines its places (``.hint``), hovering a place outlines its options.
+_HOVER = """() => {
+  const over = (el, type) => el.dispatchEvent(new MouseEvent(type, {bubbles: true}));
+  const option = [...document.querySelectorAll('#your-turn button.option')].find(b => b.dataset.parts);
+  if (!option) return null;
+  const key = option.dataset.parts.split(' ')[0];
+  over(option, 'mouseover');
+  const lit = [...document.querySelectorAll('[data-board] .hint')].map(e => e.getAttribute('data-target'));
+  over(option, 'mouseout');
+  const place = [...document.querySelectorAll('[data-board] [data-target]')]
+    .find(e => e.getAttribute('data-target').split(' ').includes(key));
+  over(place, 'mouseover');
+  const options = [...document.querySelectorAll('#your-turn button.option.hint')].map(b => b.dataset.optionId);
+  over(place, 'mouseout');
+  return {key, lit, options, id: option.dataset.optionId,
+          left: document.querySelectorAll('.hint').length};
+}"""
+
+
+def _check_the_hover_link(page: Page) -> bool:
+    """False: the decision has no option with a place (all are buttons of the bar)."""
+    link = page.evaluate(_HOVER)
+    if link is None:
+        return False
+    assert link["lit"] and all(link["key"] in k.split() for k in link["lit"]), link
+    assert link["id"] in link["options"], link
+    assert link["left"] == 0, link
+    return True
+
+
+def _play_on_the_board(page: Page, seed: int, width: int, shot: str | None) -> dict[str, float]:
+    """Play to the end by clicking ``[data-choice]`` elements of the board only; returns the
+    measurements (clicks, moves, the slowest swap)."""
+    rng = random.Random(seed)
+    moves = clicks = places = 0
+    hovered = picked_shot = False
+    swaps: list[float] = []
+    small: list[tuple[str, float, float]] = []
+    while True:
+        page.wait_for_selector("#your-turn, #play-result", timeout=30000)
+        if page.locator("#play-result").count():
+            break
+        expect(page.locator("#option-list")).to_be_hidden()
+        decision = page.locator("#seat").get_attribute("data-decision")
+        before = _log_size(page)
+        if moves == 8:
+            _shot(page, shot and f"{shot}-mid")
+        if not hovered:
+            hovered = _check_the_hover_link(page)
+        for _part in range(8):
+            choices = page.locator("[data-board] [data-choice]")
+            count = choices.count()
+            assert count, "nothing on the board to choose"
+            el = choices.nth(rng.randrange(count))
+            info = el.evaluate(_CLICKED)
+            # the click hits a highlighted place, or a button of the board's action bar
+            assert info["target"] or info["bar"], info
+            if info["w"] < 43.5 or info["h"] < 43.5:
+                small.append((info["choice"], info["w"], info["h"]))
+            el.click()
+            clicks += 1
+            places += info["target"]
+            if page.locator("#play-main[aria-busy=true]").count() or \
+                    page.locator("#seat").get_attribute("data-decision") != decision:
+                break
+            # a choice of several parts: the part picked is marked, the next ones are lit
+            expect(page.locator("#board-bar .cancel")).to_be_visible()
+            if not picked_shot and page.locator("[data-board] .picked").count():
+                picked_shot = True
+                _shot(page, shot and f"{shot}-pick")
+        else:
+            pytest.fail("eight clicks did not make a move")
+        page.wait_for_function(
+            "d => !document.querySelector('#play-main[aria-busy=true]') && "
+            "(document.querySelector('#play-result') || (document.querySelector('#your-turn') "
+            "&& document.getElementById('seat').dataset.decision !== d))",
+            arg=decision, timeout=30000)
+        moves += 1
+        # the log grew by the move (and holds it)
+        assert _log_size(page) >= before + 1
+        expect(page.locator(f"[data-log] > li[data-n='{decision}']")).to_have_count(1)
+        swaps += page.evaluate(
+            "performance.getEntriesByName('play-swap').map(e => e.duration)")
+        page.evaluate("performance.clearMeasures('play-swap')")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+        assert moves < 200, "the game did not end"
+    expect(page.locator("[data-board][data-final]")).to_be_attached()
+    # the end shows from the top: the result in view, not the last place clicked
+    expect(page.locator("#play-outcome")).to_be_in_viewport()
+    _shot(page, shot and f"{shot}-end")
+    # tap targets: a finger's 44 px on a phone (a desktop's mouse is precise; reported only)
+    if width < 500:
+        assert not small, small[:5]
+    swaps.sort()
+    # the game is played on the board: most clicks are places (cards, cells, modules, dice)
+    assert places * 2 > clicks, (places, clicks)
+    assert hovered, "no decision had an option with a place"
+    return {"moves": moves, "clicks": clicks, "places": places, "median_swap_ms": swaps[len(swaps) // 2] if swaps else 0.0,
+            "p90_swap_ms": swaps[int(len(swaps) * 0.9)] if swaps else 0.0,
+            "max_swap_ms": swaps[-1] if swaps else 0.0, "small_targets": len(small)}
+
+
+@pytest.mark.parametrize(("game", "players", "width"), [
+    *[(game, 2, width) for game in ("black_angel", "orbital", "solenia") for width in (1280, 390)],
+    # the solo games: Hal, Orbital's bot players, Solenia's virtual player (whose card the
+    # person places on the map); no screenshots
+    ("black_angel", 1, 1280), ("orbital", 1, 390), ("solenia", 1, 390),
+])
+def test_a_whole_game_played_on_the_board(
+    browser, default_setup: str, game: str, players: int, width: int  # noqa: F811, ANN001
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 844 if width < 500 else 900},
+                                  is_mobile=width < 500, has_touch=width < 500, bypass_csp=True)
+    page = context.new_page()
+    page.add_init_script("document.addEventListener('DOMContentLoaded', () => {"
+                         " const s = document.createElement('style');"
+                         " s.textContent = '#option-list { display: none !important; }';"
+                         " document.head.appendChild(s); });")
+    try:
+        page.goto(f"{default_setup}/play")
+        form_paint = page.evaluate(_PAINT)
+        started = time.monotonic()
+        _start(page, default_setup, game, players)
+        paint = page.evaluate(_PAINT)
+        shot = f"board-{game.replace('_', '-')}-{'phone' if width < 500 else 'desktop'}" if players == 2 else None
+        stats = _play_on_the_board(page, 7, width, shot)
+        stats["seconds"] = round(time.monotonic() - started, 1)
+        stats["first_paint_ms"] = paint
+        stats["form_first_paint_ms"] = form_paint
+        print(f"\n{game} {width}px: {stats}")
+        # a move shows within 100 ms of the server's answer (the median; the machine running
+        # the suite is shared with other jobs, so the tail only guards against a regression)
+        assert stats["median_swap_ms"] < 100 and stats["p90_swap_ms"] < 250, stats
+        # /play paints within 1 s; the seat's page (its first decision, drawn from a fresh
+        # game) is reported: it may wait up to 0.6 s for the move log (web/play.py)
+        assert 0 <= stats["form_first_paint_ms"] < 1000 and stats["first_paint_ms"] > 0, stats
+    finally:
+        context.close()

@@ -1,0 +1,93 @@
+"""Issue #37 item 1 without a browser: every option of real games (random play of the engines,
+each game and mode) names board keys (:mod:`web.targets`) that the seat's board (the /play
+page's templates, drawn from the seat's observation) marks with ``data-target``; the options
+that need a place on the board (a card, a market slot, a module and side, a cell, a hex, a die)
+have one, so a person never needs the option list to play."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from flask import render_template
+
+from referee import registry
+from web.play import seat_board
+from web.targets import option_targets
+
+TARGET = re.compile(r'data-target="([^"]*)"')
+
+#: Option kinds (the id before ":") that have no place on the board, by game: a yes/no, a
+#: number, a sequence or a payment — they stay buttons of the board's action bar.
+BUTTONS = {
+    "black_angel": {"A", "B", "none", "nocard", "noplace", "noboost", "done", "pass", "put:store", "fix:d",
+                    "eslot"},
+    "orbital": {"pass", "crew", "income"},
+    "solenia": {"ship", "pay", "slot", "discard", "skip", "done", "pass", "none", "stay"},
+}
+
+
+def _kind(option: str) -> str:
+    if option == "put:store" or option == "ship:new":
+        return option
+    if option.startswith("fix:d"):
+        return "fix:d"
+    return option.split(":")[0]
+
+
+CONFIGS = [
+    ("black_angel", 2, "base"), ("black_angel", 3, "advanced"), ("black_angel", 1, "solo"),
+    ("orbital", 2, "standard"), ("orbital", 3, "standard"), ("orbital", 1, "competitive"),
+    ("solenia", 2, "summer"), ("solenia", 2, "winter-tech"), ("solenia", 1, "summer"),
+]
+
+
+@pytest.mark.parametrize(("game", "players", "variant"), CONFIGS)
+def test_every_option_with_a_place_is_marked_on_the_seats_board(app, game: str, players: int, variant: str) -> None:
+    rng = random.Random(3)
+    state = registry.new_game(game, players, 3, variant)
+    seen: dict[str, int] = {}
+    placed = 0
+    decisions = 0
+    while not state.is_over() and decisions < 60:
+        seat = state.to_move()
+        options = state.legal_options()
+        if isinstance(seat, int) and decisions % 2 == 0 or len(options) > 4:
+            view = seat_board(state.observation(seat), game, seat, players)
+            with app.test_request_context():
+                html = render_template(f"boards/{game}.html", view=view, final_scores=None, to_move=seat,
+                                       seats=[{"name": f"player {i + 1}", "last_move": None} for i in range(players)])
+            keys = {k for found in TARGET.findall(html) for k in found.split()}
+            for o in options:
+                parts = option_targets(game, seat, o.id, o.label, state.observation(seat))
+                missing = [p for p in parts if p not in keys]
+                assert not missing, (o.id, o.label, missing)
+                if parts:
+                    placed += 1
+                else:
+                    seen[_kind(o.id)] = seen.get(_kind(o.id), 0) + 1
+        state.apply(rng.choice(options).id)
+        decisions += 1
+    # every option without a place is of a kind that is a button by nature
+    assert set(seen) <= BUTTONS[game], seen
+    assert placed
+
+
+def test_a_build_is_the_card_then_the_place_and_unknown_options_stay_buttons() -> None:
+    # Orbital's build: which card of the hand, then which free exit (rulebook 모듈 건설)
+    assert option_targets("orbital", 0, "build:45:1.3") == ["card:45", "exit:1:W"]
+    assert option_targets("orbital", 1, "act:2") == ["module:1:2"]
+    assert option_targets("orbital", 0, "tgt:1:3") == ["module:1:3"]
+    # a Black Angel ship is found on the hex its label names; the seat's own dice and grid
+    space = {"space": {"strips": [{"hexes": [{"hex": 7, "label": "strip 2 hex 3"},
+                                             {"hex": 8, "label": "strip 2 hex 4", "black_angel": True}]}]}}
+    assert option_targets("black_angel", 0, "ship:1", "move your ship at strip 2 hex 3", space) == ["hex:7"]
+    assert option_targets("black_angel", 0, "ship:new", "launch a new ship", space) == ["hex:8"]
+    assert option_targets("black_angel", 2, "use:1") == ["die:2:1"]
+    assert option_targets("black_angel", 2, "put:4") == ["grid:2:4"]
+    # Solenia's supply tiles are numbered within their row: the label says which
+    assert option_targets("solenia", 0, "tile:2", "night tile #30 (2 wood; 4 pts)") == ["tile:night:2"]
+    for game, option in [("orbital", "pass"), ("black_angel", "nocard"), ("solenia", "ship:2"),
+                         ("toy", "card:1"), ("orbital", "build:x")]:
+        assert option_targets(game, 0, option) == [], option
