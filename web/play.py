@@ -47,6 +47,7 @@ from web.db import db
 from web.games import game_info
 from web.labels import plain, readable
 from web.live import decision_log
+from web.option_words import choice_words
 from web.pages import replay_for
 from web.queries import matches as match_q
 from web.targets import choices
@@ -303,8 +304,9 @@ def move_log(view: human.SeatView, page: match_q.MatchPage | None = None) -> lis
             words = plain(own)
         elif hidden:
             words = "your hidden choice" if mine else "a hidden choice"
-        else:
-            words = plain(d.get("label") or own or d.get("option") or "")
+        else:  # in the board's words, as the finished game's log and the replay say it
+            label = d.get("label") or own or d.get("option") or ""
+            words = choice_words(view.game, str(d.get("option") or ""), label) if d.get("option") else plain(label)
         entries.append({"n": d.get("n"), "seat": d.get("seat"), "who": _who(d.get("seat"), view),
                         "words": words, "private": hidden and mine, "hidden": hidden and not mine,
                         "forced": d.get("forced"), "events": [plain(e) for e in d.get("events") or []]})

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from web.option_words import option_words
+
 #: Orbital's side numbers in a build id (``build:<card>:<module>.<side>``), as the engine counts.
 ORBITAL_SIDES = ("N", "E", "S", "W")
 
@@ -143,6 +145,10 @@ def option_targets(game: str, seat: int, option: str, label: str = "",
 
 def choices(game: str, seat: int, options: list[tuple[str, str]],
             observation: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The decision's options with their board parts, for the page (``data-parts``)."""
-    return [{"id": oid, "label": label, "parts": option_targets(game, seat, oid, label, observation)}
+    """The decision's options with their board parts, for the page (``data-parts``), in the
+    board's words (:func:`web.option_words.option_words`: ``words``, and the card's ``rules``
+    text for the button's hover or long-press)."""
+    words = {w.id: w for w in option_words(game, observation, options)}
+    return [{"id": oid, "label": label, "words": words[oid].words, "rules": words[oid].rules,
+             "parts": option_targets(game, seat, oid, label, observation)}
             for oid, label in options]
