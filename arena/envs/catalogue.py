@@ -8,6 +8,10 @@ pattern by pattern, every id that pattern can produce within the bounds of the g
 ids, grid cells, action spaces, seats), so the catalogue is the same for every configuration of a
 game. :func:`catalogue` checks that the enumeration covers every pattern of the schema, and the
 tests check that every id offered in real games is in it.
+
+Numbering is frozen: a trained policy's output ``i`` is tied to ``ids[i]``. Ids found missing
+after a catalogue shipped are therefore never inserted in pattern order but appended at the end
+(:data:`_APPENDED`), so every earlier id keeps its number and only the action count grows.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 from referee.engine import ConfigError
 
@@ -125,6 +130,47 @@ def _solenia() -> dict[str, list[str]]:
     }
 
 
+def _solenia_payment_ids() -> list[str]:
+    """Every ``pay:`` id Solenia's engine can offer, found by running the engine's own generator.
+
+    Why derived: the first catalogue bounded each resource of a payment by the largest printed
+    cost (0-3), but level-1 technology lets wood and wheat (or stone and water) stand in for
+    each other, so a split can put a pair's whole cost on one resource (``pay:0-0-1-4``).
+    The engine offers ``payments(TILE_COST[tile], res, *payment_rules(seat))``
+    (referee/solenia/state.py). Resources only bound the splits: holding ``sum(cost)`` of each
+    allows every split, fewer only removes some, and mid-turn a store may exceed its limit, so
+    no smaller bound holds. ``payment_rules`` depends on the season, on which board slots hold a
+    tile and on the level-1 technology tile: all of them are enumerated on a real state of
+    every variant.
+    """
+    from referee import registry
+    from referee.solenia import data as s
+    from referee.solenia.payment import payments
+
+    rules: set[tuple[tuple[int, ...], bool, bool]] = set()
+    for variant in dict.fromkeys(v for _, v in registry.get_spec("solenia").configurations):
+        st: Any = registry.new_game("solenia", 1, 0, variant)
+        slots = [len(row) for row in st.rows[0]]
+        for fill in range(1 << sum(slots)):
+            bits = iter(range(sum(slots)))
+            st.rows[0] = [[0 if fill >> next(bits) & 1 else -1 for _ in range(n)] for n in slots]
+            for tech in (-1, *s.TECH_LEVEL1):
+                st.tech1[0] = tech
+                rules.add(st.payment_rules(0))
+    found: set[tuple[int, ...]] = set()
+    for cost in set(s.TILE_COST):
+        holding = [sum(cost)] * len(cost)
+        for waivers, swap_wood_wheat, swap_stone_water in rules:
+            found.update(payments(cost, holding, waivers, swap_wood_wheat, swap_stone_water))
+    return ["pay:" + "-".join(map(str, p)) for p in sorted(found)]
+
+
+#: Per game, the ids added after its catalogue first shipped, appended after every pattern's
+#: block in this order (see the module docstring). Solenia: the ``pay:`` ids whose amounts exceed
+#: the first catalogue's 0-3 block (found by PettingZoo's api_test in winter-tech).
+_APPENDED: dict[str, Any] = {"solenia": _solenia_payment_ids}
+
+
 #: Orbital's station grows one module per build; no game reaches this many (rules: the card count
 #: bounds it, but 24 modules is far beyond the longest 5-player game the tests ever saw, 14).
 ORBITAL_STATION_SLOTS = 24
@@ -195,6 +241,12 @@ def catalogue(game: str) -> Catalogue:
         for oid in by_pattern[pattern]:
             if not rx.match(oid):
                 raise RuntimeError(f"{game}: catalogue id {oid!r} does not match {pattern!r}")
+            ids.setdefault(oid, None)
+    if game in _APPENDED:
+        rxs = [re.compile(p) for p in patterns]
+        for oid in _APPENDED[game]():
+            if not any(rx.match(oid) for rx in rxs):
+                raise RuntimeError(f"{game}: appended catalogue id {oid!r} matches no schema pattern")
             ids.setdefault(oid, None)
     ordered = tuple(ids)
     return Catalogue(game, ordered, {oid: i for i, oid in enumerate(ordered)})

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.envs import require
+from arena.envs.catalogue import GAMES, catalogue
 from arena.envs.encoding import SIZE, encode
 
 np = require("numpy", "numpy")
@@ -155,6 +156,28 @@ class MaskedMLP:
             **{k: a.astype(np.float16) for k, a in arrays.items()},
         )
 
+    def grown(self, actions: int) -> MaskedMLP:
+        """This network with output columns added up to ``actions``, for ids a game's action
+        catalogue appended after the network was trained (:mod:`arena.envs.catalogue` only ever
+        appends, so the trained outputs keep their meaning).
+
+        Why this bias: an added action's logit is a constant below the lowest logit any trained
+        action can reach (``b2 - |w2|_1``, as ``|tanh| <= 1``), so the policy plays exactly as
+        trained whenever a trained action is legal, and takes an added one (the first legal)
+        only when nothing else is legal — instead of failing on the wider mask."""
+        have = self.w2.shape[1]
+        if actions < have:
+            raise ValueError(f"a network with {have} actions cannot shrink to {actions}")
+        w2 = self.w2.astype(np.float32)
+        floor = float((self.b2.astype(np.float32) - np.abs(w2).sum(axis=0)).min()) - 1.0
+        extra = actions - have
+        return MaskedMLP(
+            self.w1, self.b1,
+            np.concatenate([w2, np.zeros((w2.shape[0], extra), np.float32)], axis=1),
+            np.concatenate([self.b2, np.full(extra, floor, np.float32)]),
+            self.game, self.mu, self.sd,
+        )
+
     def rounded(self) -> MaskedMLP:
         """This network with its weights rounded to float16, as :meth:`save` stores them."""
         w1, b1, w2, b2, mu, sd = (a.astype(np.float16) for a in (*self.params, self.mu, self.sd))
@@ -163,7 +186,9 @@ class MaskedMLP:
     @classmethod
     def load(cls, path: str | Path) -> MaskedMLP:
         """The network saved at ``path``; :class:`EncodingMismatch` if it was trained on
-        another observation encoding than the installed one."""
+        another observation encoding than the installed one. A network trained before its
+        game's action catalogue appended ids is :meth:`grown` to the catalogue's size; one
+        with more outputs than the catalogue has ids belongs to another catalogue: refused."""
         with np.load(path) as f:
             trained, now = (
                 str(f["encoding"]) if "encoding" in f else "unknown",
@@ -175,4 +200,14 @@ class MaskedMLP:
                     f"{path} was trained on another observation encoding ({trained}) than this "
                     f"arena.envs.encoding ({now}): retrain it (python -m arena.envs.train_example --game {game})"
                 )
-            return cls(f["w1"], f["b1"], f["w2"], f["b2"], str(f["game"]), f["mu"], f["sd"])
+            net = cls(f["w1"], f["b1"], f["w2"], f["b2"], str(f["game"]), f["mu"], f["sd"])
+        if net.game in GAMES:
+            actions = len(catalogue(net.game))
+            if net.w2.shape[1] > actions:
+                raise ValueError(
+                    f"{path} has {net.w2.shape[1]} actions but {net.game}'s action catalogue has "
+                    f"{actions}: it was trained on another catalogue (retrain it)"
+                )
+            if net.w2.shape[1] < actions:
+                net = net.grown(actions)
+        return net
