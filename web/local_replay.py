@@ -17,6 +17,7 @@ from flask import Blueprint, abort, render_template, request
 from arena.records.fork import command_for
 from web.account import client_key, csrf_exempt
 from web.games import game_info
+from web.marks import mark, step_moves
 from web.record_file import MAX_REQUEST_BYTES, BadRecord, ReplayRequest, parse_request
 from web.replay import Replay, ReplayError
 from web.request_limits import REPLAYS
@@ -59,7 +60,7 @@ def _step_context(asked: ReplayRequest, replay: Replay, index: int) -> dict:
     name = game if _SAFE_GAME.fullmatch(game) else "generic"
     return {
         "step": step,
-        "seats": asked.seats,
+        "seats": mark(asked.seats, step_moves(step)),  # the move that led here, as the match page marks it
         "last": replay.last,
         "result": any(s.score is not None for s in asked.seats),
         "board_template": f"boards/{name}.html",

@@ -137,7 +137,7 @@ def test_tournament_and_ladder_refuse_unknown_builtins(env: dict[str, str]) -> N
     for command in (["tournament", "solenia"], ["ladder", "run", "solenia"]):
         line = one_line(arena(*command, "--bot", "random", "--bot", "smart", *sandbox, env=env), 2)
         assert line == ("Error: --bot smart: not a folder with bot.py, a host:port address, nor a "
-                        "built-in bot (random, greedy, ismcts)")
+                        "built-in bot (random, greedy, ismcts, learned)")
 
 
 def test_play_refuses_a_player_count_before_announcing_the_match(env: dict[str, str]) -> None:

@@ -18,9 +18,12 @@ from typing import Any
 from referee.record import MatchRecord
 
 COUNTER = Path(__file__).parent / "bots" / "counter"
-#: Reading the CPU of a sandbox without cgroups is in 10 ms ticks, and the memory watch adds
-#: its children's up to 50 ms late: the slack allowed beyond what its own turns could hold.
-CPU_SLACK_MS = 120.0
+#: Reading the CPU of a sandbox without cgroups is in 10 ms ticks, the memory watch adds its
+#: children's up to 50 ms late, and on a loaded host a freeze of six busy processes lands tens of
+#: ms late (seen: 249 ms against a 222 ms bound in a full two-worker run): the slack allowed
+#: beyond what its own turns could hold. A spinner left running while the counter thinks (150 ms
+#: a decision) takes well over a second of CPU a match, so the bound still tells the two apart.
+CPU_SLACK_MS = 200.0
 
 
 def figures(record: MatchRecord) -> dict[str, Any]:
