@@ -384,7 +384,7 @@ def demo_season(game: str, names: tuple[str, ...], sandbox: bool) -> int:
 
     with session_scope() as s:
         season = seasons.create_season(
-            s, game, f"Demo season ({game})", utcnow() + timedelta(days=1), top_k=4, final_rounds=1,
+            s, game, "Demo season", utcnow() + timedelta(days=1), top_k=4, final_rounds=1,
             description="A small season made by arena demo: four bots, entries closed at once, a final of "
                         "one round-robin cycle (every finalist meets every other in both seats).")
         for name in names:
