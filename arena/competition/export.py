@@ -166,10 +166,12 @@ def render(export: Export, table: str, fmt: str) -> str:
     rows: list[dict[str, Any]] = getattr(export, table)
     if fmt == "json":
         return json.dumps({"tournament": export.tournament, table: rows}, indent=1, ensure_ascii=False) + "\n"
-    return _csv(rows)
+    return csv_text(rows)
 
 
-def _csv(rows: Sequence[dict[str, Any]]) -> str:
+def csv_text(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows as CSV, every column any row has (rows may differ in width), each cell safe to open
+    in a spreadsheet (:func:`_cell`): the one way the standings downloads are written."""
     columns: list[str] = []
     for row in rows:  # pairings rows differ in width (k seats, a bye's one)
         columns.extend(c for c in row if c not in columns)

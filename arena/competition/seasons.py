@@ -34,8 +34,6 @@ The published standings export as CSV or JSON (:func:`render`), the same bytes f
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from dataclasses import dataclass
@@ -47,7 +45,7 @@ from sqlalchemy.orm import Session
 
 from arena.competition import round_robin as schedule
 from arena.competition import swiss, tournaments
-from arena.competition.export import _cell
+from arena.competition.export import csv_text
 from arena.db.models import (
     Bot,
     BotVersion,
@@ -424,15 +422,7 @@ def render(season: Season, rows: list[dict[str, Any]], fmt: str) -> str:
         raise SeasonError(f"no format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "json":
         return json.dumps({"season": head(season), "standings": rows}, indent=1, ensure_ascii=False) + "\n"
-    columns: list[str] = []
-    for row in rows:
-        columns.extend(c for c in row if c not in columns)
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n", restval="")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: _cell(v) for k, v in row.items()})
-    return out.getvalue()
+    return csv_text(rows)
 
 
 _RELATIVE = re.compile(r"\+(\d{1,5})([dhm])")
