@@ -3,7 +3,9 @@
 The events come from :mod:`arena.workers.live` (Redis or in-process); the record comes from the
 database once the worker has stored it. A match that ends without an end marker reaching us (a
 worker killed mid-match and the match replayed elsewhere, a broker restart) is still noticed,
-because the stream checks the match's status in the database between events.
+because the stream checks the match's status in the database between events; once it says the
+match is over, the stream reads on for the end marker (up to :data:`END_GRACE_S`), since the
+worker sends its last held events after storing the record.
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ FINISHED = ("done", "failed")
 STATUS_POLL_S = 1.0
 #: After the end marker, how long to wait for the worker to store the record.
 RECORD_WAIT_S = 30.0
+#: After the database says the match is over, how long to keep reading its events for the end
+#: marker. The worker stores the record first and then sends its last held events with the
+#: marker (arena.workers.tasks), so a watcher that stopped at the status would miss the final
+#: decisions; a marker that never comes (a killed worker) costs this wait once.
+END_GRACE_S = 5.0
 
 
 def _status(url: str | None, match_id: str) -> str | None:
@@ -77,6 +84,7 @@ def watch(
         return
     last_check = time.monotonic()
     stored = False
+    stored_at = 0.0
     for event in bus.watch(match_id, poll_s=0.25):
         if not context.is_active():
             return
@@ -88,11 +96,13 @@ def watch(
             )
             if event.get("type") == "end":
                 break
-        if time.monotonic() - last_check >= STATUS_POLL_S:
+        if stored:
+            if time.monotonic() - stored_at >= END_GRACE_S:
+                break
+        elif time.monotonic() - last_check >= STATUS_POLL_S:
             last_check = time.monotonic()
             if _status(url, match_id) in FINISHED:
-                stored = True
-                break
+                stored, stored_at = True, time.monotonic()
     # The end event (or marker) may arrive before the worker has stored the record.
     deadline = time.monotonic() + (0.0 if stored else RECORD_WAIT_S)
     while context.is_active():
