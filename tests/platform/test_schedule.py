@@ -216,18 +216,18 @@ SHAPES_UP_TO_64 = [(n, k, r) for k in (2, 3, 4, 5) for n in range(k, COVERED_UP_
 
 
 def test_every_shape_up_to_64_keeps_its_promise() -> None:
-    """All 744 shapes N ≤ 64, k 2..5, R 1..3, two seeds (~15 s): every pair meets in every round
-    and seats are exact. The issue's shapes failed this before: N=24, 4 seats, 1 round (seeds 0, 1,
-    2: up to 4 pairs never met) and N=23 (bots 11 and 12 never met with seed 0)."""
+    """All 744 shapes N ≤ 64, k 2..5, R 1..3, seed 0 (~8 s; up to 45 s on a loaded host, so
+    the other seeds are the slow test's): every pair meets in every round and seats are exact.
+    The issue's shapes failed this before: N=24, 4 seats, 1 round (seeds 0, 1, 2: up to 4 pairs
+    never met) and N=23 (bots 11 and 12 never met with seed 0)."""
     for n, k, rounds in SHAPES_UP_TO_64:
-        for seed in (0, 1):
-            _check_promise(n, k, rounds, seed)
+        _check_promise(n, k, rounds, 0)
 
 
 @pytest.mark.slow
 def test_every_shape_up_to_64_keeps_its_promise_for_many_seeds() -> None:
     for n, k, rounds in SHAPES_UP_TO_64:
-        for seed in range(2, 12):
+        for seed in range(1, 12):
             _check_promise(n, k, rounds, seed)
 
 
