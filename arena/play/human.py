@@ -58,6 +58,7 @@ from arena.db import BotVersion, HumanSeat, Match, MatchSeat, session_scope, utc
 from arena.db.models import Bot, Rating
 from arena.intake import house
 from arena.records import recording
+from arena.records import stored as stored_records
 from referee import registry
 from referee._proto import bot_pb2, bot_pb2_grpc
 from referee.engine import ConfigError, TimeControl
@@ -710,14 +711,20 @@ def play(url: str | None, match_id: str, seat_address: str) -> None:
         feed.finish(end=False)
         raise
     record.seats[human_seat]["kind"] = HUMAN_KIND
-    data, text = _record_for_storage(record)
-    store(url, match_id, data if text is None else orjson.loads(text))
+    # Compact like a worker's match (arena.records.compact; the seats' kinds are in its header),
+    # else today's JSON.
+    small, engine = stored_records.for_storage(record)
+    data, text = _record_for_storage(record, whole=small is None)
+    store(url, match_id, data if text is None else orjson.loads(text), compact=small, engine_version=engine)
     feed.finish()
 
 
-def store(url: str | None, match_id: str, record: dict[str, Any]) -> None:
+def store(url: str | None, match_id: str, record: dict[str, Any], compact: bytes | None = None,
+          engine_version: str | None = None) -> None:
     """Finish a human match: done, with its result, seats' ranks and public record — and no
-    rating (no ``rating_seq``, no TrueSkill update, no history row)."""
+    rating (no ``rating_seq``, no TrueSkill update, no history row). With ``compact`` (the
+    record in compact form, and the ``engine_version`` that made it) ``record`` needs only
+    ``result`` and ``forfeits``, and no JSON is stored."""
     from arena.evaluation import ratings
 
     result = record["result"]
@@ -733,7 +740,10 @@ def store(url: str | None, match_id: str, record: dict[str, Any]) -> None:
     with session_scope(url) as s:
         match = s.get(Match, match_id)
         match.status, match.finished_at, match.lease_until = "done", utcnow(), None
-        match.result, match.forfeits, match.record = result, forfeits, record
+        match.result, match.forfeits = result, forfeits
+        match.record = None if compact is not None else record
+        match.record_compact = compact
+        match.engine_version = engine_version if compact is not None else None
         match.timings = record.get("timings")
         for seat in s.scalars(select(MatchSeat).where(MatchSeat.match_id == match_id)):
             seat.rank = seat_ranks[seat.seat]

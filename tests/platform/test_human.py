@@ -16,6 +16,7 @@ from arena.db.models import Bot, BotVersion
 from arena.db.session import DATABASE_ENV
 from arena.intake import bots
 from arena.play import human
+from arena.records.stored import record_data
 from web.app import create_app
 
 RANDOM_FOLDER = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot"
@@ -62,11 +63,14 @@ def test_a_seat_left_alone_forfeits_on_its_own_clock_and_nothing_is_rated(
     assert 0 < view.deadline - time.time() <= 1.6
     match = _wait_done(url, started.match_id)
     assert (match.status, match.kind, match.rating_seq) == ("done", "human", None)
-    forfeit = match.record["forfeits"][0]
+    # Stored compactly like a worker's match, and regenerated whole, the person's seat included.
+    assert match.record is None and match.record_compact and match.engine_version
+    record = record_data(match)
+    forfeit = record["forfeits"][0]
     assert (forfeit["seat"], forfeit["reason"]) == (1, "timeout")
     # The bot kept the game's clock; only the person's seat had its own.
-    assert match.record["time_control"] == {"decision_ms": 1000, "bank_ms": 20000}
-    assert match.record["seats"][1] == {
+    assert record["time_control"] == {"decision_ms": 1000, "bank_ms": 20000}
+    assert record["seats"][1] == {
         "name": "a person",
         "kind": "human",
         "time_control": {"decision_ms": 1500, "bank_ms": 0},
@@ -218,7 +222,7 @@ def test_resigning_forfeits_at_once_and_no_bot_counts_the_game(url: str) -> None
     match = _wait_done(url, started.match_id, 60.0)
     assert time.monotonic() - begun < 30  # the default clock is 600 s a decision
     assert (match.status, match.kind, match.rating_seq) == ("done", "human", None)
-    (forfeit,) = match.record["forfeits"]
+    (forfeit,) = record_data(match)["forfeits"]
     assert (forfeit["seat"], forfeit["reason"]) == (1, "bot_error")
     assert forfeit["message"].endswith(human.RESIGNED)
     with session_scope(url) as s:
@@ -254,8 +258,9 @@ def test_resigning_while_the_bots_move_forfeits_at_the_next_decision(url: str) -
     started = human.start_game(url, "orbital", 2, None, 1, ["house-random"], "client-a")
     human.resign(url, started.match_id, started.secret)
     match = _wait_done(url, started.match_id, 60.0)
-    assert match.record["forfeits"][0]["reason"] == "bot_error"
-    assert match.record["forfeits"][0]["message"].endswith(human.RESIGNED)
+    record = record_data(match)
+    assert record["forfeits"][0]["reason"] == "bot_error"
+    assert record["forfeits"][0]["message"].endswith(human.RESIGNED)
 
 
 def test_waiting_clicks_hold_at_most_two_threads(url: str, monkeypatch: pytest.MonkeyPatch) -> None:

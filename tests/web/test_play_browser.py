@@ -24,6 +24,7 @@ from sqlalchemy import func, select
 from arena.db import HumanSeat, Match, Rating, RatingHistory, dispose_all, session_scope
 from arena.db.models import Bot, BotVersion
 from arena.db.session import DATABASE_ENV
+from arena.records.stored import record_data
 from arena.workers.live import BROKER_ENV, DELAY_ENV
 
 pytestmark = pytest.mark.browser
@@ -147,8 +148,9 @@ def _check_unrated(site: str, match_id: str, page) -> None:  # noqa: ANN001
     with session_scope() as s:
         match = s.get(Match, match_id)
         assert (match.status, match.kind, match.rating_seq) == ("done", "human", None)
-        assert match.record["seats"][0]["kind"] == "human"
-        assert match.record["seats"][0]["time_control"]["decision_ms"] == 600000
+        record = record_data(match)  # compact like a worker's match, regenerated whole
+        assert record["seats"][0]["kind"] == "human"
+        assert record["seats"][0]["time_control"]["decision_ms"] == 600000
         assert all(seat.rank is not None and seat.mu_after is None for seat in match.seats)
         assert (
             s.scalar(
@@ -267,7 +269,7 @@ def test_the_page_follows_the_table_without_a_reload_and_resign_ends_the_game(
     with session_scope() as s:
         match = s.get(Match, match_id)
         assert (match.status, match.kind, match.rating_seq) == ("done", "human", None)
-        (forfeit,) = match.record["forfeits"]
+        (forfeit,) = record_data(match)["forfeits"]
         assert (forfeit["seat"], forfeit["reason"]) == (0, "bot_error")
         assert forfeit["message"].endswith("the person resigned")
 
@@ -302,4 +304,4 @@ def test_without_javascript_clicks_and_resign_are_plain_form_posts(
     finally:
         context.close()
     with session_scope() as s:
-        assert s.get(Match, match_id).record["forfeits"][0]["reason"] == "bot_error"
+        assert record_data(s.get(Match, match_id))["forfeits"][0]["reason"] == "bot_error"
