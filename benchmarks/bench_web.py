@@ -438,8 +438,10 @@ class HttpClient:
 
 @contextmanager
 def _waitress(app: Any) -> Iterator[Callable[[], HttpClient]]:
-    """``app`` served by waitress as ``arena web`` serves it (8 threads), on a free port; what
-    it yields makes a client (each its own connection and cookies: one per visitor)."""
+    """``app`` served by waitress on a free port, with 8 threads: as ``arena web`` served it when
+    docs/web.md's numbers were measured (it now has ``web.command.THREADS``, 14, so that /play's
+    bounded long polls never take the threads pages need; a page request uses one either way).
+    What it yields makes a client (each its own connection and cookies: one per visitor)."""
     import threading
 
     from waitress.server import create_server

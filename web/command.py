@@ -12,6 +12,11 @@ import os
 
 import click
 
+#: waitress's worker threads. ``/play``'s long polls may hold at most
+#: ``web.play.LONG_POLL_WAITERS`` (6) of them and its plain form posts ``CHOICE_WAITERS`` (2):
+#: at least 6 always serve pages.
+THREADS = 14
+
 
 @click.command("web")
 @click.option(
@@ -58,7 +63,7 @@ def serve_site(database_url: str | None, host: str, port: int, debug: bool = Fal
         else:
             from waitress import serve
 
-            serve(app, host=host, port=port, threads=8, ident="tabletop-arena")
+            serve(app, host=host, port=port, threads=THREADS, ident="tabletop-arena")
     except OSError as exc:
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}"

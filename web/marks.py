@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from web.labels import plain
+from web.option_words import choice_words
 
 
 class MarkedSeat:
@@ -32,16 +33,26 @@ def mark(rows: Sequence[Any], moves: dict[int, dict[str, Any]]) -> list[MarkedSe
     return [MarkedSeat(row, moves.get(getattr(row, "seat", i))) for i, row in enumerate(rows)]
 
 
-def live_moves(log: Iterable[dict[str, Any]]) -> dict[int, dict[str, Any]]:
-    """Each seat's latest move in a live page's public log (oldest first)."""
+def live_words(game: str, d: dict[str, Any]) -> str:
+    """A public decision of the live stream in the board's words — the very words of the
+    player's own move log at ``/play`` and of the replay (:func:`web.option_words.choice_words`,
+    without the seat's view, which a spectator has not): "build Airlock for 6 MC", not
+    "build:45:0.1". A hidden choice stays "a hidden choice"."""
+    if d.get("private_choice"):
+        return "a hidden choice"
+    option, label = str(d.get("option") or ""), str(d.get("label") or "")
+    return choice_words(game, option, label or option) if option else plain(label)
+
+
+def live_moves(log: Iterable[dict[str, Any]], game: str) -> dict[int, dict[str, Any]]:
+    """Each seat's latest move in a live page's public log (oldest first), in the words a
+    player reads (:func:`live_words`)."""
     marks: dict[int, dict[str, Any]] = {}
     for d in log:
         seat = d.get("seat")
         if not isinstance(seat, int):
             continue
-        words = ("a hidden choice" if d.get("private_choice")
-                 else plain(d.get("label") or d.get("option") or ""))
-        marks[seat] = {"n": d.get("n"), "words": words,
+        marks[seat] = {"n": d.get("n"), "words": live_words(game, d),
                        "events": [plain(e) for e in d.get("events") or []]}
     return marks
 

@@ -29,7 +29,7 @@ from web.db import db
 from web.games import game_info, known_games
 from web.ids import MAX_ID, parse_number
 from web.live import live_state
-from web.marks import live_moves, mark, step_moves
+from web.marks import live_moves, live_words, mark, step_moves
 from web.queries import bots as bot_q
 from web.queries import challenges as challenge_q
 from web.queries import leaderboard as board_q
@@ -244,7 +244,9 @@ def match(match_id: str):  # noqa: ANN201
 def _live_context(page: match_q.MatchPage) -> dict:
     name = page.game if _SAFE_GAME.fullmatch(page.game) else "generic"
     state = live_state(page.id, page.status)
-    return {"live": state, "seats": mark(page.seats, live_moves(state["log"])), "view": state["view"] or {},
+    # the log's lines in the words the players read (the JSON API keeps the stream's ids)
+    state = {**state, "log": [{**d, "words": live_words(page.game, d)} for d in state["log"]]}
+    return {"live": state, "seats": mark(page.seats, live_moves(state["log"], page.game)), "view": state["view"] or {},
             "board_template": f"boards/{name}.html", "final_scores": None, "match": page}
 
 

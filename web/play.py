@@ -11,11 +11,22 @@ reload, shows the public table (the live page's fragment) while the bots move, s
 next decision when ``/play/<id>/state`` says it came, and counts the clock down. Human games are
 never rated (see :mod:`arena.play.human`).
 
-The site serves with a few threads (``web.command``: 8), so a click never holds one for long:
-a click sent by ``play.js`` returns at once (the page polls), and a plain form post waits up to
-:data:`CHOICE_WAIT_S` for the bots' moves only if no other click of that seat is waiting and
-fewer than :data:`CHOICE_WAITERS` clicks wait in this process — otherwise it returns at once
-too. However many posts one client sends, at most :data:`CHOICE_WAITERS` threads wait.
+The site serves with a few threads (``web.command``: :data:`web.command.THREADS`), so a click
+never holds one for long: a click sent by ``play.js`` returns at once (the page then waits on
+``/play/<id>/state``), and a plain form post waits up to :data:`CHOICE_WAIT_S` for the bots'
+moves only if no other click of that seat is waiting and fewer than :data:`CHOICE_WAITERS`
+clicks wait in this process — otherwise it returns at once too. However many posts one client
+sends, at most :data:`CHOICE_WAITERS` threads wait.
+
+The bot's reply shows as soon as it is made: ``/play/<id>/state?wait=1`` is a long poll. It
+answers at once when the seat's status or decision is not the one the page shows, else waits
+(up to :data:`LONG_POLL_S`) until one changes or the public feed moves on — woken by the
+process playing the match (:func:`arena.play.human.wait_for_change`), or, where another process
+plays it, by re-reading the row every :data:`LONG_POLL_RECHECK_S`. A waiting request holds no
+database connection (the session is closed before each wait). At most
+:data:`LONG_POLL_WAITERS` requests wait in this process and :data:`LONG_POLL_PER_CLIENT` per
+client address; any other answers at once with ``"waited": false`` and the page asks again
+after :data:`FALLBACK_POLL_MS` (the fallback: plain polling).
 """
 
 from __future__ import annotations
@@ -61,14 +72,31 @@ MAX_SEATS = 5
 #: showing the page again, so it shows the next decision rather than "the others are moving".
 CHOICE_WAIT_S = 2.0
 #: At most this many clicks wait so in this process at once (one per seat); the others return
-#: at once. The site serves with 8 threads: waiting clicks can never take most of them.
+#: at once. The site serves with 14 threads: waiting clicks can never take most of them.
 CHOICE_WAITERS = 2
-#: The header ``play.js`` sends with a click: it polls, so the click need not wait.
+#: The header ``play.js`` sends with a click: it waits on ``/state``, so the click need not.
 POLLING_HEADER = "X-Play-Polling"
 #: The flash category of a refused move's message, shown once on the seat page that follows.
 PLAY_ERROR = "play-error"
 
+#: A waiting ``/state`` request answers after this long at most (the page asks again at once).
+LONG_POLL_S = 25.0
+#: At most this many ``/state`` requests wait in this process at once (``web.command`` serves
+#: with 14 threads: with the clicks' :data:`CHOICE_WAITERS`, at least 6 always serve pages).
+LONG_POLL_WAITERS = 6
+#: At most this many wait per client address (two tabs of one person; a third polls).
+LONG_POLL_PER_CLIENT = 2
+#: Where the match is played by another process, a waiting request re-reads the row this often.
+LONG_POLL_RECHECK_S = 0.5
+#: Where the match is played here, it re-reads the row this often anyway (a missed wake-up
+#: costs at most this long).
+LONG_POLL_SAFETY_S = 5.0
+#: How long ``play.js`` waits before asking again when its request was not let wait.
+FALLBACK_POLL_MS = 500
+
 _waiters = threading.BoundedSemaphore(CHOICE_WAITERS)
+_long_lock = threading.Lock()
+_long_by_client: dict[str, int] = {}
 _waiting_seats: set[str] = set()
 _waiting_lock = threading.Lock()
 
@@ -434,16 +462,86 @@ def seat(match_id: str) -> Any:
     return response
 
 
+def _shown(view: human.SeatView) -> tuple[str, str]:
+    """What the page shows of the seat: its status and the decision waiting ('' for none)."""
+    return view.status, "" if view.decision is None else str(view.decision)
+
+
+def _enter_long_poll(client: str) -> bool:
+    """May a ``/state`` request of ``client`` wait? (Bounded in all and per client.)"""
+    with _long_lock:
+        if sum(_long_by_client.values()) >= LONG_POLL_WAITERS:
+            return False
+        if _long_by_client.get(client, 0) >= LONG_POLL_PER_CLIENT:
+            return False
+        _long_by_client[client] = _long_by_client.get(client, 0) + 1
+        return True
+
+
+def _leave_long_poll(client: str) -> None:
+    with _long_lock:
+        left = _long_by_client.get(client, 0) - 1
+        if left > 0:
+            _long_by_client[client] = left
+        else:
+            _long_by_client.pop(client, None)
+
+
+def _wait_for_change(match_id: str, view: human.SeatView, seen: int, shown: tuple[str, str]) -> tuple[human.SeatView, int]:
+    """Wait (up to :data:`LONG_POLL_S`) until the seat's status or decision is no longer
+    ``shown`` or the match's change count is no longer ``seen``; returns the view and count
+    then. The session is closed before each wait: no connection is held while waiting."""
+    end = time.monotonic() + LONG_POLL_S
+    count = seen
+    while _shown(view) == shown and count == seen and view.status in human.LIVE_STATUSES:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        db().close()
+        if human.played_here(match_id):
+            human.wait_for_change(match_id, seen, min(left, LONG_POLL_SAFETY_S))
+        else:
+            time.sleep(min(left, LONG_POLL_RECHECK_S))
+        count = human.change_count(match_id)
+        fresh = human.seat_view(db(), match_id, _secret(match_id))
+        if fresh is None:
+            break
+        view = fresh
+    return view, count
+
+
 @bp.get("/play/<match_id>/state")
 def state(match_id: str) -> Response:
-    """What ``play.js`` polls: has anything changed for this seat?"""
+    """Has anything changed for this seat? ``play.js`` asks with what its page shows
+    (``status``, ``decision``) and the change count it last had (``seen``), and ``wait=1``: then
+    the answer waits for a change (a long poll, see the module docstring). ``changes`` is the
+    count to send next time; ``waited`` false says this request was not let wait (poll)."""
+    count = human.change_count(match_id)
     view = _view(match_id)
+    waited = refused = False
+    if request.args.get("wait") == "1":
+        shown = (request.args.get("status", ""), request.args.get("decision", ""))
+        raw = request.args.get("seen", "")
+        seen = int(raw) if raw.isdigit() and len(raw) < 12 else count
+        if _shown(view) == shown and seen == count and view.status in human.LIVE_STATUSES:
+            client = human.client_key(account.client_key())
+            if _enter_long_poll(client):
+                waited = True
+                try:
+                    view, count = _wait_for_change(match_id, view, seen, shown)
+                finally:
+                    _leave_long_poll(client)
+            else:
+                refused = True
     response = make_response(
         {
             "status": view.status,
             "decision": view.decision,
             "match_status": view.match_status,
             "deadline": view.deadline,
+            "changes": count,
+            "waited": waited,
+            "retry_ms": FALLBACK_POLL_MS if refused else 0,
         }
     )
     response.cache_control.no_store = True

@@ -30,6 +30,9 @@ ORBITAL_SIDES = ("N", "E", "S", "W")
 
 _BUILD = re.compile(r"build:(\d+):(\d+)\.([0-3])")
 _SOLENIA_TILE = re.compile(r"\b(day|night) tile\b")
+_DAMAGED_DIE = re.compile(r"\bdamaged (\w+) die\b")
+#: Solenia's winter levels, the spaces of a personal board's day and night rows in order.
+SOLENIA_WINTER_LEVELS = ("1A", "1B", "2A", "2B", "3A", "3B")
 
 
 def _hex_where(observation: dict[str, Any], match: Any) -> str | None:
@@ -76,6 +79,13 @@ def _black_angel(option: str, seat: int, label: str, observation: dict[str, Any]
         return [f"action:{rest}"]
     if kind == "fix" and rest.startswith("a") and rest[1:].isdigit():
         return [f"action:{rest[1:]}"]
+    if kind == "fix" and rest.startswith("d"):
+        # a damaged die of the supply, by its colour (the label names it: the board draws the
+        # supply by colour name)
+        found = _DAMAGED_DIE.search(label)
+        return [f"sdmg:{found.group(1)}"] if found else []
+    if option == "put:store":
+        return [f"store:{seat}"]  # the seat's debris storage
     if kind == "take" and rest[:1] in ("d", "a") and rest[1:].isdigit():
         return [f"{'display' if rest[0] == 'd' else 'advanced'}:{rest[1:]}"]
     if kind in ("tile", "put") and rest.isdigit():
@@ -126,6 +136,12 @@ def _solenia(option: str, seat: int, label: str, observation: dict[str, Any]) ->
             return [f"tile:{found.group(1)}:{rest}"]
     if kind in ("tech1", "tech3") and rest.isdigit():
         return [f"{kind}:{rest}"]
+    if kind == "slot" and rest in SOLENIA_WINTER_LEVELS:
+        # the winter level of the row the bought tile goes to (day or night: the tile's kind)
+        tile = ((observation.get("pending") or {}).get("tile") or {}) if isinstance(observation, dict) else {}
+        row = tile.get("kind") if isinstance(tile, dict) else None
+        if row in ("day", "night"):
+            return [f"row:{seat}:{row}:{SOLENIA_WINTER_LEVELS.index(rest)}"]
     return []
 
 

@@ -35,6 +35,10 @@ How a person's seat is played — the choice and why:
   spectators see the public feed as for any match.
 * Caps: :data:`MAX_ENV` human games at once in all (default 8) and :data:`PER_CLIENT_ENV` per
   client address (default 2), so one person cannot take every seat server thread.
+* What changed, at once: the process playing a human match counts its changes (a decision
+  written for the person, a batch of the public feed, the end: :func:`changed`), so the
+  website in that process can answer a waiting request the moment the bot's reply is made
+  (:func:`wait_for_change`) instead of polling the row; another process sees the row only.
 """
 
 from __future__ import annotations
@@ -493,6 +497,7 @@ def choose(
         row.answer, row.answer_decision = option_id, decision
         row.own_log = orjson.dumps([*orjson.loads(row.own_log or "[]"), [decision, label]]).decode()
     _wake(match_id)
+    changed(match_id)
 
 
 def resign(url: str | None, match_id: str, secret: str | None) -> None:
@@ -507,6 +512,73 @@ def resign(url: str | None, match_id: str, secret: str | None) -> None:
             raise HumanGameError("the game is over already")
         row.status, row.options, row.answer, row.answer_decision = "resigned", None, None, None
     _wake(match_id)
+    changed(match_id)
+
+
+# --- what changed: the website's waiting requests wake on these ---------------------------------
+
+_changes: dict[str, int] = {}
+_changes_cond = threading.Condition()
+
+
+def changed(match_id: str) -> None:
+    """Something a seat's page shows changed in ``match_id`` (the row, the feed, the end)."""
+    with _changes_cond:
+        _changes[match_id] = _changes.get(match_id, 0) + 1
+        _changes_cond.notify_all()
+
+
+def change_count(match_id: str) -> int:
+    """How many changes this process has seen in ``match_id`` (0: none, or not played here)."""
+    with _changes_cond:
+        return _changes.get(match_id, 0)
+
+
+def wait_for_change(match_id: str, seen: int, timeout: float) -> int:
+    """Wait until ``match_id``'s change count is no longer ``seen`` or ``timeout`` seconds pass;
+    returns the count. Holds no database connection: the count lives in this process."""
+    end = time.monotonic() + timeout
+    with _changes_cond:
+        while _changes.get(match_id, 0) == seen:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            _changes_cond.wait(left)
+        return _changes.get(match_id, 0)
+
+
+def played_here(match_id: str) -> bool:
+    """Is ``match_id`` played by this process (so :func:`changed` is called for it here)?"""
+    runner = _runner_instance
+    if runner is None:
+        return False
+    with runner.lock:
+        return match_id in runner.held
+
+
+def _forget_changes(match_id: str) -> None:
+    """The game is over here: a last wake-up (the count drops to 0, so every waiter sees a
+    change), and the count goes."""
+    with _changes_cond:
+        _changes.pop(match_id, None)
+        _changes_cond.notify_all()
+
+
+class _NotifyingBus:
+    """The live bus of a human match, calling :func:`changed` after each batch is sent (memory
+    and tables written), so a seat's page shows the public table's new moves at once."""
+
+    def __init__(self, bus: Any, match_id: str) -> None:
+        self._bus = bus
+        self._match_id = match_id
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._bus, name)
+
+    def publish_batch(self, match_id: str, events: list[dict[str, Any]], view: dict[str, Any] | None) -> None:
+        self._bus.publish_batch(match_id, events, view)
+        if match_id == self._match_id:
+            changed(match_id)
 
 
 # --- the seat server: the referee's side of the person ------------------------------------------
@@ -568,6 +640,7 @@ class _SeatService(bot_pb2_grpc.BotServicer):
                     answer_decision=None,
                 )
             )
+        changed(request.match_id)  # the person's decision is there: wake the seat's page
         while context.is_active():
             event.wait(POLL_S)
             event.clear()
@@ -656,6 +729,7 @@ class _Runner:
             self.seats.service.urls.pop(match_id, None)
             with _events_lock:
                 _events.pop(match_id, None)
+            _forget_changes(match_id)
 
 
 _runner_instance: _Runner | None = None
@@ -704,7 +778,7 @@ def play(url: str | None, match_id: str, seat_address: str) -> None:
         from arena.db import database_url
 
         bus = table_bus(database_url(url), bus)
-    feed = live.MatchFeed(match_id, bus)
+    feed = live.MatchFeed(match_id, _NotifyingBus(bus, match_id))
     try:
         record = run_match(config, on_event=feed.on_event, on_view=feed.on_view)
     except BaseException:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
+from markupsafe import escape
 
 from arena.db import dispose_all, session_scope
 from arena.db.session import DATABASE_ENV
@@ -21,6 +22,7 @@ from referee.rng import Rng
 from tests.api.processes import REDIS_URL, redis_available
 from tests.web.seed import add_bot, play_record
 from web.app import create_app
+from web.marks import live_words
 
 SEED = 424242
 
@@ -54,11 +56,12 @@ def running(request: pytest.FixtureRequest, tmp_path: Path,
         seat, ids = state.to_move(), state.option_ids()
         option = ids[rng.below(len(ids))]
         secret = state.option_audience(option)
+        label = next(o.label for o in state.legal_options() if o.id == option)
         events = state.apply(option)
         decision = Decision(n, seat, option, 1.0, None, f"comment {option}", False, events,
                             None if secret is None else list(secret), audiences(events))
         decisions.append(decision)
-        on_event(live_decision(match_id, decision))
+        on_event(live_decision(match_id, decision, label))  # with its label, as run_match sends it
     on_view(state.public_view())
     finish(end=False)
     yield create_app(url).test_client(), match_id, decisions, url
@@ -96,6 +99,12 @@ def test_live_page_and_json_show_public_information_only(running) -> None:  # no
     latest = {d.seat: d.n for d in decisions}
     for n in latest.values():
         assert html.count(f'data-last-move="{n}"') == 1, n
+    # in the words a player reads at /play and in the replay (issue #37 item 6), never an id
+    words = {d["n"]: live_words("black_angel", d) for d in data["log"]}
+    assert not any(":" in w and " " not in w for w in words.values()), words  # no "to:12"
+    for n in latest.values():
+        assert str(escape(words[n])) in html, (n, words[n])
+    assert "<code" not in html.split('id="live-log"', 1)[1]
 
 
 def test_after_the_end_the_live_page_hands_over_to_the_replay(running) -> None:  # noqa: ANN001

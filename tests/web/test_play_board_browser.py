@@ -203,3 +203,58 @@ def test_a_whole_game_played_on_the_board(
         assert 0 <= stats["form_first_paint_ms"] < 1000 and stats["first_paint_ms"] > 0, stats
     finally:
         context.close()
+
+
+#: Where the table is on the first screen: the board, the action bar (the prompt, Cancel and
+#: Confirm), the places lit on the board that are on screen (inside the board's pane and not
+#: under the bar), and whether anything scrolls.
+_FIRST_SCREEN = """() => {
+  const box = e => e ? e.getBoundingClientRect().toJSON() : null;
+  const board = document.querySelector('[data-board]');
+  const bar = document.getElementById('board-bar');
+  const b = box(board), r = box(bar);
+  const seen = [...document.querySelectorAll('[data-board] [data-target][data-choice]')].filter(e => {
+    const p = e.getBoundingClientRect();
+    return p.height > 0 && p.top >= Math.max(0, b.top) && p.bottom <= Math.min(innerHeight, b.bottom, r.top);
+  }).length;
+  return {board: b, bar: bar && !bar.hidden ? r : null, turn: box(document.getElementById('your-turn')),
+          log: box(document.querySelector('[data-log]')), seen, scrollY: window.scrollY,
+          scrollWidth: document.scrollingElement.scrollWidth, height: innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("game", ["black_angel", "orbital", "solenia"])
+def test_the_table_is_on_the_first_screen(browser, default_setup: str, game: str) -> None:  # noqa: F811, ANN001
+    """Issue #37 item 5: at 1280×800 the board's top part, the action bar (prompt, Confirm) and
+    the decision beside it are on the first screen without scrolling the page, with a lit place
+    on screen; at 390×844 nothing scrolls sideways and the action bar is on screen."""
+    for width, height in ((1280, 800), (390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height},
+                                      is_mobile=width < 500, has_touch=width < 500)
+        page = context.new_page()
+        try:
+            _start(page, default_setup, game)
+            page.wait_for_selector("#your-turn")
+            expect(page.locator("#board-bar")).to_be_visible()
+            at = page.evaluate(_FIRST_SCREEN)
+            bar, board = at["bar"], at["board"]
+            assert bar is not None, at
+            assert 0 <= bar["top"] and bar["bottom"] <= height, at  # the prompt and Confirm
+            assert at["scrollWidth"] <= width, at  # nothing sideways
+            if width > 500:
+                assert at["scrollY"] == 0, at  # the first screen, as the page opened
+                # the board's top part: it starts on screen and shows at least 300 px of board
+                assert 0 <= board["top"] < height - 300 and min(board["bottom"], height) - board["top"] >= 300, at
+                assert at["turn"]["top"] >= 0 and at["turn"]["bottom"] <= height, at  # the decision
+                assert at["log"]["top"] < height, at  # the log beside the board, not below it
+                # the board beside the decision, not above or below it
+                assert board["right"] <= at["turn"]["left"], at
+            # a place to act on is on screen: inside the board's pane and not under the bar
+            # (a decision whose every option is a button of the bar has none)
+            if page.locator("[data-board] [data-target][data-choice]").count():
+                assert at["seen"] > 0, at
+            page.evaluate("document.getElementById('leave').open = true")
+            page.click("#resign")
+            expect(page.locator("#resigned, #play-result").first).to_be_visible(timeout=20000)
+        finally:
+            context.close()

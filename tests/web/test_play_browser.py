@@ -236,7 +236,7 @@ def test_the_page_follows_the_table_without_a_reload_and_resign_ends_the_game(
     match_id = _start(page, site, "solenia", bot="house-ismcts")
     page.wait_for_selector("#your-turn")
     page.evaluate("window.__samePage = true")
-    state = f"{site}/play/{match_id}/state"
+    state = f"{site}/play/{match_id}/state**"  # with the long poll's query string
     page.route(
         state,
         lambda route: route.fulfill(

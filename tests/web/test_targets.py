@@ -21,10 +21,9 @@ TARGET = re.compile(r'data-target="([^"]*)"')
 #: Option kinds (the id before ":") that have no place on the board, by game: a yes/no, a
 #: number, a sequence or a payment — they stay buttons of the board's action bar.
 BUTTONS = {
-    "black_angel": {"A", "B", "none", "nocard", "noplace", "noboost", "done", "pass", "put:store", "fix:d",
-                    "eslot"},
+    "black_angel": {"A", "B", "none", "nocard", "noplace", "noboost", "done", "pass", "eslot"},
     "orbital": {"pass", "crew", "income"},
-    "solenia": {"ship", "pay", "slot", "discard", "skip", "done", "pass", "none", "stay"},
+    "solenia": {"ship", "pay", "discard", "skip", "done", "pass", "none", "stay"},
 }
 
 
@@ -88,6 +87,45 @@ def test_a_build_is_the_card_then_the_place_and_unknown_options_stay_buttons() -
     assert option_targets("black_angel", 2, "put:4") == ["grid:2:4"]
     # Solenia's supply tiles are numbered within their row: the label says which
     assert option_targets("solenia", 0, "tile:2", "night tile #30 (2 wood; 4 pts)") == ["tile:night:2"]
+    # a repair of a damaged supply die (by its colour), the debris storage, a winter level of
+    # the row the bought tile goes to
+    assert option_targets("black_angel", 1, "fix:d2", "repair a damaged green die") == ["sdmg:green"]
+    assert option_targets("black_angel", 1, "put:store", "put the debris in storage") == ["store:1"]
+    pending = {"pending": {"tile": {"id": 29, "kind": "night"}}}
+    assert option_targets("solenia", 1, "slot:2B", "level 2B (end: …)", pending) == ["row:1:night:3"]
+    assert option_targets("solenia", 1, "slot:2B", "level 2B (end: …)", {}) == []
     for game, option in [("orbital", "pass"), ("black_angel", "nocard"), ("solenia", "ship:2"),
                          ("toy", "card:1"), ("orbital", "build:x")]:
         assert option_targets(game, 0, option) == [], option
+
+
+@pytest.mark.parametrize(("game", "players", "variant", "kinds"), [
+    ("black_angel", 3, "advanced", ("fix:d", "put:store")),
+    ("solenia", 2, "winter-tech", ("slot:",)),
+])
+def test_repairs_debris_and_winter_levels_are_places_on_the_board(
+    app, game: str, players: int, variant: str, kinds: tuple[str, ...]  # noqa: ANN001
+) -> None:
+    """Issue #37 item 1: a damaged supply die to repair, the debris storage, a winter level of
+    the personal board are clicked where the board draws them, not buttons under it."""
+    found: set[str] = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = registry.new_game(game, players, seed, variant)
+        for _ in range(600):
+            if state.is_over() or len(found) == len(kinds):
+                break
+            seat, options = state.to_move(), state.legal_options()
+            wanted = [o for o in options if o.id.startswith(kinds)]
+            if wanted and isinstance(seat, int):
+                view = seat_board(state.observation(seat), game, seat, players)
+                with app.test_request_context():
+                    html = render_template(f"boards/{game}.html", view=view, final_scores=None, to_move=seat,
+                                           seats=[{"name": f"player {i + 1}", "last_move": None} for i in range(players)])
+                keys = {k for f in TARGET.findall(html) for k in f.split()}
+                for o in wanted:
+                    parts = option_targets(game, seat, o.id, o.label, state.observation(seat))
+                    assert parts and all(p in keys for p in parts), (o.id, o.label, parts)
+                    found.add(next(k for k in kinds if o.id.startswith(k)))
+            state.apply(rng.choice(options).id)
+    assert found == set(kinds), found

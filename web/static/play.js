@@ -2,8 +2,8 @@
 // Resign are plain form posts). With it: a click is sent with fetch and the page that comes
 // back is swapped in without a reload; while the bots move, the public table (the live page's
 // server-rendered, escaped fragment: no hidden information) is fetched and shown; when
-// /play/<id>/state says a new decision came (or the game ended), the seat's page is fetched and
-// swapped in; the decision's clock counts down.
+// /play/<id>/state (a long poll) says a new decision came (or the game ended), the seat's page
+// is fetched and swapped in; the decision's clock counts down.
 (function () {
   "use strict";
   var main = document.getElementById("play-main");
@@ -35,6 +35,7 @@
     // move the parsed nodes in (re-serialising them through innerHTML would parse twice)
     while (main.firstChild) main.removeChild(main.firstChild);
     while (fresh.firstChild) main.appendChild(document.adoptNode(fresh.firstChild));
+    main.className = fresh.className; // .over at the end (fit() adds .fit again)
     main.removeAttribute("aria-busy");
     start();
     // the game just ended: the result and the final board from the top (the page may have
@@ -45,27 +46,46 @@
   }
 
   function refresh() {
+    var mine = waiting; // a click sent meanwhile, or a newer page, makes this answer stale
     return fetch(window.location.pathname, { cache: "no-store", credentials: "same-origin" })
       .then(function (r) { return r.text(); })
-      .then(swap);
+      .then(function (html) { if (mine === waiting && !busy) swap(html); });
   }
+
+  // Wait for the next change: /play/<id>/state?wait=1 answers when the seat's status or
+  // decision is no longer the one shown (then the seat's page is fetched), or the public feed
+  // moved on (then the public table is), or after ~25 s (then it asks again). A request the
+  // server did not let wait (too many wait) says retry_ms: the page polls then.
+  var seen = "";
+  var waiting = 0; // which start() the request in flight belongs to
 
   function poll() {
     var s = seat();
-    fetch(s.dataset.stateUrl, { cache: "no-store", credentials: "same-origin" })
+    var mine = ++waiting;
+    var url = s.dataset.stateUrl + "?wait=1&status=" + encodeURIComponent(s.dataset.status) +
+      "&decision=" + encodeURIComponent(shown || "") + "&seen=" + seen;
+    var asked = Date.now();
+    fetch(url, { cache: "no-store", credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (st) {
+        if (mine !== waiting) return; // a newer page started its own
         if (!st) { timer = setTimeout(poll, 2000); return; }
         var now = st.decision === null ? "" : String(st.decision);
         if (st.status !== s.dataset.status || now !== shown) { refresh(); return; }
-        timer = setTimeout(poll, 250);
+        var moved = String(st.changes) !== seen;
+        seen = String(st.changes);
+        if (moved) showTable();
+        // never faster than 4 a second, whatever the server answers
+        var again = st.retry_ms || Math.max(0, 250 - (Date.now() - asked));
+        timer = setTimeout(poll, again);
       })
-      .catch(function () { timer = setTimeout(poll, 2000); });
+      .catch(function () { if (mine === waiting) timer = setTimeout(poll, 2000); });
   }
 
   function showTable() {
     var table = document.getElementById("play-table");
     if (!table) return;
+    clearTimeout(tableTimer);
     fetch(table.dataset.boardUrl, { cache: "no-store" })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) {
@@ -73,7 +93,8 @@
         if (html !== null && box && document.getElementById("play-table") === table) {
           box.innerHTML = html;
         }
-        if (document.getElementById("play-table") === table) tableTimer = setTimeout(showTable, 1000);
+        // the feed's changes fetch it at once (poll); this is the fallback
+        if (document.getElementById("play-table") === table) tableTimer = setTimeout(showTable, 3000);
       })
       .catch(function () { tableTimer = setTimeout(showTable, 3000); });
   }
@@ -190,17 +211,39 @@
     if (n > 0 && next.length) reveal();
   }
 
+  // A wide screen: the table fits the window (the board scrolls in its own pane beside the
+  // decision and the log), so the board and the action bar are on the first screen.
+  function fit() {
+    var wide = window.matchMedia && window.matchMedia("(min-width: 60rem)").matches;
+    var on = wide && !main.classList.contains("over") && !!main.querySelector(".play-boards > *");
+    main.classList.toggle("fit", on);
+    if (on) {
+      var top = main.getBoundingClientRect().top + window.scrollY;
+      main.style.setProperty("--play-top", Math.ceil(top + 12) + "px");
+    }
+  }
+
   // Bring the next places into view when none is on screen (on a phone: the map above the
-  // hand), never hidden behind the action bar.
+  // hand; on a wide screen: within the board's pane), never hidden behind the action bar.
   function reveal() {
+    var board = table.board;
     var bar = document.getElementById("board-bar");
-    var bottom = window.innerHeight - (bar ? bar.offsetHeight : 0);
-    var places = table.board.querySelectorAll("[data-target][data-choice]");
+    var pane = main.classList.contains("fit") && board.scrollHeight > board.clientHeight;
+    var box = pane ? board.getBoundingClientRect() : { top: 0, bottom: window.innerHeight };
+    var top = Math.max(0, box.top);
+    var bottom = Math.min(window.innerHeight, box.bottom) - (bar ? bar.offsetHeight : 0);
+    var places = board.querySelectorAll("[data-target][data-choice]");
     for (var i = 0; i < places.length; i++) {
       var r = places[i].getBoundingClientRect();
-      if (r.bottom > 0 && r.top < bottom) return;
+      if (r.bottom > top && r.top < bottom) return;
     }
-    if (places.length && places[0].scrollIntoView) places[0].scrollIntoView({ block: "center" });
+    if (!places.length) return;
+    if (pane) {
+      var r0 = places[0].getBoundingClientRect();
+      board.scrollTop += r0.top + r0.height / 2 - (top + bottom) / 2;
+    } else if (places[0].scrollIntoView) {
+      places[0].scrollIntoView({ block: "center" });
+    }
   }
 
   function send(o) {
@@ -311,15 +354,15 @@
     var log = document.getElementById("play-log");
     if (log) log.scrollTop = log.scrollHeight; // the newest move in view
     shown = s.dataset.decision;
+    fit();
     setupBoard();
     showTable();
-    if (s.dataset.status === "playing" || s.dataset.status === "resigned") {
-      timer = setTimeout(poll, 250);
-    }
+    waiting++; // an answer to the last page's request is not for this one
+    if (s.dataset.status === "playing" || s.dataset.status === "resigned") poll();
   }
 
   // Option buttons and Resign: send the form with fetch (the server does not wait for the
-  // bots then: this page polls), and swap in the page that comes back.
+  // bots then: this page waits on /state), and swap in the page that comes back.
   main.addEventListener("submit", function (event) {
     var form = event.target;
     // "Play again" starts a new game at a new address: the browser posts it and follows
@@ -327,6 +370,8 @@
     if (!(form instanceof HTMLFormElement) || busy) { event.preventDefault(); return; }
     event.preventDefault();
     busy = true;
+    waiting++; // the request waiting for the old page's change is not this page's any more
+    clearTimeout(timer);
     main.setAttribute("aria-busy", "true"); // sent: the next page is on its way
     var data = new FormData(form);
     var button = event.submitter || clicked;
@@ -348,6 +393,7 @@
     if (b) clicked = b;
   });
 
+  window.addEventListener("resize", function () { if (seat()) fit(); });
   setInterval(tick, 1000);
   start();
 })();
