@@ -23,6 +23,9 @@ NAMESPACE = "tabletop_arena"
 #: Game -> the name in its ids.
 NAMES = {"black_angel": "BlackAngel", "solenia": "Solenia", "orbital": "Orbital"}
 ENTRY_POINT = "arena.envs.gymnasium:TabletopEnv"
+#: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point", workers=W)``:
+#: W worker processes, each stepping N/W sub-envs per message (arena/envs/vector.py).
+VECTOR_ENTRY_POINT = "arena.envs.vector:BatchedVectorEnv"
 
 
 def env_ids() -> dict[str, dict[str, object]]:
@@ -41,9 +44,14 @@ def env_ids() -> dict[str, dict[str, object]]:
 
 def register_envs() -> None:
     """Register every id with Gymnasium (again is harmless: an id already there is left as is)."""
+    import inspect
+
     from gymnasium.envs import registration
 
     registry, register = registration.registry, registration.register
+    # Gymnasium 1.x: a vector entry point too (0.29's register has no such argument)
+    extra = ({"vector_entry_point": VECTOR_ENTRY_POINT}
+             if "vector_entry_point" in inspect.signature(register).parameters else {})
     namespace = getattr(registration, "current_namespace", None)
     for env_id, kwargs in env_ids().items():
         # Under 0.29's plugin loader the namespace comes from the entry point's name: give the
@@ -54,4 +62,4 @@ def register_envs() -> None:
         else:
             full = env_id
         if full not in registry:
-            register(id=env_id, entry_point=ENTRY_POINT, kwargs=dict(kwargs))
+            register(id=env_id, entry_point=ENTRY_POINT, kwargs=dict(kwargs), **extra)
