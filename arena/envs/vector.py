@@ -339,6 +339,11 @@ class BatchedVectorEnv(vector.VectorEnv):
         """Every sub-env's ``render()`` (``render_mode`` ``ansi`` or ``rgb_array``)."""
         return self.call("render")
 
+    def __del__(self) -> None:
+        """Stop the workers of an env dropped without ``close()`` (as AsyncVectorEnv does)."""
+        if not getattr(self, "closed", True):
+            self.close()
+
     def close_extras(self, **kwargs: Any) -> None:
         """Ask the workers to close their envs and stop; end any that does not within 5 s."""
         if self._closing:
