@@ -219,7 +219,8 @@ def _cpu_of(pid: int) -> float:
 class _VectorLoop:
     """Random legal actions into a vector env, run in slices so several vector envs can take
     turns (any change in the machine's load then falls on all of them alike). Counts steps
-    (every sub-env's), wall time, and CPU time of this process and of the env's workers. A
+    (every sub-env's), wall time, and CPU time of this process and of each of the env's
+    workers. A
     sub-env whose episode ended is reset by the vector env on its next step (Gymnasium's
     default autoreset), whatever the action."""
 
@@ -229,13 +230,17 @@ class _VectorLoop:
         self.vec, self.pids = vec, pids
         self.rng = np.random.default_rng(seed)
         self.obs, _ = vec.reset(seed=seed)
-        self.steps, self.wall, self.cpu = 0, 0.0, 0.0
+        self.clear()
+
+    def clear(self) -> None:
+        self.steps, self.wall, self.main_cpu = 0, 0.0, 0.0
+        self.worker_cpu = [0.0] * len(self.pids)
 
     def run(self, seconds: float) -> None:
         import numpy as np
 
         vec, rng, obs = self.vec, self.rng, self.obs
-        cpu0 = time.process_time() + sum(_cpu_of(p) for p in self.pids)
+        main0, workers0 = time.process_time(), [_cpu_of(p) for p in self.pids]
         start = time.perf_counter()
         steps = 0
         while time.perf_counter() - start < seconds:
@@ -248,7 +253,9 @@ class _VectorLoop:
             obs, _r, _d, _t, _i = vec.step(actions)
             steps += len(masks)
         self.wall += time.perf_counter() - start
-        self.cpu += time.process_time() + sum(_cpu_of(p) for p in self.pids) - cpu0
+        self.main_cpu += time.process_time() - main0
+        for i, (pid, before) in enumerate(zip(self.pids, workers0, strict=True)):
+            self.worker_cpu[i] += _cpu_of(pid) - before
         self.steps += steps
         self.obs = obs
 
@@ -261,8 +268,11 @@ def bench_vector(game: str, seconds: float = 3.0, workers: int = 2,
     ``workers`` processes of ``per_worker`` sub-envs each; taking turns in slices of 0.25 s
     until each has run ``seconds``. Also CPU µs per step (this process and the workers, all
     counted), which other load on the machine changes little: what the parallel envs spend
-    beyond the single env's step is their overhead. Wall time, so other load lowers the
-    steps per second; read the ratios, and the load average."""
+    beyond the single env's step is their overhead; and the *critical path* in CPU µs per step
+    (this process's CPU plus the slowest worker's: main waits for the workers, the workers for
+    main's next actions), with ``_vs_single_by_cpu`` the ratio it gives — what two otherwise
+    idle cores would show at most, process wake-ups not counted. Wall time, so other load
+    lowers the steps per second; read the ratios, and the load average."""
     from functools import partial
 
     from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
@@ -282,7 +292,7 @@ def bench_vector(game: str, seconds: float = 3.0, workers: int = 2,
             processes = getattr(vec, "processes", None) or getattr(vec, "_processes", [])
             loops[name] = _VectorLoop(vec, 0, [p.pid for p in processes])
             loops[name].run(0.2)  # warm-up: imports, catalogues, path tables
-            loops[name].steps, loops[name].wall, loops[name].cpu = 0, 0.0, 0.0
+            loops[name].clear()
         while min(loop.wall for loop in loops.values()) < seconds:
             for loop in loops.values():
                 if loop.wall < seconds:
@@ -295,9 +305,18 @@ def bench_vector(game: str, seconds: float = 3.0, workers: int = 2,
     for name, loop in loops.items():
         rate = loop.steps / loop.wall
         out[f"{name}_steps_per_s"] = round(rate)
-        out[f"{name}_cpu_us_per_step"] = round(loop.cpu / loop.steps * 1e6) if loop.steps else 0
+        cpu = loop.main_cpu + sum(loop.worker_cpu)
+        # the critical path of a vector step: this process's share, then the slowest worker's
+        # (main waits for the workers, which wait for main's next step)
+        critical = loop.main_cpu + max(loop.worker_cpu, default=0.0)
+        out[f"{name}_cpu_us_per_step"] = round(cpu / loop.steps * 1e6) if loop.steps else 0
+        out[f"{name}_critical_cpu_us_per_step"] = (round(critical / loop.steps * 1e6)
+                                                   if loop.steps else 0)
         if name != single:
             out[f"{name}_vs_single"] = round(rate / one, 2) if one else 0.0
+            base = loops[single].main_cpu / loops[single].steps
+            out[f"{name}_vs_single_by_cpu"] = (round(base / (critical / loop.steps), 2)
+                                               if critical else 0.0)
     if hasattr(os, "getloadavg"):
         out["load_average_1min"] = round(os.getloadavg()[0], 2)
     return out

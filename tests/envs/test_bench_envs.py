@@ -45,7 +45,9 @@ def test_bench_envs_measures_async_vector_envs_beside_one_env() -> None:
     for key in ("gymnasium+masks_vs_engine", "single_env_steps_per_s",
                 "async_2_workers_steps_per_s", "async_2_workers_vs_single",
                 "batched_2x3_steps_per_s", "batched_2x3_vs_single",
-                "batched_2x3_cpu_us_per_step", "single_env_cpu_us_per_step"):
+                "batched_2x3_cpu_us_per_step", "single_env_cpu_us_per_step",
+                "batched_2x3_critical_cpu_us_per_step", "batched_2x3_vs_single_by_cpu",
+                "async_2_workers_vs_single_by_cpu"):
         assert key in out.output
 
 
