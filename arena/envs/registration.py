@@ -4,7 +4,10 @@ Why ids at all: trainers (CleanRL, RL Zoo, RLlib's string envs, ``gymnasium.make
 environment *id*, not a constructor. Every game has ``tabletop_arena/<Game>-v0`` (its default
 variant, two players; ``players``, ``variant``, ``opponents``… are keyword arguments of
 ``gymnasium.make``) and every variant ``tabletop_arena/<Game>-<variant>-v0`` (its smallest
-player count, so a solo variant needs no argument).
+player count, so a solo variant needs no argument). Each id also names a vector entry point,
+the batched env of :mod:`arena.envs.vector` (several sub-envs per worker process), which
+``gymnasium.make_vec`` builds with ``vectorization_mode="vector_entry_point"`` — and, by
+Gymnasium's rule, when no mode is given.
 
 Why a module of its own, importing nothing of ours: Gymnasium 0.29 calls :func:`register_envs`
 through the ``gymnasium.envs`` entry point (pyproject.toml) *while ``gymnasium`` itself is being

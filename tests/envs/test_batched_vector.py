@@ -96,6 +96,14 @@ def test_make_vec_builds_it_from_every_id_with_the_ids_keywords() -> None:
     finally:
         vec.close()
     assert all(not p.is_alive() for p in vec._processes)
+    # Gymnasium's rule: without a vectorization_mode, an id's vector entry point is used
+    default = gymnasium.make_vec("tabletop_arena/BlackAngel-v0", num_envs=2, workers=1)
+    try:
+        assert isinstance(default, BatchedVectorEnv) and default.workers == 1
+        obs, _ = default.reset(seed=1)
+        assert obs["action_mask"].shape == (2, 605)
+    finally:
+        default.close()
     with pytest.raises(Exception, match="players"):
         BatchedVectorEnv(2, game="solenia", players=9)  # refused before any process starts
     with pytest.raises(ValueError, match="info_extras"):
