@@ -43,6 +43,15 @@ _STEP = b"s"  # the one message of a step, each way (the reply: _DONE)
 _DONE = b"k"
 
 
+def _error(exc: BaseException) -> bytes:
+    """A worker's error for main: the exception itself, or (not picklable) its text."""
+    trace = traceback.format_exc()
+    try:
+        return pickle.dumps((False, (exc, trace)))
+    except Exception:  # noqa: BLE001 - an exception pickle cannot carry
+        return pickle.dumps((False, (RuntimeError(f"{type(exc).__name__}: {exc}"), trace)))
+
+
 def _layout(num_envs: int, actions: int) -> dict[str, tuple[Any, tuple[int, ...]]]:
     """The shared arrays: name -> (dtype, shape). One place, read by main and workers alike."""
     return {
@@ -92,7 +101,7 @@ def _worker(conn: Any, first: int, count: int, num_envs: int, actions: int,
         envs = [TabletopEnv(**env_kwargs) for _ in rows]
         conn.send_bytes(pickle.dumps((True, None)))
     except Exception as exc:  # noqa: BLE001 - reported to main, which raises it
-        conn.send_bytes(pickle.dumps((False, (exc, traceback.format_exc()))))
+        conn.send_bytes(_error(exc))
         return
     while True:
         try:
@@ -143,7 +152,7 @@ def _worker(conn: Any, first: int, count: int, num_envs: int, actions: int,
                 raise ValueError(f"unknown command {command!r}")
             conn.send_bytes(pickle.dumps((True, result)))
         except Exception as exc:  # noqa: BLE001 - reported to main, which raises it
-            conn.send_bytes(pickle.dumps((False, (exc, traceback.format_exc()))))
+            conn.send_bytes(_error(exc))
     conn.close()
 
 
@@ -200,6 +209,7 @@ class BatchedVectorEnv(vector.VectorEnv):
         self._all = np.ones(num_envs, dtype=np.bool_)
         sizes = [len(block) for block in np.array_split(np.arange(num_envs), workers)]
         self._blocks: list[tuple[int, int]] = []
+        self._step_messages: list[bytes] = []
         self._pipes: list[Any] = []
         self._processes: list[Any] = []
         self._closing = False
@@ -214,10 +224,11 @@ class BatchedVectorEnv(vector.VectorEnv):
                 process.start()
                 child.close()
                 self._blocks.append((first, count))
+                self._step_messages.append(_STEP)
                 self._pipes.append(parent)
                 self._processes.append(process)
                 first += count
-            self._receive_all()  # each worker built its envs (or says why not)
+            self._exchange(None)  # each worker built its envs (or says why not)
         except BaseException:
             self.close()
             raise
@@ -227,34 +238,50 @@ class BatchedVectorEnv(vector.VectorEnv):
         """The number of worker processes."""
         return len(self._processes)
 
-    def _receive(self, pipe: Any) -> Any:
-        reply = pipe.recv_bytes()
-        if reply == _DONE:
-            return None
-        ok, value = pickle.loads(reply)
-        if not ok:
-            exc, trace = value
-            exc.add_note(f"in a BatchedVectorEnv worker process:\n{trace}")
-            raise exc
-        return value
+    def _dead(self, i: int, exc: BaseException) -> RuntimeError:
+        worker = self._processes[i]
+        error = RuntimeError(f"BatchedVectorEnv worker {worker.name} ended (exit code "
+                             f"{worker.exitcode}); close() this env")
+        error.__cause__ = exc
+        return error
 
-    def _receive_all(self) -> list[Any]:
-        """Every worker's reply, in order; the first error is raised after all have replied
-        (so no reply is left in a pipe for the next call to read)."""
-        results, error = [], None
-        for pipe in self._pipes:
+    def _exchange(self, messages: Sequence[bytes] | None) -> list[Any]:
+        """Send each worker its message (``None``: send nothing, only read the replies), then
+        read every reply in order; the first error is raised after all have replied, so no
+        reply is left in a pipe for the next call to read."""
+        results: list[Any] = [None] * len(self._pipes)
+        errors: list[BaseException | None] = [None] * len(self._pipes)
+        if messages is not None:
+            for i, (pipe, message) in enumerate(zip(self._pipes, messages, strict=True)):
+                try:
+                    pipe.send_bytes(message)
+                except OSError as exc:  # a worker that died: nothing to read from it
+                    errors[i] = self._dead(i, exc)
+        for i, pipe in enumerate(self._pipes):
+            if errors[i] is not None:
+                continue
             try:
-                results.append(self._receive(pipe))
-            except Exception as exc:  # noqa: BLE001 - raised below, once all replied
-                error = error or exc
-        if error is not None:
-            raise error
+                reply = pipe.recv_bytes()
+            except (EOFError, OSError) as exc:
+                errors[i] = self._dead(i, exc)
+                continue
+            if reply == _DONE:
+                continue
+            ok, value = pickle.loads(reply)
+            if ok:
+                results[i] = value
+            else:
+                exc, trace = value
+                exc.add_note(f"in a BatchedVectorEnv worker process:\n{trace}")
+                errors[i] = exc
+        for error in errors:
+            if error is not None:
+                raise error
         return results
 
-    def _send_all(self, *message: Any) -> None:
+    def _to_all(self, *message: Any) -> list[Any]:
         data = pickle.dumps(message)
-        for pipe in self._pipes:
-            pipe.send_bytes(data)
+        return self._exchange([data] * len(self._pipes))
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -278,19 +305,16 @@ class BatchedVectorEnv(vector.VectorEnv):
                     or mask.shape != (self.num_envs,) or not mask.any():
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape "
                                  f"({self.num_envs},) with a True value")
-        for pipe, (first, count) in zip(self._pipes, self._blocks, strict=True):
-            pipe.send_bytes(pickle.dumps(("reset", seeds[first:first + count],
-                                          mask[first:first + count].tolist(), options)))
-        self._receive_all()
+        self._exchange([pickle.dumps(("reset", seeds[first:first + count],
+                                      mask[first:first + count].tolist(), options))
+                        for first, count in self._blocks])
         return self._observation(), self._infos(mask.copy())
 
     def step(self, actions: Any) -> tuple[dict[str, Any], Any, Any, Any, dict[str, Any]]:
         """Step every sub-env (a sub-env whose episode ended last step is reset instead)."""
         a = self._arrays
         a["actions"][:] = actions
-        for pipe in self._pipes:
-            pipe.send_bytes(_STEP)
-        self._receive_all()
+        self._exchange(self._step_messages)
         return (self._observation(), a["rewards"].copy(), a["terminated"].copy(),
                 a["truncated"].copy(), self._infos(self._all.copy()))
 
@@ -316,8 +340,8 @@ class BatchedVectorEnv(vector.VectorEnv):
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Call method ``name`` (or read attribute ``name``) of every sub-env, in order."""
-        self._send_all("call", name, args, kwargs)
-        return tuple(value for block in self._receive_all() for value in block)
+        return tuple(value for block in self._to_all("call", name, args, kwargs)
+                     for value in block)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         """Attribute ``name`` of every sub-env, in order."""
@@ -331,9 +355,8 @@ class BatchedVectorEnv(vector.VectorEnv):
             raise ValueError(f"Values must be a list or tuple with length equal to the number "
                              f"of environments. Got `{len(values)}` values for {self.num_envs} "
                              f"environments.")
-        for pipe, (first, count) in zip(self._pipes, self._blocks, strict=True):
-            pipe.send_bytes(pickle.dumps(("set", name, list(values[first:first + count]))))
-        self._receive_all()
+        self._exchange([pickle.dumps(("set", name, list(values[first:first + count])))
+                        for first, count in self._blocks])
 
     def render(self) -> tuple[Any, ...]:
         """Every sub-env's ``render()`` (``render_mode`` ``ansi`` or ``rgb_array``)."""

@@ -149,3 +149,16 @@ def test_an_error_in_a_worker_is_raised_in_main_and_the_env_goes_on() -> None:
         assert reward.shape == (2,)
     finally:
         vec.close()
+
+
+def test_a_worker_that_died_is_a_clear_error_not_a_hang() -> None:
+    vec = BatchedVectorEnv(4, workers=2, game="black_angel", opponents="random")
+    try:
+        vec.reset(seed=0)
+        vec._processes[1].kill()
+        vec._processes[1].join(10)
+        with pytest.raises(RuntimeError, match="worker BatchedVectorEnv-worker-1 ended"):
+            vec.step(np.zeros(4, dtype=np.int64))
+    finally:
+        vec.close()
+    assert vec.closed and not any(p.is_alive() for p in vec._processes)
