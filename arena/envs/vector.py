@@ -38,6 +38,7 @@ np = require("numpy", "numpy")
 gym = require("gymnasium", "gymnasium")
 vector = require("gymnasium.vector", "gymnasium")
 spaces = require("gymnasium.spaces", "gymnasium")
+error = require("gymnasium.error", "gymnasium")
 
 _STEP = b"s"  # the one message of a step, each way (the reply: _DONE)
 _DONE = b"k"
@@ -173,6 +174,7 @@ class BatchedVectorEnv(vector.VectorEnv):
     _pipes: Sequence[Any] = ()
     _processes: Sequence[Any] = ()
     _closing = False
+    _pending: list[BaseException | None] | None = None  # a step_async's send errors, until step_wait
 
     def __init__(self, num_envs: int = 1, workers: int | None = None, *, copy: bool = True,
                  context: str | None = None, **env_kwargs: Any) -> None:
@@ -228,7 +230,7 @@ class BatchedVectorEnv(vector.VectorEnv):
                 self._pipes.append(parent)
                 self._processes.append(process)
                 first += count
-            self._exchange(None)  # each worker built its envs (or says why not)
+            self._collect([None] * len(self._pipes))  # each worker built its envs, or why not
         except BaseException:
             self.close()
             raise
@@ -245,18 +247,23 @@ class BatchedVectorEnv(vector.VectorEnv):
         error.__cause__ = exc
         return error
 
-    def _exchange(self, messages: Sequence[bytes] | None) -> list[Any]:
-        """Send each worker its message (``None``: send nothing, only read the replies), then
-        read every reply in order; the first error is raised after all have replied, so no
-        reply is left in a pipe for the next call to read."""
-        results: list[Any] = [None] * len(self._pipes)
+    def _send(self, messages: Sequence[bytes]) -> list[BaseException | None]:
+        """Send each worker its message; the errors of the workers that could not be sent to."""
+        if self._pending is not None:
+            raise error.AlreadyPendingCallError(
+                "a step_async is pending: call step_wait() first", "step")
         errors: list[BaseException | None] = [None] * len(self._pipes)
-        if messages is not None:
-            for i, (pipe, message) in enumerate(zip(self._pipes, messages, strict=True)):
-                try:
-                    pipe.send_bytes(message)
-                except OSError as exc:  # a worker that died: nothing to read from it
-                    errors[i] = self._dead(i, exc)
+        for i, (pipe, message) in enumerate(zip(self._pipes, messages, strict=True)):
+            try:
+                pipe.send_bytes(message)
+            except OSError as exc:  # a worker that died: nothing to read from it
+                errors[i] = self._dead(i, exc)
+        return errors
+
+    def _collect(self, errors: list[BaseException | None]) -> list[Any]:
+        """Read every reply in order (but of the workers in ``errors``); the first error is
+        raised after all have replied, so no reply is left in a pipe for the next call."""
+        results: list[Any] = [None] * len(self._pipes)
         for i, pipe in enumerate(self._pipes):
             if errors[i] is not None:
                 continue
@@ -274,10 +281,13 @@ class BatchedVectorEnv(vector.VectorEnv):
                 exc, trace = value
                 exc.add_note(f"in a BatchedVectorEnv worker process:\n{trace}")
                 errors[i] = exc
-        for error in errors:
-            if error is not None:
-                raise error
+        for problem in errors:
+            if problem is not None:
+                raise problem
         return results
+
+    def _exchange(self, messages: Sequence[bytes]) -> list[Any]:
+        return self._collect(self._send(messages))
 
     def _to_all(self, *message: Any) -> list[Any]:
         data = pickle.dumps(message)
@@ -312,9 +322,25 @@ class BatchedVectorEnv(vector.VectorEnv):
 
     def step(self, actions: Any) -> tuple[dict[str, Any], Any, Any, Any, dict[str, Any]]:
         """Step every sub-env (a sub-env whose episode ended last step is reset instead)."""
+        self.step_async(actions)
+        return self.step_wait()
+
+    def step_async(self, actions: Any) -> None:
+        """Start a step and return at once (as ``AsyncVectorEnv.step_async``): the trainer's
+        own work can overlap the workers'; ``step_wait()`` gives the step's results."""
+        if self._pending is not None:
+            raise error.AlreadyPendingCallError(
+                "a step_async is pending: call step_wait() first", "step")
+        self._arrays["actions"][:] = actions
+        self._pending = self._send(self._step_messages)
+
+    def step_wait(self) -> tuple[dict[str, Any], Any, Any, Any, dict[str, Any]]:
+        """The results of the step ``step_async`` started."""
+        if self._pending is None:
+            raise error.NoAsyncCallError("step_wait() without a step_async()", "step")
+        errors, self._pending = self._pending, None
+        self._collect(errors)
         a = self._arrays
-        a["actions"][:] = actions
-        self._exchange(self._step_messages)
         return (self._observation(), a["rewards"].copy(), a["terminated"].copy(),
                 a["truncated"].copy(), self._infos(self._all.copy()))
 
@@ -372,6 +398,12 @@ class BatchedVectorEnv(vector.VectorEnv):
         if self._closing:
             return
         self._closing = True
+        if self._pending is not None:  # a step started and never waited for: read its replies
+            errors, self._pending = self._pending, None
+            try:
+                self._collect(errors)
+            except Exception:  # noqa: BLE001, S110 - closing anyway
+                pass
         for pipe in self._pipes:
             try:
                 pipe.send_bytes(pickle.dumps(("close",)))

@@ -162,3 +162,30 @@ def test_a_worker_that_died_is_a_clear_error_not_a_hang() -> None:
     finally:
         vec.close()
     assert vec.closed and not any(p.is_alive() for p in vec._processes)
+
+
+def test_step_async_and_step_wait_split_a_step_as_in_async_vector_env() -> None:
+    """The trainer's work can overlap the workers': the same results as step()."""
+    from gymnasium.error import AlreadyPendingCallError, NoAsyncCallError
+
+    one = BatchedVectorEnv(4, workers=2, game="solenia", opponents="random")
+    two = BatchedVectorEnv(4, workers=2, game="solenia", opponents="random")
+    try:
+        obs, _ = one.reset(seed=8)
+        two.reset(seed=8)
+        rng = np.random.default_rng(8)
+        for _ in range(60):
+            actions = _actions(rng, obs["action_mask"])
+            two.step_async(actions)
+            with pytest.raises(AlreadyPendingCallError):
+                two.get_attr("seat")  # nothing else while a step is out
+            out = one.step(actions)
+            _same(out, two.step_wait())
+            obs = out[0]
+        with pytest.raises(NoAsyncCallError):
+            two.step_wait()
+        two.step_async(_actions(rng, obs["action_mask"]))  # closed with a step pending
+    finally:
+        one.close()
+        two.close()
+    assert not any(p.is_alive() for p in two._processes)
