@@ -3,8 +3,8 @@
 Why not Gymnasium's ``AsyncVectorEnv``: it runs *one* sub-environment per process and sends one
 pickled message each way per sub-environment per step. Our steps are short (~120-300 µs), so
 that round trip — pickling the action and the step's tuple, the pipe, waking a sleeping
-process on a busy core — costs as much as the step itself and two workers lose to one env
-(docs/environments.md, Speed). Here each of ``workers`` processes steps a block of
+process — and Gymnasium's per-step shared-memory write cost about as much CPU as the step
+itself, so two workers lose to one env (docs/environments.md, Speed). Here each of ``workers`` processes steps a block of
 ``num_envs / workers`` sub-environments per message, and nothing but one byte crosses the pipe
 on a step: the actions, observations, masks, rewards, flags and the fixed-structure infos all
 live in shared memory, written in place by the workers.
@@ -16,7 +16,8 @@ resets that sub-env, ignoring its action, with reward 0); infos are the sub-envs
 "rank"}`` merged into arrays with their ``_key`` masks; ``options={"reset_mask": …}`` resets some
 sub-envs only; ``call``/``get_attr``/``set_attr`` reach every sub-env in order. The legal-action
 masks of the current observations are ``action_masks()`` (bool ``[num_envs, n]``, read from
-shared memory: no message to the workers).
+shared memory: no message to the workers). ``step_async``/``step_wait`` split a step as
+``AsyncVectorEnv``'s do.
 
 Made by ``gymnasium.make_vec(id, num_envs=16, vectorization_mode="vector_entry_point",
 workers=2, …)`` for every registered id (:mod:`arena.envs.registration`), or directly.
@@ -35,9 +36,7 @@ from arena.envs import require
 from arena.envs.encoding import SIZE
 
 np = require("numpy", "numpy")
-gym = require("gymnasium", "gymnasium")
 vector = require("gymnasium.vector", "gymnasium")
-spaces = require("gymnasium.spaces", "gymnasium")
 error = require("gymnasium.error", "gymnasium")
 
 _STEP = b"s"  # the one message of a step, each way (the reply: _DONE)
