@@ -47,14 +47,13 @@ def env_ids() -> dict[str, dict[str, object]]:
 
 def register_envs() -> None:
     """Register every id with Gymnasium (again is harmless: an id already there is left as is)."""
-    import inspect
-
     from gymnasium.envs import registration
 
     registry, register = registration.registry, registration.register
-    # Gymnasium 1.x: a vector entry point too (0.29's register has no such argument)
+    # Gymnasium 1.x: a vector entry point too, for its make_vec (VectorizeMode is 1.x's; the
+    # batched env needs 1.x's vector API, AutoresetMode, so 0.29 gets none)
     extra = ({"vector_entry_point": VECTOR_ENTRY_POINT}
-             if "vector_entry_point" in inspect.signature(register).parameters else {})
+             if hasattr(registration, "VectorizeMode") else {})
     namespace = getattr(registration, "current_namespace", None)
     for env_id, kwargs in env_ids().items():
         # Under 0.29's plugin loader the namespace comes from the entry point's name: give the
