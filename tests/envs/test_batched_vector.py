@@ -189,3 +189,21 @@ def test_step_async_and_step_wait_split_a_step_as_in_async_vector_env() -> None:
         one.close()
         two.close()
     assert not any(p.is_alive() for p in two._processes)
+
+
+def test_the_spawn_start_method_works_too() -> None:
+    """``context="spawn"``: the workers import everything afresh (no fork of this process)."""
+    sync = SyncVectorEnv([lambda: env("solenia", "random") for _ in range(2)])
+    batched = BatchedVectorEnv(2, workers=2, game="solenia", opponents="random",
+                               context="spawn")
+    try:
+        out_s, out_b = sync.reset(seed=4), batched.reset(seed=4)
+        _same(out_s, out_b)
+        rng = np.random.default_rng(4)
+        for _ in range(20):
+            actions = _actions(rng, out_s[0]["action_mask"])
+            out_s, out_b = sync.step(actions), batched.step(actions)
+            _same(out_s, out_b)
+    finally:
+        sync.close()
+        batched.close()
