@@ -240,11 +240,12 @@ class BatchedVectorEnv(vector.VectorEnv):
         return len(self._processes)
 
     def _dead(self, i: int, exc: BaseException) -> RuntimeError:
+        """The error for worker ``i``'s pipe failing (``exc``): the worker process ended."""
         worker = self._processes[i]
-        error = RuntimeError(f"BatchedVectorEnv worker {worker.name} ended (exit code "
-                             f"{worker.exitcode}); close() this env")
-        error.__cause__ = exc
-        return error
+        problem = RuntimeError(f"BatchedVectorEnv worker {worker.name} ended (exit code "
+                               f"{worker.exitcode}); close() this env")
+        problem.__cause__ = exc
+        return problem
 
     def _send(self, messages: Sequence[bytes]) -> list[BaseException | None]:
         """Send each worker its message; the errors of the workers that could not be sent to."""
