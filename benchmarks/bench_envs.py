@@ -23,14 +23,16 @@ loop does per decision:
 The ratios are what to read: ``pettingzoo / engine`` and ``gymnasium+masks / engine`` (issue #38
 asks for >= 0.5), ``pettingzoo-mask / engine``.
 
-Then, per game, Gymnasium's ``AsyncVectorEnv`` with two worker processes against one env in
-this process, in steps per *wall-clock* second (:func:`bench_vector`; >= 1.6x asked on two
-cores): the only figure here that other load on the machine distorts, since it measures
-parallelism.
+Then, per game, one env in this process against Gymnasium's ``AsyncVectorEnv`` with two worker
+processes and against the batched vector env (:mod:`arena.envs.vector`: two worker processes
+of eight sub-envs each), in steps per *wall-clock* second (:func:`bench_vector`; >= 1.6x asked
+on two cores): the only figures here that other load on the machine distorts, since they
+measure parallelism (their CPU µs per step, also printed, it changes little).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable
@@ -201,53 +203,123 @@ def _make_env(game: str) -> Any:
     return env(game, opponents="random", players=2)
 
 
-def _vector_steps(vec: Any, seconds: float, seed: int) -> int:
-    """Steps of ``vec`` (every sub-env's, counted) with random legal actions in ``seconds`` of
-    wall time. A sub-env whose episode ended is reset by the vector env on its next step
-    (Gymnasium's default autoreset), whatever the action."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    obs, _ = vec.reset(seed=seed)
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        masks = obs["action_mask"]
-        actions = np.zeros(len(masks), dtype=np.int64)
-        for i, mask in enumerate(masks):
-            legal = mask.view(bool).nonzero()[0]
-            if len(legal):
-                actions[i] = legal[rng.integers(len(legal))]
-        obs, _r, _d, _t, _i = vec.step(actions)
-        steps += len(masks)
-    return steps
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def bench_vector(game: str, seconds: float = 3.0, workers: int = 2) -> dict[str, Any]:
-    """Gymnasium's ``AsyncVectorEnv`` with ``workers`` worker processes (one sub-env each)
-    beside one env stepped in this process (``SyncVectorEnv`` of one, the same loop), in
-    steps per wall-clock second — the figure a trainer sees. Wall time, so other load on the
-    machine lowers both; run on an idle machine for the absolute figures."""
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, from /proc (Linux); 0 elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+class _VectorLoop:
+    """Random legal actions into a vector env, run in slices so several vector envs can take
+    turns (any change in the machine's load then falls on all of them alike). Counts steps
+    (every sub-env's), wall time, and CPU time of this process and of each of the env's
+    workers. A
+    sub-env whose episode ended is reset by the vector env on its next step (Gymnasium's
+    default autoreset), whatever the action."""
+
+    def __init__(self, vec: Any, seed: int, pids: list[int]) -> None:
+        import numpy as np
+
+        self.vec, self.pids = vec, pids
+        self.rng = np.random.default_rng(seed)
+        self.obs, _ = vec.reset(seed=seed)
+        self.clear()
+
+    def clear(self) -> None:
+        self.steps, self.wall, self.main_cpu = 0, 0.0, 0.0
+        self.worker_cpu = [0.0] * len(self.pids)
+
+    def run(self, seconds: float) -> None:
+        import numpy as np
+
+        vec, rng, obs = self.vec, self.rng, self.obs
+        main0, workers0 = time.process_time(), [_cpu_of(p) for p in self.pids]
+        start = time.perf_counter()
+        steps = 0
+        while time.perf_counter() - start < seconds:
+            masks = obs["action_mask"]
+            actions = np.zeros(len(masks), dtype=np.int64)
+            for i, mask in enumerate(masks):
+                legal = mask.view(bool).nonzero()[0]
+                if len(legal):
+                    actions[i] = legal[rng.integers(len(legal))]
+            obs, _r, _d, _t, _i = vec.step(actions)
+            steps += len(masks)
+        self.wall += time.perf_counter() - start
+        self.main_cpu += time.process_time() - main0
+        for i, (pid, before) in enumerate(zip(self.pids, workers0, strict=True)):
+            self.worker_cpu[i] += _cpu_of(pid) - before
+        self.steps += steps
+        self.obs = obs
+
+
+def bench_vector(game: str, seconds: float = 3.0, workers: int = 2,
+                 per_worker: int = 8) -> dict[str, Any]:
+    """Steps per wall-clock second — the figure a trainer sees — of one env stepped in this
+    process (``SyncVectorEnv`` of one), Gymnasium's ``AsyncVectorEnv`` with ``workers`` worker
+    processes (one sub-env each), and the batched env (:mod:`arena.envs.vector`) with
+    ``workers`` processes of ``per_worker`` sub-envs each; taking turns in slices of 0.25 s
+    until each has run ``seconds``. Also CPU µs per step (this process and the workers, all
+    counted), which other load on the machine changes little: what the parallel envs spend
+    beyond the single env's step is their overhead; and the *critical path* in CPU µs per step
+    (this process's CPU plus the slowest worker's: main waits for the workers, the workers for
+    main's next actions), with ``_vs_single_by_cpu`` the ratio it gives — what two otherwise
+    idle cores would show at most, process wake-ups not counted. Wall time, so other load
+    lowers the steps per second; read the ratios, and the load average."""
     from functools import partial
 
     from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
+    from arena.envs.vector import BatchedVectorEnv
+
     make = partial(_make_env, game)
-    single = SyncVectorEnv([make])
-    async_ = AsyncVectorEnv([make for _ in range(workers)])
+    single = "single_env"
+    envs: dict[str, Any] = {}  # the keys' prefix in the result -> the vector env
     try:
-        _vector_steps(single, 0.2, 1)  # warm-up: imports, catalogues, path tables
-        _vector_steps(async_, 0.2, 1)
-        one = _vector_steps(single, seconds, 0) / seconds
-        many = _vector_steps(async_, seconds, 0) / seconds
+        envs[single] = SyncVectorEnv([make])
+        envs[f"async_{workers}_workers"] = AsyncVectorEnv([make for _ in range(workers)])
+        envs[f"batched_{workers}x{per_worker}"] = BatchedVectorEnv(
+            workers * per_worker, workers, game=game, opponents="random", players=2)
+        loops = {}
+        for name, vec in envs.items():
+            processes = getattr(vec, "processes", None) or getattr(vec, "_processes", [])
+            loops[name] = _VectorLoop(vec, 0, [p.pid for p in processes])
+            loops[name].run(0.2)  # warm-up: imports, catalogues, path tables
+            loops[name].clear()
+        while min(loop.wall for loop in loops.values()) < seconds:
+            for loop in loops.values():
+                if loop.wall < seconds:
+                    loop.run(min(0.25, seconds - loop.wall + 0.01))
     finally:
-        single.close()
-        async_.close()
-    return {
-        "single_env_steps_per_s": round(one),
-        f"async_{workers}_workers_steps_per_s": round(many),
-        f"async_{workers}_workers_vs_single": round(many / one, 2) if one else 0.0,
-    }
+        for vec in envs.values():
+            vec.close()
+    out: dict[str, Any] = {}
+    one = loops[single].steps / loops[single].wall
+    for name, loop in loops.items():
+        rate = loop.steps / loop.wall
+        out[f"{name}_steps_per_s"] = round(rate)
+        cpu = loop.main_cpu + sum(loop.worker_cpu)
+        # the critical path of a vector step: this process's share, then the slowest worker's
+        # (main waits for the workers, which wait for main's next step)
+        critical = loop.main_cpu + max(loop.worker_cpu, default=0.0)
+        out[f"{name}_cpu_us_per_step"] = round(cpu / loop.steps * 1e6) if loop.steps else 0
+        out[f"{name}_critical_cpu_us_per_step"] = (round(critical / loop.steps * 1e6)
+                                                   if loop.steps else 0)
+        if name != single:
+            out[f"{name}_vs_single"] = round(rate / one, 2) if one else 0.0
+            base = loops[single].main_cpu / loops[single].steps
+            out[f"{name}_vs_single_by_cpu"] = (round(base / (critical / loop.steps), 2)
+                                               if critical else 0.0)
+    if hasattr(os, "getloadavg"):
+        out["load_average_1min"] = round(os.getloadavg()[0], 2)
+    return out
 
 
 def bench(
@@ -256,12 +328,13 @@ def bench(
     toolkits: tuple[str, ...] = ("pettingzoo", "gymnasium", "openspiel"),
     progress: Callable[[str], None] | None = None,
     vector: bool = True,
+    per_worker: int = 8,
 ) -> dict[str, Any]:
     out = {game: bench_game(game, seconds, toolkits, progress) for game in games}
     if vector and "gymnasium" in toolkits:
         for game in games:
-            row = bench_vector(game, seconds)
+            row = bench_vector(game, seconds, per_worker=per_worker)
             if progress is not None:
-                progress(f"{game} AsyncVectorEnv: {row}")
+                progress(f"{game} vector envs: {row}")
             out[game].update(row)
     return out

@@ -283,13 +283,18 @@ def bench_shortcuts_grpc(decisions: int, rounds: int) -> None:
 @click.option("--toolkit", "toolkits", multiple=True, type=click.Choice(["pettingzoo", "gymnasium", "openspiel"]),
               help="a wrapper (repeatable; default: all three)")
 @click.option("--vector/--no-vector", default=True, show_default=True,
-              help="also AsyncVectorEnv (2 worker processes) against one env, wall-clock steps/s")
-def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...], vector: bool) -> None:
+              help="also AsyncVectorEnv (2 worker processes) and the batched vector env (2 worker "
+                   "processes of --batch sub-envs) against one env, wall-clock steps/s")
+@click.option("--batch", default=8, show_default=True, type=click.IntRange(1),
+              help="sub-envs per worker process of the batched vector env")
+def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...], vector: bool,
+               batch: int) -> None:
     """Toolkit wrappers' steps per CPU second beside the bare engine's decisions, same run.
 
     Random 2-player games; the ratios to read are pettingzoo / engine and gymnasium+masks /
     engine (vector observations), and pettingzoo-mask / engine; then AsyncVectorEnv with two
-    workers / one env (wall clock: other load on the machine lowers it). Needs the envs extra.
+    workers / one env and the batched vector env (2 workers x --batch sub-envs) / one env (wall
+    clock: other load on the machine lowers it; CPU µs per step beside). Needs the envs extra.
     """
     try:
         from benchmarks.bench_envs import GAMES, bench
@@ -297,7 +302,8 @@ def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...]
         raise click.ClickException(str(exc).splitlines()[0]) from None
     try:
         result = bench(games or GAMES, seconds, toolkits or ("pettingzoo", "gymnasium", "openspiel"),
-                       progress=lambda line: click.echo(line, err=True), vector=vector)
+                       progress=lambda line: click.echo(line, err=True), vector=vector,
+                       per_worker=batch)
     except ImportError as exc:  # arena.envs.MissingExtra: one line naming the extra
         raise click.ClickException(str(exc).splitlines()[0]) from None
     for game, row in result.items():

@@ -67,7 +67,7 @@ class TabletopEnv(gym.Env):
         self._state: Any = None
         self._ended = True  # until reset(); also after an illegal action
         self._ids: list[str] = []  # the legal ids _obs listed last (the learner's turn)
-        self._mask: Any = None  # the mask _obs built last (None: not for the current state)
+        self._listed = False  # whether _legal, _ids and _bits are the current state's
         self._legal: dict[int, str] = {}  # action number -> legal option id, listed by _obs
         # The learner's int8 mask: one buffer, last step's ones cleared and this step's set
         # (a fresh zeroed array of Orbital's 8,569 actions a step costs more), handed out as
@@ -96,7 +96,7 @@ class TabletopEnv(gym.Env):
         the learner's turn, so the next ``step`` is always the learner's."""
         self._state = value
         self._ids = []
-        self._mask = None  # (``_legal`` stays: its ones are what _list_legal clears in _bits)
+        self._listed = False  # (``_legal`` stays: its ones are what _list_legal clears in _bits)
         if value is None:
             self._ended = True
             return
@@ -109,7 +109,7 @@ class TabletopEnv(gym.Env):
         try:
             # the legal options _obs listed for this very state (after an assigned state, the
             # mask is None and they are listed afresh); core.option_of says why an action is not
-            legal = self._legal if self._mask is not None else self._list_legal()
+            legal = self._legal if self._listed else self._list_legal()
             try:
                 option_id = legal.get(operator.index(action))
             except TypeError:  # not an integer
@@ -139,9 +139,10 @@ class TabletopEnv(gym.Env):
         """The vector (of the engine's compact observation: arena/envs/encoding.py) and the mask;
         the legal ids are listed once and kept for ``_info``."""
         self._list_legal()
-        mask = np.frombuffer(self._bits, np.int8).copy()
-        self._mask = mask.view(bool).copy()  # for action_masks(): safe from changes to obs
-        return {"observation": self._encoder.vector(self.state, self.seat), "action_mask": mask}
+        # one copy of the mask buffer a step (the observation's own: Gymnasium's contract is
+        # that returned data is not reused); action_masks() copies _bits only when called
+        return {"observation": self._encoder.vector(self.state, self.seat),
+                "action_mask": np.frombuffer(self._bits, np.int8).copy()}
 
     def _list_legal(self) -> dict[int, str]:
         """List the learner's legal options once for this state: ``_ids``, ``_legal`` and the
@@ -161,6 +162,7 @@ class TabletopEnv(gym.Env):
         except KeyError:
             core.legal_actions(self.catalogue, self.state)  # raises UnknownOption naming the id
             raise
+        self._listed = True
         return legal
 
     def _info(self) -> dict[str, Any]:
@@ -180,11 +182,12 @@ class TabletopEnv(gym.Env):
 
     def action_masks(self) -> Any:
         """The legal actions now (the ``action_masks`` method maskable-PPO implementations call):
-        the mask the last ``reset``/``step`` handed out, as ``bool`` — cached there, not
-        re-encoded (it once cost half a step). A ``state`` assigned since is encoded afresh."""
-        if self._mask is None:
-            self._obs()
-        return self._mask.copy()
+        the mask the last ``reset``/``step`` handed out, as ``bool`` — a copy of the buffer
+        that step filled, not re-encoded (it once cost half a step). A ``state`` assigned since
+        is listed afresh."""
+        if not self._listed:
+            self._list_legal()
+        return np.frombuffer(self._bits, np.bool_).copy()
 
     def render(self) -> Any:
         """``ansi``: the board as text (public view and the learner's options; never the seed);

@@ -4,7 +4,10 @@ Why ids at all: trainers (CleanRL, RL Zoo, RLlib's string envs, ``gymnasium.make
 environment *id*, not a constructor. Every game has ``tabletop_arena/<Game>-v0`` (its default
 variant, two players; ``players``, ``variant``, ``opponents``… are keyword arguments of
 ``gymnasium.make``) and every variant ``tabletop_arena/<Game>-<variant>-v0`` (its smallest
-player count, so a solo variant needs no argument).
+player count, so a solo variant needs no argument). Each id also names a vector entry point,
+the batched env of :mod:`arena.envs.vector` (several sub-envs per worker process), which
+``gymnasium.make_vec`` builds with ``vectorization_mode="vector_entry_point"`` — and, by
+Gymnasium's rule, when no mode is given.
 
 Why a module of its own, importing nothing of ours: Gymnasium 0.29 calls :func:`register_envs`
 through the ``gymnasium.envs`` entry point (pyproject.toml) *while ``gymnasium`` itself is being
@@ -23,6 +26,9 @@ NAMESPACE = "tabletop_arena"
 #: Game -> the name in its ids.
 NAMES = {"black_angel": "BlackAngel", "solenia": "Solenia", "orbital": "Orbital"}
 ENTRY_POINT = "arena.envs.gymnasium:TabletopEnv"
+#: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point", workers=W)``:
+#: W worker processes, each stepping N/W sub-envs per message (arena/envs/vector.py).
+VECTOR_ENTRY_POINT = "arena.envs.vector:BatchedVectorEnv"
 
 
 def env_ids() -> dict[str, dict[str, object]]:
@@ -44,6 +50,10 @@ def register_envs() -> None:
     from gymnasium.envs import registration
 
     registry, register = registration.registry, registration.register
+    # Gymnasium 1.x: a vector entry point too, for its make_vec (VectorizeMode is 1.x's; the
+    # batched env needs 1.x's vector API, AutoresetMode, so 0.29 gets none)
+    extra = ({"vector_entry_point": VECTOR_ENTRY_POINT}
+             if hasattr(registration, "VectorizeMode") else {})
     namespace = getattr(registration, "current_namespace", None)
     for env_id, kwargs in env_ids().items():
         # Under 0.29's plugin loader the namespace comes from the entry point's name: give the
@@ -54,4 +64,4 @@ def register_envs() -> None:
         else:
             full = env_id
         if full not in registry:
-            register(id=env_id, entry_point=ENTRY_POINT, kwargs=dict(kwargs))
+            register(id=env_id, entry_point=ENTRY_POINT, kwargs=dict(kwargs), **extra)

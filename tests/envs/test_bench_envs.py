@@ -38,11 +38,16 @@ def test_bench_envs_prints_every_loop_and_the_ratios() -> None:
 
 def test_bench_envs_measures_async_vector_envs_beside_one_env() -> None:
     out = CliRunner().invoke(
-        bench_group, ["envs", "--game", "orbital", "--toolkit", "gymnasium", "--seconds", "0.2"]
+        bench_group, ["envs", "--game", "orbital", "--toolkit", "gymnasium", "--seconds", "0.2",
+                      "--batch", "3"]
     )
     assert out.exit_code == 0, out.output
     for key in ("gymnasium+masks_vs_engine", "single_env_steps_per_s",
-                "async_2_workers_steps_per_s", "async_2_workers_vs_single"):
+                "async_2_workers_steps_per_s", "async_2_workers_vs_single",
+                "batched_2x3_steps_per_s", "batched_2x3_vs_single",
+                "batched_2x3_cpu_us_per_step", "single_env_cpu_us_per_step",
+                "batched_2x3_critical_cpu_us_per_step", "batched_2x3_vs_single_by_cpu",
+                "async_2_workers_vs_single_by_cpu"):
         assert key in out.output
 
 

@@ -90,5 +90,11 @@ def test_action_masks_is_the_steps_mask_cached_not_re_encoded() -> None:
     assert calls == []  # no second encoding of the same state
     obs["action_mask"][:] = 0  # the caller's copy is the caller's
     assert e.action_masks().any()
-    e.state = e.state.clone()  # an assigned state: its own mask, encoded afresh
-    assert np.array_equal(e.action_masks(), mask) and len(calls) == 1
+    e.state = e.state.clone()  # an assigned state: its own mask, listed afresh (no vector)
+    assert np.array_equal(e.action_masks(), mask) and calls == []
+    later = env("orbital", "random")
+    obs, _ = later.reset(seed=3)
+    obs, *_ = later.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    e.state = later.state.clone()  # another position: its mask, not the last step's
+    assert np.array_equal(e.action_masks(), obs["action_mask"].astype(bool))
+    assert not np.array_equal(e.action_masks(), mask) and calls == []
