@@ -258,3 +258,25 @@ def test_generated_postgres_data_stores_real_games_records_in_either_form(form: 
         client = create_app(url).test_client()
         page = client.get(f"/matches/{rows[0][0]}")
         assert page.status_code == 200 and b"data-step" in page.data
+
+
+def test_bench_web_measures_compact_records_with_a_cold_and_a_warm_cache() -> None:
+    """``arena bench web --records compact`` on a small database: the record pages are measured
+    on matches never read (regenerated: cache misses) and on a few read before (hits only), and
+    the database's sizes are reported."""
+    from benchmarks.bench_db import postgres_available
+
+    if not postgres_available():
+        pytest.skip("no PostgreSQL")
+    result = bench(samples=3, bots=20, matches=400, records="compact")
+    assert result["games"] == ["black_angel", "solenia"]
+    assert result["records"] == "compact"
+    assert result["matches_stored_json"] == 0 and result["matches_stored_compact"] > 300
+    assert result["database_bytes"] > result["matches_total_bytes"] > result["matches_table_bytes"] > 0
+    for page in ("match_page", "match_replay_step", "api_match", "history_first_page"):
+        assert result[page]["n"] == 3 and result[f"{page}_warm" if page != "history_first_page" else page]
+    for page in ("match_page", "match_replay_step", "api_match"):
+        assert result[page]["record_cache_misses"] >= 1, page
+        warm = result[f"{page}_warm"]
+        assert warm["n"] == 3 and warm["record_cache_hits"] == 3 and warm["record_cache_misses"] == 0
+    assert "record_cache_hits" not in result["history_first_page"]  # the list reads no record
