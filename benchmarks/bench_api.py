@@ -115,6 +115,7 @@ def _measure(calls: dict[str, Callable[[], object]], seconds: float) -> dict[str
         figures[name] = {
             "rps": round(len(lat) / sum(lat), 1),
             "p50_ms": round(statistics.median(lat) * 1000, 3),
+            "p95_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.95))] * 1000, 3),
             "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 3),
             "calls": len(lat),
         }
