@@ -147,7 +147,7 @@ def match(match_id: str):  # noqa: ANN201
 def match_live(match_id: str):  # noqa: ANN201
     """A running match as spectators may see it: public lines, private choices without their
     id, the engine's public board. Poll it; when ``status`` is over, fetch the record."""
-    page = _match(match_id)
+    page = _match(match_id, replay=False)
     data = live_state(match_id, page.status)
     if page.status in match_q.FINISHED:
         data["record_url"] = url_for("api.match_record", match_id=match_id)
