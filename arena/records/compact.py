@@ -321,6 +321,16 @@ def regenerate(data: bytes) -> MatchRecord:
     return record
 
 
+def regenerated_json(record: MatchRecord) -> bytes:
+    """:func:`stored_json`'s bytes, ten times faster (0.1 ms against 1.0 for a 40 kB record,
+    docs/records-size.md): orjson serialises the record's dataclasses itself, field by field in
+    the order ``to_dict`` lists them, and the event log is appended as ``to_dict`` appends it.
+    What a cache miss of a compact record pays (``arena.records.stored``); checked equal to
+    :func:`stored_json` on every game's records by the tests."""
+    return (orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS)[:-1] + b',"events":'
+            + orjson.dumps(record.events()) + b"}")
+
+
 def stored_json(record: MatchRecord) -> bytes:
     """The JSON text the database stores for ``record`` (what
     ``arena.workers.tasks._record_for_storage`` writes): orjson of ``to_dict()``."""

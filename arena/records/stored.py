@@ -58,7 +58,7 @@ class _Cache:
                 self.hits += 1
                 return text
             self.misses += 1
-        text = compact.stored_json(compact.regenerate(data))
+        text = compact.regenerated_json(compact.regenerate(data))
         with self._lock:
             self._items[data] = text
             while len(self._items) > self.size:
