@@ -29,7 +29,8 @@ many match ids, so every match page replays a real record.
 Solenia (:data:`REAL_GAMES`), 60 random-play records a game at 2-4 seats
 (:mod:`benchmarks.random_records`) — stored as JSON or compactly (issue 40), and also measures
 the match page, a replay step and the API's match with a warm cache of regenerated records
-(``*_warm``: a few matches, read once before): the cold figures are of a match never read before.
+(``*_warm``: a few matches, read once before): the cold figures are of a match never read before
+(the API's match reads a compact record's header, never the cache: its two figures are alike).
 """
 
 from __future__ import annotations
