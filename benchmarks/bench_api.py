@@ -13,6 +13,7 @@ costs (database query, message building), the rest is gRPC and Python.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import random
@@ -114,6 +115,7 @@ def _measure(calls: dict[str, Callable[[], object]], seconds: float) -> dict[str
         figures[name] = {
             "rps": round(len(lat) / sum(lat), 1),
             "p50_ms": round(statistics.median(lat) * 1000, 3),
+            "p95_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.95))] * 1000, 3),
             "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 3),
             "calls": len(lat),
         }
@@ -151,10 +153,14 @@ def _concurrent(calls: dict[str, Callable[[], object]], seconds: float, threads:
     return {name: round(done[name] / spent[name], 1) for name in calls}
 
 
-def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, dict[str, float]]:
+def _client(address: str, game: str, seconds: float, threads: int,
+            matches: tuple[list[str], list[str]] | None = None) -> dict[str, dict[str, float]]:
     """Every call, measured from this (client) process: by one client, then by ``threads``
     concurrent ones; the bare call comes first. gRPC's I/O stack is the server's: the spawned
-    process inherits the ``GRPC_EXPERIMENTS`` that :mod:`referee.grpc_io` set in the parent."""
+    process inherits the ``GRPC_EXPERIMENTS`` that :mod:`referee.grpc_io` set in the parent.
+    ``matches``: ``(cold, warm)`` match ids for GetMatch — each cold one asked once (a record
+    never read before: a compact one is regenerated), the few warm ones in turn after one read
+    each (in the server's cache of regenerated records)."""
     from referee._proto import arena_pb2 as pb
     from referee._proto import arena_pb2_grpc
 
@@ -173,6 +179,12 @@ def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, 
                 pb.ListMatchesRequest(page_size=50, page_token=deep.next_page_token)),
             "list_matches_by_bot_50": lambda: arena.ListMatches(pb.ListMatchesRequest(bot_id=17, page_size=50)),
         }
+        if matches is not None:
+            cold, warm = itertools.cycle(matches[0]), itertools.cycle(matches[1])
+            for match_id in matches[1]:
+                arena.GetMatch(pb.GetMatchRequest(match_id=match_id))
+            calls["get_match_cold"] = lambda: _get_match(arena, pb, next(cold))
+            calls["get_match_warm"] = lambda: _get_match(arena, pb, next(warm))
         figures = _measure(calls, seconds)
         for name, rps in _concurrent(calls, seconds, threads).items():
             figures[name]["rps_concurrent"] = rps
@@ -181,20 +193,51 @@ def _client(address: str, game: str, seconds: float, threads: int) -> dict[str, 
         channel.close()
 
 
+def _get_match(arena: object, pb: object, match_id: str) -> None:
+    """GetMatch, checked: the reply carries the match's own record."""
+    reply = arena.GetMatch(pb.GetMatchRequest(match_id=match_id))  # type: ignore[attr-defined]
+    if f'"match_id": "{match_id}"' not in reply.record_json:
+        raise RuntimeError(f"GetMatch {match_id}: the reply holds no record of that match")
+
+
+def _match_ids(matches: int, cold: int = 20_000, warm: int = 20, seed: int = 5) -> tuple[list[str], list[str]]:
+    """``(cold, warm)`` ids of finished matches of the website benchmark's dataset: ladder
+    matches (every ``i`` not a multiple of ``TOURNAMENT_EVERY``; always finished), whose ids
+    the generator makes as ``md5('match-' || i)`` (:mod:`benchmarks.bench_web_pg`)."""
+    import hashlib
+
+    from benchmarks.bench_web_pg import TOURNAMENT_EVERY
+
+    rng = random.Random(seed)
+    ladder = [i for i in rng.sample(range(matches), min(matches, 2 * (cold + warm)))
+              if i % TOURNAMENT_EVERY][: cold + warm]
+    ids = [hashlib.md5(f"match-{i}".encode()).hexdigest() for i in ladder]
+    return ids[warm:], ids[:warm]
+
+
 def bench(bots: int = 10_000, matches: int = 1_000_000, seconds: float = 3.0, threads: int = 8,
-          database: str = "postgres", keep: str | None = None) -> dict:
+          database: str = "postgres", keep: str | None = None, records: str = "toy") -> dict:
     """``database``: "postgres" (a throw-away database; SQLite when none answers) or "sqlite".
     ``keep``: measure on the website benchmark's kept PostgreSQL database of that name instead
     (:func:`benchmarks.bench_web.kept_dataset`, loaded first unless an earlier run did; its
-    first game, of the toy engine, and four-seat tournaments among the matches)."""
+    first game, and four-seat tournaments among the matches), GetMatch too (cold and warm:
+    :func:`_client`). ``records``: that dataset's record form (``toy``, or real games' records
+    as ``json`` or ``compact``: ``arena bench web --records``)."""
     from benchmarks.bench_db import postgres_available, postgres_database
 
     if keep is not None:
+        from arena.records import stored
         from benchmarks import bench_web
 
-        url, _, fresh = bench_web.kept_dataset(keep, bots, matches)
+        url, _, fresh = bench_web.kept_dataset(keep, bots, matches, records=records)
+        games = bench_web._dataset(records)[0]
+        hits, misses = stored.CACHE.hits, stored.CACHE.misses
         result = _bench(url, f"postgresql {keep} ({'loaded now' if fresh else 'reused'}, kept)",
-                        bots, matches, seconds, threads, game=bench_web.GAMES[0])
+                        bots, matches, seconds, threads, game=games[0], match_ids=_match_ids(matches))
+        result["records"] = records
+        result["record_cache_size"] = stored.CACHE.size
+        result["record_cache_hits"] = stored.CACHE.hits - hits
+        result["record_cache_misses"] = stored.CACHE.misses - misses
         return result
     if database == "postgres" and postgres_available():
         with postgres_database() as url:
@@ -204,8 +247,9 @@ def bench(bots: int = 10_000, matches: int = 1_000_000, seconds: float = 3.0, th
 
 
 def _bench(url: str, kind: str, bots: int, matches: int, seconds: float, threads: int,
-           game: str | None = None) -> dict:
-    """``game`` None: populate the database first (``GAME``); else it is loaded already."""
+           game: str | None = None, match_ids: tuple[list[str], list[str]] | None = None) -> dict:
+    """``game`` None: populate the database first (``GAME``); else it is loaded already.
+    ``match_ids``: cold and warm ids for GetMatch (:func:`_client`), or None."""
     from arena.db import dispose_all
     from arena.server.app import start_server
     from arena.server.config import ServerConfig
@@ -228,7 +272,8 @@ def _bench(url: str, kind: str, bots: int, matches: int, seconds: float, threads
             # parsing of every 100-row reply (~11 us) held the server's interpreter lock, so
             # the figure measured the client too — a cost the bare call's empty reply has not.
             with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as client:
-                figures = client.submit(_client, running.address, game, seconds, threads).result()
+                figures = client.submit(_client, running.address, game, seconds, threads,
+                                        match_ids).result()
             result.update(figures)
             bare = result["bare_unary_health_check"]
             for name in list(figures)[1:]:

@@ -24,6 +24,13 @@ the CPU the process spent per request (server threads and client; PostgreSQL's o
 not in it), which a loaded machine inflates far less. Matches are real games of the toy engine
 (tests/toy_game.py, registered here): 60 distinct seeded playouts a game, each stored under
 many match ids, so every match page replays a real record.
+
+``records="json"`` or ``"compact"`` (PostgreSQL only) plays real games instead — Black Angel and
+Solenia (:data:`REAL_GAMES`), 60 random-play records a game at 2-4 seats
+(:mod:`benchmarks.random_records`) — stored as JSON or compactly (issue 40), and also measures
+the match page, a replay step and the API's match with a warm cache of regenerated records
+(``*_warm``: a few matches, read once before): the cold figures are of a match never read before
+(the API's match reads a compact record's header, never the cache: its two figures are alike).
 """
 
 from __future__ import annotations
@@ -47,6 +54,13 @@ TOURNAMENTS = 20
 SAMPLES = 200
 SCHEMA_TAG = "v4"
 GAMES = ("toy", "toy_dice")
+#: The games of ``records="json"`` / ``"compact"``: real engines, which have an engine version.
+REAL_GAMES = ("black_angel", "solenia")
+#: How finished matches store their record: the toy game's JSON (the benchmark's original
+#: dataset), or real games' records as JSON or compactly.
+RECORD_FORMS = ("toy", "json", "compact")
+#: The matches the ``*_warm`` pages read (each read once before, so in every cache).
+WARM_MATCHES = 20
 #: The author (not the owner of the bots whose pages it opens) signed in for the Challenge form.
 AUTHOR = "owner2"
 
@@ -112,6 +126,26 @@ def _records(game: str, variant: str, count: int) -> list[dict[str, Any]]:
         rec.totals = totals
         out.append(rec.to_dict())
     return out
+
+
+def _real_records(game: str, variant: str | None, count: int) -> list[dict[str, Any]]:
+    """Records of a real game by random legal play (the engine itself, seeded), 2-4 seats at
+    each player count's default variant (``variant`` is ignored: it differs by player count)."""
+    from benchmarks.random_records import played_record
+
+    return [played_record(game, 1000 + i, players=2 + i % 3).to_dict() for i in range(count)]
+
+
+def _dataset(records: str) -> tuple[tuple[str, str], Callable[..., list[dict[str, Any]]], tuple[str, str]]:
+    """``(games, template maker, variants)`` of the record form ``records``."""
+    if records not in RECORD_FORMS:
+        raise ValueError(f"records: one of {RECORD_FORMS}, not {records!r}")
+    if records == "toy":
+        return GAMES, _records, ("base", "dice")
+    from referee import registry
+
+    variants = tuple(registry.get_spec(g).configurations[0][1] for g in REAL_GAMES)
+    return REAL_GAMES, _real_records, (variants[0], variants[1])
 
 
 def _generate(url: str, n_bots: int, n_matches: int) -> None:
@@ -476,21 +510,26 @@ def bench(
     database: str = "postgres",
     progress: Callable[[str], None] | None = None,
     keep: str | None = None,
+    records: str = "toy",
 ) -> dict[str, Any]:
     """Run the measurement (smaller ``bots``/``matches`` only to check that it works).
     ``database``: "postgres" (a throw-away database over waitress; SQLite when no PostgreSQL
     answers) or "sqlite" (a reusable file, WSGI test client). ``keep``: the name of a PostgreSQL
     database the run keeps — loaded by the first run, measured again as it is by the next ones
     (same ``bots`` and ``matches``). ``progress`` gets a line per loading step (default:
-    standard error), since loading a million matches takes minutes."""
+    standard error), since loading a million matches takes minutes. ``records``: ``toy`` (the
+    toy game's JSON records), ``json`` or ``compact`` (real games' records stored so;
+    PostgreSQL only)."""
     progress = progress or _stderr
     _register_toy()
     from benchmarks.bench_db import postgres_available, postgres_database
 
+    games, make, variants = _dataset(records)
     if keep is not None:
-        url, generated, fresh = kept_dataset(keep, bots, matches, progress)
-        result = _run(url, generated, samples, matches, http=True)
+        url, generated, fresh = kept_dataset(keep, bots, matches, progress, records)
+        result = _run(url, generated, samples, matches, http=True, games=games)
         result["database"] = f"postgresql {keep} ({'loaded now' if fresh else 'reused'}, kept)"
+        result.update(_sizes(url, records))
         return result
     if database == "postgres" and postgres_available():
         from benchmarks.bench_web_pg import add_accounts, generate
@@ -498,32 +537,66 @@ def bench(
         with postgres_database() as url:
             started = time.perf_counter()
             progress(f"loading {bots:,} bots and {matches:,} matches into PostgreSQL …")
-            generate(url, bots, matches, GAMES, _records, progress)
+            generate(url, bots, matches, games, make, progress, records if records != "toy" else "json",
+                     variants)
             add_accounts(url, progress)
             generated = time.perf_counter() - started
             progress(f"loaded in {generated:.0f} s; measuring the pages …")
-            result = _run(url, generated, samples, matches, http=True)
+            result = _run(url, generated, samples, matches, http=True, games=games)
             result["database"] = "postgresql (dropped after the run)"
+            result.update(_sizes(url, records))
             return result
+    if records != "toy":
+        raise ValueError(f"records={records!r} needs PostgreSQL (the SQLite form plays the toy game)")
     url, generated = _database(bots, matches, folder)
     return _run(url, generated, samples, matches, http=False)
 
 
+def _sizes(url: str, records: str) -> dict[str, Any]:
+    """How the records are stored and what the database takes: the whole database
+    (``pg_database_size``) and the matches table with its TOAST and indexes
+    (``pg_total_relation_size``), beside its heap and TOAST without indexes."""
+    from sqlalchemy import text
+
+    from arena.db import get_engine
+
+    with get_engine(url).connect() as conn:
+        one = lambda sql: conn.execute(text(sql)).scalar()  # noqa: E731
+        return {
+            "records": records,
+            "database_bytes": int(one("SELECT pg_database_size(current_database())")),
+            "matches_total_bytes": int(one("SELECT pg_total_relation_size('matches')")),
+            "matches_table_bytes": int(one("SELECT pg_table_size('matches')")),
+            "matches_stored_json": int(one("SELECT count(*) FROM matches WHERE record IS NOT NULL")),
+            "matches_stored_compact": int(
+                one("SELECT count(*) FROM matches WHERE record_compact IS NOT NULL")
+            ),
+        }
+
+
 def kept_dataset(
-    name: str, bots: int, matches: int, progress: Callable[[str], None] | None = None
+    name: str,
+    bots: int,
+    matches: int,
+    progress: Callable[[str], None] | None = None,
+    records: str = "toy",
 ) -> tuple[str, float, bool]:
     """``(url, load seconds, loaded now?)`` of the kept PostgreSQL database ``name`` holding
     this benchmark's dataset, loading it first unless an earlier run did. The schema is
     migrated either way (``get_engine``), so new indexes reach an old dataset, and a dataset
     loaded before the accounts and challenges existed gets them once
-    (:func:`benchmarks.bench_web_pg.add_accounts`, marked in ``bench_dataset``)."""
+    (:func:`benchmarks.bench_web_pg.add_accounts`, marked in ``bench_dataset``). ``records``:
+    the dataset's record form (:data:`RECORD_FORMS`; a database kept with another is loaded
+    anew)."""
     progress = progress or _stderr
     _register_toy()
+    games, make, variants = _dataset(records)
+    kind = "web" if records == "toy" else f"web-{records}"
     from arena.db import dispose_all, get_engine
     from benchmarks.bench_db import kept_database, mark_loaded
     from benchmarks.bench_web_pg import add_accounts, generate
 
-    with kept_database(name, "web", bots, matches) as (url, loaded):
+    with kept_database(name, kind, bots, matches) as (url, loaded):
         if loaded is not None:
             progress(
                 f"reusing {name} ({bots:,} bots, {matches:,} matches, loaded in "
@@ -536,9 +609,10 @@ def kept_dataset(
             return url, loaded, False
         started = time.perf_counter()
         progress(f"loading {bots:,} bots and {matches:,} matches into PostgreSQL {name} …")
-        generate(url, bots, matches, GAMES, _records, progress)
+        generate(url, bots, matches, games, make, progress, records if records != "toy" else "json",
+                 variants)
         generated = time.perf_counter() - started
-        mark_loaded(url, "web", bots, matches, generated)
+        mark_loaded(url, kind, bots, matches, generated)
         add_accounts(url, progress)  # after mark_loaded, which empties bench_dataset
         dispose_all()
         progress(f"loaded in {generated:.0f} s (kept as {name}); measuring …")
@@ -546,7 +620,12 @@ def kept_dataset(
 
 
 def _run(
-    url: str, generated: float | None, samples: int, matches: int, http: bool
+    url: str,
+    generated: float | None,
+    samples: int,
+    matches: int,
+    http: bool,
+    games: tuple[str, str] = GAMES,
 ) -> dict[str, Any]:
     from web.app import create_app
 
@@ -554,10 +633,10 @@ def _run(
     app.add_url_rule("/__bench_trivial", "bench_trivial", lambda: "ok")
     if http:
         with _waitress(app) as new_client:
-            result = _pages(app, new_client, url, generated, samples, matches)
+            result = _pages(app, new_client, url, generated, samples, matches, games)
         result["server"] = "waitress, 8 threads, real HTTP (keep-alive)"
         return result
-    result = _pages(app, app.test_client, url, generated, samples, matches)
+    result = _pages(app, app.test_client, url, generated, samples, matches, games)
     result["server"] = "WSGI test client (no sockets)"
     return result
 
@@ -589,11 +668,13 @@ def _pages(
     generated: float | None,
     samples: int,
     matches: int,
+    games: tuple[str, str] = GAMES,
 ) -> dict[str, Any]:
     from sqlalchemy import func, select
 
     from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Tournament, get_engine
     from arena.db.challenges import Challenge
+    from arena.records import stored
     from benchmarks.bench_web_pg import FOCUS_OWNER
 
     rnd = random.Random(11)
@@ -654,14 +735,14 @@ def _pages(
     for path in (
         "/__bench_trivial",
         "/",
-        *(f"/games/{g}" for g in GAMES),
-        *(f"/api/games/{g}/leaderboard" for g in GAMES),
+        *(f"/games/{g}" for g in games),
+        *(f"/api/games/{g}/leaderboard" for g in games),
         "/matches",
         f"/matches/{match_ids[0]}",
         f"/bots/{bot_ids[0]}",
         "/tournaments",
         "/play",
-        f"/play?game={GAMES[0]}",
+        f"/play?game={games[0]}",
     ):
         client.get(path)
     for path in (
@@ -680,17 +761,17 @@ def _pages(
         "trivial_route": ["/__bench_trivial"] * samples,
         "home": ["/"] * samples,
     }
-    for g in GAMES:
+    for g in games:
         pages[f"leaderboard_{g}"] = [f"/games/{g}"] * samples
     pages.update(
         {
             "history_first_page": ["/matches"] * samples,
             "history_deep_page": [f"/matches?before={deep_cursor}"] * samples,
             "history_by_bot": each(lambda: f"/matches?bot={rnd.choice(bot_ids)}"),
-            "history_by_game": each(lambda: f"/matches?game={rnd.choice(GAMES)}"),
+            "history_by_game": each(lambda: f"/matches?game={rnd.choice(games)}"),
             "history_done_forfeits": ["/matches?status=done&outcome=forfeit"] * samples,
             "history_by_game_and_outcome": each(
-                lambda: f"/matches?game=toy&bot={rnd.choice(bot_ids[1::2])}&outcome=win"
+                lambda: f"/matches?game={games[0]}&bot={rnd.choice(bot_ids[1::2])}&outcome=win"
             ),
             "match_page": each(lambda: f"/matches/{rnd.choice(match_ids)}"),
             "match_replay_step": each(
@@ -702,7 +783,7 @@ def _pages(
             "bot_page_with_challenges": each(lambda: f"/bots/{rnd.choice(owned)}"),
             "play_form": ["/play"] * samples,
             # a game chosen: the form lists every active bot of the game as an opponent
-            "play_form_game": each(lambda: f"/play?game={rnd.choice(GAMES)}"),
+            "play_form_game": each(lambda: f"/play?game={rnd.choice(games)}"),
         }
     )
     signed_in: dict[str, tuple[Any, list[str]]] = {
@@ -725,7 +806,7 @@ def _pages(
     if live_ids:
         pages["live_page"] = each(lambda: f"/matches/{rnd.choice(live_ids)}/live")
         pages["live_board"] = each(lambda: f"/matches/{rnd.choice(live_ids)}/live/board")
-    for g in GAMES:
+    for g in games:
         pages[f"api_leaderboard_{g}"] = [f"/api/games/{g}/leaderboard"] * samples
     pages.update(
         {
@@ -739,10 +820,23 @@ def _pages(
             "api_ladders": ["/api/ladders"] * samples,
         }
     )
+    # the same pages with the record cache warm: a few matches, each read just before
+    warm = rnd.sample(match_ids, min(WARM_MATCHES, len(match_ids)))
+    pages.update(
+        {
+            "match_page_warm": each(lambda: f"/matches/{rnd.choice(warm)}"),
+            "match_replay_step_warm": each(
+                lambda: f"/matches/{rnd.choice(warm)}/steps/{rnd.randint(1, 8)}"
+            ),
+            "api_match_warm": each(lambda: f"/api/matches/{rnd.choice(warm)}"),
+        }
+    )
     if done_tournaments:
         pages["api_tournament"] = each(lambda: f"/api/tournaments/{rnd.choice(done_tournaments)}")
     result: dict[str, Any] = {
         "load_average_1min": round(os.getloadavg()[0], 2),
+        "games": list(games),
+        "record_cache_size": stored.CACHE.size,
         "cpus": os.cpu_count(),
         "bots": len(bot_ids),
         "matches": matches,
@@ -755,7 +849,14 @@ def _pages(
         "me_bot_challenges": challenged,
     }
     for name, paths in pages.items():
+        if name.endswith("_warm"):
+            for path in dict.fromkeys(paths):  # each once: regenerated, replayed, cached
+                client.get(path)
+        hits, misses = stored.CACHE.hits, stored.CACHE.misses
         result[name] = _measure(client, paths)
+        if stored.CACHE.hits + stored.CACHE.misses > hits + misses:  # a page that read records
+            result[name]["record_cache_hits"] = stored.CACHE.hits - hits
+            result[name]["record_cache_misses"] = stored.CACHE.misses - misses
     for name, (who, paths) in signed_in.items():
         who.get(paths[0])  # untimed: reconnects a connection the server closed while idle
         result[name] = _measure(who, paths)
@@ -767,12 +868,12 @@ def _pages(
     with app.app_context():
         cache = WinCache()
         start = time.perf_counter()
-        cache.get(db(), "toy")
+        cache.get(db(), games[0])
         result["leaderboard_wins_full_build_ms"] = round((time.perf_counter() - start) * 1000, 1)
-        seq, totals = cache._data["toy"]
-        cache._data["toy"] = (seq - 10, totals)
+        seq, totals = cache._data[games[0]]
+        cache._data[games[0]] = (seq - 10, totals)
         start = time.perf_counter()
-        cache.get(db(), "toy")
+        cache.get(db(), games[0])
         result["leaderboard_wins_update_10_matches_ms"] = round(
             (time.perf_counter() - start) * 1000, 2
         )
@@ -783,7 +884,7 @@ def _pages(
     result["worst_page_p95_ms"] = worst
     result["goal_p95_under_50ms"] = worst < 50
     result["leaderboard_p50_vs_trivial"] = round(
-        result[f"leaderboard_{GAMES[0]}"]["p50_ms"] / trivial, 1
+        result[f"leaderboard_{games[0]}"]["p50_ms"] / trivial, 1
     )
     return result
 

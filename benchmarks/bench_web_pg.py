@@ -13,6 +13,16 @@ instead of millions of random inserts), foreign-key triggers are off in the load
 (the rows are consistent by construction), and ``VACUUM ANALYZE`` leaves the tables as
 autovacuum would.
 
+Records are stored as JSON (``records="json"``, the form of every match before issue 40) or,
+for games with an engine version, compactly (``records="compact"``,
+:mod:`arena.records.compact`: ``record`` NULL, ``record_compact`` and ``engine_version`` set).
+A compact record holds its match id inside its zstandard frame, so it cannot be spliced in SQL
+as the JSON text is: Python makes each match's blob from its template's uncompressed body with
+the match's own id (:func:`_compact_blobs`, level :data:`arena.records.compact.LEVEL`, the
+bytes a worker would store) and streams them to PostgreSQL with a binary COPY. Every match's
+blob is distinct, as in production, so the per-process cache of regenerated records
+(:data:`arena.records.stored.CACHE`, keyed by those bytes) is exercised as it would be.
+
 The shape: bots alternate between the two games; a ladder match seats 2–4 distinct random bots
 of its game; one match in five belongs to a tournament of 500 matches among 16 entrants; one in
 a hundred has a forfeit (the last seat timed out); one match every 30 seconds of game time.
@@ -20,7 +30,9 @@ a hundred has a forfeit (the last seat timed out); one match every 30 seconds of
 
 from __future__ import annotations
 
+import io
 import json
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +52,12 @@ SLICES = 10
 THREADS = 2
 T0 = datetime(2026, 1, 1)
 PLACEHOLDER = "@@MATCH_ID@@"
+#: The match id in a compact template: as long as a generated id (``md5('match-' || i)``, 32
+#: hex digits), so the header's length — a varint before it — is the same for every match.
+COMPACT_PLACEHOLDER = "@" * 32
+#: Compact blobs are streamed to PostgreSQL in COPYs of this many rows.
+COPY_ROWS = 20_000
+RECORD_FORMS = ("json", "compact")
 
 Progress = Callable[[str], None]
 
@@ -51,12 +69,19 @@ def generate(
     games: tuple[str, str],
     records: Callable[[str, str, int], list[dict[str, Any]]],
     progress: Progress,
+    form: str = "json",
+    variants: tuple[str, str] = ("base", "dice"),
 ) -> None:
-    """Fill the empty (migrated) database at ``url``; ``progress`` gets one line per step."""
+    """Fill the empty (migrated) database at ``url``; ``progress`` gets one line per step.
+    ``records(game, variant, count)``: the templates of a game (``variants[i]`` for
+    ``games[i]``; a generator may choose its own per player count). ``form``: how finished
+    matches store their record, ``json`` or ``compact`` (games with an engine version only)."""
     from arena.db import get_engine
 
     if n_bots < 8 or n_matches < 1:
         raise ValueError("the web benchmark needs at least 8 bots (4 a game) and 1 match")
+    if form not in RECORD_FORMS:
+        raise ValueError(f"records are stored as one of {RECORD_FORMS}, not {form!r}")
     engine = get_engine(url)  # migrates the schema
     raw = engine.raw_connection()
     started = time.perf_counter()
@@ -116,7 +141,7 @@ def generate(
         # small databases (the test suite's) still get several tournaments, one running
         tm = min(TOURNAMENT_MATCHES, max(20, total_t // 4))
         indexes = _drop_secondary_indexes(cur, ("matches", "match_seats", "rating_history"))
-        _templates(cur, games, records)
+        _templates(cur, games, records, variants, form == "compact")
         p = {
             "n_bots": n_bots,
             "n": n_matches,
@@ -132,6 +157,9 @@ def generate(
             # tournament matches in all, and the newest (running) tournament
             "total_t": total_t,
             "max_tid": 1 + (total_t - 1) // tm,
+            "v0": variants[0],
+            "v1": variants[1],
+            "compact": form == "compact",
         }
         step(
             "bots",
@@ -186,12 +214,21 @@ def generate(
             FROM planned p JOIN bench_templates t ON t.game = p.game AND t.k = p.k""",
             p,
         )
+        cur.execute("CREATE UNLOGGED TABLE bench_compact (i int PRIMARY KEY, blob bytea)")
+        if form == "compact":
+            t = time.perf_counter()
+            made = _compact_blobs(conn, cur)
+            progress(
+                f"  compact records: {made:,} made and copied, {time.perf_counter() - t:.1f} s "
+                f"(total {time.perf_counter() - started:.0f} s)"
+            )
         sliced(
             "matches",
             """
             INSERT INTO matches (id, game, variant, players, seed, kind, tournament_id, round,
                 "table", status, sandbox, attempts, created_at, queued_at, started_at,
-                finished_at, result, forfeits, record, rating_seq, decision_ms, bank_ms)
+                finished_at, result, forfeits, record, record_compact, engine_version,
+                rating_seq, decision_ms, bank_ms)
             SELECT b.id, b.game, t.variant, t.players, t.seed,
                    CASE WHEN b.tid IS NULL THEN 'ladder' ELSE 'tournament' END, b.tid,
                    -- 16 entrants: four tables a round
@@ -204,9 +241,12 @@ def generate(
                    CASE WHEN b.status = 'done' THEN t.result END,
                    CASE WHEN b.status = 'done' THEN
                         CASE WHEN b.r3 < 0.01 THEN t.forfeit ELSE '[]'::json END END,
-                   CASE WHEN b.status = 'done' THEN (t.head || b.id || t.tail)::json END,
+                   CASE WHEN b.status = 'done' AND NOT %(compact)s
+                        THEN (t.head || b.id || t.tail)::json END,
+                   c.blob, CASE WHEN c.blob IS NOT NULL THEN t.engine END,
                    b.seq, 2000, 5000
             FROM bench_plan b JOIN bench_templates t ON t.game = b.game AND t.k = b.k
+            LEFT JOIN bench_compact c ON c.i = b.i
             WHERE b.i %% %(parts)s = %(part)s
             ORDER BY b.id  -- in primary-key order: fewer random index page writes""",
             p,
@@ -328,13 +368,15 @@ def generate(
             """
             INSERT INTO tournaments (id, name, game, variant, players, rounds, seed, status,
                 matches_total, matches_done, created_at, started_at, finished_at)
-            SELECT tid, 'Cup ' || tid, min(game), 'base', 4, 1, tid,
+            SELECT tid, 'Cup ' || tid, min(game),
+                   CASE WHEN min(game) = %(g0)s THEN %(v0)s ELSE %(v1)s END, 4, 1, tid,
                    CASE WHEN bool_and(status = 'done') THEN 'done' ELSE 'running' END,
                    count(*), count(*) FILTER (WHERE status = 'done'),
                    min(created_at) - interval '1 minute', min(created_at),
                    CASE WHEN bool_and(status = 'done')
                         THEN max(created_at) + interval '5 seconds' END
             FROM bench_plan WHERE tid IS NOT NULL GROUP BY tid""",
+            p,
         )
         step(
             "tournament entries",
@@ -352,7 +394,7 @@ def generate(
             SELECT game, min(variant), true, 4, true, '{}'::json, max(created_at)
             FROM matches WHERE kind = 'ladder' GROUP BY game""",
         )
-        for table in ("bench_rated", "bench_seats", "bench_plan", "bench_templates"):
+        for table in ("bench_rated", "bench_seats", "bench_plan", "bench_templates", "bench_compact"):
             cur.execute(f"DROP TABLE {table}")
         for name, definition in indexes:
             step(f"index {name}", definition)
@@ -401,21 +443,34 @@ def _drop_secondary_indexes(cur: Any, tables: tuple[str, ...]) -> list[tuple[str
 
 
 def _templates(
-    cur: Any, games: tuple[str, str], records: Callable[[str, str, int], list[dict[str, Any]]]
+    cur: Any,
+    games: tuple[str, str],
+    records: Callable[[str, str, int], list[dict[str, Any]]],
+    variants: tuple[str, str],
+    compact_form: bool,
 ) -> None:
-    """Real playouts, as a small table: the record split around its match id, ranks, scores."""
+    """Real playouts, as a small table: the record split around its match id, ranks, scores;
+    for compact storage also the compact record's uncompressed body split around its match id
+    (:func:`_compact_body`) and the engine version it names."""
     cur.execute(
         """CREATE UNLOGGED TABLE bench_templates (
                game text, k int, variant text, players int, seed int, result json,
                forfeit json, ranks int[], scores float8[], head text, tail text,
+               chead bytea, ctail bytea, engine text,
                PRIMARY KEY (game, k))"""
     )
     rows = []
     for gi, game in enumerate(games):
-        for k, rec in enumerate(records(game, "dice" if gi else "base", TEMPLATES)):
+        for k, rec in enumerate(records(game, variants[gi], TEMPLATES)):
             result = rec["result"]
             text = json.dumps({**rec, "match_id": PLACEHOLDER}, ensure_ascii=False)
             head, tail = text.split(PLACEHOLDER)
+            chead = ctail = engine = None
+            if compact_form:
+                chead, ctail = _compact_body(rec)
+                from arena.records import compact
+
+                engine = compact.engine_version(game)
             forfeit = [
                 {
                     "seat": rec["players"] - 1,
@@ -437,11 +492,96 @@ def _templates(
                     [float(s) for s in result["scores"]],
                     head,
                     tail,
+                    chead,
+                    ctail,
+                    engine,
                 )
             )
     cur.executemany(
-        "INSERT INTO bench_templates VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", rows
+        "INSERT INTO bench_templates VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        rows,
     )
+
+
+def _compact_body(rec: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The uncompressed body of ``rec``'s compact record (:func:`arena.records.compact.encode_data`,
+    which replays and verifies it) split around its match id: a match's compact record is
+    ``MAGIC`` and the zstandard frame of ``head + id + tail``, byte for byte what
+    ``encode`` gives for the record under that id (checked here for the template itself)."""
+    import zstandard
+
+    from arena.records import compact
+
+    blob = compact.encode_data({**rec, "match_id": COMPACT_PLACEHOLDER})
+    body = zstandard.ZstdDecompressor().decompress(blob[len(compact.MAGIC):])
+    parts = body.split(COMPACT_PLACEHOLDER.encode())
+    if len(parts) != 2:
+        raise RuntimeError(f"{rec['game']} record: its compact body holds the id {len(parts) - 1} times")
+    probe = "0123456789abcdef" * 2
+    if _compress(parts[0] + probe.encode() + parts[1]) != compact.encode_data({**rec, "match_id": probe}):
+        raise RuntimeError(f"{rec['game']} record: splicing the id does not give encode()'s bytes")
+    return parts[0], parts[1]
+
+
+def _compress(body: bytes, z: Any = None) -> bytes:
+    """A compact record from its body, as :func:`arena.records.compact.encode` compresses it."""
+    import zstandard
+
+    from arena.records import compact
+
+    z = z or zstandard.ZstdCompressor(level=compact.LEVEL)
+    return compact.MAGIC + z.compress(body)
+
+
+def _compact_blobs(conn: Any, cur: Any) -> int:
+    """Each finished match's compact record (its template's body with the match's id,
+    compressed) into ``bench_compact`` by binary COPY, :data:`COPY_ROWS` at a time; how many."""
+    import zstandard
+
+    from arena.records import compact
+
+    z = zstandard.ZstdCompressor(level=compact.LEVEL)
+    parts = {}
+    cur.execute("SELECT game, k, chead, ctail FROM bench_templates")
+    for game, k, chead, ctail in cur.fetchall():
+        parts[(game, k)] = (bytes(chead), bytes(ctail))
+    reader = conn.cursor("bench_compact_plan", withhold=True)  # server-side (autocommit: WITH HOLD)
+    reader.itersize = COPY_ROWS
+    reader.execute("SELECT i, id, game, k FROM bench_plan WHERE status = 'done' ORDER BY i")
+    writer = conn.cursor()
+    made = 0
+    buf = io.BytesIO()
+
+    def flush() -> None:
+        buf.write(struct.pack("!h", -1))
+        buf.seek(0)
+        writer.copy_expert("COPY bench_compact (i, blob) FROM STDIN (FORMAT binary)", buf)
+
+    def start() -> io.BytesIO:
+        out = io.BytesIO()
+        out.write(b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0))
+        return out
+
+    buf = start()
+    rows = 0
+    for i, mid, game, k in reader:
+        head, tail = parts[(game, k)]
+        if len(mid) != len(COMPACT_PLACEHOLDER):
+            raise RuntimeError(f"match id {mid!r} is not {len(COMPACT_PLACEHOLDER)} characters")
+        blob = compact.MAGIC + z.compress(head + mid.encode() + tail)
+        buf.write(struct.pack("!hii", 2, 4, i))
+        buf.write(struct.pack("!i", len(blob)))
+        buf.write(blob)
+        rows += 1
+        made += 1
+        if rows == COPY_ROWS:
+            flush()
+            buf, rows = start(), 0
+    if rows:
+        flush()
+    reader.close()
+    cur.execute("ANALYZE bench_compact")
+    return made
 
 
 #: The accounts' known API tokens: ``TOKEN_PREFIX + name`` (the benchmark signs in with them).

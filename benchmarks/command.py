@@ -153,11 +153,22 @@ _KEEP_HELP = ("a PostgreSQL database the run keeps: the first run loads the webs
               "into it, later runs measure it again in minutes")
 
 
+_RECORDS_HELP = ("how the matches' records are stored: toy (the toy game, JSON), or real games' "
+                 "records (Black Angel, Solenia) as json or compact (issue 40); PostgreSQL only for "
+                 "json and compact")
+_RECORDS = click.Choice(["toy", "json", "compact"])
+
+
 @bench_group.command("api")
 @click.option("--keep", metavar="NAME", default=None, callback=_database_name, help=_KEEP_HELP)
-def bench_api(keep: str | None) -> None:
-    """GetLeaderboard and ListMatches throughput and latency vs a bare gRPC call."""
-    _run("bench_api", keep=keep)
+@click.option("--records", type=_RECORDS, default="toy", show_default=True,
+              help=_RECORDS_HELP + "; with --keep, GetMatch is measured too")
+def bench_api(keep: str | None, records: str) -> None:
+    """GetLeaderboard and ListMatches (with --keep, GetMatch) throughput and latency vs a bare gRPC call."""
+    if records != "toy" and keep is None:
+        raise click.BadParameter("json and compact records are measured on a kept database (--keep NAME)",
+                                 param_hint="--records")
+    _run("bench_api", keep=keep, records=records)
 
 
 @bench_group.command("streams")
@@ -174,9 +185,13 @@ def bench_streams(streams: int) -> None:
 @click.option("--database", type=click.Choice(["postgres", "sqlite"]), default="postgres", show_default=True,
               help="postgres: a throw-away database, over waitress; sqlite: a reusable file, in-process")
 @click.option("--keep", metavar="NAME", default=None, callback=_database_name, help=_KEEP_HELP)
-def bench_web(matches: int, bots: int, samples: int, database: str, keep: str | None) -> None:
+@click.option("--records", type=_RECORDS, default="toy", show_default=True, help=_RECORDS_HELP)
+def bench_web(matches: int, bots: int, samples: int, database: str, keep: str | None, records: str) -> None:
     """Every page's p50/p95 (and its /api/ twin) vs a trivial Flask route, at scale."""
-    _run("bench_web", matches=matches, bots=bots, samples=samples, database=database, keep=keep)
+    if records != "toy" and database == "sqlite":
+        raise click.BadParameter("json and compact records need PostgreSQL", param_hint="--records")
+    _run("bench_web", matches=matches, bots=bots, samples=samples, database=database, keep=keep,
+         records=records)
 
 
 @bench_group.command("balance")

@@ -124,8 +124,8 @@ def matches():  # noqa: ANN201
     }
 
 
-def _match(match_id: str) -> match_q.MatchPage:
-    page = match_q.match_page(db(), match_id, viewer())
+def _match(match_id: str, replay: bool = True) -> match_q.MatchPage:
+    page = match_q.match_page(db(), match_id, viewer(), replay)
     if page is None:
         abort(404, description=f"no match {shorten(match_id)!r}")
     return page
@@ -133,7 +133,7 @@ def _match(match_id: str) -> match_q.MatchPage:
 
 @bp.get("/matches/<match_id>")
 def match(match_id: str):  # noqa: ANN201
-    page = _match(match_id)
+    page = _match(match_id, replay=False)  # sends no record: a compact one is not regenerated
     data = jsonable(page)
     data.pop("record")
     if not data.get("record_refused"):
@@ -147,7 +147,7 @@ def match(match_id: str):  # noqa: ANN201
 def match_live(match_id: str):  # noqa: ANN201
     """A running match as spectators may see it: public lines, private choices without their
     id, the engine's public board. Poll it; when ``status`` is over, fetch the record."""
-    page = _match(match_id)
+    page = _match(match_id, replay=False)
     data = live_state(match_id, page.status)
     if page.status in match_q.FINISHED:
         data["record_url"] = url_for("api.match_record", match_id=match_id)

@@ -253,7 +253,7 @@ def _live_context(page: match_q.MatchPage) -> dict:
 @bp.get("/matches/<match_id>/live")
 def match_live(match_id: str):  # noqa: ANN201
     """A running match, live: the public board and log, refreshed by polling (live.js)."""
-    page = match_q.match_page(db(), match_id, account.viewer())
+    page = match_q.match_page(db(), match_id, account.viewer(), replay=False)  # no replay shown
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     if page.status in match_q.FINISHED:
@@ -264,7 +264,7 @@ def match_live(match_id: str):  # noqa: ANN201
 @bp.get("/matches/<match_id>/live/board")
 def match_live_board(match_id: str):  # noqa: ANN201
     """The live board and log as an HTML fragment (what live.js swaps in)."""
-    page = match_q.match_page(db(), match_id, account.viewer())
+    page = match_q.match_page(db(), match_id, account.viewer(), replay=False)
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     response = make_response(render_template("_live.html", **_live_context(page)))

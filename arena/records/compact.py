@@ -257,6 +257,17 @@ def _open(data: bytes) -> bytes:
         raise RecordNotReplayable(f"the compact record is damaged: {exc}") from None
 
 
+def check_engine(h: dict[str, Any]) -> str:
+    """The engine version this platform runs for the game of the record whose header is ``h``;
+    :class:`RecordNotReplayable` (the message pages show) when the record names another."""
+    now = engine_version(h["game"])
+    if h["engine"] != now:
+        raise RecordNotReplayable(
+            f"match {h['match_id']} was played by engine {h['engine']}; this platform runs {now}, "
+            "which would not replay it as it was played, so its replay is not shown")
+    return now
+
+
 def regenerate(data: bytes) -> MatchRecord:
     """The full record regenerated from its compact form by replaying the engine, verified
     against the stored digest of the events and the stored result. Raises
@@ -267,11 +278,7 @@ def regenerate(data: bytes) -> MatchRecord:
     h = orjson.loads(raw[at:at + hlen])
     at += hlen
     game = h["game"]
-    now = engine_version(game)
-    if h["engine"] != now:
-        raise RecordNotReplayable(
-            f"match {h['match_id']} was played by engine {h['engine']}; this platform runs {now}, "
-            "which would not replay it as it was played, so its replay is not shown")
+    now = check_engine(h)
     (n,), at = _read_varints(raw, at, 1)
     indexes, at = _read_varints(raw, at, n)
     walls, at = _read_time_column(raw, at, n)
@@ -312,6 +319,16 @@ def regenerate(data: bytes) -> MatchRecord:
             f"match {h['match_id']} replays differently on engine {now} than it was played "
             "(its events or result do not match the stored ones), so its replay is not shown")
     return record
+
+
+def regenerated_json(record: MatchRecord) -> bytes:
+    """:func:`stored_json`'s bytes, ten times faster (0.1 ms against 1.0 for a 40 kB record,
+    docs/records-size.md): orjson serialises the record's dataclasses itself, field by field in
+    the order ``to_dict`` lists them, and the event log is appended as ``to_dict`` appends it.
+    What a cache miss of a compact record pays (``arena.records.stored``); checked equal to
+    :func:`stored_json` on every game's records by the tests."""
+    return (orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS)[:-1] + b',"events":'
+            + orjson.dumps(record.events()) + b"}")
 
 
 def stored_json(record: MatchRecord) -> bytes:

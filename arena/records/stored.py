@@ -58,12 +58,21 @@ class _Cache:
                 self.hits += 1
                 return text
             self.misses += 1
-        text = compact.stored_json(compact.regenerate(data))
+        text = compact.regenerated_json(compact.regenerate(data))
         with self._lock:
             self._items[data] = text
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
         return text
+
+    def peek(self, data: bytes) -> bytes | None:
+        """The cached text of ``data``, or None (not regenerated: no miss counted)."""
+        with self._lock:
+            text = self._items.get(data)
+            if text is not None:
+                self._items.move_to_end(data)
+                self.hits += 1
+            return text
 
     def clear(self) -> None:
         with self._lock:
@@ -100,6 +109,31 @@ def record_data(match: Any) -> dict[str, Any] | None:
     ``record`` and ``record_compact``) as JSON data, None while it has none. Raises
     :class:`RecordUnavailable` (a message for people) when it cannot be regenerated."""
     return record_of(match.record, match.record_compact)
+
+
+#: What :func:`record_summary` takes from a compact record's header: the parts of a record a
+#: match's page shows beside its replay, each exactly as the regenerated record has it.
+SUMMARY_KEYS = ("format_version", "match_id", "game", "variant", "players", "seed", "time_control",
+                "seats", "result", "forfeits", "totals", "started_at", "ended_at", "origin")
+
+
+def record_summary(match: Any) -> dict[str, Any] | None:
+    """:func:`record_data` for a reader that needs everything but the decisions and events —
+    seat totals, forfeits, result, seats (the API's match, ``/api/matches/<id>``, which sends
+    no record): a compact record is not regenerated for it but read from its header (~1 kB,
+    no replay), unless the cache already holds it. The stored JSON when there is one. Raises
+    :class:`RecordUnavailable` for a compact record of another engine version, as
+    :func:`record_data` does; one that would replay differently under the same version is only
+    found out by regenerating it (the record and the replay, which refuse it)."""
+    if match.record is not None or not match.record_compact:
+        return match.record
+    data = bytes(match.record_compact)
+    text = CACHE.peek(data)
+    if text is not None:
+        return orjson.loads(text)
+    h = compact.header(data)
+    compact.check_engine(h)
+    return {key: h[key] for key in SUMMARY_KEYS}
 
 
 def match_record(match: Any) -> MatchRecord | None:

@@ -43,3 +43,27 @@ def test_bench_api_measures_a_kept_website_database() -> None:
         with conn.cursor() as cur:
             cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.close()
+
+
+def test_bench_api_measures_get_match_on_compact_records() -> None:
+    """``arena bench api --keep NAME --records compact``: GetMatch of matches never read
+    (regenerated) and of a few read before, each reply checked to carry that match's record."""
+    import uuid
+
+    import pytest
+
+    from benchmarks.bench_db import _admin
+
+    if not postgres_available():
+        pytest.skip("no PostgreSQL")
+    name = f"arena_bench_keep_{uuid.uuid4().hex[:8]}"
+    try:
+        result = bench(bots=20, matches=400, seconds=0.2, threads=2, keep=name, records="compact")
+        assert result["game"] == "black_angel" and result["records"] == "compact"
+        assert result["get_match_cold"]["calls"] > 0 and result["get_match_warm"]["calls"] > 0
+        assert result["record_cache_misses"] > 0 and result["record_cache_hits"] > 0
+    finally:
+        conn = _admin()[0]
+        with conn.cursor() as cur:
+            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.close()

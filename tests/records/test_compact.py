@@ -25,6 +25,24 @@ def test_the_compact_form_regenerates_the_json_byte_for_byte(game: str) -> None:
     assert compact.stored_json(compact.regenerate(data)) == compact.stored_json(record)
     assert len(data) * 20 < len(compact.stored_json(record))
     assert compact.header(data)["engine"] == compact.engine_version(game)
+    # the cache's faster serialiser writes the same bytes, non-ASCII comments and logs included
+    record.decisions[2].comment = "plan ✓ «B»"
+    assert compact.regenerated_json(compact.regenerate(compact.encode(record))) == compact.stored_json(record)
+
+
+@pytest.mark.parametrize("game", ["black_angel", "solenia", "orbital"])
+def test_the_faster_serialiser_writes_stored_json_at_every_player_count(game: str) -> None:
+    """``regenerated_json`` (what a cache miss serialises) against ``stored_json`` (the JSON the
+    database stored), on random play at every player count and the golden records."""
+    from benchmarks.random_records import played_record
+    from referee import registry
+
+    records = [golden_records.make(g, p) for g, p in golden_records.CASES if g == game]
+    for k, (players, variant) in enumerate(registry.get_spec(game).configurations):
+        records.append(played_record(game, 50 + k, players=players, variant=variant))
+    for record in records:
+        regenerated = compact.regenerate(compact.encode(record))
+        assert compact.regenerated_json(regenerated) == compact.stored_json(record)
 
 
 def test_times_come_back_exactly_at_any_resolution() -> None:

@@ -72,6 +72,16 @@ def test_readers_get_the_same_json_from_either_form(url: str) -> None:
     assert client.get(f"/api/matches/{'b' * 32}/replay/3").get_json() == {
         **client.get(f"/api/matches/{'a' * 32}/replay/3").get_json()}
     assert "record_refused" not in client.get(f"/api/matches/{'b' * 32}").get_json()
+    # the API's match sends no record: its seats, totals and forfeits come from the compact
+    # header, the same as from the JSON, and nothing is regenerated for it
+    stored.CACHE.clear()
+    summary = client.get(f"/api/matches/{'b' * 32}").get_json()
+    assert stored.CACHE.misses == 0
+    own = ("id", "record_url", "replay_url", "created_at")  # the row's, not the record's
+    assert summary == {**client.get(f"/api/matches/{'a' * 32}").get_json(), **{k: summary[k] for k in own}}
+    with session_scope(url) as s:
+        row = s.get(Match, "b" * 32)
+        assert stored.record_summary(row) == {k: stored.record_data(row)[k] for k in stored.SUMMARY_KEYS}
     assert client.get(f"/matches/{'b' * 32}?step=4").status_code == 200
     # forks read the stored record through the same function
     assert fork.load_record_db("b" * 32, url).record.to_dict() == {**record.to_dict(), "match_id": "b" * 32}

@@ -211,3 +211,73 @@ def test_bench_web_keeps_its_postgres_database_and_measures_it_again() -> None:
         with conn.cursor() as cur:
             cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.close()
+
+
+@pytest.mark.parametrize("form", ["json", "compact"])
+def test_generated_postgres_data_stores_real_games_records_in_either_form(form: str) -> None:
+    """``--records json|compact``: the matches hold real Black Angel and Solenia records, in the
+    form asked for, each under its own match id (a compact one regenerates, verified, to the
+    same JSON as the template under that id), and the match page replays it."""
+    from sqlalchemy import text
+
+    from arena.db import get_engine
+    from arena.records import stored
+    from benchmarks.bench_db import postgres_available, postgres_database
+    from benchmarks.bench_web import REAL_GAMES, _dataset
+    from benchmarks.bench_web_pg import generate
+
+    if not postgres_available():
+        pytest.skip("no PostgreSQL")
+    games, make, variants = _dataset(form)
+    assert games == REAL_GAMES
+    lines: list[str] = []
+    with postgres_database() as url:
+        generate(url, 40, 300, games, make, lines.append, form, variants)
+        with get_engine(url).connect() as conn:
+            rows = conn.execute(
+                text("SELECT id, game, record, record_compact, engine_version FROM matches "
+                     "WHERE status = 'done' ORDER BY id")
+            ).all()
+            assert conn.execute(text("SELECT count(DISTINCT game) FROM matches")).scalar() == 2
+        assert len(rows) > 250
+        blobs = set()
+        for mid, game, record, blob, engine in rows:
+            assert game in REAL_GAMES
+            if form == "json":
+                assert record is not None and blob is None and engine is None
+            else:
+                assert record is None and blob is not None and engine == f"{game}/1"
+                blobs.add(bytes(blob))
+            data = stored.record_of(record, blob)
+            assert data["match_id"] == mid and data["game"] == game and data["decisions"]
+        if form == "compact":
+            assert len(blobs) == len(rows)  # every match its own bytes, as in production
+            assert any("compact records: " in line for line in lines)
+        from web.app import create_app
+
+        client = create_app(url).test_client()
+        page = client.get(f"/matches/{rows[0][0]}")
+        assert page.status_code == 200 and b"data-step" in page.data
+
+
+def test_bench_web_measures_compact_records_with_a_cold_and_a_warm_cache() -> None:
+    """``arena bench web --records compact`` on a small database: the record pages are measured
+    on matches never read (regenerated: cache misses) and on a few read before (hits only), and
+    the database's sizes are reported."""
+    from benchmarks.bench_db import postgres_available
+
+    if not postgres_available():
+        pytest.skip("no PostgreSQL")
+    result = bench(samples=3, bots=20, matches=400, records="compact")
+    assert result["games"] == ["black_angel", "solenia"]
+    assert result["records"] == "compact"
+    assert result["matches_stored_json"] == 0 and result["matches_stored_compact"] > 300
+    assert result["database_bytes"] > result["matches_total_bytes"] > result["matches_table_bytes"] > 0
+    for page in ("match_page", "match_replay_step", "api_match", "history_first_page"):
+        assert result[page]["n"] == 3 and result[f"{page}_warm" if page != "history_first_page" else page]
+    for page in ("match_page", "match_replay_step"):
+        assert result[page]["record_cache_misses"] >= 1, page
+        warm = result[f"{page}_warm"]
+        assert warm["n"] == 3 and warm["record_cache_hits"] == 3 and warm["record_cache_misses"] == 0
+    assert "record_cache_misses" not in result["api_match"]  # it reads the header: no regeneration
+    assert "record_cache_hits" not in result["history_first_page"]  # the list reads no record

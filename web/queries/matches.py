@@ -359,10 +359,14 @@ class MatchPage:
     record_refused: str = ""
 
 
-def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None = None) -> MatchPage | None:
+def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None = None,
+               replay: bool = True) -> MatchPage | None:
     """A match as the site shows it. ``viewer``: the signed-in (name, role), which a
     qualification match needs — its refusal's text is its author's and the organisers' only
-    (:mod:`arena.intake.refusals`)."""
+    (:mod:`arena.intake.refusals`). ``replay`` False: the caller shows no replay and sends no
+    record (the API's match), so ``record`` holds only its summary — seats, totals, forfeits,
+    result, no decisions — and a compact record is not regenerated for it
+    (:func:`arena.records.stored.record_summary`)."""
     m = session.get(Match, match_id)
     if m is None:
         qualification = qualification_matches.find(session, match_id)
@@ -374,7 +378,7 @@ def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None =
     # read them signed in, web/my_pages.py, or through the API); the fault reason and message are.
     refused = ""
     try:
-        data = stored.record_data(m)
+        data = stored.record_data(m) if replay else stored.record_summary(m)
     except stored.RecordUnavailable as exc:
         data, refused = None, str(exc)
     record = without_logs(data) if isinstance(data, dict) else None
