@@ -58,6 +58,13 @@ PoolKey = tuple
 #: A bot given back is looked at this many times, this far apart, for a thread still at work.
 BUSY_LOOKS = 4
 BUSY_LOOK_S = 0.003
+#: A bot that looked busy in every look is watched this long more, and counts as still at work
+#: only if it used this much CPU meanwhile: on a loaded host an idle bot's thread can sit in the
+#: run queue after EndMatch through all the looks (seen at a load of 14 on 2 CPUs: clean bots
+#: retired, the pool launching afresh), while a spinning one uses its share of a core (~4 %
+#: here, 10 ms in 0.25 s, is a third of what a load of 14 on 2 CPUs still leaves it).
+BUSY_CONFIRM_S = 0.25
+BUSY_CONFIRM_CPU_MS = 10.0
 
 
 def bot_fingerprint(bot_dir: Path) -> str:
@@ -205,7 +212,8 @@ class BotPool:
         """Whether the bot keeps a thread at work after its match is over (it acknowledged
         EndMatch): a thread of its sandbox running or waiting for a CPU in every one of
         :data:`BUSY_LOOKS` looks :data:`BUSY_LOOK_S` apart. An idle bot's threads all wait
-        (on its socket), bar a moment after the answer; a spinning one is always there. Frozen
+        (on its socket), bar a moment after the answer; a spinning one is always there — and
+        uses CPU, which :data:`BUSY_CONFIRM_S` more of watching confirms. Frozen
         while idle it could not do that work, but it would do it in its next match's turns."""
         proc = client.process
         if proc is None or proc.view is None:
@@ -218,7 +226,12 @@ class BotPool:
                     return False
             except OSError:
                 return False
-        return True
+        before = client.cpu_ms()
+        if before is None:
+            return True
+        time.sleep(BUSY_CONFIRM_S)
+        after = client.cpu_ms()
+        return after is None or after - before >= BUSY_CONFIRM_CPU_MS
 
     def _expire_locked(self) -> list[_Entry]:
         now = time.monotonic()
