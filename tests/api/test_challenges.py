@@ -402,6 +402,7 @@ def test_a_challenge_stored_by_another_process_is_played_by_the_servers_ticker(
             channel.close()
 
 
+@pytest.mark.browser
 def test_the_challenge_button_in_a_browser(server, stub, tmp_path: Path) -> None:  # noqa: ANN001
     """A signed-in author picks a bot and clicks Challenge on another author's bot page (real
     Chromium, the site over real HTTP): the match page opens, the server plays the match, and
