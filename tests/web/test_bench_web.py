@@ -279,5 +279,7 @@ def test_bench_web_measures_compact_records_with_a_cold_and_a_warm_cache() -> No
         assert result[page]["record_cache_misses"] >= 1, page
         warm = result[f"{page}_warm"]
         assert warm["n"] == 3 and warm["record_cache_hits"] == 3 and warm["record_cache_misses"] == 0
-    assert "record_cache_misses" not in result["api_match"]  # it reads the header: no regeneration
+    # It reads the header: no regeneration. (A match the record pages above drew too is a cache
+    # hit — the header is not read then — so hits may show; a miss never.)
+    assert result["api_match"].get("record_cache_misses", 0) == 0
     assert "record_cache_hits" not in result["history_first_page"]  # the list reads no record
