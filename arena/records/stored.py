@@ -51,12 +51,10 @@ class _Cache:
         self.hits = self.misses = 0
 
     def text(self, data: bytes) -> bytes:
+        text = self.peek(data)
+        if text is not None:
+            return text
         with self._lock:
-            text = self._items.get(data)
-            if text is not None:
-                self._items.move_to_end(data)
-                self.hits += 1
-                return text
             self.misses += 1
         text = compact.regenerated_json(compact.regenerate(data))
         with self._lock:
