@@ -848,6 +848,9 @@ def _pages(
         "me_bot_matches": len(busiest_matches),
         "me_bot_challenges": challenged,
     }
+    # Cold means never read by this process: a kept database, or an earlier run in this
+    # process (a test session) with the same records, would otherwise start with hits.
+    stored.CACHE.clear()
     for name, paths in pages.items():
         if name.endswith("_warm"):
             for path in dict.fromkeys(paths):  # each once: regenerated, replayed, cached
