@@ -497,7 +497,6 @@ def choose(
         row.answer, row.answer_decision = option_id, decision
         row.own_log = orjson.dumps([*orjson.loads(row.own_log or "[]"), [decision, label]]).decode()
     _wake(match_id)
-    changed(match_id)
 
 
 def resign(url: str | None, match_id: str, secret: str | None) -> None:
@@ -512,7 +511,6 @@ def resign(url: str | None, match_id: str, secret: str | None) -> None:
             raise HumanGameError("the game is over already")
         row.status, row.options, row.answer, row.answer_decision = "resigned", None, None, None
     _wake(match_id)
-    changed(match_id)
 
 
 # --- what changed: the website's waiting requests wake on these ---------------------------------
@@ -593,10 +591,13 @@ def _event(match_id: str) -> threading.Event:
 
 
 def _wake(match_id: str) -> None:
+    """An answer or a resignation arrived: wake the seat's waiting ``Act`` call, and the
+    seat's pages waiting on :func:`wait_for_change`."""
     with _events_lock:
         event = _events.get(match_id)
     if event is not None:
         event.set()
+    changed(match_id)
 
 
 class _SeatService(bot_pb2_grpc.BotServicer):
