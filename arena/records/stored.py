@@ -189,10 +189,13 @@ class SharedCache:
                 raise ValueError("the text is not the one the entry names")
             record = orjson.loads(text)
             h = compact.header(data)
-            events = record["events"]
+            decisions = record["decisions"]
+            events = record["opening_events"] + [e for x in decisions for e in x["events"]]
+            if record["events"] != events:
+                raise ValueError("the event log is not the decisions' events")
             if record["match_id"] != h["match_id"] or compact.events_digest(
                     events, record["opening_audiences"],
-                    [x["event_audiences"] for x in record["decisions"]]) != h["digest"]:
+                    [x["event_audiences"] for x in decisions]) != h["digest"]:
                 raise ValueError("the text is not the record's")
         except Exception as exc:  # noqa: BLE001 - a damaged or forged entry: regenerate
             self.refused += 1
