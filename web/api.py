@@ -19,7 +19,7 @@ from web.queries import jsonable
 from web.queries import leaderboard as board_q
 from web.queries import matches as match_q
 from web.queries import tournaments as tour_q
-from web.replay import ReplayError, Walk
+from web.replay import ReplayError
 
 bp = Blueprint("api", __name__)
 
@@ -124,8 +124,8 @@ def matches():  # noqa: ANN201
     }
 
 
-def _match(match_id: str, replay: bool = True, walk: Walk | None = None) -> match_q.MatchPage:
-    page = match_q.match_page(db(), match_id, viewer(), replay, walk)
+def _match(match_id: str, replay: bool = True) -> match_q.MatchPage:
+    page = match_q.match_page(db(), match_id, viewer(), replay)
     if page is None:
         abort(404, description=f"no match {shorten(match_id)!r}")
     return page
@@ -165,15 +165,14 @@ def match_record(match_id: str):  # noqa: ANN201
 
 
 def _replay(match_id: str):  # noqa: ANN202
-    replays = current_app.extensions["arena_replays"]
-    walk = replays.walk_for(match_id)  # filled when the record is regenerated: one walk, not two
-    page = _match(match_id, walk=walk)
+    # no web.replay.Walk: neither the decisions nor a step need every decision's words
+    page = _match(match_id)
     if page.record_refused:
         abort(409, description=page.record_refused)
     if not page.record or not isinstance(page.record.get("decisions"), list):
         abort(404, description="this match has no replay yet")
     try:
-        return replays.get(page.id, page.record, walk)
+        return current_app.extensions["arena_replays"].get(page.id, page.record)
     except ReplayError as exc:
         abort(500, description=f"the replay cannot be rebuilt: {exc}")
 

@@ -197,8 +197,10 @@ def replay_for(page: match_q.MatchPage, walk: Walk | None = None) -> Replay | No
 
 def match_page_with_walk(session: Any, match_id: str) -> tuple[match_q.MatchPage | None, Walk | None]:
     """The match's page data, and the :class:`Walk` its record's read filled when it
-    regenerated a compact record (issue 40: the replay viewer then needs no walk of its own,
-    so a cold match page walks the engine once). No walk when the replay is cached."""
+    regenerated a compact record (issue 40: the replay viewer then needs no walk of its own for
+    the event log's words, so a cold match page walks the engine once). No walk when the replay
+    is cached. Only for a page that shows the words of every decision: the others (a step, the
+    API's replay) need no walk, and gathering the words would cost more than it saves."""
     walk = current_app.extensions["arena_replays"].walk_for(match_id)
     return match_q.match_page(session, match_id, account.viewer(), walk=walk), walk
 
@@ -285,11 +287,14 @@ def match_live_board(match_id: str):  # noqa: ANN201
 @bp.get("/matches/<match_id>/steps/<id:index>")
 def match_step(match_id: str, index: int):  # noqa: ANN201
     """One replay step as an HTML fragment (the stepper swaps it in)."""
-    page, walk = match_page_with_walk(db(), match_id)
+    session = db()
+    page = match_q.match_page(session, match_id, account.viewer())
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     try:
-        replay = replay_for(page, walk)
+        # no Walk: a step needs no words, and its board is a few moves from the start (the
+        # words of every decision would cost more than the walk they save)
+        replay = replay_for(page)
         if replay is None:
             abort(404, description="This match has no replay yet.")
         if index > replay.last:
