@@ -106,6 +106,9 @@ def _varints(values: Sequence[int]) -> bytes:
 
 
 def _read_varints(raw: bytes, at: int, count: int) -> tuple[list[int], int]:
+    chunk = raw[at:at + count]
+    if len(chunk) == count and (not chunk or max(chunk) < 0x80):  # each one byte (most indexes)
+        return list(chunk), at + count
     values = []
     for _ in range(count):
         v = shift = 0
@@ -251,8 +254,11 @@ def header(data: bytes) -> dict[str, Any]:
 def _open(data: bytes) -> bytes:
     if data[:4] != MAGIC:
         raise RecordNotReplayable("not a compact match record this platform reads")
+    z = getattr(_local, "decompressor", None)
+    if z is None:
+        z = _local.decompressor = zstandard.ZstdDecompressor()
     try:
-        return zstandard.ZstdDecompressor().decompress(data[4:])
+        return z.decompress(data[4:])
     except zstandard.ZstdError as exc:
         raise RecordNotReplayable(f"the compact record is damaged: {exc}") from None
 
