@@ -19,6 +19,9 @@ and p95, in four modes:
   the shared Redis cache as :func:`arena.records.stored.warm` does after storing a match (needs
   Redis: ``ARENA_BENCH_REDIS``, default ``redis://127.0.0.1:6379/15``; left out without it).
 
+and what warming costs the worker per match (``worker_warm_ms_p50_p95``: the part ``warm`` of
+its per-match costs, CPU ms).
+
 ``seconds`` is each cell's time budget (at least ``min_samples`` reads each): the default run takes
 seconds, a test's fraction of one.
 """
@@ -168,6 +171,7 @@ def _measure(app: Any, client: Any, ids: dict[str, list[str]], smalls: dict[str,
     for name in ("match_page", "get_match"):  # imports, templates, connections: untimed
         reads[name](ids["json"][0])
     table: list[dict[str, Any]] = []
+    worker_warm: Any = None
     try:
         stored.SharedCache.PREFIX = prefix
         for read, fn in reads.items():
@@ -184,6 +188,15 @@ def _measure(app: Any, client: Any, ids: dict[str, list[str]], smalls: dict[str,
                     row[form] = _p(times)
                     row[f"{form}_n"] = len(times)
                 table.append(row)
+        if shared:  # the worker's part ``warm``: its record's text into Redis, per match
+            with _env(ARENA_BROKER_URL=redis_url):
+                warm_ms = []
+                for _ in range(3):
+                    for small, record in smalls.values():
+                        t = time.thread_time()
+                        stored.warm(small, record)
+                        warm_ms.append((time.thread_time() - t) * 1000)
+            worker_warm = _p(warm_ms)
     finally:
         stored.SharedCache.PREFIX = old_prefix
         replay_cache.walk_for = old_walk
@@ -194,6 +207,7 @@ def _measure(app: Any, client: Any, ids: dict[str, list[str]], smalls: dict[str,
             for key in r.scan_iter(f"{prefix}*"):
                 r.delete(key)
     return {"rows": table, "shared_cache": redis_url if shared else "no Redis: shared rows left out",
+            "worker_warm_ms_p50_p95": worker_warm,
             "record_cache_size": stored.CACHE.size, "shared_slots": stored.SHARED.size}
 
 
