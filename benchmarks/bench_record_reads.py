@@ -174,19 +174,30 @@ def _measure(app: Any, client: Any, ids: dict[str, list[str]], smalls: dict[str,
     worker_warm: Any = None
     try:
         stored.SharedCache.PREFIX = prefix
+        if shared:  # what the worker did after storing each match
+            with _env(ARENA_BROKER_URL=redis_url):
+                for small, record in smalls.values():
+                    stored.warm(small, record)
+        modes = [m for m in MODES if m != "shared" or shared]
         for read, fn in reads.items():
-            for mode in MODES:
-                if mode == "shared" and not shared:
-                    continue
-                row: dict[str, Any] = {"read": read, "mode": mode}
+            # every cell of the read's rows sampled in turn, one read each, so that a change of
+            # the machine's load falls on all of them alike
+            cells = [(mode, form) for mode in modes for form in STORAGES
+                     if not (mode == "cold_two_walks" and form == "json")]  # JSON: nothing regenerated
+            times: dict[tuple[str, str], list[float]] = {c: [] for c in cells}
+            deadline = time.perf_counter() + seconds * len(cells)
+            k = 0
+            while k < min_samples or time.perf_counter() < deadline:
+                for mode, form in cells:
+                    times[mode, form].append(_sample(fn, mode, ids[form][k % len(ids[form])], forget,
+                                                     stored, replay_cache, redis_url))
+                k += 1
+            for mode in modes:
+                row: dict[str, Any] = {"read": read, "mode": mode, "json": None}
                 for form in STORAGES:
-                    if mode == "cold_two_walks" and form == "json":
-                        row["json"] = None  # nothing regenerated: the cold row's
-                        continue
-                    times = _cell(fn, mode, ids[form], smalls, forget, stored, replay_cache,
-                                  redis_url, seconds, min_samples)
-                    row[form] = _p(times)
-                    row[f"{form}_n"] = len(times)
+                    if (mode, form) in times:
+                        row[form] = _p(times[mode, form])
+                        row[f"{form}_n"] = len(times[mode, form])
                 table.append(row)
         if shared:  # the worker's part ``warm``: its record's text into Redis, per match
             with _env(ARENA_BROKER_URL=redis_url):
@@ -211,36 +222,24 @@ def _measure(app: Any, client: Any, ids: dict[str, list[str]], smalls: dict[str,
             "record_cache_size": stored.CACHE.size, "shared_slots": stored.SHARED.size}
 
 
-def _cell(fn: Callable[[str], None], mode: str, mids: list[str], smalls: dict[str, Any],
-          forget: Callable[[], None], stored: Any, replay_cache: type, redis_url: str,
-          seconds: float, min_samples: int) -> list[float]:
+def _sample(fn: Callable[[str], None], mode: str, mid: str, forget: Callable[[], None], stored: Any,
+            replay_cache: type, redis_url: str) -> float:
+    """CPU ms of one read of ``mid`` in ``mode``."""
     real_walk = replay_cache.walk_for
-    broker = redis_url if mode == "shared" else None
-    times: list[float] = []
-    with _env(ARENA_BROKER_URL=broker):
+    with _env(ARENA_BROKER_URL=redis_url if mode == "shared" else None):
         stored.SHARED.clear()
         if mode == "cold_two_walks":
             replay_cache.walk_for = lambda self, key: None
-        if mode == "shared":
-            for mid in mids:  # what the worker did after storing each match
-                if mid in smalls:
-                    stored.warm(*smalls[mid])
         try:
-            deadline = time.perf_counter() + seconds
-            k = 0
-            while len(times) < min_samples or time.perf_counter() < deadline:
-                mid = mids[k % len(mids)]
-                k += 1
-                if mode == "warm":
-                    fn(mid)  # read once before: cached
-                else:
-                    forget()
-                t = time.thread_time()
-                fn(mid)
-                times.append((time.thread_time() - t) * 1000)
+            if mode == "warm":
+                fn(mid)  # read once before: cached
+            else:
+                forget()
+            t = time.thread_time()
+            fn(mid)
+            return (time.thread_time() - t) * 1000
         finally:
             replay_cache.walk_for = real_walk
-    return times
 
 
 def table_lines(result: dict[str, Any]) -> list[str]:
