@@ -20,7 +20,9 @@ and p95, in four modes:
   Redis: ``ARENA_BENCH_REDIS``, default ``redis://127.0.0.1:6379/15``; left out without it).
 
 and what warming costs the worker per match (``worker_warm_ms_p50_p95``: the part ``warm`` of
-its per-match costs, CPU ms).
+its per-match costs, CPU ms), and per game what a cold match page does before its template —
+regenerate, then the viewer's words and step 0 — with two walks of the engine and with one
+(``viewer_walks_ms``, :func:`walks`).
 
 ``seconds`` is each cell's time budget (at least ``min_samples`` reads each): the default run takes
 seconds, a test's fraction of one.
@@ -125,8 +127,34 @@ def bench(games: tuple[str, ...] = ("black_angel", "solenia"), matches: int = 4,
                 dispose_all()
                 stored.CACHE.clear()
                 stored.SHARED.clear()
+    out["viewer_walks_ms"] = walks(records, stored, compact)
     out.update(games=list(games), matches_per_game=matches, players=players,
                times="CPU ms of this thread per read, p50/p95", load_average_1min=round(os.getloadavg()[0], 2))
+    return out
+
+
+def walks(records: list[Any], stored: Any, compact: Any, rounds: int = 3) -> dict[str, Any]:
+    """Per game, CPU ms p50/p95 of what a cold match page does with a compact record before
+    its template: regenerate it, then build the viewer (every decision's words, step 0) — with
+    two walks of the engine (``two_walks``) and one (``fused``, :class:`web.replay.Walk`),
+    alternately on the same records."""
+    from web.replay import Replay, Walk
+
+    out: dict[str, Any] = {}
+    for game in dict.fromkeys(r.game for r in records):
+        smalls = [stored.for_storage(r)[0] for r in records if r.game == game]
+        times: dict[str, list[float]] = {"two_walks": [], "fused": []}
+        for _ in range(rounds):
+            for small in smalls:
+                for name in times:
+                    walk = Walk() if name == "fused" else None
+                    t = time.thread_time()
+                    data = orjson.loads(compact.regenerated_json(compact.regenerate(small, walk)))
+                    replay = Replay(data, walk)
+                    replay.labels()
+                    replay.step(0)
+                    times[name].append((time.thread_time() - t) * 1000)
+        out[game] = {name: _p(v) for name, v in times.items()}
     return out
 
 

@@ -22,6 +22,7 @@ def test_the_short_bench_reports_every_row() -> None:
         assert 0 < p50 <= p95 and row["compact_n"] >= 2
         assert row["json"] is None if row["mode"] == "cold_two_walks" else row["json"][0] > 0
     assert len(bench_record_reads.table_lines(out)) == len(out["rows"]) + 1
+    assert set(out["viewer_walks_ms"]["black_angel"]) == {"two_walks", "fused"}
 
 
 def test_the_command_prints_the_table() -> None:
