@@ -13,7 +13,8 @@ than show a different game.
 With a Redis broker (``ARENA_BROKER_URL=redis://…``) there is also a **shared** cache of record
 texts (:class:`SharedCache`, ``ARENA_RECORD_SHARED`` slots): the worker that stores a finished
 match puts its record text there (:func:`warm`), and a web process whose own cache misses reads
-it there before regenerating — so the first page of a match, in any process, skips the replay.
+it there before regenerating — so the first read of a match, in any process, skips the replay.
+Only workers write it (a bulk reader — a conversion, a dataset export — never churns it).
 Each entry names the digest of the compact bytes it was made from and is checked on read
 (:meth:`SharedCache.get`): an entry of another record, or one changed in Redis, is never served.
 """
@@ -83,7 +84,6 @@ class _Cache:
         text = SHARED.get(data)
         if text is None:
             text = compact.regenerated_json(compact.regenerate(data, visit))
-            SHARED.put(data, text)
         with self._lock:
             self._items[data] = text
             while len(self._items) > self.size:
@@ -193,6 +193,11 @@ class SharedCache:
             self._trouble("a read", exc)
             return None
         text = self._checked(data, entry) if entry else None
+        if text is None and entry and entry[4:4 + _DIGEST] == _digest(data):
+            try:  # this record's entry, refused: gone, so that it is not read and refused again
+                client.delete(self.key(data))
+            except Exception as exc:  # noqa: BLE001
+                self._trouble("a delete", exc)
         if text is None:
             self.misses += 1
         else:
