@@ -164,17 +164,20 @@ class Walk:
     before."""
 
     def __init__(self) -> None:
+        self.game: str | None = None
         self.labels: list[str | None] = []
         self.checkpoints: dict[int, GameState] = {}
         self.done = False
 
     def __call__(self, i: int, state: GameState, chosen: Any) -> None:  # noqa: ANN401 - an Option
+        if i == 0:
+            self.game = state.spec.name
         if i % CHECKPOINT_EVERY == 0:
             self.checkpoints[i] = state.clone()
         if chosen is None:  # after the last decision
             self.done = True
             return
-        self.labels.append(_words(state.spec.name, state, state.to_move(), chosen.id, chosen.label))
+        self.labels.append(_words(self.game, state, state.to_move(), chosen.id, chosen.label))
 
 
 class Replay:
@@ -188,7 +191,7 @@ class Replay:
         self.decisions = decisions_from_record(record)
         self._lock = threading.Lock()
         self._labels: list[str | None] | None = None
-        if (walk is not None and walk.done and 0 in walk.checkpoints
+        if (walk is not None and walk.done and walk.game == game and 0 in walk.checkpoints
                 and len(walk.labels) == len(self.decisions)):
             # the record's regeneration walked the game for us (one walk, not two)
             self._checkpoints: dict[int, GameState] = dict(walk.checkpoints)
