@@ -241,7 +241,7 @@ def _recorded_updates_per_second(count: int = 300) -> float:
 
 #: The platform's own parts of a match (see :class:`arena.workers.tasks.MatchCosts`); ``runner`` is the
 #: engine, the protocol and the bots, reported beside them but not counted as overhead.
-PLATFORM_PARTS = ("claim", "leases", "live", "convert", "record")
+PLATFORM_PARTS = ("claim", "leases", "live", "convert", "record", "warm")
 
 
 def _platform_overhead_ms(game: str, count: int = 10) -> float:

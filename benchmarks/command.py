@@ -392,5 +392,30 @@ def bench_records(games: tuple[str, ...], matches: int, players: int, storage: b
          storage=storage, price_gb_month=price_gb_month, postgres=postgres)
 
 
+@bench_group.command("record-reads")
+@click.option("--game", "games", multiple=True, help="one game (repeatable) [default: black_angel, solenia]")
+@click.option("--matches", type=click.IntRange(1), default=4, show_default=True,
+              help="matches of random legal play per game (each stored as JSON and compactly)")
+@click.option("--seconds", type=click.FloatRange(0), default=0.4, show_default=True,
+              help="time budget of each cell of the table (at least 5 reads each)")
+def bench_record_reads(games: tuple[str, ...], matches: int, seconds: float) -> None:
+    """CPU ms p50/p95 of the match page, a replay step, the API's replay and GetMatch, with
+    records stored as JSON beside compactly: cold (never read by this process), warm (its
+    caches) and worker-warmed (the shared Redis cache), in one run (docs/records-size.md)."""
+    from benchmarks.bench_record_reads import bench, table_lines
+    from referee import registry
+
+    for g in games:
+        if g not in registry.game_names():
+            raise click.UsageError(f"--game {g[:40]!r}: unknown; games: {', '.join(registry.game_names())}")
+    result = bench(games=games or ("black_angel", "solenia"), matches=matches, seconds=seconds)
+    table = table_lines(result)
+    result.pop("rows")
+    _print(result)
+    click.echo("")
+    for line in table:
+        click.echo(line)
+
+
 def register(group: click.Group) -> None:
     group.add_command(bench_group)

@@ -165,6 +165,7 @@ def match_record(match_id: str):  # noqa: ANN201
 
 
 def _replay(match_id: str):  # noqa: ANN202
+    # no web.replay.Walk: neither the decisions nor a step need every decision's words
     page = _match(match_id)
     if page.record_refused:
         abort(409, description=page.record_refused)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from flask import (
     Blueprint,
@@ -35,7 +36,7 @@ from web.queries import challenges as challenge_q
 from web.queries import leaderboard as board_q
 from web.queries import matches as match_q
 from web.queries import tournaments as tour_q
-from web.replay import Replay, ReplayError
+from web.replay import Replay, ReplayError, Walk
 from web.seasons import bot_places
 
 bp = Blueprint("pages", __name__)
@@ -181,16 +182,27 @@ def matches():  # noqa: ANN201
     )
 
 
-def replay_for(page: match_q.MatchPage) -> Replay | None:
+def replay_for(page: match_q.MatchPage, walk: Walk | None = None) -> Replay | None:
     """The match's replay from the app's cache (None: no record yet); the seat's page reads
     its end's log from it too (web/play.py). A record the platform refuses to regenerate
-    (``page.record_refused``) raises :class:`ReplayError` with the reason."""
+    (``page.record_refused``) raises :class:`ReplayError` with the reason. ``walk``: the one
+    :func:`match_page_with_walk` passed to the record's read."""
     if page.record_refused:
         raise ReplayError(page.record_refused)
     if not page.record or not isinstance(page.record.get("decisions"), list):
         return None
     cache = current_app.extensions["arena_replays"]
-    return cache.get(page.id, page.record)
+    return cache.get(page.id, page.record, walk)
+
+
+def match_page_with_walk(session: Any, match_id: str) -> tuple[match_q.MatchPage | None, Walk | None]:
+    """The match's page data, and the :class:`Walk` its record's read filled when it
+    regenerated a compact record (issue 40: the replay viewer then needs no walk of its own for
+    the event log's words, so a cold match page walks the engine once). No walk when the replay
+    is cached. Only for a page that shows the words of every decision: the others (a step, the
+    API's replay) need no walk, and gathering the words would cost more than it saves."""
+    walk = current_app.extensions["arena_replays"].walk_for(match_id)
+    return match_q.match_page(session, match_id, account.viewer(), walk=walk), walk
 
 
 def _step_context(page: match_q.MatchPage, replay: Replay, index: int) -> dict:
@@ -215,13 +227,12 @@ def _step_context(page: match_q.MatchPage, replay: Replay, index: int) -> dict:
 
 @bp.get("/matches/<match_id>")
 def match(match_id: str):  # noqa: ANN201
-    session = db()
-    page = match_q.match_page(session, match_id, account.viewer())
+    page, walk = match_page_with_walk(db(), match_id)
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     replay, replay_error, ctx = None, None, {}
     try:
-        replay = replay_for(page)
+        replay = replay_for(page, walk)
         if replay is not None:
             asked = request.args.get("step")  # "end": the final result (where a live page hands over)
             index = replay.last if asked == "end" else parse_number(asked) or 0
@@ -281,6 +292,8 @@ def match_step(match_id: str, index: int):  # noqa: ANN201
     if page is None:
         abort(404, description=f"There is no match “{shorten(match_id)}”.")
     try:
+        # no Walk: a step needs no words, and its board is a few moves from the start (the
+        # words of every decision would cost more than the walk they save)
         replay = replay_for(page)
         if replay is None:
             abort(404, description="This match has no replay yet.")

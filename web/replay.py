@@ -141,13 +141,62 @@ class StepView:
         }
 
 
+def _words(game: str, state: GameState, seat: Any, option_id: str, label: str | None) -> str | None:
+    """The chosen option in the board's words (issue #37: "build Airlock north of Core", not
+    "module 0 side N"), read in the seat's view when the words name a place. A record is
+    public once the match is over, so the seat's view of a past decision hides nothing."""
+    if label is None:
+        return None
+    view = state.observation(seat) if isinstance(seat, int) and needs_view(game, option_id) else None
+    return choice_words(game, option_id, label, view)
+
+
+class Walk:
+    """What a :class:`Replay` gathers in its walk through the game — each decision's words
+    (:meth:`Replay.labels`) and a checkpoint every ``CHECKPOINT_EVERY`` decisions — gathered
+    instead during the regeneration of a compact record (issue 40): the regeneration's
+    per-decision hook (:data:`arena.records.compact.Visit`), so that a cold match page walks
+    the engine once, not twice (once to regenerate the record, once for the viewer).
+
+    Pass one to :func:`arena.records.stored.record_data` and then to :class:`Replay`: when the
+    record was regenerated in this read (``done``), the replay takes the walk's words and
+    checkpoints; otherwise (stored JSON, a record from a cache) it walks the engine itself, as
+    before."""
+
+    def __init__(self) -> None:
+        self.game: str | None = None
+        self.labels: list[str | None] = []
+        self.checkpoints: dict[int, GameState] = {}
+        self.done = False
+
+    def __call__(self, i: int, state: GameState, chosen: Any) -> None:  # noqa: ANN401 - an Option
+        if i == 0:
+            self.game = state.spec.name
+        if i % CHECKPOINT_EVERY == 0:
+            self.checkpoints[i] = state.clone()
+        if chosen is None:  # after the last decision
+            self.done = True
+            return
+        self.labels.append(_words(self.game, state, state.to_move(), chosen.id, chosen.label))
+
+
 class Replay:
     """Random access to every step of one match, with lazily made checkpoints."""
 
-    def __init__(self, record: dict[str, Any]) -> None:
+    def __init__(self, record: dict[str, Any], walk: Walk | None = None) -> None:
         game = record.get("game")
         if not isinstance(game, str):
             raise ReplayError("the match record names no game")
+        self.game = game
+        self.decisions = decisions_from_record(record)
+        self._lock = threading.Lock()
+        self._labels: list[str | None] | None = None
+        if (walk is not None and walk.done and walk.game == game and 0 in walk.checkpoints
+                and len(walk.labels) == len(self.decisions)):
+            # the record's regeneration walked the game for us (one walk, not two)
+            self._checkpoints: dict[int, GameState] = dict(walk.checkpoints)
+            self._labels = list(walk.labels)
+            return
         players = record.get("players")
         if not isinstance(players, int):
             players = len(record.get("seats") or [])
@@ -157,11 +206,7 @@ class Replay:
             )
         except (EngineError, ImportError) as exc:
             raise ReplayError(f"cannot replay {game}: {exc}") from exc
-        self.game = game
-        self.decisions = decisions_from_record(record)
-        self._checkpoints: dict[int, GameState] = {0: start}
-        self._lock = threading.Lock()
-        self._labels: list[str | None] | None = None
+        self._checkpoints = {0: start}
 
     @property
     def last(self) -> int:
@@ -187,15 +232,7 @@ class Replay:
             raise ReplayError(f"decision {i}: the engine rejects {option!r}: {exc}") from exc
 
     def _words(self, state: GameState, decision: Any, label: str | None) -> str | None:
-        """The chosen option in the board's words (issue #37: "build Airlock north of Core", not
-        "module 0 side N"), read in the seat's view when the words name a place. A record is
-        public once the match is over, so the seat's view of a past decision hides nothing."""
-        if label is None:
-            return None
-        seat = getattr(decision, "seat", None)
-        view = (state.observation(seat) if isinstance(seat, int) and needs_view(self.game, decision.option_id)
-                else None)
-        return choice_words(self.game, decision.option_id, label, view)
+        return _words(self.game, state, getattr(decision, "seat", None), decision.option_id, label)
 
     def labels(self) -> list[str | None]:
         """Each decision's option in the board's words (:func:`web.option_words.choice_words`),
@@ -259,13 +296,19 @@ class ReplayCache:
         self._items: OrderedDict[Any, Replay] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: Any, record: dict[str, Any]) -> Replay:
+    def walk_for(self, key: Any) -> Walk | None:
+        """A :class:`Walk` for the read of ``key``'s record that precedes :meth:`get`, or None
+        when its replay is cached (no walk will be needed)."""
+        with self._lock:
+            return None if key in self._items else Walk()
+
+    def get(self, key: Any, record: dict[str, Any], walk: Walk | None = None) -> Replay:
         with self._lock:
             replay = self._items.get(key)
             if replay is not None:
                 self._items.move_to_end(key)
                 return replay
-        replay = Replay(record)
+        replay = Replay(record, walk)
         with self._lock:
             replay = self._items.setdefault(key, replay)
             self._items.move_to_end(key)

@@ -33,14 +33,14 @@ from __future__ import annotations
 import hashlib
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
 import zstandard
 
 from referee import registry
-from referee.engine import audience_of
+from referee.engine import GameState, Option, audience_of
 from referee.protocol import PROTOCOL_VERSION
 from referee.record import FORMAT_VERSION, Decision, Forfeit, MatchRecord, SeatTotals
 
@@ -106,6 +106,9 @@ def _varints(values: Sequence[int]) -> bytes:
 
 
 def _read_varints(raw: bytes, at: int, count: int) -> tuple[list[int], int]:
+    chunk = raw[at:at + count]
+    if len(chunk) == count and (not chunk or max(chunk) < 0x80):  # each one byte (most indexes)
+        return list(chunk), at + count
     values = []
     for _ in range(count):
         v = shift = 0
@@ -251,8 +254,11 @@ def header(data: bytes) -> dict[str, Any]:
 def _open(data: bytes) -> bytes:
     if data[:4] != MAGIC:
         raise RecordNotReplayable("not a compact match record this platform reads")
+    z = getattr(_local, "decompressor", None)
+    if z is None:
+        z = _local.decompressor = zstandard.ZstdDecompressor()
     try:
-        return zstandard.ZstdDecompressor().decompress(data[4:])
+        return z.decompress(data[4:])
     except zstandard.ZstdError as exc:
         raise RecordNotReplayable(f"the compact record is damaged: {exc}") from None
 
@@ -268,11 +274,21 @@ def check_engine(h: dict[str, Any]) -> str:
     return now
 
 
-def regenerate(data: bytes) -> MatchRecord:
+#: A regeneration's per-decision hook (:func:`regenerate`'s ``visit``): called as
+#: ``visit(i, state, chosen)`` with the state before decision ``i`` and the option chosen there
+#: (its id and label), then once more as ``visit(n, final state, None)``. It may read or clone
+#: the state, never change it. What lets a reader that walks the engine anyway (the web's
+#: replay viewer: each decision's words, checkpoints) do it in the regeneration's walk.
+Visit = Callable[[int, GameState, Option | None], None]
+
+
+def regenerate(data: bytes, visit: Visit | None = None) -> MatchRecord:
     """The full record regenerated from its compact form by replaying the engine, verified
     against the stored digest of the events and the stored result. Raises
     :class:`RecordNotReplayable` (with a message for people) when the current engine is not the
-    one that made the record, or does not replay it as recorded."""
+    one that made the record, or does not replay it as recorded. ``visit`` (:data:`Visit`) is
+    called at each decision of the walk; a reader must use what it gathered only when this
+    returns (a record that raises was not the match played)."""
     raw = _open(data)
     (hlen,), at = _read_varints(raw, 0, 1)
     h = orjson.loads(raw[at:at + hlen])
@@ -283,21 +299,34 @@ def regenerate(data: bytes) -> MatchRecord:
     indexes, at = _read_varints(raw, at, n)
     walls, at = _read_time_column(raw, at, n)
     cpus, at = _read_time_column(raw, at, n)
-    comments, forced, no_cpu = h["comments"], set(h["forced"]), set(h["no_cpu"])
-    no_audiences = set(h["no_audiences"])
+    comments = {int(k): v for k, v in h["comments"].items()}
+    forced, no_cpu, no_audiences = set(h["forced"]), set(h["no_cpu"]), set(h["no_audiences"])
+    for i in no_cpu:
+        cpus[i] = None
     try:
         state = registry.new_game(game, h["players"], h["seed"], h["variant"])
         opening = list(state.opening_events())
         decisions = []
+        append = decisions.append
+        to_move, option_ids, option_audience, apply = (
+            state.to_move, state.option_ids, state.option_audience, state.apply)
         for i in range(n):
-            seat = state.to_move()
-            option = state.option_ids()[indexes[i]]
-            secret = state.option_audience(option)
-            events = state.apply(option)
-            decisions.append(Decision(
-                i, seat, option, walls[i], None if i in no_cpu else cpus[i], comments.get(str(i), ""),
-                i in forced, events, None if secret is None else list(secret),
-                None if i in no_audiences else _audiences(events)))
+            seat = to_move()
+            if visit is None:
+                option = option_ids()[indexes[i]]
+            else:  # the labelled options (the visitor's words), in option_ids' order
+                chosen = state.legal_options()[indexes[i]]
+                option = chosen.id
+                visit(i, state, chosen)
+            secret = option_audience(option)
+            events = apply(option)
+            append(Decision(
+                i, seat, option, walls[i], cpus[i], comments.get(i, ""), i in forced, events,
+                None if secret is None else list(secret),
+                None if i in no_audiences else [None if (a := audience_of(e)) is None else list(a)
+                                                for e in events]))
+        if visit is not None:
+            visit(n, state, None)
         over = state.is_over()
         engine_result = state.result() if over else None
     except Exception as exc:  # noqa: BLE001 - the engine refused a recorded choice

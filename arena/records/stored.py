@@ -9,21 +9,35 @@ and kept in a small LRU cache of regenerated records (a replay page reads its re
 step request). A compact record the current engine cannot replay as it was played raises
 :class:`RecordUnavailable`, whose message says so: the platform refuses that replay rather
 than show a different game.
+
+With a Redis broker (``ARENA_BROKER_URL=redis://…``) there is also a **shared** cache of record
+texts (:class:`SharedCache`, ``ARENA_RECORD_SHARED`` slots): the worker that stores a finished
+match puts its record text there (:func:`warm`), and a web process whose own cache misses reads
+it there before regenerating — so the first read of a match, in any process, skips the replay.
+Only workers write it (a bulk reader — a conversion, a dataset export — never churns it).
+Each entry names the digest of the compact bytes it was made from and is checked on read
+(:meth:`SharedCache.get`): an entry of another record, or one changed in Redis, is never served.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from typing import Any
 
 import orjson
+import zstandard
 
 from arena.records import compact
 from arena.records.compact import NotCompactable, RecordNotReplayable
 from referee.errors import SettingError
 from referee.record import MatchRecord
+
+log = logging.getLogger(__name__)
 
 #: How many regenerated records the cache keeps (``ARENA_RECORD_CACHE``; each is its JSON
 #: text, 20-80 kB): the ones read often — a match on the front page, a replay being stepped.
@@ -31,6 +45,14 @@ _size = os.environ.get("ARENA_RECORD_CACHE", "256").strip()
 if not _size.isdigit():
     raise SettingError(f"ARENA_RECORD_CACHE={_size[:40]!r}: give a number of records (0: no cache)")
 CACHE_SIZE = int(_size)
+
+#: How many record texts the shared Redis cache keeps (``ARENA_RECORD_SHARED``; 0: none): each
+#: slot holds one record's text compressed (3-6 kB), so the default is 12-25 MB of Redis.
+_shared = os.environ.get("ARENA_RECORD_SHARED", "4096").strip()
+if not _shared.isdigit():
+    raise SettingError(f"ARENA_RECORD_SHARED={_shared[:40]!r}: give a number of records kept in Redis "
+                       "(0: no shared cache)")
+SHARED_SIZE = int(_shared)
 
 #: ``ARENA_RECORD_STORAGE``: ``compact`` (the default) stores every finished match compactly;
 #: ``json`` stores today's JSON (for a platform that must be downgraded past 0022).
@@ -50,13 +72,18 @@ class _Cache:
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
-    def text(self, data: bytes) -> bytes:
+    def text(self, data: bytes, visit: compact.Visit | None = None) -> bytes:
+        """The record text of ``data``: from this cache, else the shared one (Redis), else
+        regenerated (``visit``: the regeneration's per-decision hook, :func:`compact.regenerate`;
+        not called when the text comes from a cache)."""
         text = self.peek(data)
         if text is not None:
             return text
         with self._lock:
             self.misses += 1
-        text = compact.regenerated_json(compact.regenerate(data))
+        text = SHARED.get(data)
+        if text is None:
+            text = compact.regenerated_json(compact.regenerate(data, visit))
         with self._lock:
             self._items[data] = text
             while len(self._items) > self.size:
@@ -78,7 +105,161 @@ class _Cache:
             self.hits = self.misses = 0
 
 
+#: The first bytes of a shared cache entry (then the compact bytes' digest, the text's, and
+#: the text compressed).
+_ENTRY = b"TRT\x01"
+_DIGEST = 16
+
+
+#: zstandard level of a shared entry: 0.1-0.15 ms a record text (level 9, the compact form's,
+#: takes 0.5-0.7 ms for ~15 % fewer bytes), 3-6 kB an entry.
+_LEVEL = 3
+_local = threading.local()
+
+
+def _compressor() -> zstandard.ZstdCompressor:
+    z = getattr(_local, "compressor", None)
+    if z is None:
+        z = _local.compressor = zstandard.ZstdCompressor(level=_LEVEL)
+    return z
+
+
+def _decompressor() -> zstandard.ZstdDecompressor:
+    z = getattr(_local, "decompressor", None)
+    if z is None:
+        z = _local.decompressor = zstandard.ZstdDecompressor()
+    return z
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()[:_DIGEST]
+
+
+class SharedCache:
+    """Record texts in Redis, shared by every process of the platform (issue 40 item 3): a
+    fixed number of slots (``ARENA_RECORD_SHARED``), a record's slot chosen by the digest of its
+    compact bytes, so the cache never holds more than that many (a newer record takes an older
+    one's slot). On with a Redis broker (``ARENA_BROKER_URL=redis://…``), off without one (the
+    embedded default: nothing changes) or with 0 slots.
+
+    An entry holds the digest of the compact bytes it was made from, the digest of its text
+    and the text (zstandard); :meth:`get` serves it only for those very bytes, and only when
+    the text is intact and its events and match are the ones the compact record's header names
+    (its events digest, its match id): a stale entry (another record in the slot) or one
+    changed in Redis is refused, and the record is regenerated instead. Redis trouble never
+    fails a read or a match: it is logged, and the cache rests for :data:`REST_S` seconds."""
+
+    PREFIX = "arena:record-text:"
+    REST_S = 30.0
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._clients: dict[str, Any] = {}
+        self._resting_until = 0.0
+        self.hits = self.misses = self.refused = 0
+
+    def _client(self) -> Any:  # noqa: ANN401 - redis.Redis | None
+        url = os.environ.get("ARENA_BROKER_URL", "")
+        if self.size <= 0 or not url.startswith(("redis://", "rediss://", "unix://")):
+            return None
+        if time.monotonic() < self._resting_until:
+            return None
+        client = self._clients.get(url)
+        if client is None:
+            import redis
+
+            client = self._clients[url] = redis.Redis.from_url(
+                url, socket_timeout=0.5, socket_connect_timeout=0.5)
+        return client
+
+    def _trouble(self, what: str, exc: BaseException) -> None:
+        self._resting_until = time.monotonic() + self.REST_S
+        log.warning("shared record cache: %s failed (%s: %s); not used for %.0f s",
+                    what, type(exc).__name__, exc, self.REST_S)
+
+    def key(self, data: bytes) -> str:
+        """The Redis key of ``data``'s slot."""
+        return f"{self.PREFIX}{int.from_bytes(_digest(data)[:8], 'big') % max(1, self.size)}"
+
+    def get(self, data: bytes) -> bytes | None:
+        """The text of the compact record ``data`` if the shared cache holds it (checked), else
+        None."""
+        client = self._client()
+        if client is None:
+            return None
+        try:
+            entry = client.get(self.key(data))
+        except Exception as exc:  # noqa: BLE001 - Redis trouble: regenerate instead
+            self._trouble("a read", exc)
+            return None
+        text = self._checked(data, entry) if entry else None
+        if text is None and entry and entry[4:4 + _DIGEST] == _digest(data):
+            try:  # this record's entry, refused: gone, so that it is not read and refused again
+                client.delete(self.key(data))
+            except Exception as exc:  # noqa: BLE001
+                self._trouble("a delete", exc)
+        if text is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return text
+
+    def _checked(self, data: bytes, entry: bytes) -> bytes | None:
+        d = _DIGEST
+        if entry[:4] != _ENTRY or entry[4:4 + d] != _digest(data):
+            return None  # another record's slot (or not an entry): a miss
+        try:
+            text = _decompressor().decompress(entry[4 + 2 * d:])
+            if _digest(text) != entry[4 + d:4 + 2 * d]:
+                raise ValueError("the text is not the one the entry names")
+            record = orjson.loads(text)
+            h = compact.header(data)
+            decisions = record["decisions"]
+            events = record["opening_events"] + [e for x in decisions for e in x["events"]]
+            if record["events"] != events:
+                raise ValueError("the event log is not the decisions' events")
+            if record["match_id"] != h["match_id"] or compact.events_digest(
+                    events, record["opening_audiences"],
+                    [x["event_audiences"] for x in decisions]) != h["digest"]:
+                raise ValueError("the text is not the record's")
+        except Exception as exc:  # noqa: BLE001 - a damaged or forged entry: regenerate
+            self.refused += 1
+            log.warning("shared record cache: refused an entry for %s (%s)", self.key(data), exc)
+            return None
+        return text
+
+    def put(self, data: bytes, text: bytes) -> None:
+        """Keep ``text``, the record text of the stored compact record ``data``, in the
+        shared cache. Never raises: Redis trouble is logged."""
+        client = self._client()
+        if client is None:
+            return
+        try:
+            entry = _ENTRY + _digest(data) + _digest(text) + _compressor().compress(text)
+            client.set(self.key(data), entry)
+        except Exception as exc:  # noqa: BLE001 - a cache: never fails its caller
+            self._trouble("a write", exc)
+
+    def clear(self) -> None:
+        self.hits = self.misses = self.refused = 0
+        self._resting_until = 0.0
+
+
 CACHE = _Cache(CACHE_SIZE)
+SHARED = SharedCache(SHARED_SIZE)
+
+
+def warm(record_compact: bytes | None, record: MatchRecord) -> None:
+    """What the worker that stored a finished match does next: put its record text (``record``
+    as :func:`compact.regenerated_json` writes it, the text a regeneration of the stored
+    ``record_compact`` gives, byte for byte) in the shared cache, for the web's first read of
+    it. Nothing without a shared cache or a compact record; never raises."""
+    if not record_compact or SHARED._client() is None:
+        return
+    try:
+        SHARED.put(record_compact, compact.regenerated_json(record))
+    except Exception:  # noqa: BLE001 - warming never fails a match
+        log.exception("shared record cache: warming a record failed")
 
 
 def record_text(record: Any, record_compact: bytes | None) -> bytes | None:
@@ -91,22 +272,25 @@ def record_text(record: Any, record_compact: bytes | None) -> bytes | None:
     return None
 
 
-def record_of(record: Any, record_compact: bytes | None) -> dict[str, Any] | None:
+def record_of(record: Any, record_compact: bytes | None,
+              visit: compact.Visit | None = None) -> dict[str, Any] | None:
     """The record's JSON data from a row's two columns: a fresh copy each call (callers may
     change it). Raises :class:`RecordUnavailable` for a compact record the current engine
-    cannot replay as it was played."""
+    cannot replay as it was played. ``visit``: a hook for the regeneration's walk, when there
+    is one (:func:`compact.regenerate`; the web's replay viewer, ``web.replay.Walk``)."""
     if record is not None:
         return record
     if record_compact:
-        return orjson.loads(CACHE.text(bytes(record_compact)))
+        return orjson.loads(CACHE.text(bytes(record_compact), visit))
     return None
 
 
-def record_data(match: Any) -> dict[str, Any] | None:
+def record_data(match: Any, visit: compact.Visit | None = None) -> dict[str, Any] | None:
     """The stored record of ``match`` (a ``matches`` row: ORM object or Core row with
     ``record`` and ``record_compact``) as JSON data, None while it has none. Raises
-    :class:`RecordUnavailable` (a message for people) when it cannot be regenerated."""
-    return record_of(match.record, match.record_compact)
+    :class:`RecordUnavailable` (a message for people) when it cannot be regenerated.
+    ``visit``: as :func:`record_of`'s."""
+    return record_of(match.record, match.record_compact, visit)
 
 
 #: What :func:`record_summary` takes from a compact record's header: the parts of a record a

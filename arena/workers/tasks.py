@@ -292,8 +292,9 @@ class MatchCosts:
     ``live`` (setting up, feeding and flushing the live events: the platform's callbacks inside
     the match loop), ``runner`` (the match runner *without* those callbacks: engine, protocol
     and waiting for the bots), ``convert`` (record to JSON data), ``record`` (result, ratings,
-    history: the locked transaction). ``lock_wait`` is the part of ``record`` spent getting the
-    per-game rating lock, ``bots_wall`` the runner's time waiting for the bots' answers,
+    history: the locked transaction), ``warm`` (the stored record's text into the shared cache
+    of record texts, :func:`arena.records.stored.warm`: with a Redis broker only).
+    ``lock_wait`` is the part of ``record`` spent getting the per-game rating lock, ``bots_wall`` the runner's time waiting for the bots' answers,
     ``bots_cpu`` the CPU the bots' own processes used for their decisions (the seats' totals), and
     ``process_cpu`` the whole process's CPU over the match (every thread: the live sender,
     gRPC's own threads). ``start``/``end``, ``cpu_start``/``cpu_end`` (process) and
@@ -527,6 +528,12 @@ def _play(match_id: str, costs: MatchCosts | _NoCosts) -> Outcome:
     finally:
         with costs.part("leases"):
             _leases.drop(match_id)
+    if small is not None and counted:  # stored by this worker (a duplicate's may be another's)
+        with costs.part("warm"):
+            try:  # the stored record's text into the shared cache (Redis): the web's first read
+                stored_records.warm(small, record)
+            except Exception:  # noqa: BLE001 - a cache: warming never fails a match
+                log.exception("match %s: warming the shared record cache failed", match_id)
     with costs.part("live"):
         end_live()  # after the record is stored: a watcher then finds it in the database
     return Outcome("recorded" if counted else "duplicate")

@@ -360,13 +360,14 @@ class MatchPage:
 
 
 def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None = None,
-               replay: bool = True) -> MatchPage | None:
+               replay: bool = True, walk: Any = None) -> MatchPage | None:
     """A match as the site shows it. ``viewer``: the signed-in (name, role), which a
     qualification match needs — its refusal's text is its author's and the organisers' only
     (:mod:`arena.intake.refusals`). ``replay`` False: the caller shows no replay and sends no
     record (the API's match), so ``record`` holds only its summary — seats, totals, forfeits,
     result, no decisions — and a compact record is not regenerated for it
-    (:func:`arena.records.stored.record_summary`)."""
+    (:func:`arena.records.stored.record_summary`). ``walk``: a :class:`web.replay.Walk` that
+    a compact record's regeneration, if this read makes one, fills for the replay viewer."""
     m = session.get(Match, match_id)
     if m is None:
         qualification = qualification_matches.find(session, match_id)
@@ -378,7 +379,7 @@ def match_page(session: Session, match_id: str, viewer: tuple[str, str] | None =
     # read them signed in, web/my_pages.py, or through the API); the fault reason and message are.
     refused = ""
     try:
-        data = stored.record_data(m) if replay else stored.record_summary(m)
+        data = stored.record_data(m, walk) if replay else stored.record_summary(m)
     except stored.RecordUnavailable as exc:
         data, refused = None, str(exc)
     record = without_logs(data) if isinstance(data, dict) else None
