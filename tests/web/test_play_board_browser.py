@@ -12,15 +12,18 @@ import os
 import random
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from arena.play.human import PER_CLIENT_ENV
+from referee import registry
 from tests.web.test_play_browser import (  # noqa: F401 - default_setup: the fixture
     _start,
     default_setup,
 )
+from tests.web.test_targets import _play
 
 pytestmark = pytest.mark.browser
 
@@ -256,5 +259,83 @@ def test_the_table_is_on_the_first_screen(browser, default_setup: str, game: str
             page.evaluate("document.getElementById('leave').open = true")
             page.click("#resign")
             expect(page.locator("#resigned, #play-result").first).to_be_visible(timeout=20000)
+        finally:
+            context.close()
+
+
+def _at_a_payment() -> tuple[Any, int]:
+    """A real Solenia game (2 players, winter with technology, seed 0, played by test_targets'
+    player) at its first payment with several ways to pay; returns the state and its decision
+    number. There the person (player 2) holds 1 wood, 2 stone, 2 wheat, 2 water and may pay
+    "1 stone, 2 water" or "2 stone, 1 water" (the wood-and-wheat technology's swaps)."""
+    rng = random.Random(0)
+    state = registry.new_game("solenia", 2, 0, "winter-tech")
+    n = 0
+    while not state.legal_options()[0].id.startswith("pay:"):
+        _play(state, "solenia", rng)
+        n += 1
+    return state, n
+
+
+#: The resources of the person's store lit as places, by name.
+_LIT = "() => [...document.querySelectorAll('[data-board] [data-target^=\"res:\"][data-choice]')]" \
+       ".map(e => e.getAttribute('data-target').split(':').pop()).sort()"
+
+
+def test_a_payment_is_its_resources_clicked_in_any_order(browser, app, monkeypatch) -> None:  # noqa: ANN001
+    """Issue #37 item 1: a Solenia payment is chosen by clicking the resources of the person's
+    store, one click a resource, in any order; the places lit are those some payment still
+    needs, and the last click asks for Confirm, which sends the payment the clicks make up.
+
+    The page is the real one: the site's Flask app on a real socket (``serving``), its /play
+    route, templates, play.js and CSS, drawing a real engine state at a payment decision. What
+    stands in for the referee is the seat's row (``web.play._view`` returns the state's
+    :class:`SeatView`, as the seat server would have written it) and ``human.choose`` (records
+    the option sent); a Playwright route answers /state (the long poll: "nothing changed")."""
+    from arena.play import human
+    from tests.web.conftest import serving
+
+    state, decision = _at_a_payment()
+    seat = state.to_move()
+    options = [(o.id, o.label) for o in state.legal_options()]
+    assert [o for o, _ in options] == ["pay:0-1-0-2", "pay:0-2-0-1"], options
+    view = human.SeatView(match_id="0123456789abcdef" * 2, game="solenia", variant="winter-tech", players=2, seat=seat,
+                          status="playing", match_status="running", decision=decision,
+                          observation=state.observation(seat), options=options,
+                          prompt=state.decision_prompt(),
+                          deadline=time.time() + 600, seat_names=["house-random", "you"])
+    sent: list[str] = []
+    monkeypatch.setattr("web.play._view", lambda match_id: view)
+    monkeypatch.setattr(human, "choose", lambda url, match_id, secret, d, option: sent.append(option))
+    with serving(app) as site:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.route("**/state?*", lambda route: route.fulfill(
+            json={"status": "playing", "decision": decision, "changes": 0, "retry_ms": 60000}))
+        try:
+            for clicks, lit in [
+                # water first: every payment takes one, so stone and water stay lit
+                (["water", "stone", "water"], [["stone", "water"], ["stone", "water"]]),
+                # both waters first: only "1 stone, 2 water" is left, so only stone is lit
+                (["water", "water", "stone"], [["stone", "water"], ["stone"]]),
+            ]:
+                page.goto(f"{site}/play/{view.match_id}")
+                expect(page.locator("#board-bar")).to_be_visible()
+                assert page.evaluate(_LIT) == ["stone", "water"]  # wood and wheat pay nothing here
+                assert page.locator("#your-turn button[data-any-order]").count() == 2
+                for i, name in enumerate(clicks):
+                    place = page.locator(f"[data-board] [data-target='res:{seat}:{name}']")
+                    assert place.get_attribute("data-choice") == f"res:{seat}:{name}", (clicks, i)
+                    place.click()
+                    if i < len(clicks) - 1:
+                        assert page.evaluate(_LIT) == lit[i], (clicks, i)
+                        expect(page.locator("#board-prompt")).to_contain_text(", ".join(clicks[: i + 1]))
+                # the payment is whole: Confirm names it, nothing else is lit
+                assert page.evaluate(_LIT) == []
+                expect(page.locator("#board-prompt")).to_contain_text("Confirm")
+                before = len(sent)
+                page.locator("#board-bar [data-choice=confirm]").click()
+                page.wait_for_function("() => !document.querySelector('#play-main[aria-busy=true]')")
+                assert sent[before:] == ["pay:0-1-0-2"], sent
         finally:
             context.close()
