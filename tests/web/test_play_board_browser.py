@@ -221,7 +221,8 @@ _FIRST_SCREEN = """() => {
     return p.height > 0 && p.top >= Math.max(0, b.top) && p.bottom <= Math.min(innerHeight, b.bottom, r.top);
   }).length;
   return {board: b, bar: bar && !bar.hidden ? r : null, turn: box(document.getElementById('your-turn')),
-          log: box(document.querySelector('[data-log]')), seen, scrollY: window.scrollY,
+          log: box(document.querySelector('[data-log]')), map: box(document.querySelector('[data-board] svg.hexes')),
+          seen, scrollY: window.scrollY,
           scrollWidth: document.scrollingElement.scrollWidth, height: innerHeight};
 }"""
 
@@ -230,7 +231,8 @@ _FIRST_SCREEN = """() => {
 def test_the_table_is_on_the_first_screen(browser, default_setup: str, game: str) -> None:  # noqa: F811, ANN001
     """Issue #37 item 5: at 1280×800 the board's top part, the action bar (prompt, Confirm) and
     the decision beside it are on the first screen without scrolling the page, with a lit place
-    on screen; at 390×844 nothing scrolls sideways and the action bar is on screen."""
+    on screen, and Black Angel's and Solenia's whole map (a sticky column of the board's pane);
+    at 390×844 nothing scrolls sideways and the action bar is on screen."""
     for width, height in ((1280, 800), (390, 844)):
         context = browser.new_context(viewport={"width": width, "height": height},
                                       is_mobile=width < 500, has_touch=width < 500)
@@ -252,6 +254,14 @@ def test_the_table_is_on_the_first_screen(browser, default_setup: str, game: str
                 assert at["log"]["top"] < height, at  # the log beside the board, not below it
                 # the board beside the decision, not above or below it
                 assert board["right"] <= at["turn"]["left"], at
+                # Black Angel's and Solenia's whole map: in its own column, in the window and
+                # in the board's pane, beside the action bar rather than under it
+                if game in ("black_angel", "solenia"):
+                    lay = at["map"]
+                    assert lay and lay["height"] > 250, at
+                    assert board["top"] <= lay["top"] and lay["bottom"] <= min(height, board["bottom"]), at
+                    assert 0 <= lay["left"] and lay["right"] <= board["right"], at
+                    assert lay["right"] <= bar["left"] or lay["bottom"] <= bar["top"], at
             # a place to act on is on screen: inside the board's pane and not under the bar
             # (a decision whose every option is a button of the bar has none)
             if page.locator("[data-board] [data-target][data-choice]").count():
