@@ -292,7 +292,7 @@ _LIT = "() => [...document.querySelectorAll('[data-board] [data-target^=\"res:\"
        ".map(e => e.getAttribute('data-target').split(':').pop()).sort()"
 
 
-def test_a_payment_is_its_resources_clicked_in_any_order(browser, app, monkeypatch) -> None:  # noqa: ANN001
+def test_a_payment_is_its_resources_clicked_in_any_order(browser, tmp_path, monkeypatch) -> None:  # noqa: ANN001
     """Issue #37 item 1: a Solenia payment is chosen by clicking the resources of the person's
     store, one click a resource, in any order; the places lit are those some payment still
     needs, and the last click asks for Confirm, which sends the payment the clicks make up.
@@ -304,6 +304,9 @@ def test_a_payment_is_its_resources_clicked_in_any_order(browser, app, monkeypat
     the option sent); a Playwright route answers /state (the long poll: "nothing changed")."""
     from arena.play import human
     from tests.web.conftest import serving
+    from web.app import create_app
+
+    app = create_app(f"sqlite:///{tmp_path / 'arena.sqlite3'}")  # an empty site: the page needs no rows
 
     state, decision = _at_a_payment()
     seat = state.to_move()
@@ -337,6 +340,8 @@ def test_a_payment_is_its_resources_clicked_in_any_order(browser, app, monkeypat
                     place = page.locator(f"[data-board] [data-target='res:{seat}:{name}']")
                     assert place.get_attribute("data-choice") == f"res:{seat}:{name}", (clicks, i)
                     place.click()
+                    if i == 0 and clicks[1] == "stone":
+                        _shot(page, "board-solenia-payment-desktop")
                     if i < len(clicks) - 1:
                         assert page.evaluate(_LIT) == lit[i], (clicks, i)
                         expect(page.locator("#board-prompt")).to_contain_text(", ".join(clicks[: i + 1]))
@@ -347,5 +352,21 @@ def test_a_payment_is_its_resources_clicked_in_any_order(browser, app, monkeypat
                 page.locator("#board-bar [data-choice=confirm]").click()
                 page.wait_for_function("() => !document.querySelector('#play-main[aria-busy=true]')")
                 assert sent[before:] == ["pay:0-1-0-2"], sent
+        finally:
+            context.close()
+        # on a phone: the same places, a finger's size, nothing sideways
+        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page = context.new_page()
+        page.route("**/state?*", lambda route: route.fulfill(
+            json={"status": "playing", "decision": decision, "changes": 0, "retry_ms": 60000}))
+        try:
+            page.goto(f"{site}/play/{view.match_id}")
+            page.locator(f"[data-board] [data-target='res:{seat}:water']").tap()
+            assert page.evaluate(_LIT) == ["stone", "water"]
+            sizes = page.eval_on_selector_all("[data-board] [data-choice]", "es => es.map(e => {"
+                                              " const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); })")
+            assert sizes and min(sizes) >= 43.5, sizes
+            assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+            _shot(page, "board-solenia-payment-phone")
         finally:
             context.close()
