@@ -22,7 +22,12 @@ from web.targets import any_order, option_targets
 TARGET = re.compile(r'data-target="([^"]*)"')
 
 #: Option kinds (the id before ":") that have no place on the board, by game: a yes/no, a
-#: pass, an end — they stay buttons of the board's action bar.
+#: pass, an end, paying nothing — they name nothing the board draws and stay buttons of the
+#: board's action bar. Everything else is a place: Orbital's year income too (the rulebook's
+#: player picks a colour of their own station: its colour count, ``colour:<seat>:<colour>``),
+#: its High-Risk crew count (the k-th unused crew token), Black Angel's ``eslot`` (the space
+#: beside a colour's ejected missions), Solenia's payments (the store's resources, any order),
+#: discards (the card in hand) and ship moves (the cell the ship sails to).
 BUTTONS = {
     "black_angel": {"A", "B", "none", "nocard", "noplace", "noboost", "done", "pass"},
     "orbital": {"pass"},
