@@ -10,9 +10,11 @@ a part, in the order the rulebook has a player pick them ("which card, then wher
 The board templates (``web/templates/boards/*.html``) mark the elements they draw with the same
 keys in ``data-target`` (several keys separated by spaces, when one element stands for several
 places). ``play.js`` highlights the elements of every remaining option's next part, narrows the
-options as the person clicks and asks for Confirm when a choice took several clicks. An option
-with no part here (pass, end turn, a number of crew) has no board target: the page shows it as a
-button in the board's action bar.
+options as the person clicks and asks for Confirm when a choice took several clicks. The parts
+of a payment (Solenia's ``pay``: which resources of the store) are clicked in any order
+(:data:`ANY_ORDER`, ``data-any-order`` on the page). An option with no part here (pass, done, a
+yes/no, paying nothing) has no board target: the page shows it as a button in the board's
+action bar.
 
 The keys name public positions only (a hand card by its id is only drawn in its owner's hand),
 so the same keys on the replay and live boards give nothing away.
@@ -23,6 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from referee.solenia.data import RESOURCES
+from referee.solenia.geometry import SHIP_ROW, pos_of
 from web.option_words import option_words
 
 #: Orbital's side numbers in a build id (``build:<card>:<module>.<side>``), as the engine counts.
@@ -30,6 +34,7 @@ ORBITAL_SIDES = ("N", "E", "S", "W")
 
 _BUILD = re.compile(r"build:(\d+):(\d+)\.([0-3])")
 _SOLENIA_TILE = re.compile(r"\b(day|night) tile\b")
+_RECOLOUR = re.compile(r"rc[0-2](\w+:.+)")
 _DAMAGED_DIE = re.compile(r"\bdamaged (\w+) die\b")
 #: Solenia's winter levels, the spaces of a personal board's day and night rows in order.
 SOLENIA_WINTER_LEVELS = ("1A", "1B", "2A", "2B", "3A", "3B")
@@ -45,7 +50,23 @@ def _hex_where(observation: dict[str, Any], match: Any) -> str | None:
     return None
 
 
+def _recolour_cell(observation: dict[str, Any], seat: int) -> str | None:
+    """The key of the seat's grid tile whose boost side (up) recolours a die, if any."""
+    seats = observation.get("seats") if isinstance(observation, dict) else None
+    me = seats[seat] if isinstance(seats, list) and 0 <= seat < len(seats) else None
+    for i, t in enumerate((me or {}).get("grid") or [] if isinstance(me, dict) else []):
+        if isinstance(t, dict) and t.get("boost") == "recolour" and t.get("boost_side_up"):
+            return f"grid:{seat}:{i}"
+    return None
+
+
 def _black_angel(option: str, seat: int, label: str, observation: dict[str, Any]) -> list[str]:
+    recolour = _RECOLOUR.fullmatch(option)
+    if recolour:
+        # 1x: the boost tile recolours the die (click it), then the die's use as usual
+        cell = _recolour_cell(observation, seat)
+        then = _black_angel(recolour.group(1), seat, label, observation)
+        return [cell, *then] if cell and then else []
     kind, _, rest = option.partition(":")
     if kind == "ship":
         # which ship: the one on the hex the label names; a new one starts at the Black Angel
@@ -94,6 +115,9 @@ def _black_angel(option: str, seat: int, label: str, observation: dict[str, Any]
         return [f"hex:{rest}"]
     if kind == "arrow" and rest:
         return [f"arrow:{seat}:{rest}"]
+    if kind == "eslot" and rest.isdigit():
+        # the space for an ejected advanced tile beside one colour's ejected missions
+        return [f"eslot:{seat}:{rest}"]
     return []
 
 
@@ -119,13 +143,32 @@ def _orbital(option: str, seat: int, label: str, observation: dict[str, Any]) ->
             return [f"station:{station}"]
     if kind == "income" and rest:
         return [f"colour:{seat}:{rest}"]
+    if kind == "crew" and rest.isdigit() and int(rest) > 0:
+        # High-Risk Project: k crew in is the k-th unused crew token of the seat's station
+        return [f"crew:{seat}:{rest}"]
     return []
 
 
 def _solenia(option: str, seat: int, label: str, observation: dict[str, Any]) -> list[str]:
     kind, _, rest = option.partition(":")
-    if kind == "card" and rest.isdigit():
+    if kind in ("card", "discard") and rest.isdigit():
+        # a card to play or to discard (and advance the ship): the card in hand either way; a
+        # card that can be both asks which one in the action bar
         return [f"card:{rest}"]
+    if kind == "pay":
+        # a payment (``pay:<wood>-<stone>-<wheat>-<water>``): one click a resource of the seat's
+        # store, in any order (ANY_ORDER); paying nothing names nothing and stays a button
+        counts = rest.split("-")
+        if len(counts) == len(RESOURCES) and all(n.isdigit() for n in counts):
+            return [f"res:{seat}:{RESOURCES[r]}" for r, n in enumerate(counts) for _ in range(int(n))]
+        return []
+    if kind == "ship" and rest in ("1", "2"):
+        # the map cell the supply ship would sail to
+        ship = (observation.get("ship") or {}) if isinstance(observation, dict) else {}
+        col = ship.get("col") if isinstance(ship, dict) else None
+        if isinstance(col, int):
+            return [f"cell:{pos_of(col + int(rest), SHIP_ROW)}"]
+        return []
     if kind in ("cell", "vpcell") and rest.isdigit():
         return [f"cell:{rest}"]
     if kind in ("drop", "gain", "spend") and rest:
@@ -144,6 +187,10 @@ def _solenia(option: str, seat: int, label: str, observation: dict[str, Any]) ->
             return [f"row:{seat}:{row}:{SOLENIA_WINTER_LEVELS.index(rest)}"]
     return []
 
+
+#: Option kinds whose parts are clicked in any order (a multiset: which resources, not in which
+#: order), by game; the page reads ``any_order`` (``data-any-order``).
+ANY_ORDER = {"solenia": {"pay"}}
 
 _BY_GAME = {"black_angel": _black_angel, "orbital": _orbital, "solenia": _solenia}
 
@@ -165,6 +212,13 @@ def choices(game: str, seat: int, options: list[tuple[str, str]],
     board's words (:func:`web.option_words.option_words`: ``words``, and the card's ``rules``
     text for the button's hover or long-press)."""
     words = {w.id: w for w in option_words(game, observation, options)}
+    loose = ANY_ORDER.get(game, set())
     return [{"id": oid, "label": label, "words": words[oid].words, "rules": words[oid].rules,
-             "parts": option_targets(game, seat, oid, label, observation)}
+             "parts": option_targets(game, seat, oid, label, observation),
+             "any_order": oid.partition(":")[0] in loose}
             for oid, label in options]
+
+
+def any_order(game: str, option: str) -> bool:
+    """Whether the parts of ``option`` are clicked in any order (a payment: which resources)."""
+    return option.partition(":")[0] in ANY_ORDER.get(game, set())

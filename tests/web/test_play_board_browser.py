@@ -12,15 +12,18 @@ import os
 import random
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from arena.play.human import PER_CLIENT_ENV
+from referee import registry
 from tests.web.test_play_browser import (  # noqa: F401 - default_setup: the fixture
     _start,
     default_setup,
 )
+from tests.web.test_targets import _play
 
 pytestmark = pytest.mark.browser
 
@@ -218,7 +221,8 @@ _FIRST_SCREEN = """() => {
     return p.height > 0 && p.top >= Math.max(0, b.top) && p.bottom <= Math.min(innerHeight, b.bottom, r.top);
   }).length;
   return {board: b, bar: bar && !bar.hidden ? r : null, turn: box(document.getElementById('your-turn')),
-          log: box(document.querySelector('[data-log]')), seen, scrollY: window.scrollY,
+          log: box(document.querySelector('[data-log]')), map: box(document.querySelector('[data-board] svg.hexes')),
+          seen, scrollY: window.scrollY,
           scrollWidth: document.scrollingElement.scrollWidth, height: innerHeight};
 }"""
 
@@ -227,7 +231,8 @@ _FIRST_SCREEN = """() => {
 def test_the_table_is_on_the_first_screen(browser, default_setup: str, game: str) -> None:  # noqa: F811, ANN001
     """Issue #37 item 5: at 1280×800 the board's top part, the action bar (prompt, Confirm) and
     the decision beside it are on the first screen without scrolling the page, with a lit place
-    on screen; at 390×844 nothing scrolls sideways and the action bar is on screen."""
+    on screen, and Black Angel's and Solenia's whole map (a sticky column of the board's pane);
+    at 390×844 nothing scrolls sideways and the action bar is on screen."""
     for width, height in ((1280, 800), (390, 844)):
         context = browser.new_context(viewport={"width": width, "height": height},
                                       is_mobile=width < 500, has_touch=width < 500)
@@ -249,6 +254,14 @@ def test_the_table_is_on_the_first_screen(browser, default_setup: str, game: str
                 assert at["log"]["top"] < height, at  # the log beside the board, not below it
                 # the board beside the decision, not above or below it
                 assert board["right"] <= at["turn"]["left"], at
+                # Black Angel's and Solenia's whole map: in its own column, in the window and
+                # in the board's pane, beside the action bar rather than under it
+                if game in ("black_angel", "solenia"):
+                    lay = at["map"]
+                    assert lay and lay["height"] > 250, at
+                    assert board["top"] <= lay["top"] and lay["bottom"] <= min(height, board["bottom"]), at
+                    assert 0 <= lay["left"] and lay["right"] <= board["right"], at
+                    assert lay["right"] <= bar["left"] or lay["bottom"] <= bar["top"], at
             # a place to act on is on screen: inside the board's pane and not under the bar
             # (a decision whose every option is a button of the bar has none)
             if page.locator("[data-board] [data-target][data-choice]").count():
@@ -256,5 +269,104 @@ def test_the_table_is_on_the_first_screen(browser, default_setup: str, game: str
             page.evaluate("document.getElementById('leave').open = true")
             page.click("#resign")
             expect(page.locator("#resigned, #play-result").first).to_be_visible(timeout=20000)
+        finally:
+            context.close()
+
+
+def _at_a_payment() -> tuple[Any, int]:
+    """A real Solenia game (2 players, winter with technology, seed 0, played by test_targets'
+    player) at its first payment with several ways to pay; returns the state and its decision
+    number. There the person (player 2) holds 1 wood, 2 stone, 2 wheat, 2 water and may pay
+    "1 stone, 2 water" or "2 stone, 1 water" (the wood-and-wheat technology's swaps)."""
+    rng = random.Random(0)
+    state = registry.new_game("solenia", 2, 0, "winter-tech")
+    n = 0
+    while not state.legal_options()[0].id.startswith("pay:"):
+        _play(state, "solenia", rng)
+        n += 1
+    return state, n
+
+
+#: The resources of the person's store lit as places, by name.
+_LIT = "() => [...document.querySelectorAll('[data-board] [data-target^=\"res:\"][data-choice]')]" \
+       ".map(e => e.getAttribute('data-target').split(':').pop()).sort()"
+
+
+def test_a_payment_is_its_resources_clicked_in_any_order(browser, tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """Issue #37 item 1: a Solenia payment is chosen by clicking the resources of the person's
+    store, one click a resource, in any order; the places lit are those some payment still
+    needs, and the last click asks for Confirm, which sends the payment the clicks make up.
+
+    The page is the real one: the site's Flask app on a real socket (``serving``), its /play
+    route, templates, play.js and CSS, drawing a real engine state at a payment decision. What
+    stands in for the referee is the seat's row (``web.play._view`` returns the state's
+    :class:`SeatView`, as the seat server would have written it) and ``human.choose`` (records
+    the option sent); a Playwright route answers /state (the long poll: "nothing changed")."""
+    from arena.play import human
+    from tests.web.conftest import serving
+    from web.app import create_app
+
+    app = create_app(f"sqlite:///{tmp_path / 'arena.sqlite3'}")  # an empty site: the page needs no rows
+
+    state, decision = _at_a_payment()
+    seat = state.to_move()
+    options = [(o.id, o.label) for o in state.legal_options()]
+    assert [o for o, _ in options] == ["pay:0-1-0-2", "pay:0-2-0-1"], options
+    view = human.SeatView(match_id="0123456789abcdef" * 2, game="solenia", variant="winter-tech", players=2, seat=seat,
+                          status="playing", match_status="running", decision=decision,
+                          observation=state.observation(seat), options=options,
+                          prompt=state.decision_prompt(),
+                          deadline=time.time() + 600, seat_names=["house-random", "you"])
+    sent: list[str] = []
+    monkeypatch.setattr("web.play._view", lambda match_id: view)
+    monkeypatch.setattr(human, "choose", lambda url, match_id, secret, d, option: sent.append(option))
+    with serving(app) as site:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.route("**/state?*", lambda route: route.fulfill(
+            json={"status": "playing", "decision": decision, "changes": 0, "retry_ms": 60000}))
+        try:
+            for clicks, lit in [
+                # water first: every payment takes one, so stone and water stay lit
+                (["water", "stone", "water"], [["stone", "water"], ["stone", "water"]]),
+                # both waters first: only "1 stone, 2 water" is left, so only stone is lit
+                (["water", "water", "stone"], [["stone", "water"], ["stone"]]),
+            ]:
+                page.goto(f"{site}/play/{view.match_id}")
+                expect(page.locator("#board-bar")).to_be_visible()
+                assert page.evaluate(_LIT) == ["stone", "water"]  # wood and wheat pay nothing here
+                assert page.locator("#your-turn button[data-any-order]").count() == 2
+                for i, name in enumerate(clicks):
+                    place = page.locator(f"[data-board] [data-target='res:{seat}:{name}']")
+                    assert place.get_attribute("data-choice") == f"res:{seat}:{name}", (clicks, i)
+                    place.click()
+                    if i == 0 and clicks[1] == "stone":
+                        _shot(page, "board-solenia-payment-desktop")
+                    if i < len(clicks) - 1:
+                        assert page.evaluate(_LIT) == lit[i], (clicks, i)
+                        expect(page.locator("#board-prompt")).to_contain_text(", ".join(clicks[: i + 1]))
+                # the payment is whole: Confirm names it, nothing else is lit
+                assert page.evaluate(_LIT) == []
+                expect(page.locator("#board-prompt")).to_contain_text("Confirm")
+                before = len(sent)
+                page.locator("#board-bar [data-choice=confirm]").click()
+                page.wait_for_function("() => !document.querySelector('#play-main[aria-busy=true]')")
+                assert sent[before:] == ["pay:0-1-0-2"], sent
+        finally:
+            context.close()
+        # on a phone: the same places, a finger's size, nothing sideways
+        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page = context.new_page()
+        page.route("**/state?*", lambda route: route.fulfill(
+            json={"status": "playing", "decision": decision, "changes": 0, "retry_ms": 60000}))
+        try:
+            page.goto(f"{site}/play/{view.match_id}")
+            page.locator(f"[data-board] [data-target='res:{seat}:water']").tap()
+            assert page.evaluate(_LIT) == ["stone", "water"]
+            sizes = page.eval_on_selector_all("[data-board] [data-choice]", "es => es.map(e => {"
+                                              " const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); })")
+            assert sizes and min(sizes) >= 43.5, sizes
+            assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+            _shot(page, "board-solenia-payment-phone")
         finally:
             context.close()

@@ -6,6 +6,8 @@ and in all (a request past the bound answers at once and tells the page to poll)
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -56,6 +58,7 @@ class _Waiter(threading.Thread):
         started = time.monotonic()
         self.answer = self.client.get(self.path).get_json()
         self.seconds = time.monotonic() - started
+        self.answered_at = time.time()
 
 
 def test_the_state_request_waits_for_the_change_and_no_longer(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -128,3 +131,51 @@ def test_waiting_requests_are_bounded_per_client(url: str, monkeypatch: pytest.M
         assert not w.is_alive() and w.answer is not None and w.answer["waited"] is True
         assert w.answer["status"] != "playing" or w.answer["decision"] is None
     assert play._long_by_client == {}
+
+
+def test_a_change_written_by_another_process_wakes_the_waiting_request_within_a_second(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the web process does not play the match (``arena web`` beside ``arena serve``),
+    nothing in it is woken when the seat's row changes: the waiting request re-reads the row
+    every :data:`web.play.LONG_POLL_RECHECK_S` (0.5 s). The person's answer is written here by
+    another process (a fresh ``python`` writing the row through :func:`human.choose`, whose
+    wake-up reaches only itself); the request waiting in this one answers within ~1 s of it."""
+    monkeypatch.setattr(play, "LONG_POLL_S", 20.0)
+    started = human.start_game(url, "solenia", 2, None, 0, ["house-random"], "client-a")
+    match_id, secret = started.match_id, started.secret
+    client = create_app(url).test_client()
+    client.set_cookie(f"arena_seat_{match_id}", secret, path=f"/play/{match_id}")
+    decision = _decision(url, match_id, secret)
+    option = client.get(f"/play/{match_id}").get_data(as_text=True).split('name="option" value="', 1)[1].split('"', 1)[0]
+    # this web process does not play the match: its pages are not woken from within
+    monkeypatch.setattr(human, "played_here", lambda _match_id: False)
+    woken: list[float] = []
+    monkeypatch.setattr(human, "wait_for_change", lambda *a: woken.append(time.monotonic()) or 0)
+    try:
+        _written_elsewhere(client, url, match_id, secret, decision, option, woken)
+    finally:
+        human.resign(url, match_id, secret)  # a game left running keeps this process alive
+
+
+def _written_elsewhere(client: Any, url: str, match_id: str, secret: str, decision: int, option: str,
+                       woken: list[float]) -> None:
+    waiter = _Waiter(client, f"/play/{match_id}/state?wait=1&status=playing&decision={decision}")
+    waiter.start()
+    time.sleep(0.3)
+    assert waiter.is_alive(), waiter.answer
+    script = ("import sys, time; from arena.play import human; "
+              "human.choose(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]); "
+              "print(time.time())")
+    done = subprocess.run([sys.executable, "-c", script, url, match_id, secret, str(decision), option],
+                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = float(done.stdout.split()[-1])
+    waiter.join(5)
+    assert not waiter.is_alive() and waiter.answer is not None, "the request slept through the change"
+    # the answer taken (no decision waits), or already the bot's reply and the next decision
+    assert waiter.answer["waited"] is True and waiter.answer["decision"] != decision, waiter.answer
+    # re-read every 0.5 s: the answer comes within a second of the write (not at LONG_POLL_S)
+    print(f"answered {waiter.answered_at - written:.3f} s after the write")
+    assert waiter.answered_at - written < 1.0, (waiter.answered_at - written, play.LONG_POLL_RECHECK_S)
+    assert not woken  # the in-process wait was never used: the recheck found it

@@ -132,20 +132,32 @@
       // a part the board does not draw: the option stays a button (never unreachable)
       if (!parts.every(function (k) { return byKey[k]; })) parts = [];
       return { id: b.getAttribute("data-option-id"), label: b.textContent.replace(/\s+/g, " ").trim(),
-               parts: parts, button: b };
+               parts: parts, button: b, any: b.hasAttribute("data-any-order") };
     });
     table = { board: board, opts: opts, picked: [], byKey: byKey };
     render();
     reveal();
   }
 
-  function remaining() {
+  // The parts of o still to click after the picked ones (null: o does not fit them). An
+  // any-order option (data-any-order: a payment, which resources) fits in any order: a multiset.
+  function rest(o) {
     var picked = table.picked;
-    return table.opts.filter(function (o) {
-      if (o.parts.length < picked.length) return false;
-      for (var i = 0; i < picked.length; i++) if (o.parts[i] !== picked[i]) return false;
-      return true;
-    });
+    if (!o.any) {
+      for (var i = 0; i < picked.length; i++) if (o.parts[i] !== picked[i]) return null;
+      return o.parts.length >= picked.length ? o.parts.slice(picked.length) : null;
+    }
+    var left = o.parts.slice();
+    for (var j = 0; j < picked.length; j++) {
+      var at = left.indexOf(picked[j]);
+      if (at < 0) return null;
+      left.splice(at, 1);
+    }
+    return left;
+  }
+
+  function remaining() {
+    return table.opts.filter(function (o) { return rest(o) !== null; });
   }
 
   function barButton(text, choice, cls) {
@@ -171,14 +183,16 @@
     var rem = remaining();
     var done = rem.filter(function (o) { return o.parts.length === n; });
     var next = rem.filter(function (o) { return o.parts.length > n; });
+    var loose = false;
     next.forEach(function (o) {
-      var key = o.parts[n];
-      table.byKey[key].forEach(function (el) {
+      var left = rest(o);
+      loose = loose || o.any;
+      (o.any ? left : left.slice(0, 1)).forEach(function (key) { table.byKey[key].forEach(function (el) {
         el.setAttribute("data-choice", key);
         el.classList.add("target");
         el.setAttribute("tabindex", "0");
         el.setAttribute("role", "button");
-      });
+      }); });
     });
     var bar = document.getElementById("board-bar");
     var box = document.getElementById("board-buttons");
@@ -196,7 +210,9 @@
     } else {
       var last = (table.byKey[table.picked[n - 1]] || [])[0];
       var what = last ? last.querySelector("strong") : null; // the card picked, by its name
-      words = (next.length ? "Next" : "Which one") + (what ? " (" + what.textContent.trim() + ")" : "") +
+      // an any-order choice names every part picked so far ("wood, wood")
+      what = loose ? table.picked.map(function (k) { return k.split(":").pop(); }).join(", ") : what && what.textContent.trim();
+      words = (next.length ? "Next" : "Which one") + (what ? " (" + what + ")" : "") +
         (next.length ? ": click or tap a highlighted place" : "?");
       if (done.length && next.length) words += ", or";
     }
