@@ -62,11 +62,23 @@ LEVEL = 9
 _local = threading.local()
 
 
-def _compressor() -> zstandard.ZstdCompressor:
-    """This thread's compressor (setting one up costs as much as using it on a record)."""
-    z = getattr(_local, "compressor", None)
+def thread_compressor(level: int = LEVEL) -> zstandard.ZstdCompressor:
+    """This thread's compressor at ``level`` (setting one up costs as much as using it on a
+    record; zstandard's objects are not to be shared between threads)."""
+    kept = getattr(_local, "compressors", None)
+    if kept is None:
+        kept = _local.compressors = {}
+    z = kept.get(level)
     if z is None:
-        z = _local.compressor = zstandard.ZstdCompressor(level=LEVEL)
+        z = kept[level] = zstandard.ZstdCompressor(level=level)
+    return z
+
+
+def thread_decompressor() -> zstandard.ZstdDecompressor:
+    """This thread's decompressor (one per thread, as for :func:`thread_compressor`)."""
+    z = getattr(_local, "decompressor", None)
+    if z is None:
+        z = _local.decompressor = zstandard.ZstdDecompressor()
     return z
 
 _F64 = 255  # a time column stored as exact float64
@@ -227,7 +239,7 @@ def _pack(record: MatchRecord, indexes: list[int]) -> bytes:
         _time_column([d.wall_ms for d in record.decisions]),
         _time_column([d.cpu_ms or 0.0 for d in record.decisions]),
     ))
-    return MAGIC + _compressor().compress(body)
+    return MAGIC + thread_compressor().compress(body)
 
 
 def encode_data(data: dict[str, Any]) -> bytes:
@@ -254,11 +266,8 @@ def header(data: bytes) -> dict[str, Any]:
 def _open(data: bytes) -> bytes:
     if data[:4] != MAGIC:
         raise RecordNotReplayable("not a compact match record this platform reads")
-    z = getattr(_local, "decompressor", None)
-    if z is None:
-        z = _local.decompressor = zstandard.ZstdDecompressor()
     try:
-        return z.decompress(data[4:])
+        return thread_decompressor().decompress(data[4:])
     except zstandard.ZstdError as exc:
         raise RecordNotReplayable(f"the compact record is damaged: {exc}") from None
 

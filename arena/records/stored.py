@@ -30,7 +30,6 @@ from collections import OrderedDict
 from typing import Any
 
 import orjson
-import zstandard
 
 from arena.records import compact
 from arena.records.compact import NotCompactable, RecordNotReplayable
@@ -114,21 +113,6 @@ _DIGEST = 16
 #: zstandard level of a shared entry: 0.1-0.15 ms a record text (level 9, the compact form's,
 #: takes 0.5-0.7 ms for ~15 % fewer bytes), 3-6 kB an entry.
 _LEVEL = 3
-_local = threading.local()
-
-
-def _compressor() -> zstandard.ZstdCompressor:
-    z = getattr(_local, "compressor", None)
-    if z is None:
-        z = _local.compressor = zstandard.ZstdCompressor(level=_LEVEL)
-    return z
-
-
-def _decompressor() -> zstandard.ZstdDecompressor:
-    z = getattr(_local, "decompressor", None)
-    if z is None:
-        z = _local.decompressor = zstandard.ZstdDecompressor()
-    return z
 
 
 def _digest(data: bytes) -> bytes:
@@ -209,7 +193,7 @@ class SharedCache:
         if entry[:4] != _ENTRY or entry[4:4 + d] != _digest(data):
             return None  # another record's slot (or not an entry): a miss
         try:
-            text = _decompressor().decompress(entry[4 + 2 * d:])
+            text = compact.thread_decompressor().decompress(entry[4 + 2 * d:])
             if _digest(text) != entry[4 + d:4 + 2 * d]:
                 raise ValueError("the text is not the one the entry names")
             record = orjson.loads(text)
@@ -235,7 +219,7 @@ class SharedCache:
         if client is None:
             return
         try:
-            entry = _ENTRY + _digest(data) + _digest(text) + _compressor().compress(text)
+            entry = _ENTRY + _digest(data) + _digest(text) + compact.thread_compressor(_LEVEL).compress(text)
             client.set(self.key(data), entry)
         except Exception as exc:  # noqa: BLE001 - a cache: never fails its caller
             self._trouble("a write", exc)
