@@ -212,10 +212,9 @@ def choices(game: str, seat: int, options: list[tuple[str, str]],
     board's words (:func:`web.option_words.option_words`: ``words``, and the card's ``rules``
     text for the button's hover or long-press)."""
     words = {w.id: w for w in option_words(game, observation, options)}
-    loose = ANY_ORDER.get(game, set())
     return [{"id": oid, "label": label, "words": words[oid].words, "rules": words[oid].rules,
              "parts": option_targets(game, seat, oid, label, observation),
-             "any_order": oid.partition(":")[0] in loose}
+             "any_order": any_order(game, oid)}
             for oid, label in options]
 
 
