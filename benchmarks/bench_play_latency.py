@@ -14,7 +14,12 @@ clocks are this machine's.
 
     PYTHONPATH=$PWD python -m benchmarks.bench_play_latency [--root DIR] [--moves 30]
 
-Prints one JSON line: the median, p90 and max in ms over every decision shown, and the count.
+Prints one JSON line: the median, p90 and max in ms over every decision shown, and the count;
+the same of the page's own swap after the server's answer (``play.js``'s ``play-swap`` measure:
+the answer received to the new board drawn; issue #37 item 9 asks for 100 ms), and the first
+contentful paint of ``/play`` (item 9: under 1 s). The browser tests play whole games on the
+board too, but assert no times: on a shared machine a test cannot tell a slow page from a busy
+host, so the times are this benchmark's.
 """
 
 from __future__ import annotations
@@ -83,8 +88,21 @@ def _site(root: Path, home: Path) -> tuple[str, list[subprocess.Popen]]:
             time.sleep(0.3)
 
 
-def _play(page, site: str, game: str, moves: int, rng: random.Random) -> None:  # noqa: ANN001
+#: The first contentful paint of the page, in ms from its navigation.
+_PAINT = """() => new Promise(done => {
+  const seen = performance.getEntriesByName('first-contentful-paint');
+  if (seen.length) return done(seen[0].startTime);
+  new PerformanceObserver(list => {
+    const fcp = list.getEntries().filter(e => e.name === 'first-contentful-paint');
+    if (fcp.length) done(fcp[0].startTime);
+  }).observe({type: 'paint', buffered: true});
+})"""
+
+
+def _play(page, site: str, game: str, moves: int, rng: random.Random) -> float:  # noqa: ANN001
+    """Plays ``moves`` of ``game`` on the board; the first paint of ``/play``'s form, in ms."""
     page.goto(f"{site}/play?game={game}&players=2")
+    paint = float(page.evaluate(_PAINT))
     page.select_option("#p-seat", "1")
     page.select_option("#p-opp1", "house-random")
     page.click("#p-start")
@@ -92,7 +110,7 @@ def _play(page, site: str, game: str, moves: int, rng: random.Random) -> None:  
     for _ in range(moves):
         page.wait_for_selector("#your-turn, #play-result", timeout=30000)
         if page.locator("#play-result").count():
-            return
+            return paint
         decision = page.locator("#seat").get_attribute("data-decision")
         for _part in range(8):
             choices = page.locator("[data-board] [data-choice]")
@@ -109,6 +127,7 @@ def _play(page, site: str, game: str, moves: int, rng: random.Random) -> None:  
             "&& document.getElementById('seat').dataset.decision !== d)", arg=decision, timeout=30000)
     page.evaluate("(() => { const l = document.getElementById('leave'); if (l) { l.open = true;"
                   " document.getElementById('resign').click(); } })()")
+    return paint
 
 
 def main() -> None:
@@ -120,6 +139,8 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="bench-play-"))
     site, procs = _site(args.root.resolve(), home)
     delays: list[float] = []
+    swaps: list[float] = []
+    paints: list[float] = []
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium")
@@ -128,7 +149,8 @@ def main() -> None:
                 context = browser.new_context(viewport={"width": 1280, "height": 800})
                 context.add_init_script(_OBSERVE)
                 page = context.new_page()
-                _play(page, site, game, args.moves, rng)
+                paints.append(_play(page, site, game, args.moves, rng))
+                swaps += page.evaluate("performance.getEntriesByName('play-swap').map(e => e.duration)")
                 shown = page.evaluate("window.__shown")
                 # the first decision came with the page load (a navigation): not a reply shown
                 for s in shown[1:]:
@@ -141,10 +163,15 @@ def main() -> None:
         for proc in procs:
             proc.wait(timeout=20)
     delays.sort()
+    swaps.sort()
     print(json.dumps({
         "root": str(args.root), "shown": len(delays),
         "median_ms": round(statistics.median(delays), 1),
         "p90_ms": round(delays[int(len(delays) * 0.9)], 1), "max_ms": round(delays[-1], 1),
+        "swaps": len(swaps),
+        "swap_median_ms": round(statistics.median(swaps), 1) if swaps else None,
+        "swap_p90_ms": round(swaps[int(len(swaps) * 0.9)], 1) if swaps else None,
+        "first_paint_ms": [round(x) for x in paints],
         "load": os.getloadavg()[0],
     }))
 

@@ -133,14 +133,17 @@ def test_waiting_requests_are_bounded_per_client(url: str, monkeypatch: pytest.M
     assert play._long_by_client == {}
 
 
-def test_a_change_written_by_another_process_wakes_the_waiting_request_within_a_second(
+def test_a_change_written_by_another_process_wakes_the_waiting_request_at_its_recheck(
     url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where the web process does not play the match (``arena web`` beside ``arena serve``),
     nothing in it is woken when the seat's row changes: the waiting request re-reads the row
     every :data:`web.play.LONG_POLL_RECHECK_S` (0.5 s). The person's answer is written here by
     another process (a fresh ``python`` writing the row through :func:`human.choose`, whose
-    wake-up reaches only itself); the request waiting in this one answers within ~1 s of it."""
+    wake-up reaches only itself); the request waiting in this one answers at its next recheck
+    (0.03-0.52 s after the write, measured), long before its 20 s wait ends. The bound asserted
+    is looser than the measure (5 s): what it tells apart is the recheck from the wait's end,
+    not how busy the machine is."""
     monkeypatch.setattr(play, "LONG_POLL_S", 20.0)
     started = human.start_game(url, "solenia", 2, None, 0, ["house-random"], "client-a")
     match_id, secret = started.match_id, started.secret
@@ -171,11 +174,11 @@ def _written_elsewhere(client: Any, url: str, match_id: str, secret: str, decisi
                           capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr[-2000:]
     written = float(done.stdout.split()[-1])
-    waiter.join(5)
+    waiter.join(10)
     assert not waiter.is_alive() and waiter.answer is not None, "the request slept through the change"
     # the answer taken (no decision waits), or already the bot's reply and the next decision
     assert waiter.answer["waited"] is True and waiter.answer["decision"] != decision, waiter.answer
-    # re-read every 0.5 s: the answer comes within a second of the write (not at LONG_POLL_S)
+    # re-read every 0.5 s: the answer comes at a recheck, not at the end of LONG_POLL_S (20 s)
     print(f"answered {waiter.answered_at - written:.3f} s after the write")
-    assert waiter.answered_at - written < 1.0, (waiter.answered_at - written, play.LONG_POLL_RECHECK_S)
+    assert waiter.answered_at - written < 5.0, (waiter.answered_at - written, play.LONG_POLL_RECHECK_S)
     assert not woken  # the in-process wait was never used: the recheck found it
