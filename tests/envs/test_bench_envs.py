@@ -56,7 +56,12 @@ def test_one_game_against_openspiel_gives_both_sides_the_budget() -> None:
     assert out["score"] in (0.0, 0.5, 1.0) and out["decisions"] > 20
     for side in (0, 1):
         assert out["searched"][side] > 5
-        # each side stays near the budget (a last search step may run over a little)
-        assert out["spent"][side] / out["searched"][side] < 0.005 * 4
+        # each side honours the budget at the grain of its search: a side checks its clock
+        # between steps (OpenSpiel's side between determinisations), so it runs over by up to
+        # one step. Measured per searched decision with a 5 ms budget: quiet, ours 6.1 ms and
+        # OpenSpiel's 14.6 ms; in a CI run at load, OpenSpiel's 20.6 ms (over the 20 ms bound
+        # this test had). Ten budgets leave room for the grain and a loaded host; a side that
+        # searched on past its deadline would still not stay under them.
+        assert out["spent"][side] / out["searched"][side] < 0.005 * 10
     bad = CliRunner().invoke(bench_group, ["ismcts-vs-openspiel", "--game", "chess"])
     assert bad.exit_code != 0 and "chess" in bad.output
