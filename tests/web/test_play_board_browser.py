@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from arena.play.human import PER_CLIENT_ENV
+from benchmarks.bench_play_latency import FIRST_PAINT as _PAINT
 from referee import registry
 from tests.web.test_play_browser import (  # noqa: F401 - default_setup: the fixture
     _start,
@@ -29,17 +30,6 @@ pytestmark = pytest.mark.browser
 
 #: What a click reports: was it a highlighted board place or an action-bar button, with the
 #: part or option it stood for, and does the page say the move went to the server.
-#: The first contentful paint of the page, waiting for it if it has not come yet (-1: never).
-_PAINT = """() => new Promise(done => {
-  const seen = performance.getEntriesByName('first-contentful-paint');
-  if (seen.length) return done(seen[0].startTime);
-  new PerformanceObserver(list => {
-    const fcp = list.getEntries().filter(e => e.name === 'first-contentful-paint');
-    if (fcp.length) done(fcp[0].startTime);
-  }).observe({type: 'paint', buffered: true});
-  setTimeout(() => done(-1), 5000);
-})"""
-
 _CLICKED = """e => ({target: e.classList.contains('target') && e.hasAttribute('data-target'),
   bar: !!e.closest('#board-bar'), choice: e.getAttribute('data-choice'),
   w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height})"""
