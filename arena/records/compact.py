@@ -332,8 +332,7 @@ def regenerate(data: bytes, visit: Visit | None = None) -> MatchRecord:
             append(Decision(
                 i, seat, option, walls[i], cpus[i], comments.get(i, ""), i in forced, events,
                 None if secret is None else list(secret),
-                None if i in no_audiences else [None if (a := audience_of(e)) is None else list(a)
-                                                for e in events]))
+                None if i in no_audiences else _audiences(events)))
         if visit is not None:
             visit(n, state, None)
         over = state.is_over()

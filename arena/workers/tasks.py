@@ -294,7 +294,8 @@ class MatchCosts:
     and waiting for the bots), ``convert`` (record to JSON data), ``record`` (result, ratings,
     history: the locked transaction), ``warm`` (the stored record's text into the shared cache
     of record texts, :func:`arena.records.stored.warm`: with a Redis broker only).
-    ``lock_wait`` is the part of ``record`` spent getting the per-game rating lock, ``bots_wall`` the runner's time waiting for the bots' answers,
+    ``lock_wait`` is the part of ``record`` spent getting the per-game rating lock,
+    ``bots_wall`` the runner's time waiting for the bots' answers,
     ``bots_cpu`` the CPU the bots' own processes used for their decisions (the seats' totals), and
     ``process_cpu`` the whole process's CPU over the match (every thread: the live sender,
     gRPC's own threads). ``start``/``end``, ``cpu_start``/``cpu_end`` (process) and
