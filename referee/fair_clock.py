@@ -135,7 +135,10 @@ class RunQueueWaits:
         self._own_nice = os.getpriority(os.PRIO_PROCESS, 0)
         self._own_policy = os.sched_getscheduler(0)
         self._own_cpus = len(os.sched_getaffinity(0))
-        self._own_group_nice = _autogroup_nice("self")
+        # A referee in the default autogroup (a session never made by setsid, as a service's
+        # or a container's first process: its file reads empty) runs at the default weight,
+        # nice 0; without autogroups at all, no bot has one either.
+        self._own_group_nice = max(_autogroup_nice("self") or 0, 0)
         self._tasks: dict[int, _Task] = {}
         #: The waits and start times of the tasks seen by walks since the last mark: a task
         #: that ends before the window does keeps what it had waited when it was last seen.
@@ -241,8 +244,6 @@ class RunQueueWaits:
         """An autogroup nice (``/proc/<pid>/autogroup``, writable by its owner) above the
         referee's own: the whole session then yields to every other one. Read for every
         process, as a bot may make sessions (autogroups) of its own."""
-        if self._own_group_nice is None:
-            return ""
         for pid in pids:
             nice = _autogroup_nice(pid)
             if nice is not None and nice > self._own_group_nice:
