@@ -799,9 +799,12 @@ class BotProcess:
             cwd = "/"
         else:
             address = f"unix:{self.sock_dir / SOCKET_NAME}"
-            cmd = prlimit_args(self.limits, with_nproc=False) + launch_command(
-                self.bot_dir, str(self.bot_dir), address
-            )
+            # Dies with this process, as a sandboxed bot does by bwrap's --die-with-parent (the
+            # same signal, with the same caveat: it fires when the launching *thread* ends):
+            # killed with SIGKILL, `arena connect` left its bot running, unsandboxed.
+            cmd = ["setpriv", "--pdeathsig", "KILL", "--"] + prlimit_args(
+                self.limits, with_nproc=False
+            ) + launch_command(self.bot_dir, str(self.bot_dir), address)
             env = bot_environment(address)
             cwd = str(self.bot_dir)
         if self.cgroup is not None:
