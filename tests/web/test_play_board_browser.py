@@ -148,6 +148,12 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str | None) -> d
     # the end shows from the top: the result in view, not the last place clicked
     expect(page.locator("#play-outcome")).to_be_in_viewport()
     _shot(page, shot and f"{shot}-end")
+    maps = page.locator("[data-board][data-final] .map-pane")
+    if width > 500 and maps.count():
+        # the final board keeps the map column of play: the whole map on one screen beside the
+        # rest of the board (it was the board's full width, 900 px and more tall, below it)
+        box = maps.first.bounding_box()
+        assert box and box["width"] < width * 0.4 and box["height"] < 900, box
     # tap targets: a finger's 44 px on a phone (a desktop's mouse is precise; reported only)
     if width < 500:
         assert not small, small[:5]
