@@ -791,6 +791,7 @@ def play(url: str | None, match_id: str, seat_address: str) -> None:
     small, engine = stored_records.for_storage(record)
     data, text = _record_for_storage(record, whole=small is None)
     store(url, match_id, data if text is None else orjson.loads(text), compact=small, engine_version=engine)
+    stored_records.warm(small, record)  # the end page, its replay and record read it next
     feed.finish()
 
 

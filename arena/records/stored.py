@@ -14,6 +14,8 @@ With a Redis broker (``ARENA_BROKER_URL=redis://…``) there is also a **shared*
 texts (:class:`SharedCache`, ``ARENA_RECORD_SHARED`` slots): the worker that stores a finished
 match puts its record text there (:func:`warm`), and a web process whose own cache misses reads
 it there before regenerating — so the first read of a match, in any process, skips the replay.
+Without a broker, :func:`warm` puts the text in the storing process's own cache: there that
+process is the one that serves the match's pages.
 Only workers write it (a bulk reader — a conversion, a dataset export — never churns it).
 Each entry names the digest of the compact bytes it was made from and is checked on read
 (:meth:`SharedCache.get`): an entry of another record, or one changed in Redis, is never served.
@@ -83,11 +85,18 @@ class _Cache:
         text = SHARED.get(data)
         if text is None:
             text = compact.regenerated_json(compact.regenerate(data, visit))
+        self.put(data, text)
+        return text
+
+    def put(self, data: bytes, text: bytes) -> None:
+        """Keep ``text`` as ``data``'s record text (the newest entry); nothing with no room."""
+        if self.size <= 0:
+            return
         with self._lock:
             self._items[data] = text
+            self._items.move_to_end(data)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-        return text
 
     def peek(self, data: bytes) -> bytes | None:
         """The cached text of ``data``, or None (not regenerated: no miss counted)."""
@@ -234,16 +243,23 @@ SHARED = SharedCache(SHARED_SIZE)
 
 
 def warm(record_compact: bytes | None, record: MatchRecord) -> None:
-    """What the worker that stored a finished match does next: put its record text (``record``
+    """What the process that stored a finished match does next: put its record text (``record``
     as :func:`compact.regenerated_json` writes it, the text a regeneration of the stored
-    ``record_compact`` gives, byte for byte) in the shared cache, for the web's first read of
-    it. Nothing without a shared cache or a compact record; never raises."""
-    if not record_compact or SHARED._client() is None:
+    ``record_compact`` gives, byte for byte) where the first read of it will look. With a
+    shared cache (a Redis broker), there: the worker is not the process that serves the pages.
+    Without one (the embedded default, where the server plays its matches and a person's games
+    in the process that serves their pages, GetMatch and replays), in this process's own cache.
+    Nothing for a record stored as JSON; never raises."""
+    if not record_compact:
         return
     try:
-        SHARED.put(record_compact, compact.regenerated_json(record))
+        text = compact.regenerated_json(record)
+        if SHARED._client() is not None:
+            SHARED.put(record_compact, text)
+        else:
+            CACHE.put(bytes(record_compact), text)
     except Exception:  # noqa: BLE001 - warming never fails a match
-        log.exception("shared record cache: warming a record failed")
+        log.exception("record cache: warming a record failed")
 
 
 def record_text(record: Any, record_compact: bytes | None) -> bytes | None:

@@ -292,8 +292,9 @@ class MatchCosts:
     ``live`` (setting up, feeding and flushing the live events: the platform's callbacks inside
     the match loop), ``runner`` (the match runner *without* those callbacks: engine, protocol
     and waiting for the bots), ``convert`` (record to JSON data), ``record`` (result, ratings,
-    history: the locked transaction), ``warm`` (the stored record's text into the shared cache
-    of record texts, :func:`arena.records.stored.warm`: with a Redis broker only).
+    history: the locked transaction), ``warm`` (the stored record's text where its first read looks,
+    :func:`arena.records.stored.warm`: the shared cache with a Redis broker, else this
+    process's own).
     ``lock_wait`` is the part of ``record`` spent getting the per-game rating lock,
     ``bots_wall`` the runner's time waiting for the bots' answers,
     ``bots_cpu`` the CPU the bots' own processes used for their decisions (the seats' totals), and
@@ -531,10 +532,10 @@ def _play(match_id: str, costs: MatchCosts | _NoCosts) -> Outcome:
             _leases.drop(match_id)
     if small is not None and counted:  # stored by this worker (a duplicate's may be another's)
         with costs.part("warm"):
-            try:  # the stored record's text into the shared cache (Redis): the web's first read
+            try:  # the stored record's text where the first read looks (arena.records.stored.warm)
                 stored_records.warm(small, record)
             except Exception:  # noqa: BLE001 - a cache: warming never fails a match
-                log.exception("match %s: warming the shared record cache failed", match_id)
+                log.exception("match %s: warming the record cache failed", match_id)
     with costs.part("live"):
         end_live()  # after the record is stored: a watcher then finds it in the database
     return Outcome("recorded" if counted else "duplicate")

@@ -2,7 +2,8 @@
 stores a finished match puts its record text in Redis, and a process that never read the
 record serves it from there instead of replaying the engine — never an entry of another record
 or one changed in Redis; ``ARENA_RECORD_SHARED=0`` turns it off, a bad value is refused with
-a clear message, and Redis trouble while warming never fails a match."""
+a clear message, and Redis trouble while warming never fails a match. Without a broker the
+process that stored a match keeps its text in its own cache."""
 
 from __future__ import annotations
 
@@ -195,6 +196,32 @@ def test_the_worker_warms_and_a_fresh_process_reads_it_without_a_replay(
     with session_scope() as s:  # what it served is what a replay gives
         assert stored.record_data(s.get(Match, mid)) == orjson.loads(
             compact.stored_json(compact.regenerate(small)))
+
+
+def test_without_a_broker_the_process_that_stored_a_match_reads_it_without_a_replay(
+        db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The embedded default: matches are played in the process that serves their pages, so
+    # warming puts the text in its own cache (and a person's game's end page reads it next).
+    from arena.workers import tasks
+
+    monkeypatch.delenv("ARENA_BROKER_URL", raising=False)
+    stored.CACHE.clear()
+    mid = _create(tmp_path)
+    assert tasks.play_match_now(mid).status == "recorded"
+    calls = _no_regeneration(monkeypatch)
+    with session_scope() as s:
+        m = s.get(Match, mid)
+        small = bytes(m.record_compact)
+        served = stored.record_data(m)
+    assert calls == [] and stored.CACHE.misses == 0 and stored.CACHE.hits == 1
+    assert served == orjson.loads(compact.stored_json(compact.regenerate(small)))
+    stored.CACHE.clear()
+
+
+def test_a_record_stored_as_json_warms_nothing() -> None:
+    stored.CACHE.clear()
+    stored.warm(None, golden_records.make("solenia", 2))
+    assert stored.CACHE.peek(b"") is None and not stored.CACHE._items
 
 
 class _DownRedis:
