@@ -4,6 +4,8 @@ replay."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from playwright.sync_api import expect
 
@@ -27,7 +29,9 @@ def test_live_page_follows_the_match_then_shows_the_replay(page, live_server, si
     url, _ = site
     monkeypatch.setenv(DATABASE_ENV, url)  # the database the worker records in (and writes live to)
     with session_scope(url) as s:
-        vids = [add_bot(s, f"browser-live-{i}", game="black_angel").id for i in range(2)]
+        # names of this attempt's own: a rerun (--reruns) adds its bots beside the first try's
+        tag = uuid.uuid4().hex[:6]
+        vids = [add_bot(s, f"browser-live-{tag}-{i}", game="black_angel").id for i in range(2)]
         match_id = create_match(s, "black_angel", "base", vids, seed=SEED, sandbox=False).id
     with session_scope(url) as s:
         assert claim(s, match_id, "worker-b").outcome == "claimed"
@@ -50,7 +54,8 @@ def test_live_page_follows_the_match_then_shows_the_replay(page, live_server, si
     page.goto(f"{live_server}/matches/{match_id}/live")
     status = page.locator("#live-status")
     expect(status).to_have_attribute("data-decisions", "10", timeout=15000)  # polls: a loaded machine
-    assert page.locator("#live-board").get_by_text("Action board").is_visible()
+    # the board may come a poll after the count: the feed's events and its view are written apart
+    expect(page.locator("#live-board").get_by_text("Action board")).to_be_visible(timeout=15000)
     play(30)
     expect(status).to_have_attribute("data-decisions", "40", timeout=15000)
     html = page.content()
