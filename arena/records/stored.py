@@ -16,7 +16,8 @@ match puts its record text there (:func:`warm`), and a web process whose own cac
 it there before regenerating — so the first read of a match, in any process, skips the replay.
 Without a broker, :func:`warm` puts the text in the storing process's own cache: there that
 process is the one that serves the match's pages.
-Only workers write it (a bulk reader — a conversion, a dataset export — never churns it).
+Only workers write the shared cache (a bulk reader — a conversion, a dataset export — never
+churns it).
 Each entry names the digest of the compact bytes it was made from and is checked on read
 (:meth:`SharedCache.get`): an entry of another record, or one changed in Redis, is never served.
 """
