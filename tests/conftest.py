@@ -52,6 +52,18 @@ def _no_warm_bots_between_tests():
         tasks.close_worker_bot_pool()
 
 
+@pytest.fixture(autouse=True)
+def _no_person_games_between_tests():
+    """A test that starts a person's game and ends before it (or fails half-way) would leave the
+    game waiting for its person, holding its bots for up to 600 s, in the next tests' process
+    (tests/referee would see their socket folders): resign what is left, and wait for it."""
+    yield
+    human = sys.modules.get("arena.play.human")
+    if human is not None:
+        left = human.resign_games_played_here(wait_s=60.0)
+        assert not left, f"person's games still running 60 s after they were resigned: {left}"
+
+
 @pytest.fixture(params=["on", "off"], ids=["shortcuts-on", "shortcuts-off"])
 def shortcut_setting(request: pytest.FixtureRequest):
     """Run the test on both paths of every shortcut (docs/shortcuts.md): ``ARENA_SHORTCUTS=on``

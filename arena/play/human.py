@@ -554,6 +554,41 @@ def played_here(match_id: str) -> bool:
         return match_id in runner.held
 
 
+def resign_games_played_here(wait_s: float = 30.0) -> list[str]:
+    """Resign every person's seat this process plays, and wait up to ``wait_s`` for those
+    games to end (the fallback plays each seat out; the match is stored as any resigned one).
+    Returns the match ids still running when the wait ended.
+
+    For a process that is about to stop serving its people's games, such as the tests after
+    each test: a game left waiting for its person otherwise holds its bots' processes for up to
+    :data:`DECISION_ENV` (600 s) after nobody can answer any more."""
+    runner = _runner_instance
+    if runner is None:
+        return []
+    with runner.lock:
+        held = dict(runner.held)
+    for match_id, url in held.items():
+        try:
+            with session_scope(url) as s:
+                s.execute(
+                    update(HumanSeat)
+                    .where(HumanSeat.match_id == match_id, HumanSeat.status == "playing")
+                    .values(status="resigned", options=None, answer=None, answer_decision=None)
+                )
+        except Exception:  # noqa: BLE001 - its database is gone: the game fails on its own
+            log.warning("could not resign human game %s", match_id, exc_info=True)
+        _wake(match_id)
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        with runner.lock:
+            left = [m for m in held if m in runner.held]
+        if not left:
+            return []
+        time.sleep(0.05)
+    with runner.lock:
+        return [m for m in held if m in runner.held]
+
+
 def _forget_changes(match_id: str) -> None:
     """The game is over here: a last wake-up (the count drops to 0, so every waiter sees a
     change), and the count goes."""

@@ -263,6 +263,29 @@ def test_resigning_while_the_bots_move_forfeits_at_the_next_decision(url: str) -
     assert record["forfeits"][0]["message"].endswith(human.RESIGNED)
 
 
+def test_a_process_that_stops_serving_resigns_its_games_and_their_bots_go(url: str) -> None:
+    """``resign_games_played_here``: every game waiting for its person here ends (resigned,
+    stored), and its bots' processes with it, instead of holding them for the 600 s clock."""
+    import os
+
+    from referee import sandbox
+
+    before = set(sandbox.socket_dirs_of(os.getpid()))
+    games = [human.start_game(url, "solenia", 2, None, 1, ["house-random"], f"client-{c}")
+             for c in "ab"]
+    for started in games:
+        _first_decision(url, started)
+    assert set(sandbox.socket_dirs_of(os.getpid())) - before  # the bots run, unsandboxed here
+    assert human.resign_games_played_here(wait_s=60.0) == []
+    for started in games:
+        with session_scope(url) as s:
+            match = s.get(Match, started.match_id)
+            assert match.status == "done" and [seat.forfeit for seat in match.seats] == [None, "bot_error"]
+        assert not human.played_here(started.match_id)
+    assert set(sandbox.socket_dirs_of(os.getpid())) - before == set()
+    assert human.resign_games_played_here() == []  # nothing left: nothing to wait for
+
+
 def test_waiting_clicks_hold_at_most_two_threads(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A plain form post waits for the bots only as the first of its seat and one of the
     process's CHOICE_WAITERS: however many posts arrive, the others return at once."""

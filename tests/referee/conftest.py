@@ -17,9 +17,10 @@ from tests.referee.helpers import HOSTILE, leftover_pids
 def nothing_left_running():
     """After each test: no sandbox process survives, no socket folder is left behind."""
     first = len(sandbox.lease_history)
+    before = set(sandbox.socket_dirs_of(os.getpid()))  # another folder's test is not this one's
     yield
     assert leftover_pids(sandbox.lease_history[first:]) == [], "a sandboxed process outlived its match"
-    left = sandbox.socket_dirs_of(os.getpid())
+    left = sorted(set(sandbox.socket_dirs_of(os.getpid())) - before)
     assert not left, f"socket folders left behind: {left}"
 
 
