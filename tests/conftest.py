@@ -82,3 +82,22 @@ def shortcut_setting(request: pytest.FixtureRequest):
         yield request.param
     finally:
         apply_setting(old)
+
+
+# --- why a test was rerun: the CI log's summary names reruns (-raR) but not their errors --------
+
+_rerun_reasons: list[tuple[str, str, str]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.outcome == "rerun":
+        text = (report.longreprtext or "").strip().splitlines()
+        errors = [line[1:].strip() for line in text if line.startswith("E ")] or text[-1:]
+        _rerun_reasons.append((report.nodeid, report.when, " | ".join(errors[:3])[:400]))
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's TerminalReporter
+    if _rerun_reasons:
+        terminalreporter.section("why tests were rerun")
+        for nodeid, when, error in _rerun_reasons:
+            terminalreporter.write_line(f"{nodeid} ({when}): {error}")
