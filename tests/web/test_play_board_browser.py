@@ -367,3 +367,79 @@ def test_a_payment_is_its_resources_clicked_in_any_order(browser, tmp_path, monk
             _shot(page, "board-solenia-payment-phone")
         finally:
             context.close()
+
+
+def _at_a_crew_count() -> tuple[Any, int]:
+    """A real Orbital game (2 players, standard, seed 2, played by test_targets' player) at its
+    first High-Risk Project: "put k crew in" for k = 1..4; returns the state and its decision
+    number."""
+    rng = random.Random(2)
+    state = registry.new_game("orbital", 2, 2, "standard")
+    n = 0
+    while not state.legal_options()[0].id.startswith("crew:"):
+        _play(state, "orbital", rng)
+        n += 1
+    return state, n
+
+
+#: The crew tokens hinted on the board, by their count (1..k).
+_HINTED_CREW = "() => [...document.querySelectorAll('[data-board] .crew-tokens > li.hint')]" \
+               ".map(e => +e.getAttribute('data-target').split(':').pop())"
+
+
+def test_a_crew_count_hints_every_token_it_puts_in(browser, tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """Issue #37: Orbital's High-Risk Project "put k crew in" is the k-th unused crew token;
+    hovering (or focusing) the option, or the token, hints tokens 1..k — the whole count — not
+    only the k-th. The page is the real one on a real socket; the seat's row and ``human.choose``
+    stand in for the referee, as in the payment test above."""
+    from arena.play import human
+    from tests.web.conftest import serving
+    from web.app import create_app
+
+    app = create_app(f"sqlite:///{tmp_path / 'arena.sqlite3'}")
+    state, decision = _at_a_crew_count()
+    seat = state.to_move()
+    options = [(o.id, o.label) for o in state.legal_options()]
+    assert [o for o, _ in options] == ["crew:1", "crew:2", "crew:3", "crew:4"], options
+    view = human.SeatView(match_id="fedcba9876543210" * 2, game="orbital", variant="standard", players=2,
+                          seat=seat, status="playing", match_status="running", decision=decision,
+                          observation=state.observation(seat), options=options,
+                          prompt=state.decision_prompt(), deadline=time.time() + 600,
+                          seat_names=["house-random", "you"])
+    sent: list[str] = []
+    monkeypatch.setattr("web.play._view", lambda match_id: view)
+    monkeypatch.setattr(human, "choose", lambda url, match_id, secret, d, option: sent.append(option))
+    with serving(app) as site:
+        for width, height in ((1280, 800), (390, 844)):
+            phone = width < 500
+            context = browser.new_context(viewport={"width": width, "height": height},
+                                          is_mobile=phone, has_touch=phone)
+            page = context.new_page()
+            page.route("**/state?*", lambda route: route.fulfill(
+                json={"status": "playing", "decision": decision, "changes": 0, "retry_ms": 60000}))
+            try:
+                page.goto(f"{site}/play/{view.match_id}")
+                expect(page.locator("#board-bar")).to_be_visible()
+                tokens = page.locator(f"[data-board] .crew-tokens > li[data-target^='crew:{seat}:']")  # the person's
+                assert tokens.count() >= 4
+                page.locator("#option-list > summary").click()  # the list, one tap away
+                button = page.locator("#your-turn button.option[value='crew:3']")
+                button.focus()
+                assert page.evaluate(_HINTED_CREW) == [1, 2, 3]
+                tokens.nth(3).scroll_into_view_if_needed()  # on a phone the station is below the list
+                _shot(page, f"board-orbital-crew-hint-{'phone' if phone else 'desktop'}")
+                page.locator("#your-turn button.option[value='crew:1']").focus()
+                assert page.evaluate(_HINTED_CREW) == [1]
+                page.locator("#your-turn button.option[value='crew:1']").blur()
+                assert page.evaluate(_HINTED_CREW) == []
+                if not phone:
+                    tokens.nth(1).hover()  # the second token: "put 2 crew in", and token 1 with it
+                    assert page.evaluate(_HINTED_CREW) == [1]
+                    hinted = page.eval_on_selector_all("#your-turn button.option.hint", "bs => bs.map(b => b.value)")
+                    assert hinted == ["crew:2"], hinted
+                    tokens.nth(1).click()
+                    page.wait_for_function("() => !document.querySelector('#play-main[aria-busy=true]')")
+                    assert sent == ["crew:2"], sent
+                assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+            finally:
+                context.close()

@@ -316,12 +316,23 @@
       if (!o) return [];
       var out = [];
       o.parts.forEach(function (k) { out = out.concat(table.byKey[k] || []); });
-      return out;
+      return out.concat(before(out));
     }
     var keys = keysOf(el);
     return table.opts.filter(function (x) {
       return x.parts.some(function (k) { return keys.indexOf(k) >= 0; });
-    }).map(function (x) { return x.button; });
+    }).map(function (x) { return x.button; }).concat(before([el]));
+  }
+
+  // A place in a row counted off (data-counted: Orbital's unused crew, where "3 crew in" is the
+  // third token) hints with the places before it, so that the hint shows the whole count.
+  function before(els) {
+    var out = [];
+    els.forEach(function (e) {
+      var item = e.closest("[data-counted] > *");
+      while (item && (item = item.previousElementSibling)) out.push(item);
+    });
+    return out;
   }
 
   function hoverable(target) {
