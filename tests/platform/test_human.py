@@ -4,6 +4,7 @@ nobody without the seat's secret reads the seat's observation (web/play.py answe
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from arena.db.session import DATABASE_ENV
 from arena.intake import bots
 from arena.play import human
 from arena.records.stored import record_data
+from referee import sandbox
 from web.app import create_app
 
 RANDOM_FOLDER = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot"
@@ -266,10 +268,6 @@ def test_resigning_while_the_bots_move_forfeits_at_the_next_decision(url: str) -
 def test_a_process_that_stops_serving_resigns_its_games_and_their_bots_go(url: str) -> None:
     """``resign_games_played_here``: every game waiting for its person here ends (resigned,
     stored), and its bots' processes with it, instead of holding them for the 600 s clock."""
-    import os
-
-    from referee import sandbox
-
     before = set(sandbox.socket_dirs_of(os.getpid()))
     games = [human.start_game(url, "solenia", 2, None, 1, ["house-random"], f"client-{c}")
              for c in "ab"]
