@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
@@ -243,14 +244,20 @@ def test_the_page_follows_the_table_without_a_reload_and_resign_ends_the_game(
             json={"status": "playing", "decision": None, "match_status": "running"}
         ),
     )
-    # Click until the bots have the move (a seat may have several decisions in a row).
+    # Click until the bots have the move (a seat may have several decisions in a row). A
+    # decision's buttons are disabled while its answer is sent, and the page they are on may be
+    # swapped for the waiting one a moment later: click only an enabled option, and look again
+    # when the one found went away (CI saw a click wait 30 s on such a detached button).
     for _ in range(40):
-        turn = page.locator("#your-turn").element_handle()
-        _first_option(page).click()
-        turn.wait_for_element_state("hidden")
-        page.wait_for_selector("#your-turn, #waiting")
+        page.wait_for_selector("#your-turn button.option:not([disabled]), #waiting", state="attached")
         if page.locator("#waiting").count():
             break
+        turn = page.locator("#your-turn").element_handle()
+        try:
+            _first_option(page).click(timeout=5000)
+        except PlaywrightTimeoutError:
+            continue
+        turn.wait_for_element_state("hidden")
     expect(page.locator("#waiting")).to_be_visible()
     expect(page.locator("#play-public #live-status")).to_be_visible(timeout=20000)
     # The public table: any spectator's view, so no seat's hand (the seat's own is below it).
