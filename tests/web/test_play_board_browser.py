@@ -270,18 +270,37 @@ def test_the_table_is_on_the_first_screen(browser, default_setup: str, game: str
             context.close()
 
 
-def _at_a_payment() -> tuple[Any, int]:
-    """A real Solenia game (2 players, winter with technology, seed 0, played by test_targets'
-    player) at its first payment with several ways to pay; returns the state and its decision
-    number. There the person (player 2) holds 1 wood, 2 stone, 2 wheat, 2 water and may pay
-    "1 stone, 2 water" or "2 stone, 1 water" (the wood-and-wheat technology's swaps)."""
-    rng = random.Random(0)
-    state = registry.new_game("solenia", 2, 0, "winter-tech")
+def _at_first(game: str, variant: str, seed: int, kind: str) -> tuple[Any, int]:
+    """A real two-player game played by test_targets' player from ``seed`` up to its first
+    decision whose options are of ``kind`` (the id before ":"); returns the state and its
+    decision number."""
+    rng = random.Random(seed)
+    state = registry.new_game(game, 2, seed, variant)
     n = 0
-    while not state.legal_options()[0].id.startswith("pay:"):
-        _play(state, "solenia", rng)
+    while not state.legal_options()[0].id.startswith(f"{kind}:"):
+        _play(state, game, rng)
         n += 1
     return state, n
+
+
+def _stand_in_seat(monkeypatch, state: Any, decision: int, game: str, variant: str) -> tuple[Any, list[str]]:  # noqa: ANN001
+    """The seat's row and the referee, standing in for a live game at ``state``'s decision:
+    ``web.play._view`` returns the state's :class:`SeatView` (as the seat server would have
+    written it) and ``human.choose`` records the option sent. Returns the view and that list."""
+    from arena.play import human
+
+    seat = state.to_move()
+    view = human.SeatView(match_id=f"{decision:032x}", game=game,
+                          variant=variant, players=2, seat=seat, status="playing",
+                          match_status="running", decision=decision,
+                          observation=state.observation(seat),
+                          options=[(o.id, o.label) for o in state.legal_options()],
+                          prompt=state.decision_prompt(), deadline=time.time() + 600,
+                          seat_names=["house-random", "you"])
+    sent: list[str] = []
+    monkeypatch.setattr("web.play._view", lambda match_id: view)
+    monkeypatch.setattr(human, "choose", lambda url, match_id, secret, d, option: sent.append(option))
+    return view, sent
 
 
 #: The resources of the person's store lit as places, by name.
@@ -299,24 +318,18 @@ def test_a_payment_is_its_resources_clicked_in_any_order(browser, tmp_path, monk
     stands in for the referee is the seat's row (``web.play._view`` returns the state's
     :class:`SeatView`, as the seat server would have written it) and ``human.choose`` (records
     the option sent); a Playwright route answers /state (the long poll: "nothing changed")."""
-    from arena.play import human
     from tests.web.conftest import serving
     from web.app import create_app
 
     app = create_app(f"sqlite:///{tmp_path / 'arena.sqlite3'}")  # an empty site: the page needs no rows
 
-    state, decision = _at_a_payment()
+    # Solenia, winter with technology, seed 0: at its first payment the person (player 2) holds
+    # 1 wood, 2 stone, 2 wheat, 2 water and may pay "1 stone, 2 water" or "2 stone, 1 water"
+    # (the wood-and-wheat technology's swaps).
+    state, decision = _at_first("solenia", "winter-tech", 0, "pay")
     seat = state.to_move()
-    options = [(o.id, o.label) for o in state.legal_options()]
-    assert [o for o, _ in options] == ["pay:0-1-0-2", "pay:0-2-0-1"], options
-    view = human.SeatView(match_id="0123456789abcdef" * 2, game="solenia", variant="winter-tech", players=2, seat=seat,
-                          status="playing", match_status="running", decision=decision,
-                          observation=state.observation(seat), options=options,
-                          prompt=state.decision_prompt(),
-                          deadline=time.time() + 600, seat_names=["house-random", "you"])
-    sent: list[str] = []
-    monkeypatch.setattr("web.play._view", lambda match_id: view)
-    monkeypatch.setattr(human, "choose", lambda url, match_id, secret, d, option: sent.append(option))
+    view, sent = _stand_in_seat(monkeypatch, state, decision, "solenia", "winter-tech")
+    assert [o for o, _ in view.options] == ["pay:0-1-0-2", "pay:0-2-0-1"], view.options
     with serving(app) as site:
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         page = context.new_page()
@@ -369,19 +382,6 @@ def test_a_payment_is_its_resources_clicked_in_any_order(browser, tmp_path, monk
             context.close()
 
 
-def _at_a_crew_count() -> tuple[Any, int]:
-    """A real Orbital game (2 players, standard, seed 2, played by test_targets' player) at its
-    first High-Risk Project: "put k crew in" for k = 1..4; returns the state and its decision
-    number."""
-    rng = random.Random(2)
-    state = registry.new_game("orbital", 2, 2, "standard")
-    n = 0
-    while not state.legal_options()[0].id.startswith("crew:"):
-        _play(state, "orbital", rng)
-        n += 1
-    return state, n
-
-
 #: The crew tokens hinted on the board, by their count (1..k).
 _HINTED_CREW = "() => [...document.querySelectorAll('[data-board] .crew-tokens > li.hint')]" \
                ".map(e => +e.getAttribute('data-target').split(':').pop())"
@@ -392,23 +392,15 @@ def test_a_crew_count_hints_every_token_it_puts_in(browser, tmp_path, monkeypatc
     hovering (or focusing) the option, or the token, hints tokens 1..k — the whole count — not
     only the k-th. The page is the real one on a real socket; the seat's row and ``human.choose``
     stand in for the referee, as in the payment test above."""
-    from arena.play import human
     from tests.web.conftest import serving
     from web.app import create_app
 
     app = create_app(f"sqlite:///{tmp_path / 'arena.sqlite3'}")
-    state, decision = _at_a_crew_count()
+    # Orbital, standard, seed 2: its first High-Risk Project, "put k crew in" for k = 1..4
+    state, decision = _at_first("orbital", "standard", 2, "crew")
     seat = state.to_move()
-    options = [(o.id, o.label) for o in state.legal_options()]
-    assert [o for o, _ in options] == ["crew:1", "crew:2", "crew:3", "crew:4"], options
-    view = human.SeatView(match_id="fedcba9876543210" * 2, game="orbital", variant="standard", players=2,
-                          seat=seat, status="playing", match_status="running", decision=decision,
-                          observation=state.observation(seat), options=options,
-                          prompt=state.decision_prompt(), deadline=time.time() + 600,
-                          seat_names=["house-random", "you"])
-    sent: list[str] = []
-    monkeypatch.setattr("web.play._view", lambda match_id: view)
-    monkeypatch.setattr(human, "choose", lambda url, match_id, secret, d, option: sent.append(option))
+    view, sent = _stand_in_seat(monkeypatch, state, decision, "orbital", "standard")
+    assert [o for o, _ in view.options] == ["crew:1", "crew:2", "crew:3", "crew:4"], view.options
     with serving(app) as site:
         for width, height in ((1280, 800), (390, 844)):
             phone = width < 500
