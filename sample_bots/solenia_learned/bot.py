@@ -1,5 +1,5 @@
-"""The learned Solenia bot: the greedy bot's turn planner, with a learned model (``model.onnx``,
-run by ONNX Runtime) judging the end-of-turn states instead of greedy's rules of thumb.
+"""The learned Solenia bot: the greedy bot's turn planner and a two-turn look-ahead over its best
+options, the futures judged by a learned value (``model.onnx``, run by ONNX Runtime).
 
 ``model.onnx`` comes from ``python -m sample_bots.solenia_learned.train`` (seeded; the command
 and its figures are in ``training.json`` beside it; docs/environments.md, "A learned bot on the
@@ -19,16 +19,16 @@ from arena.sdk import serve_bot  # noqa: E402
 
 try:  # imported as a package (tests, benchmarks, the trainer)
     from sample_bots.solenia_learned.model import OnnxValue
-    from sample_bots.solenia_learned.planner import choose
+    from sample_bots.solenia_learned.planner import look_ahead
 except ImportError:  # run from this folder: the sandbox shows only the bot's own folder
     from model import OnnxValue  # type: ignore[no-redef]
-    from planner import choose  # type: ignore[no-redef]
+    from planner import look_ahead  # type: ignore[no-redef]
 
 VALUE = OnnxValue(Path(__file__).resolve().with_name("model.onnx"))
 
 
 def act(observation: dict, legal_options: list) -> str:
-    return choose(observation, [o.id for o in legal_options], VALUE)
+    return look_ahead(observation, [o.id for o in legal_options], VALUE)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""What the learned Solenia bot's model reads of an end-of-turn state: 26 numbers per seat.
+"""What the learned Solenia bot's value reads of a position: 26 numbers per seat.
 
 Why these: they are the quantities the greedy bot's hand-written evaluation combines (points
 banked, resources and how late it is, the best supply tile each row can still afford) plus the
 ones it ignores (each resource on its own, room left in each row, how far ahead the opponent is,
-whether the game is over), so the model can start from greedy's judgement (a linear mix of
-them is exactly greedy's evaluation, :data:`GREEDY_WEIGHTS`) and learn where it is wrong.
+whether the game is over), so a linear mix of them can be greedy's judgement (exactly, with
+:data:`GREEDY_WEIGHTS`) or one fitted to how games ended.
 Everything is read from the state as the seat sees it: its own cards, public tiles, scores and
 resources, never another seat's hand.
 """
@@ -28,12 +28,9 @@ GREEDY_WEIGHTS = {"greedy_if_live": 1.0, "total_if_over": 1.0}
 SIZE = len(NAMES)
 
 
-def features(st: SoleniaState, seat: int) -> list[float]:
-    """The :data:`NAMES` values of ``st`` for ``seat`` (two-player games: the other seat is the
-    opponent; with more, the best of the others)."""
-    b = score_breakdown(st, seat)
-    over = st.phase == P_OVER
-    left = (len(st.hand[seat]) + len(st.deck[seat])) / 16.0
+def _best_affordable(st: SoleniaState, seat: int) -> tuple[list[float], int]:
+    """The most points of a supply tile on show that ``seat`` can pay for now, per row with room
+    (day, night), and how many such tiles there are."""
     res = st.res[seat]
     best = [0.0, 0.0]
     affordable = 0
@@ -44,6 +41,30 @@ def features(st: SoleniaState, seat: int) -> list[float]:
             if t >= 0 and all(res[r] >= TILE_COST[t][r] for r in range(4)):
                 best[kind] = max(best[kind], float(TILE_POINTS[t]))
                 affordable += 1
+    return best, affordable
+
+
+def greedy_value(st: SoleniaState, seat: int) -> float:
+    """The greedy bot's rule of thumb alone (what :data:`GREEDY_WEIGHTS` make of the features,
+    without computing the others): the final score once the game is over; before, points banked
+    plus resources (worth more early) plus part of the best tile each row can already buy."""
+    b = score_breakdown(st, seat)
+    if st.phase == P_OVER:
+        return float(b["total"])
+    left = (len(st.hand[seat]) + len(st.deck[seat])) / 16.0
+    best, _ = _best_affordable(st, seat)
+    return (b["total"] - b["resources"] + sum(st.res[seat]) * (0.5 + 0.8 * left)
+            + 0.3 * (best[0] + best[1]) * left)
+
+
+def features(st: SoleniaState, seat: int) -> list[float]:
+    """The :data:`NAMES` values of ``st`` for ``seat`` (two-player games: the other seat is the
+    opponent; with more, the best of the others)."""
+    b = score_breakdown(st, seat)
+    over = st.phase == P_OVER
+    left = (len(st.hand[seat]) + len(st.deck[seat])) / 16.0
+    res = st.res[seat]
+    best, affordable = _best_affordable(st, seat)
     others = [score_breakdown(st, s)["total"] for s in range(st.players) if s != seat]
     opp = max(others) if others else 0
     opp_res = max((sum(st.res[s]) for s in range(st.players) if s != seat), default=0)

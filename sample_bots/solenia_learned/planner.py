@@ -1,14 +1,18 @@
-"""The learned Solenia bot's turn planner: the greedy bot's search with a learned evaluation.
+"""The learned Solenia bot's search: greedy's turn planner, then a short look-ahead judged by a
+learned value.
 
 Why this shape: the greedy bot (``sample_bots/solenia_greedy``) plans the rest of its own turn —
-every card, cell, supply tile, payment and slot — and keeps the outcome its hand-written
-``evaluate`` likes best. What it gets wrong is the *worth* of an outcome: resources, tiles in
-reach and points are weighed by fixed rules of thumb. Here the same search asks a small network
-instead (:mod:`features` turns an end-of-turn state into the numbers the network reads; the
-network, ``model.onnx``, was fitted to how games really ended). So the bot is exactly as fast as
-greedy plus one small batched inference per decision, and every difference in play comes from
-what was learned. The bot folder holds its own copy of the search because the sandbox shows a
-hosted bot only its own folder (and the ``arena``/``referee`` packages).
+every card, cell, supply tile, payment and slot — and keeps the outcome its hand-written rule of
+thumb likes best. Its blind spot is what happens next: the rule cannot see what the opponent
+will buy with the tiles and resources a turn leaves on the table. So :func:`look_ahead` keeps
+greedy's few best first options, plays each one out for a couple of turns on a few samples of
+the hidden cards (both seats playing greedy, :func:`greedy_move`), and asks the learned value
+(``model.onnx``: the final margin a position is worth, fitted to how greedy's games ended) which
+of those futures is best. :func:`choose` is greedy's planner with any evaluation of the ends of a
+turn, without the look-ahead (this bot's previous form: docs/environments.md says why it did not
+beat greedy). The bot folder holds
+its own copy of the search because the sandbox shows a hosted bot only its own folder (and the
+``arena``/``referee`` packages).
 """
 
 from __future__ import annotations
@@ -19,7 +23,13 @@ from typing import Any
 from referee.solenia.data import CARD_VALUE, RES_INDEX, TILE_COST, TILE_POINTS
 from referee.solenia.geometry import DISTANCE, ship_pos
 from referee.solenia.observed import state_from_observation
+from referee.solenia.scoring import score_breakdown
 from referee.solenia.state import P_CARD, P_DROP, P_GAIN, P_OVER, P_SPEND, P_VPCELL, SoleniaState
+
+try:
+    from sample_bots.solenia_learned.features import greedy_value
+except ImportError:  # run from this folder (the sandbox)
+    from features import greedy_value  # type: ignore[no-redef]
 
 _MICRO = (P_GAIN, P_DROP, P_SPEND, P_VPCELL)
 _MAX_LEAVES = 600
@@ -93,14 +103,8 @@ class _Search:
         return out
 
 
-def choose(obs: dict[str, Any], ids: list[str], evaluate: Evaluator) -> str:
-    """The option whose best end of turn ``evaluate`` values most (ties: the first)."""
-    if len(ids) == 1:
-        return ids[0]
-    seat = obs["seat"]
-    st = state_from_observation(obs, seed=obs["raw"]["vp_used"] * 131 + sum(obs["raw"]["used"]))
-    if st.phase in _MICRO:
-        return _micro_choice(st, seat, ids)
+def ranked(st: SoleniaState, seat: int, ids: list[str], evaluate: Evaluator) -> list[str]:
+    """``ids`` best first by the value of each one's best end of turn (ties: the earlier id)."""
     search = _Search(seat, st.used[seat])
     reach = []
     for oid in ids:
@@ -108,11 +112,94 @@ def choose(obs: dict[str, Any], ids: list[str], evaluate: Evaluator) -> str:
         child.apply(oid)
         reach.append(search.collect(child))
     values = evaluate(search.leaves, seat)
-    best_id, best_val = ids[0], float("-inf")
-    for oid, leaves in zip(ids, reach, strict=True):
+    scored = []
+    for n, (oid, leaves) in enumerate(zip(ids, reach, strict=True)):
         v = max(values[i] for i in leaves)
         if oid.startswith("card:") and CARD_VALUE[int(oid.split(":")[1])] == 0:
             v -= 0.2  # a <0> card is better kept for when nothing else fits (greedy's rule)
-        if v > best_val:
-            best_id, best_val = oid, v
-    return best_id
+        scored.append((-v, n, oid))
+    return [oid for _, _, oid in sorted(scored)]
+
+
+def greedy_evaluate(leaves: list[SoleniaState], seat: int) -> list[float]:
+    """The greedy bot's rule of thumb, as an :data:`Evaluator`."""
+    return [greedy_value(st, seat) for st in leaves]
+
+
+def _sampled(obs: dict[str, Any], sample: int = 0) -> SoleniaState:
+    """A playable state of what the seat sees, the hidden cards drawn anew for each ``sample``
+    (seeded by the observation: the same observation always gives the same samples)."""
+    return state_from_observation(obs, seed=obs["raw"]["vp_used"] * 131 + sum(obs["raw"]["used"]) + 7919 * sample)
+
+
+def choose(obs: dict[str, Any], ids: list[str], evaluate: Evaluator) -> str:
+    """Greedy's planner with ``evaluate`` judging the ends of the turn: the option whose best
+    end of turn it values most (ties: the first)."""
+    if len(ids) == 1:
+        return ids[0]
+    st = _sampled(obs)
+    if st.phase in _MICRO:
+        return _micro_choice(st, obs["seat"], ids)
+    return ranked(st, obs["seat"], ids, evaluate)[0]
+
+
+def greedy_move(st: SoleniaState) -> str:
+    """What the greedy bot plays in ``st`` for whoever is to move (the look-ahead's playouts;
+    a test checks it against the greedy bot itself)."""
+    seat = st.to_move()
+    ids = st.option_ids()
+    if len(ids) == 1:
+        return ids[0]
+    if st.phase in _MICRO:
+        return _micro_choice(st, seat, ids)
+    return ranked(st, seat, ids, greedy_evaluate)[0]
+
+
+def play_turns(st: SoleniaState, turns: int) -> SoleniaState:
+    """Play ``st`` on with greedy on every seat until ``turns`` more cards are played (a turn
+    each) and the next turn is about to begin, or the game ends."""
+    until = sum(st.used) + turns
+    while st.phase != P_OVER and not (st.phase == P_CARD and sum(st.used) >= until):
+        st.apply(greedy_move(st))
+    return st
+
+
+#: A finished game's worth in the value's units: the final margin plus this per win (minus per
+#: loss), the target the value was fitted to.
+WIN_BONUS = 5.0
+
+
+def final_worth(st: SoleniaState, seat: int) -> float:
+    """``seat``'s final margin over the best other seat, plus or minus :data:`WIN_BONUS`."""
+    totals = [score_breakdown(st, s)["total"] for s in range(st.players)]
+    margin = totals[seat] - max(t for s, t in enumerate(totals) if s != seat)
+    return margin + WIN_BONUS * ((margin > 0) - (margin < 0))
+
+
+def look_ahead(obs: dict[str, Any], ids: list[str], value: Evaluator, *,
+               candidates: int = 3, samples: int = 2, turns: int = 2) -> str:
+    """Greedy's ``candidates`` best first options, each played on for ``turns`` turns on
+    ``samples`` samples of the hidden cards (the same samples for every option, so they differ
+    only by their own consequences); the option whose futures ``value`` sums highest (a
+    finished game counts its :func:`final_worth`). Ties go to greedy's order."""
+    if len(ids) == 1:
+        return ids[0]
+    seat = obs["seat"]
+    st = _sampled(obs)
+    if st.phase in _MICRO:
+        return _micro_choice(st, seat, ids)
+    best = ranked(st, seat, ids, greedy_evaluate)[:candidates]
+    if len(best) == 1:
+        return best[0]
+    futures = []
+    for sample in range(samples):
+        base = st if sample == 0 else _sampled(obs, sample)
+        for oid in best:
+            child = base.clone()
+            child.apply(oid)
+            futures.append(play_turns(child, turns))
+    live = [f for f in futures if f.phase != P_OVER]
+    judged = iter(value(live, seat) if live else [])
+    worth = [final_worth(f, seat) if f.phase == P_OVER else next(judged) for f in futures]
+    totals = [sum(worth[i::len(best)]) for i in range(len(best))]
+    return best[max(range(len(best)), key=lambda i: (totals[i], -i))]
