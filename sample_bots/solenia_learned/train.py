@@ -45,7 +45,7 @@ from referee import registry  # noqa: E402
 from referee.solenia.scoring import score_breakdown  # noqa: E402
 from sample_bots.solenia_learned.features import NAMES, SIZE, features, greedy_value  # noqa: E402
 from sample_bots.solenia_learned.model import FEATURES_ID, LinearValue, OnnxValue  # noqa: E402
-from sample_bots.solenia_learned.planner import WIN_BONUS, choose, final_worth, look_ahead  # noqa: E402
+from sample_bots.solenia_learned.planner import WIN_BONUS, choose, look_ahead  # noqa: E402
 
 GAME = "solenia"
 #: Seeds: self-play games from TRAIN_SEED0 + 1_000_000 * seed on; the final measurement on
@@ -101,15 +101,13 @@ def play_game(seed: int, bots: list[Any], states: list | None = None) -> tuple[t
 
 def selfplay(seed: int) -> tuple[list[list[float]], list[float]]:
     """Greedy against greedy in game ``seed``: every decision's features for the seat to move,
-    and what the game turned out to be worth to that seat (:func:`planner.final_worth`)."""
+    and what the game turned out to be worth to that seat (its final margin, plus or minus
+    :data:`planner.WIN_BONUS`, as :func:`planner.final_worth` counts a finished future)."""
     greedy = _greedy()
     states: list = []
-    st = registry.new_game(GAME, 2, seed, None)
-    while not st.is_over():
-        seat = st.to_move()
-        states.append((seat, features(st, seat)))
-        st.apply(greedy(st, seat))
-    worth = [final_worth(st, s) for s in range(2)]
+    _, scores = play_game(seed, [greedy, greedy], states)
+    margins = [scores[s] - scores[1 - s] for s in range(2)]
+    worth = [m + WIN_BONUS * ((m > 0) - (m < 0)) for m in margins]
     return [f for _, f in states], [worth[seat] for seat, _ in states]
 
 
