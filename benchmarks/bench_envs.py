@@ -27,7 +27,9 @@ Then, per game, one env in this process against Gymnasium's ``AsyncVectorEnv`` w
 processes and against the batched vector env (:mod:`arena.envs.vector`: two worker processes
 of eight sub-envs each), in steps per *wall-clock* second (:func:`bench_vector`; >= 1.6x asked
 on two cores): the only figures here that other load on the machine distorts, since they
-measure parallelism (their CPU µs per step, also printed, it changes little).
+measure parallelism (their CPU µs per step, also printed, it changes little). Their
+sub-envs play against ``random`` opponents, or ``greedy`` (the environments' default) with
+``opponents="greedy"`` (``--opponents greedy``).
 """
 
 from __future__ import annotations
@@ -196,11 +198,11 @@ def bench_game(
     return out
 
 
-def _make_env(game: str) -> Any:
+def _make_env(game: str, opponents: str = "random") -> Any:
     """A sub-environment of the vector measurement (module level: worker processes import it)."""
     from arena.envs.gymnasium import env
 
-    return env(game, opponents="random", players=2)
+    return env(game, opponents=opponents, players=2)
 
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -261,7 +263,7 @@ class _VectorLoop:
 
 
 def bench_vector(game: str, seconds: float = 3.0, workers: int = 2,
-                 per_worker: int = 8) -> dict[str, Any]:
+                 per_worker: int = 8, opponents: str = "random") -> dict[str, Any]:
     """Steps per wall-clock second — the figure a trainer sees — of one env stepped in this
     process (``SyncVectorEnv`` of one), Gymnasium's ``AsyncVectorEnv`` with ``workers`` worker
     processes (one sub-env each), and the batched env (:mod:`arena.envs.vector`) with
@@ -272,21 +274,24 @@ def bench_vector(game: str, seconds: float = 3.0, workers: int = 2,
     (this process's CPU plus the slowest worker's: main waits for the workers, the workers for
     main's next actions), with ``_vs_single_by_cpu`` the ratio it gives — what two otherwise
     idle cores would show at most, process wake-ups not counted. Wall time, so other load
-    lowers the steps per second; read the ratios, and the load average."""
+    lowers the steps per second; read the ratios, and the load average. ``opponents``: who
+    plays the other seat in every sub-env — ``random`` (the cheapest step, so the worst case
+    for parallelism) or the environment's default, ``greedy`` (a step includes greedy's
+    decisions, as in a run that trains against it)."""
     from functools import partial
 
     from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
     from arena.envs.vector import BatchedVectorEnv
 
-    make = partial(_make_env, game)
+    make = partial(_make_env, game, opponents)
     single = "single_env"
     envs: dict[str, Any] = {}  # the keys' prefix in the result -> the vector env
     try:
         envs[single] = SyncVectorEnv([make])
         envs[f"async_{workers}_workers"] = AsyncVectorEnv([make for _ in range(workers)])
         envs[f"batched_{workers}x{per_worker}"] = BatchedVectorEnv(
-            workers * per_worker, workers, game=game, opponents="random", players=2)
+            workers * per_worker, workers, game=game, opponents=opponents, players=2)
         loops = {}
         for name, vec in envs.items():
             processes = getattr(vec, "processes", None) or getattr(vec, "_processes", [])
@@ -329,11 +334,12 @@ def bench(
     progress: Callable[[str], None] | None = None,
     vector: bool = True,
     per_worker: int = 8,
+    opponents: str = "random",
 ) -> dict[str, Any]:
     out = {game: bench_game(game, seconds, toolkits, progress) for game in games}
     if vector and "gymnasium" in toolkits:
         for game in games:
-            row = bench_vector(game, seconds, per_worker=per_worker)
+            row = bench_vector(game, seconds, per_worker=per_worker, opponents=opponents)
             if progress is not None:
                 progress(f"{game} vector envs: {row}")
             out[game].update(row)

@@ -302,8 +302,11 @@ def bench_shortcuts_grpc(decisions: int, rounds: int) -> None:
                    "processes of --batch sub-envs) against one env, wall-clock steps/s")
 @click.option("--batch", default=8, show_default=True, type=click.IntRange(1),
               help="sub-envs per worker process of the batched vector env")
+@click.option("--opponents", default="random", show_default=True, type=click.Choice(["random", "greedy"]),
+              help="who plays the other seat in the vector envs' sub-envs (greedy: the environments' "
+                   "default, a costlier step)")
 def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...], vector: bool,
-               batch: int) -> None:
+               batch: int, opponents: str) -> None:
     """Toolkit wrappers' steps per CPU second beside the bare engine's decisions, same run.
 
     Random 2-player games; the ratios to read are pettingzoo / engine and gymnasium+masks /
@@ -318,7 +321,7 @@ def bench_envs(games: tuple[str, ...], seconds: float, toolkits: tuple[str, ...]
     try:
         result = bench(games or GAMES, seconds, toolkits or ("pettingzoo", "gymnasium", "openspiel"),
                        progress=lambda line: click.echo(line, err=True), vector=vector,
-                       per_worker=batch)
+                       per_worker=batch, opponents=opponents)
     except ImportError as exc:  # arena.envs.MissingExtra: one line naming the extra
         raise click.ClickException(str(exc).splitlines()[0]) from None
     for game, row in result.items():

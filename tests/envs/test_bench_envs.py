@@ -51,6 +51,17 @@ def test_bench_envs_measures_async_vector_envs_beside_one_env() -> None:
         assert key in out.output
 
 
+def test_bench_envs_vector_envs_can_play_the_default_greedy_opponents() -> None:
+    out = CliRunner().invoke(
+        bench_group, ["envs", "--game", "solenia", "--toolkit", "gymnasium", "--seconds", "0.2",
+                      "--batch", "2", "--opponents", "greedy"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "async_2_workers_vs_single" in out.output and "batched_2x2_vs_single" in out.output
+    bad = CliRunner().invoke(bench_group, ["envs", "--opponents", "ismcts"])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
 def test_one_game_against_openspiel_gives_both_sides_the_budget() -> None:
     out = play_one("solenia", seed=3, our_seat=1, budget=0.005)
     assert out["score"] in (0.0, 0.5, 1.0) and out["decisions"] > 20
