@@ -6,10 +6,10 @@ and judges where each one leads by a learned value: a linear model over 26 :mod:
 (points, resources, tiles in reach, the opponent's score, …) that predicts the final margin of
 the seat (plus a bonus per win) from a position. It is fitted by ridge regression to every
 decision of ``selfplay_games`` greedy-against-greedy games and how each game ended, exported to
-ONNX (``model.onnx``) and run by ONNX Runtime in the bot. Why a value of how games ended, and
-not of the ends of one turn: judged two turns later, the futures of different options differ
-by more than a turn's small differences, which the global trend such a regression learns can
-tell apart (the earlier bot, greedy's planner with a learned end-of-turn evaluation, did not
+ONNX (``model.onnx``) and run by ONNX Runtime in the bot. Why a value of how games ended is
+enough here: two turns on, the futures of different options differ by more than the ends of
+one turn do, enough for the overall trend such a regression learns to tell them apart (the
+earlier bot, greedy's planner judging the ends of its turn by a learned evaluation, did not
 beat greedy: docs/environments.md). The measurement plays the exported model against greedy
 on held-out seeds, and beside it the same search judged by greedy's own rule of thumb instead of
 the model (the baseline: what the learned value adds to the search). Games are independent, so
@@ -20,6 +20,8 @@ Writes ``model.onnx`` and ``training.json`` into ``--dir`` (default
 ``--replace-tracked`` (to retrain the committed bot: ``--dir sample_bots/solenia_learned
 --replace-tracked``). Seeded: the same seed and settings give the same model, byte for byte.
 """
+
+from __future__ import annotations
 
 import os
 
@@ -185,6 +187,7 @@ def train(s: Settings, folder: Path | None, log: Any = print) -> dict[str, Any]:
     games = Games(s.workers)
     try:
         first = TRAIN_SEED0 + 1_000_000 * s.seed
+        log(f"self-play: {s.selfplay_games} greedy-against-greedy games on {s.workers} worker(s)…")
         played = games.map(selfplay, list(range(first, first + s.selfplay_games)))
         x = np.array([f for xs, _ in played for f in xs], np.float64)
         y = np.array([v for _, ys in played for v in ys], np.float64)
@@ -216,10 +219,12 @@ def train(s: Settings, folder: Path | None, log: Any = print) -> dict[str, Any]:
                 w_file = (got[1:] - b_file).astype(np.float32)
                 assert np.allclose(w_file, w, atol=1e-4) and abs(b_file - b) < 1e-3, \
                     "the exported model is not the trained one"
+                log(f"measuring model.onnx against greedy: {len(seeds)} held-out games (about 1.3 CPU s each)…")
                 figures["eval_vs_greedy"] = _measure(games.run([(w_file, b_file, seed) for seed in seeds]), seeds)
                 m = figures["eval_vs_greedy"]
                 log(f"model.onnx vs greedy, {len(seeds)} held-out games: {m['wins']} won, {m['ties']} tied "
                     f"= {m['win_share']:.3f} {m['wilson95']}")
+                log(f"measuring the baseline against greedy: the same {len(seeds)} games…")
                 figures["baseline_vs_greedy"] = _measure(games.run([(None, 0.0, seed) for seed in seeds]), seeds)
                 m = figures["baseline_vs_greedy"]
                 log(f"the same search judged by greedy's rule of thumb: {m['wins']} won, {m['ties']} tied "
