@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import pytest
@@ -87,13 +88,17 @@ def shortcut_setting(request: pytest.FixtureRequest):
 # --- why a test was rerun: the CI log's summary names reruns (-raR) but not their errors --------
 
 _rerun_reasons: list[tuple[str, str, str]] = []
+_PLACE = re.compile(r"^[\w/.+-]+\.py:\d+: ")  # a long traceback's "path.py:123: in function" line
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.outcome == "rerun":
         text = (report.longreprtext or "").strip().splitlines()
         errors = [line[1:].strip() for line in text if line.startswith("E ")] or text[-1:]
-        _rerun_reasons.append((report.nodeid, report.when, " | ".join(errors[:3])[:400]))
+        # where it failed: the traceback's innermost places (a timeout's, where it hung)
+        places = [line.split(": ")[0] for line in text if _PLACE.match(line)]
+        where = f" [at {' < '.join(reversed(places[-4:]))}]" if places else ""
+        _rerun_reasons.append((report.nodeid, report.when, " | ".join(errors[:3])[:400] + where))
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's TerminalReporter
