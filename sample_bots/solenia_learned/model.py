@@ -60,5 +60,11 @@ class OnnxValue:
     def values(self, x: Any) -> Any:
         return self.session.run(["value"], {"features": np.asarray(x, dtype=np.float32)})[0][:, 0]
 
+    def linear(self) -> tuple[Any, float]:
+        """``(w, b)`` as the file computes them, read back through ONNX Runtime (the value at
+        zero, then at each unit vector): a :class:`LinearValue` of them plays as this file does."""
+        got = self.values(np.vstack([np.zeros(SIZE), np.eye(SIZE)]))
+        return (got[1:] - got[0]).astype(np.float32), float(got[0])
+
     def __call__(self, leaves: list, seat: int) -> list[float]:
         return self.values(np.array([features(s, seat) for s in leaves], np.float32)).tolist()

@@ -10,9 +10,9 @@ the hidden cards (both seats playing greedy, :func:`greedy_move`), and asks the 
 (``model.onnx``: the final margin a position is worth, fitted to how greedy's games ended) which
 of those futures is best. :func:`choose` is greedy's planner with any evaluation of the ends of a
 turn, without the look-ahead (this bot's previous form: docs/environments.md says why it did not
-beat greedy). The bot folder holds
-its own copy of the search because the sandbox shows a hosted bot only its own folder (and the
-``arena``/``referee`` packages).
+beat greedy). The bot folder holds its own copy of greedy's search and rule of thumb because
+the sandbox shows a hosted bot only its own folder (and the ``arena``/``referee`` packages); a
+test checks that the copy plays as the greedy bot does.
 """
 
 from __future__ import annotations
@@ -169,11 +169,15 @@ def play_turns(st: SoleniaState, turns: int) -> SoleniaState:
 WIN_BONUS = 5.0
 
 
-def final_worth(st: SoleniaState, seat: int) -> float:
-    """``seat``'s final margin over the best other seat, plus or minus :data:`WIN_BONUS`."""
-    totals = [score_breakdown(st, s)["total"] for s in range(st.players)]
-    margin = totals[seat] - max(t for s, t in enumerate(totals) if s != seat)
+def margin_worth(margin: float) -> float:
+    """A final margin plus :data:`WIN_BONUS` if it is a win, minus it if a loss."""
     return margin + WIN_BONUS * ((margin > 0) - (margin < 0))
+
+
+def final_worth(st: SoleniaState, seat: int) -> float:
+    """:func:`margin_worth` of ``seat``'s final margin over the best other seat."""
+    totals = [score_breakdown(st, s)["total"] for s in range(st.players)]
+    return margin_worth(totals[seat] - max(t for s, t in enumerate(totals) if s != seat))
 
 
 def look_ahead(obs: dict[str, Any], ids: list[str], value: Evaluator, *,

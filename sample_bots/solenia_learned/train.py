@@ -47,7 +47,7 @@ from referee import registry  # noqa: E402
 from referee.solenia.scoring import score_breakdown  # noqa: E402
 from sample_bots.solenia_learned.features import NAMES, SIZE, features, greedy_value  # noqa: E402
 from sample_bots.solenia_learned.model import FEATURES_ID, LinearValue, OnnxValue  # noqa: E402
-from sample_bots.solenia_learned.planner import WIN_BONUS, choose, look_ahead  # noqa: E402
+from sample_bots.solenia_learned.planner import WIN_BONUS, choose, look_ahead, margin_worth  # noqa: E402
 
 GAME = "solenia"
 #: Seeds: self-play games from TRAIN_SEED0 + 1_000_000 * seed on; the final measurement on
@@ -103,13 +103,12 @@ def play_game(seed: int, bots: list[Any], states: list | None = None) -> tuple[t
 
 def selfplay(seed: int) -> tuple[list[list[float]], list[float]]:
     """Greedy against greedy in game ``seed``: every decision's features for the seat to move,
-    and what the game turned out to be worth to that seat (its final margin, plus or minus
-    :data:`planner.WIN_BONUS`, as :func:`planner.final_worth` counts a finished future)."""
+    and what the game turned out to be worth to that seat (:func:`planner.margin_worth` of its
+    final margin, as :func:`planner.final_worth` counts a finished future)."""
     greedy = _greedy()
     states: list = []
     _, scores = play_game(seed, [greedy, greedy], states)
-    margins = [scores[s] - scores[1 - s] for s in range(2)]
-    worth = [m + WIN_BONUS * ((m > 0) - (m < 0)) for m in margins]
+    worth = [margin_worth(scores[s] - scores[1 - s]) for s in range(2)]
     return [f for _, f in states], [worth[seat] for seat, _ in states]
 
 
@@ -213,10 +212,7 @@ def train(s: Settings, folder: Path | None, log: Any = print) -> dict[str, Any]:
             if s.eval_games:
                 seeds = list(range(EVAL_SEED0, EVAL_SEED0 + s.eval_games))
                 exported = OnnxValue(path)  # the file is what is measured, as the bot loads it
-                probe = np.vstack([np.zeros(SIZE), np.eye(SIZE)]).astype(np.float32)
-                got = exported.values(probe)
-                b_file = float(got[0])
-                w_file = (got[1:] - b_file).astype(np.float32)
+                w_file, b_file = exported.linear()
                 assert np.allclose(w_file, w, atol=1e-4) and abs(b_file - b) < 1e-3, \
                     "the exported model is not the trained one"
                 log(f"measuring model.onnx against greedy: {len(seeds)} held-out games (about 1.3 CPU s each)…")

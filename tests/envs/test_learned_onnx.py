@@ -79,10 +79,9 @@ def test_the_learned_pipeline_runs_end_to_end_and_reproduces(tmp_path: Path) -> 
         assert measured["wins"] + measured["ties"] + measured["losses"] == 2
     assert saved["command"].startswith("python -m sample_bots.solenia_learned.train --seed 1 ")
     # The file holds the fitted value: the bias, and each weight, read back through ONNX Runtime.
-    probe = np.vstack([np.zeros(len(NAMES)), np.eye(len(NAMES))]).astype(np.float32)
-    got = OnnxValue(tmp_path / "a" / "model.onnx").values(probe)
-    assert abs(got[0] - saved["bias"]) < 1e-3
-    assert np.allclose(got[1:] - got[0], [saved["weights"][n] for n in NAMES], atol=1e-3)
+    w, b = OnnxValue(tmp_path / "a" / "model.onnx").linear()
+    assert abs(b - saved["bias"]) < 1e-3
+    assert np.allclose(w, [saved["weights"][n] for n in NAMES], atol=1e-3)
 
 
 def test_the_value_is_fitted_to_how_the_games_ended() -> None:
@@ -208,9 +207,8 @@ def test_the_committed_bots_measurement_against_greedy_reproduces() -> None:
     assert len(seeds) >= 200
     games = learned_train.Games(2)
     try:
-        probe = np.vstack([np.zeros(len(NAMES)), np.eye(len(NAMES))]).astype(np.float32)
-        got = OnnxValue(BOT / "model.onnx").values(probe)
-        results = games.run([(got[1:] - got[0], float(got[0]), seed) for seed in seeds])
+        w, b = OnnxValue(BOT / "model.onnx").linear()
+        results = games.run([(w, b, seed) for seed in seeds])
     finally:
         games.close()
     won = sum(1 for r, _ in results if r == 1)
