@@ -118,8 +118,11 @@ def test_play_shows_the_servers_message_never_the_query_strings(browser, default
         for width, shot in ((1280, "play-refused-move.png"), (390, "play-refused-move-phone.png")):
             page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
             page.wait_for_selector("#your-turn", timeout=60000)
-            page.evaluate(STALE_CLICK)
-            page.wait_for_url(f"{site}/play/{match_id}")
+            # the page is at /play/<id> before the post too (the second time round), so wait for
+            # the post's own navigation, not for the address: reading the old page while the new
+            # one loads lost the page under the check ("Execution context was destroyed")
+            with page.expect_navigation(url=f"{site}/play/{match_id}"):
+                page.evaluate(STALE_CLICK)
             assert "error=" not in page.url
             alert = page.locator(".error-box[role=alert]").first
             assert "no longer waiting" in alert.inner_text()

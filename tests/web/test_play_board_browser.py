@@ -94,6 +94,7 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str | None) -> d
     rng = random.Random(seed)
     moves = clicks = places = 0
     hovered = picked_shot = False
+    offered = 0  # decisions at which the board offered a place
     swaps: list[float] = []
     small: list[tuple[str, float, float]] = []
     while True:
@@ -107,6 +108,7 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str | None) -> d
             _shot(page, shot and f"{shot}-mid")
         if not hovered:
             hovered = _check_the_hover_link(page)
+        offered += page.locator("[data-board] [data-choice].target[data-target]").count() > 0
         for _part in range(8):
             choices = page.locator("[data-board] [data-choice]")
             count = choices.count()
@@ -158,12 +160,16 @@ def _play_on_the_board(page: Page, seed: int, width: int, shot: str | None) -> d
     if width < 500:
         assert not small, small[:5]
     swaps.sort()
-    # the game is played on the board: most clicks are places (cards, cells, modules, dice)
-    assert places * 2 > clicks, (places, clicks)
+    # the game is played on the board: at most decisions the board offers places (cards, cells,
+    # modules, dice), and the random clicks hit them often. (Not "most clicks": which buttons a
+    # random game meets varies; Orbital solo at 390 px hit places with 58 of 122 clicks once, 59
+    # to 90 % in twelve other games, while the board offered places at 75-100 % of decisions.)
+    assert offered * 2 > moves, (offered, moves)
+    assert places * 3 > clicks, (places, clicks)
     assert hovered, "no decision had an option with a place"
     return {"moves": moves, "clicks": clicks, "places": places, "swaps": len(swaps), "median_swap_ms": swaps[len(swaps) // 2] if swaps else 0.0,
             "p90_swap_ms": swaps[int(len(swaps) * 0.9)] if swaps else 0.0,
-            "max_swap_ms": swaps[-1] if swaps else 0.0, "small_targets": len(small)}
+            "max_swap_ms": swaps[-1] if swaps else 0.0, "small_targets": len(small), "offered": offered}
 
 
 @pytest.mark.parametrize(("game", "players", "width"), [
