@@ -242,6 +242,7 @@ class BatchedVectorEnv(vector.VectorEnv):
     def _dead(self, i: int, exc: BaseException) -> RuntimeError:
         """The error for worker ``i``'s pipe failing (``exc``): the worker process ended."""
         worker = self._processes[i]
+        worker.join(1)  # its pipe closed as it exited: reap it, so its exit code is known
         problem = RuntimeError(f"BatchedVectorEnv worker {worker.name} ended (exit code "
                                f"{worker.exitcode}); close() this env")
         problem.__cause__ = exc

@@ -156,8 +156,7 @@ def test_a_worker_that_died_is_a_clear_error_not_a_hang() -> None:
     try:
         vec.reset(seed=0)
         vec._processes[1].kill()
-        vec._processes[1].join(10)
-        with pytest.raises(RuntimeError, match="worker BatchedVectorEnv-worker-1 ended"):
+        with pytest.raises(RuntimeError, match=r"worker BatchedVectorEnv-worker-1 ended \(exit code -9\)"):
             vec.step(np.zeros(4, dtype=np.int64))
     finally:
         vec.close()
