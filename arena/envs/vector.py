@@ -173,6 +173,8 @@ class BatchedVectorEnv(vector.VectorEnv):
     _pipes: Sequence[Any] = ()
     _processes: Sequence[Any] = ()
     _closing = False
+    _start_method = "fork"
+    _starting = False
     _pending: list[BaseException | None] | None = None  # a step_async's send errors, until step_wait
 
     def __init__(self, num_envs: int = 1, workers: int | None = None, *, copy: bool = True,
@@ -203,6 +205,8 @@ class BatchedVectorEnv(vector.VectorEnv):
         probe.close()
 
         ctx = multiprocessing.get_context(context)
+        self._start_method = ctx.get_start_method()
+        self._starting = True
         layout = _layout(num_envs, n_actions)
         buffers = {name: ctx.RawArray("b", int(np.prod(shape)) * np.dtype(dtype).itemsize)
                    for name, (dtype, shape) in layout.items()}
@@ -230,6 +234,7 @@ class BatchedVectorEnv(vector.VectorEnv):
                 self._processes.append(process)
                 first += count
             self._collect([None] * len(self._pipes))  # each worker built its envs, or why not
+            self._starting = False
         except BaseException:
             self.close()
             raise
@@ -243,8 +248,14 @@ class BatchedVectorEnv(vector.VectorEnv):
         """The error for worker ``i``'s pipe failing (``exc``): the worker process ended."""
         worker = self._processes[i]
         worker.join(1)  # its pipe closed as it exited: reap it, so its exit code is known
+        why = "close() this env"
+        if self._start_method != "fork" and self._starting:
+            # the commonest cause, and the worker's own traceback (on stderr) does not name it
+            why = (f"with the {self._start_method!r} start method each worker imports the main "
+                   "script again, so a script must make the env under "
+                   "'if __name__ == \"__main__\":' (the worker's own error is on stderr)")
         problem = RuntimeError(f"BatchedVectorEnv worker {worker.name} ended (exit code "
-                               f"{worker.exitcode}); close() this env")
+                               f"{worker.exitcode}); {why}")
         problem.__cause__ = exc
         return problem
 

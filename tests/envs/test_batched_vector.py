@@ -9,6 +9,9 @@ Gymnasium's vector wrappers and ``make_vec`` must take it as theirs.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 pytest.importorskip("gymnasium", reason='the envs extra is not installed: pip install -e ".[envs]"')
@@ -206,3 +209,18 @@ def test_the_spawn_start_method_works_too() -> None:
     finally:
         sync.close()
         batched.close()
+
+
+def test_a_spawned_worker_of_an_unguarded_script_is_a_clear_error(tmp_path) -> None:  # noqa: ANN001
+    """The spawn start method re-imports the main script in each worker: a script that makes the
+    env at its top level gets an error that says what to change, and ends (no hang)."""
+    script = tmp_path / "train.py"
+    script.write_text("from arena.envs.vector import BatchedVectorEnv\n"
+                      "BatchedVectorEnv(2, workers=2, game='solenia', context='spawn')\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: BatchedVectorEnv worker BatchedVectorEnv-worker-")
+    assert "if __name__ == \"__main__\":" in last, last
+
