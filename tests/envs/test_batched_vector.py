@@ -223,4 +223,3 @@ def test_a_spawned_worker_of_an_unguarded_script_is_a_clear_error(tmp_path) -> N
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("RuntimeError: BatchedVectorEnv worker BatchedVectorEnv-worker-")
     assert "if __name__ == \"__main__\":" in last, last
-
